@@ -1,0 +1,192 @@
+/* The assembly emitter: one context passed first to every call.
+ *
+ * The context owns the output text, the target, the register pools, the
+ * label counter, the kernel being written and the first error (sticky: after
+ * an error every call is a no-op and emit_finish reports it).
+ *
+ * Instructions are written through one function per encoding format
+ * (e_sop2, e_vop3, e_ds, e_mubuf, ...), each of which checks the operand
+ * rules of its format for the target (operand kinds, the gfx9 constant-bus
+ * limit of one SGPR or literal per VALU op, no literals in VOP3) before it
+ * prints. Semantic helpers (emit_helpers.h) pick target spellings and wrap
+ * common idioms. No other code prints assembly text.
+ *
+ * Registers come from pools with names; every allocation prints
+ * `.set v_name, index` so the listing reads `v_add_u32 v[v_tmp], ...`. */
+#ifndef IGEMM_EMIT_H
+#define IGEMM_EMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../runtime/target.h"
+
+typedef enum {
+    OPK_NONE = 0,
+    OPK_SGPR,
+    OPK_VGPR,
+    OPK_AGPR,
+    OPK_SPECIAL, /* vcc, exec, m0, scc (by name) */
+    OPK_INT,     /* integer immediate: inline constant or literal */
+    OPK_FLOAT,   /* float immediate (printed as such; inline or literal) */
+    OPK_OFF,     /* "off" (global saddr / unused vaddr) */
+} opkind;
+
+/* Operand modifiers for VOP3 sources. */
+enum { MOD_NEG = 1, MOD_ABS = 2 };
+
+typedef struct {
+    uint8_t kind;
+    uint8_t count;     /* registers in the range (1, 2, 4, ...) */
+    uint8_t mods;      /* MOD_NEG | MOD_ABS */
+    int16_t index;     /* absolute register index */
+    int16_t name_off;  /* index - base index of the named allocation */
+    const char *name;  /* symbolic base ("v_tmp") or NULL for fixed registers */
+    int64_t imm;       /* OPK_INT value */
+    float f;           /* OPK_FLOAT value */
+} opnd;
+
+/* Register pools ------------------------------------------------------- */
+
+#define POOL_MAX 512
+
+typedef struct {
+    char kind;              /* 's', 'v', 'a' */
+    int limit;              /* allocatable registers */
+    int high_water;         /* next_free after the highest allocation */
+    const char *owner[POOL_MAX]; /* name of the allocation holding each register */
+} pool;
+
+/* Kernel arguments as listed in the metadata. */
+typedef struct {
+    const char *name;
+    int offset, size;
+    bool is_ptr;
+    bool is_const; /* read-only buffer */
+} karg;
+
+#define MAX_KARGS 64
+#define MAX_KERNELS 256
+
+/* What the .amdhsa_kernel block and the metadata need about one kernel. */
+typedef struct {
+    char name[128];
+    int next_free_vgpr, next_free_sgpr, next_free_agpr, accum_offset;
+    int lds_bytes;
+    int block_size;
+    int kernarg_size;
+    int nargs;
+    karg args[MAX_KARGS];
+    bool uses_vcc;
+} kernel_info;
+
+typedef struct emit {
+    const target *t;
+    /* output */
+    char *buf;
+    size_t len, cap;
+    /* sticky first error */
+    bool failed;
+    char err[1024];
+    /* current kernel */
+    bool in_kernel;
+    kernel_info k;
+    pool sgpr, vgpr, agpr;
+    int label_seq;
+    /* finished kernels */
+    kernel_info *done;
+    int ndone;
+} emit;
+
+void emit_init(emit *e, const target *t);
+void emit_free(emit *e);
+/* Report a broken rule in the generator (first error wins). */
+void emit_fail(emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Raw line output (used by this module and the helpers only). */
+void emit_line(emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void e_comment(emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void e_blank(emit *e);
+
+/* File prologue (.amdgcn_target, .include of asm_templates) and the single
+ * .amdgpu_metadata block listing every kernel. Returns 0 or -1 (e->err). */
+void emit_begin_file(emit *e);
+int emit_finish(emit *e);
+
+/* Kernel scope: begin resets the pools and opens the text; the caller
+ * declares the arguments; end checks every register was released, prints
+ * the descriptor and records the metadata. */
+void e_kernel_begin(emit *e, const char *name, int block_size);
+void e_karg(emit *e, const char *name, int offset, int size, bool is_ptr, bool is_const);
+void e_kernel_lds(emit *e, int bytes);
+void e_kernel_end(emit *e);
+
+/* Registers ------------------------------------------------------------- */
+
+/* Allocate count registers aligned to align (power of two), named name
+ * (must start with "s_", "v_" or "a_"). */
+opnd sreg(emit *e, const char *name, int count, int align);
+opnd vreg(emit *e, const char *name, int count, int align);
+opnd areg(emit *e, const char *name, int count, int align);
+/* A fixed register the hardware initialises (kernarg pointer, workitem id). */
+opnd sreg_fixed(emit *e, const char *name, int index, int count);
+opnd vreg_fixed(emit *e, const char *name, int index, int count);
+void rfree(emit *e, opnd r);
+/* A second name for (part of) a live allocation, for readable listings
+ * (.set s_hi, s_args+4). Not freed on its own. */
+opnd alias(emit *e, const char *name, opnd r);
+
+/* Sub-registers of an allocation. */
+opnd at(opnd r, int i);              /* one register */
+opnd sub(opnd r, int i, int count);  /* a range */
+
+/* Other operands. */
+opnd imm(int64_t v);
+opnd fimm(float f);
+opnd neg(opnd o);
+opnd fabs_(opnd o);
+extern const opnd VCC, EXEC, M0, SCC, OFF, NOOP;
+
+/* Labels ---------------------------------------------------------------- */
+
+typedef struct {
+    int id;
+    const char *hint;
+} label;
+
+label e_label_new(emit *e, const char *hint);
+void e_label(emit *e, label l);
+
+/* Instruction formats ----------------------------------------------------
+ * op is the mnemonic without encoding suffix; the e64/e32 choice is made
+ * by the format function. */
+void e_sop1(emit *e, const char *op, opnd d, opnd a);
+void e_sop2(emit *e, const char *op, opnd d, opnd a, opnd b);
+void e_sopc(emit *e, const char *op, opnd a, opnd b);
+void e_sopk(emit *e, const char *op, opnd d, int imm16);
+void e_sopp(emit *e, const char *op, int imm16);
+void e_branch(emit *e, const char *op, label l);
+void e_smem(emit *e, const char *op, opnd d, opnd base, int offset);
+void e_vop1(emit *e, const char *op, opnd d, opnd a);
+void e_vop2(emit *e, const char *op, opnd d, opnd a, opnd b);
+/* VOP2 with a carry (v_add_co_u32 d, vcc, a, b). */
+void e_vop2c(emit *e, const char *op, opnd d, opnd carry_out, opnd a, opnd b, opnd carry_in);
+void e_vop3(emit *e, const char *op, opnd d, opnd a, opnd b, opnd c);
+void e_vopc(emit *e, const char *op, opnd sdst, opnd a, opnd b);
+/* v_cndmask_b32 d, a, b, mask: lane gets b where mask is set. */
+void e_cndmask(emit *e, opnd d, opnd a, opnd b, opnd mask);
+void e_readlane(emit *e, const char *op, opnd sd, opnd v, opnd lane);
+/* LDS: d/data may be NOOP where the op has none. */
+void e_ds(emit *e, const char *op, opnd d, opnd addr, opnd data0, opnd data1, int off0, int off1);
+/* MUBUF with offen: data, voffset, resource, soffset, immediate offset. */
+void e_mubuf(emit *e, const char *op, opnd data, opnd voff, opnd rsrc, opnd soff, int offset);
+void e_global(emit *e, const char *op, opnd data, opnd vaddr, opnd saddr, int offset);
+/* s_waitcnt: -1 leaves a counter unconstrained. */
+void e_waitcnt(emit *e, int vmcnt, int lgkmcnt);
+/* At least n wait states (s_nop n-1, split as needed). */
+void e_nops(emit *e, int n);
+
+/* Printing of an operand (for the helpers). */
+const char *opnd_str(const opnd *o, char *buf, size_t len);
+
+#endif

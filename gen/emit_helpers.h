@@ -1,0 +1,37 @@
+/* Semantic helpers over the format functions: target spellings, argument
+ * loading, division, buffer resources, exec-masked regions. */
+#ifndef IGEMM_EMIT_HELPERS_H
+#define IGEMM_EMIT_HELPERS_H
+
+#include "emit.h"
+
+/* Load ndwords kernel-argument dwords starting at byte offset into dst
+ * (an SGPR range), splitting into the widest aligned s_load_dwordxN. */
+void h_load_kargs(emit *e, opnd karg_ptr, opnd dst, int offset, int ndwords);
+
+/* The workitem id x in a VGPR (masks the packed y/z bits where the target
+ * packs them). Returns v0 named "v_tid". */
+opnd h_workitem_id(emit *e);
+
+/* q = n / d with the magic pair (magic, shift) in SGPRs; q != n. */
+void h_mdiv_v(emit *e, opnd q, opnd n, opnd s_magic, opnd s_shift);
+/* q = n / d and r = n - q * d. */
+void h_mdiv_rem_v(emit *e, opnd r, opnd q, opnd n, opnd s_magic, opnd s_shift, opnd s_d);
+void h_mdiv_s(emit *e, opnd q, opnd n, opnd s_magic, opnd s_shift);
+void h_mdiv_rem_s(emit *e, opnd r, opnd q, opnd n, opnd s_magic, opnd s_shift, opnd s_d);
+
+/* Buffer resource (4 aligned SGPRs) from a 64-bit pointer and a byte count. */
+void h_buffer_rsrc(emit *e, opnd rsrc, opnd ptr, opnd bytes);
+
+/* d = a + b without carry (gfx9 spelling v_add_u32). */
+void h_vadd(emit *e, opnd d, opnd a, opnd b);
+void h_vsub(emit *e, opnd d, opnd a, opnd b);
+/* d = a * b (low 32 bits). */
+void h_vmul_lo(emit *e, opnd d, opnd a, opnd b);
+void h_vmov(emit *e, opnd d, opnd a);
+void h_smov(emit *e, opnd d, opnd a);
+
+/* Print a macro call with register index expressions as arguments. */
+void h_macro(emit *e, const char *name, int n, const opnd *args);
+
+#endif

@@ -1,0 +1,23 @@
+/* Kernel writers. Each appends one kernel to the emitter's code object. */
+#ifndef IGEMM_KERN_H
+#define IGEMM_KERN_H
+
+#include "emit.h"
+
+/* Names of the fixed kernels (identical in every target's code object). */
+#define KERNEL_NAIVE "igemm_bwd_naive_nchw_fp32"
+#define KERNEL_FILL "igemm_fill_zero_b32"
+#define NAIVE_BLOCK 256
+#define FILL_BLOCK 256
+
+/* The naive dynamic backward-data kernel: one work-item per dx element,
+ * loops over y, x and k; every size an argument; the device-side reference. */
+void kern_naive(emit *e);
+
+/* Zero a buffer of 32-bit words (dx pixels no phase GEMM writes). */
+void kern_fill_zero(emit *e);
+
+/* Declare the metadata of an argument list given as an X-macro. */
+#define KARG_DECLARE(type, name, desc) e_karg(e, #name, (int)offsetof(KARG_STRUCT, name), (int)sizeof(((KARG_STRUCT *)0)->name), #type[0] == 'P', 0);
+
+#endif

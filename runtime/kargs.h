@@ -1,0 +1,70 @@
+/* Kernel argument layouts: the single source of truth shared by the
+ * generator (which loads arguments at these offsets and lists them in the
+ * code object's metadata) and the runtime (which packs them).
+ *
+ * Each list is an X-macro of (TYPE, name, description). PTR is a 64-bit
+ * global buffer address, U32 a 32-bit value. Pointers come first so the
+ * struct has no padding. Names avoid "n" and "y", which YAML reads as
+ * booleans. A magic-division pair for divisor d is (mdiv_d, shift_d), see
+ * igemm_magic_for(). */
+#ifndef IGEMM_KARGS_H
+#define IGEMM_KARGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define KARG_PTR uint64_t
+#define KARG_U32 uint32_t
+#define KARG_FIELD(type, name, desc) KARG_##type name;
+
+/* The naive kernel: one work-item per dx element. */
+#define IGEMM_NAIVE_ARGS(X)                                                    \
+    X(PTR, p_dx, "dx, written")                                                \
+    X(PTR, p_dy, "dy")                                                         \
+    X(PTR, p_w, "w")                                                           \
+    X(U32, total, "dx elements of this launch (< 2^31)")                       \
+    X(U32, batch, "images of this launch")                                     \
+    X(U32, hi, "dx height")                                                    \
+    X(U32, wi, "dx width")                                                     \
+    X(U32, c, "dx channels")                                                   \
+    X(U32, k, "dy channels")                                                   \
+    X(U32, ho, "dy height")                                                    \
+    X(U32, wo, "dy width")                                                     \
+    X(U32, fy, "filter height")                                                \
+    X(U32, fx, "filter width")                                                 \
+    X(U32, cg, "channels per group of dx")                                     \
+    X(U32, kg, "channels per group of dy")                                     \
+    X(U32, stride_h, "stride height")                                          \
+    X(U32, stride_w, "stride width")                                           \
+    X(U32, dil_h, "dilation height")                                           \
+    X(U32, dil_w, "dilation width")                                            \
+    X(U32, pad_h, "pad height")                                                \
+    X(U32, pad_w, "pad width")                                                 \
+    X(U32, mdiv_wi, "magic for / wi")                                          \
+    X(U32, shift_wi, "shift for / wi")                                         \
+    X(U32, mdiv_hi, "magic for / hi")                                          \
+    X(U32, shift_hi, "shift for / hi")                                         \
+    X(U32, mdiv_c, "magic for / c")                                            \
+    X(U32, shift_c, "shift for / c")                                           \
+    X(U32, mdiv_cg, "magic for / cg")                                          \
+    X(U32, shift_cg, "shift for / cg")                                         \
+    X(U32, mdiv_sh, "magic for / stride_h")                                    \
+    X(U32, shift_sh, "shift for / stride_h")                                   \
+    X(U32, mdiv_sw, "magic for / stride_w")                                    \
+    X(U32, shift_sw, "shift for / stride_w")
+
+typedef struct {
+    IGEMM_NAIVE_ARGS(KARG_FIELD)
+} igemm_naive_args;
+
+/* Zero fill of a buffer of 32-bit words. */
+#define IGEMM_FILL_ARGS(X)                                                     \
+    X(PTR, p_out, "buffer to zero")                                            \
+    X(U32, dwords, "number of 32-bit words")                                   \
+    X(U32, pad0, "unused, keeps the size a multiple of 8")
+
+typedef struct {
+    IGEMM_FILL_ARGS(KARG_FIELD)
+} igemm_fill_args;
+
+#endif

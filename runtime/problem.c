@@ -1,0 +1,316 @@
+/* Problem validation, derived sizes, v4r1 phases and magic division. */
+#include "problem.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void say(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *why, size_t len, const char *fmt, ...)
+{
+    if (!why || !len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, len, fmt, ap);
+    va_end(ap);
+}
+
+static int gcd(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+int igemm_out_size(int in, int filter, int stride, int dilation, int pad)
+{
+    int64_t span = (int64_t)in + 2 * (int64_t)pad - (int64_t)dilation * (filter - 1) - 1;
+    if (span < 0 || stride < 1)
+        return 0;
+    return (int)(span / stride + 1);
+}
+
+int igemm_problem_ho(const igemm_problem *p)
+{
+    return p ? igemm_out_size(p->hi, p->y, p->stride_h, p->dil_h, p->pad_h) : 0;
+}
+
+int igemm_problem_wo(const igemm_problem *p)
+{
+    return p ? igemm_out_size(p->wi, p->x, p->stride_w, p->dil_w, p->pad_w) : 0;
+}
+
+/* Tensors are indexed with 32-bit element counts inside a launch and with
+ * 64-bit sizes on the host; one dimension stays below 2^24 so products of
+ * two of them never overflow int64 and every kernel-side index fits. */
+#define MAX_DIM (1 << 24)
+
+igemm_status igemm_problem_check(const igemm_problem *p, char *why, size_t why_len)
+{
+    if (!p) {
+        say(why, why_len, "problem is NULL");
+        return IGEMM_ERR_INVALID_ARG;
+    }
+    struct {
+        const char *name;
+        int v;
+    } pos[] = {
+        {"n (batch)", p->n},       {"c (input channels)", p->c}, {"H (input height)", p->hi},
+        {"W (input width)", p->wi}, {"k (output channels)", p->k}, {"y (filter height)", p->y},
+        {"x (filter width)", p->x}, {"u (stride height)", p->stride_h}, {"v (stride width)", p->stride_w},
+        {"l (dilation height)", p->dil_h}, {"j (dilation width)", p->dil_w}, {"g (groups)", p->groups},
+    };
+    for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++) {
+        if (pos[i].v < 1) {
+            say(why, why_len, "%s must be >= 1, got %d", pos[i].name, pos[i].v);
+            return IGEMM_ERR_INVALID_ARG;
+        }
+        if (pos[i].v >= MAX_DIM) {
+            say(why, why_len, "%s = %d is too large (limit %d)", pos[i].name, pos[i].v, MAX_DIM - 1);
+            return IGEMM_ERR_INVALID_ARG;
+        }
+    }
+    if (p->pad_h < 0 || p->pad_w < 0) {
+        say(why, why_len, "padding must be >= 0, got p=%d q=%d", p->pad_h, p->pad_w);
+        return IGEMM_ERR_INVALID_ARG;
+    }
+    if (p->pad_h >= MAX_DIM || p->pad_w >= MAX_DIM) {
+        say(why, why_len, "padding p=%d q=%d is too large", p->pad_h, p->pad_w);
+        return IGEMM_ERR_INVALID_ARG;
+    }
+    if (p->c % p->groups || p->k % p->groups) {
+        say(why, why_len, "groups g=%d must divide c=%d and k=%d", p->groups, p->c, p->k);
+        return IGEMM_ERR_INVALID_ARG;
+    }
+    int ho = igemm_problem_ho(p), wo = igemm_problem_wo(p);
+    if (ho < 1 || wo < 1) {
+        say(why, why_len,
+            "output size %dx%d < 1: H=%d W=%d with filter %dx%d, pad %d,%d, dilation %d,%d",
+            ho, wo, p->hi, p->wi, p->y, p->x, p->pad_h, p->pad_w, p->dil_h, p->dil_w);
+        return IGEMM_ERR_INVALID_ARG;
+    }
+    if ((int64_t)p->n * p->c * p->hi * p->wi > INT64_C(1) << 40 ||
+        (int64_t)p->n * p->k * ho * wo > INT64_C(1) << 40 ||
+        (int64_t)p->k * (p->c / p->groups) * p->y * p->x > INT64_C(1) << 31) {
+        say(why, why_len, "tensors too large");
+        return IGEMM_ERR_INVALID_ARG;
+    }
+    if (p->layout != IGEMM_LAYOUT_NCHW) {
+        say(why, why_len, "only the NCHW layout is supported");
+        return IGEMM_ERR_UNSUPPORTED;
+    }
+    if (p->dtype != IGEMM_FP32) {
+        say(why, why_len, "only fp32 is supported");
+        return IGEMM_ERR_UNSUPPORTED;
+    }
+    return IGEMM_OK;
+}
+
+static igemm_dim dim_init(int in, int out, int filter, int stride, int dilation, int pad)
+{
+    igemm_dim d = {.in = in, .out = out, .filter = filter, .stride = stride, .dilation = dilation, .pad = pad};
+    d.gcd = gcd(stride, dilation);
+    d.tilda = stride / d.gcd;
+    d.dot = ceil_div(filter, d.tilda);
+    d.dil_step = dilation / d.gcd;
+    d.tilda_len = out + ceil_div(dilation * (filter - 1), stride);
+    int left_num = pad - dilation * (d.tilda - 1);
+    d.tilda_left = left_num > 0 ? left_num / stride : 0;
+    int right = ceil_div(pad + in - 1, stride) + 1;
+    d.tilda_right = right < d.tilda_len ? right : d.tilda_len;
+    d.slice = d.tilda_right - d.tilda_left;
+    return d;
+}
+
+/* Does every input position of one dimension lie in some non-empty phase's
+ * tilda slice? (Then the phase GEMMs write it; otherwise dx must be zeroed.) */
+static int dim_covered(const igemm_dim *d)
+{
+    if (d->slice <= 0)
+        return 0;
+    for (int i = 0; i < d->in; i++) {
+        int hit = 0;
+        for (int ph = 0; ph < d->tilda && !hit; ph++) {
+            if (d->filter - ph <= 0)
+                continue; /* empty phase */
+            int num = i + d->pad - ph * d->dilation;
+            if (num < 0 || num % d->stride)
+                continue;
+            int t = num / d->stride;
+            hit = t >= d->tilda_left && t < d->tilda_right;
+        }
+        if (!hit)
+            return 0;
+    }
+    return 1;
+}
+
+igemm_status igemm_shape_init(igemm_shape *s, const igemm_problem *p, char *why, size_t why_len)
+{
+    igemm_status st = igemm_problem_check(p, why, why_len);
+    if (st != IGEMM_OK)
+        return st;
+    memset(s, 0, sizeof *s);
+    s->p = *p;
+    s->ho = igemm_problem_ho(p);
+    s->wo = igemm_problem_wo(p);
+    s->cg = p->c / p->groups;
+    s->kg = p->k / p->groups;
+    s->h = dim_init(p->hi, s->ho, p->y, p->stride_h, p->dil_h, p->pad_h);
+    s->w = dim_init(p->wi, s->wo, p->x, p->stride_w, p->dil_w, p->pad_w);
+    s->dx_elems = (int64_t)p->n * p->c * p->hi * p->wi;
+    s->dy_elems = (int64_t)p->n * p->k * s->ho * s->wo;
+    s->w_elems = (int64_t)p->k * s->cg * p->y * p->x;
+    s->flops = 2 * (int64_t)p->n * s->cg * p->k * s->ho * s->wo * p->y * p->x;
+    s->full_coverage = dim_covered(&s->h) && dim_covered(&s->w);
+    return IGEMM_OK;
+}
+
+int igemm_phase_count(const igemm_shape *s) { return s->h.tilda * s->w.tilda; }
+
+igemm_phase igemm_phase_get(const igemm_shape *s, int i)
+{
+    igemm_phase ph = {0};
+    ph.iy = i / s->w.tilda;
+    ph.ix = i % s->w.tilda;
+    int yrem = s->p.y - ph.iy, xrem = s->p.x - ph.ix;
+    ph.ydot_slice = yrem > 0 ? ceil_div(yrem, s->h.tilda) : 0;
+    ph.xdot_slice = xrem > 0 ? ceil_div(xrem, s->w.tilda) : 0;
+    ph.gemm_m = s->cg;
+    ph.gemm_n = (int64_t)s->p.n * (s->h.slice > 0 ? s->h.slice : 0) * (s->w.slice > 0 ? s->w.slice : 0);
+    ph.gemm_k = (int64_t)s->kg * ph.ydot_slice * ph.xdot_slice;
+    return ph;
+}
+
+igemm_magic igemm_magic_for(uint32_t d)
+{
+    igemm_magic m = {1, 0};
+    if (d <= 1)
+        return m;
+    uint32_t shift = 0;
+    while ((UINT64_C(1) << shift) < d)
+        shift++;
+    uint64_t magic = ((UINT64_C(1) << 32) * ((UINT64_C(1) << shift) - d)) / d + 1;
+    m.magic = (uint32_t)magic;
+    m.shift = shift;
+    return m;
+}
+
+uint32_t igemm_magic_div(igemm_magic m, uint32_t n)
+{
+    uint32_t hi = (uint32_t)(((uint64_t)m.magic * n) >> 32);
+    return (hi + n) >> m.shift;
+}
+
+/* ---- MIOpenDriver argument parsing ---- */
+
+static int parse_int(const char *s, int *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*end || errno || v < INT_MIN || v > INT_MAX)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int igemm_problem_parse_args(igemm_problem *p, int argc, char **argv, char *why, size_t why_len)
+{
+    igemm_problem d = IGEMM_PROBLEM_INIT;
+    *p = d;
+    int i = 0;
+    if (argc > 0 && !strcmp(argv[0], "conv"))
+        i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        int *field = NULL;
+        if (a[0] != '-' || !a[1] || a[2]) {
+            say(why, why_len, "unexpected argument '%s'", a);
+            return -1;
+        }
+        int direction = 0;
+        switch (a[1]) {
+        case 'n': field = &p->n; break;
+        case 'c': field = &p->c; break;
+        case 'H': field = &p->hi; break;
+        case 'W': field = &p->wi; break;
+        case 'k': field = &p->k; break;
+        case 'y': field = &p->y; break;
+        case 'x': field = &p->x; break;
+        case 'p': field = &p->pad_h; break;
+        case 'q': field = &p->pad_w; break;
+        case 'u': field = &p->stride_h; break;
+        case 'v': field = &p->stride_w; break;
+        case 'l': field = &p->dil_h; break;
+        case 'j': field = &p->dil_w; break;
+        case 'g': field = &p->groups; break;
+        case 'F': field = &direction; break;
+        default:
+            say(why, why_len, "unknown flag '%s'", a);
+            return -1;
+        }
+        if (i + 1 >= argc) {
+            say(why, why_len, "flag '%s' needs a value", a);
+            return -1;
+        }
+        if (parse_int(argv[i + 1], field)) {
+            say(why, why_len, "flag '%s' needs an integer, got '%s'", a, argv[i + 1]);
+            return -1;
+        }
+        if (field == &direction && direction != 2) {
+            say(why, why_len, "only backward data (-F 2) is supported, got -F %s", argv[i + 1]);
+            return -1;
+        }
+        i++;
+    }
+    return 0;
+}
+
+int igemm_problem_parse_line(igemm_problem *p, const char *line, char *why, size_t why_len)
+{
+    char buf[1024];
+    size_t n = strlen(line);
+    if (n >= sizeof buf) {
+        say(why, why_len, "line too long");
+        return -1;
+    }
+    memcpy(buf, line, n + 1);
+    char *hash = strchr(buf, '#');
+    if (hash)
+        *hash = 0;
+    char *argv[64];
+    int argc = 0;
+    for (char *tok = strtok(buf, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
+        if (argc == 64) {
+            say(why, why_len, "too many words");
+            return -1;
+        }
+        argv[argc++] = tok;
+    }
+    if (!argc)
+        return 0;
+    if (strcmp(argv[0], "conv")) {
+        say(why, why_len, "expected a line starting with 'conv', got '%s'", argv[0]);
+        return -1;
+    }
+    return igemm_problem_parse_args(p, argc, argv, why, why_len) ? -1 : 1;
+}
+
+void igemm_problem_format(const igemm_problem *p, char *buf, size_t len)
+{
+    snprintf(buf, len, "-n %d -c %d -H %d -W %d -k %d -y %d -x %d -p %d -q %d -u %d -v %d -l %d -j %d -g %d",
+             p->n, p->c, p->hi, p->wi, p->k, p->y, p->x, p->pad_h, p->pad_w, p->stride_h, p->stride_w,
+             p->dil_h, p->dil_w, p->groups);
+}

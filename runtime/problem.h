@@ -1,0 +1,84 @@
+/* Convolution problem: validation, derived sizes and the v4r1 decomposition.
+ *
+ * Shared by the runtime (kernel arguments, selection), the generator (static
+ * twins bake these values in) and the tools. Pure functions of the problem,
+ * no device state. */
+#ifndef IGEMM_PROBLEM_H
+#define IGEMM_PROBLEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "igemm.h"
+
+/* One spatial dimension of the v4r1 backward-data formulation
+ * (docs: ../shared/docs/DESIGN.md section 2). */
+typedef struct {
+    int in;          /* Hi */
+    int out;         /* Ho */
+    int filter;      /* Y */
+    int stride;      /* S */
+    int dilation;    /* D */
+    int pad;         /* P */
+    int gcd;         /* gcd(S, D) */
+    int tilda;       /* YTilda = S / gcd: number of phases */
+    int dot;         /* YDot = ceil(Y / YTilda) */
+    int dil_step;    /* D / gcd: ho moves back by this per ydot */
+    int tilda_len;   /* HTilda = Ho + ceil(D*(Y-1) / S) */
+    int tilda_left;  /* HTildaLeft */
+    int tilda_right; /* HTildaRight */
+    int slice;       /* HTildaSlice = right - left (may be <= 0: nothing to do) */
+} igemm_dim;
+
+/* Everything a kernel or the selection needs to know about a problem. */
+typedef struct {
+    igemm_problem p;
+    int ho, wo;
+    int cg, kg;          /* channels per group of dx (C/G) and dy (K/G) */
+    igemm_dim h, w;
+    int64_t dx_elems, dy_elems, w_elems;
+    int64_t flops;       /* useful FLOPs: 2 * N * Cg * K * Ho * Wo * Y * X */
+    int full_coverage;   /* 1 when the phase GEMMs write every dx pixel */
+} igemm_shape;
+
+/* Per-phase GEMM sizes. */
+typedef struct {
+    int iy, ix;          /* phase (iYTilda, iXTilda) */
+    int ydot_slice;      /* ceil((Y - iy) / YTilda), <= 0 means empty */
+    int xdot_slice;
+    int64_t gemm_m;      /* C / G */
+    int64_t gemm_n;      /* N * HTildaSlice * WTildaSlice */
+    int64_t gemm_k;      /* K / G * YDotSlice * XDotSlice */
+} igemm_phase;
+
+/* Validate a problem. Returns IGEMM_OK or IGEMM_ERR_INVALID_ARG /
+ * IGEMM_ERR_UNSUPPORTED with a one-line reason in why. */
+igemm_status igemm_shape_init(igemm_shape *s, const igemm_problem *p, char *why, size_t why_len);
+
+/* Number of phases (YTilda * XTilda) and phase i's GEMM (i in row-major order). */
+int igemm_phase_count(const igemm_shape *s);
+igemm_phase igemm_phase_get(const igemm_shape *s, int i);
+
+/* Output size of a convolution dimension; < 1 means the problem is invalid. */
+int igemm_out_size(int in, int filter, int stride, int dilation, int pad);
+
+/* Magic numbers for unsigned division by a runtime divisor d (1 <= d < 2^31):
+ * q = (mulhi(magic, n) + n) >> shift, exact for every n < 2^31. */
+typedef struct {
+    uint32_t magic;
+    uint32_t shift;
+} igemm_magic;
+
+igemm_magic igemm_magic_for(uint32_t d);
+uint32_t igemm_magic_div(igemm_magic m, uint32_t n);
+
+/* Parse a MIOpenDriver-style argument list (the "conv" words already
+ * stripped or not). Fills p; returns 0, or -1 with a one-line reason. */
+int igemm_problem_parse_args(igemm_problem *p, int argc, char **argv, char *why, size_t why_len);
+/* Parse one line of a shape list ("conv -n 1 -c 3 ... -F 2  # comment").
+ * Returns 1 for a problem, 0 for a blank/comment line, -1 on error. */
+int igemm_problem_parse_line(igemm_problem *p, const char *line, char *why, size_t why_len);
+/* Format as MIOpenDriver arguments: "-n 1 -c 3 -H 5 ...". */
+void igemm_problem_format(const igemm_problem *p, char *buf, size_t len);
+
+#endif

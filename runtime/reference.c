@@ -1,0 +1,118 @@
+/* Float64 CPU reference for backward data and the comparison against it. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "problem.h"
+
+igemm_status igemm_reference_bwd_data(const igemm_problem *p, const float *dy, const float *w,
+                                      double *dx, double *abs_sum, unsigned char *covered)
+{
+    igemm_shape s;
+    if (igemm_shape_init(&s, p, NULL, 0) != IGEMM_OK || !dy || !w || !dx)
+        return IGEMM_ERR_INVALID_ARG;
+    memset(dx, 0, sizeof *dx * (size_t)s.dx_elems);
+    if (abs_sum)
+        memset(abs_sum, 0, sizeof *abs_sum * (size_t)s.dx_elems);
+    if (covered)
+        memset(covered, 0, (size_t)s.dx_elems);
+
+    const int64_t hw_in = (int64_t)p->hi * p->wi, hw_out = (int64_t)s.ho * s.wo;
+    /* Scatter form of the definition: every (n, k, ho, wo, c, y, x) term lands
+     * on dx[n][c][ho*S - P + y*D][wo*S - P + x*D] when that is inside dx. */
+    for (int n = 0; n < p->n; n++)
+        for (int k = 0; k < p->k; k++) {
+            int g = k / s.kg;
+            const float *dyk = dy + ((int64_t)n * p->k + k) * hw_out;
+            for (int cl = 0; cl < s.cg; cl++) {
+                int c = g * s.cg + cl;
+                const float *wkc = w + ((int64_t)k * s.cg + cl) * p->y * p->x;
+                double *dxc = dx + ((int64_t)n * p->c + c) * hw_in;
+                double *asc = abs_sum ? abs_sum + ((int64_t)n * p->c + c) * hw_in : NULL;
+                unsigned char *cvc = covered ? covered + ((int64_t)n * p->c + c) * hw_in : NULL;
+                for (int y = 0; y < p->y; y++)
+                    for (int x = 0; x < p->x; x++) {
+                        double wv = wkc[y * p->x + x];
+                        for (int ho = 0; ho < s.ho; ho++) {
+                            int hi = ho * p->stride_h - p->pad_h + y * p->dil_h;
+                            if (hi < 0 || hi >= p->hi)
+                                continue;
+                            for (int wo = 0; wo < s.wo; wo++) {
+                                int wi = wo * p->stride_w - p->pad_w + x * p->dil_w;
+                                if (wi < 0 || wi >= p->wi)
+                                    continue;
+                                double t = wv * dyk[(int64_t)ho * s.wo + wo];
+                                int64_t o = (int64_t)hi * p->wi + wi;
+                                dxc[o] += t;
+                                if (asc)
+                                    asc[o] += fabs(t);
+                                if (cvc)
+                                    cvc[o] = 1;
+                            }
+                        }
+                    }
+            }
+        }
+    return IGEMM_OK;
+}
+
+int igemm_verify(const igemm_problem *p, const float *dx, const double *ref, const double *abs_sum,
+                 const unsigned char *covered, double rel_tol, igemm_verify_result *out)
+{
+    igemm_verify_result r = {.worst_index = -1};
+    int64_t n = (int64_t)p->n * p->c * p->hi * p->wi;
+    int ok = 1;
+    for (int64_t i = 0; i < n; i++) {
+        double v = dx[i];
+        if (!isfinite(v)) {
+            r.nan_count++;
+            ok = 0;
+            continue;
+        }
+        if (!covered[i]) {
+            if (v != 0.0) {
+                r.uncovered_nonzero++;
+                ok = 0;
+            }
+            continue;
+        }
+        double err = fabs(v - ref[i]);
+        if (err > r.max_abs_err)
+            r.max_abs_err = err;
+        if (abs_sum[i] == 0.0) {
+            if (v != 0.0) {
+                r.zero_terms_nonzero++;
+                ok = 0;
+            }
+            continue;
+        }
+        double rel = err / abs_sum[i];
+        if (rel > r.max_rel_err || r.worst_index < 0) {
+            if (rel > r.max_rel_err)
+                r.max_rel_err = rel;
+            r.worst_index = i;
+        }
+    }
+    if (r.max_rel_err > rel_tol)
+        ok = 0;
+    if (out)
+        *out = r;
+    return ok;
+}
+
+const char *igemm_status_name(igemm_status s)
+{
+    switch (s) {
+    case IGEMM_OK: return "IGEMM_OK";
+    case IGEMM_ERR_INVALID_ARG: return "IGEMM_ERR_INVALID_ARG";
+    case IGEMM_ERR_UNSUPPORTED: return "IGEMM_ERR_UNSUPPORTED";
+    case IGEMM_ERR_NOT_APPLICABLE: return "IGEMM_ERR_NOT_APPLICABLE";
+    case IGEMM_ERR_NO_DEVICE: return "IGEMM_ERR_NO_DEVICE";
+    case IGEMM_ERR_NO_CODE_OBJECT: return "IGEMM_ERR_NO_CODE_OBJECT";
+    case IGEMM_ERR_BACKEND: return "IGEMM_ERR_BACKEND";
+    case IGEMM_ERR_EMU_FAULT: return "IGEMM_ERR_EMU_FAULT";
+    case IGEMM_ERR_NO_MEMORY: return "IGEMM_ERR_NO_MEMORY";
+    case IGEMM_ERR_IO: return "IGEMM_ERR_IO";
+    }
+    return "IGEMM_ERR_UNKNOWN";
+}
