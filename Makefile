@@ -16,15 +16,15 @@ B        ?= build
 CC       ?= cc
 OPT      ?= -O2
 CFLAGS   ?= $(OPT) -g
-CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -MMD -MP
-SANFLAGS :=
+CFLAGS   += -std=c11 -D_GNU_SOURCE -ffp-contract=off -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -MMD -MP
+SANFLAGS ?=
 LDLIBS   += -lm -lpthread -ldl
 
 TARGETS  := gfx906 gfx908 gfx90a gfx942
 
 .PHONY: all deps demo test check-asan clean
 .SECONDARY:
-all: $(B)/bin/igemmgen $(foreach t,$(TARGETS),$(B)/co/$(t).hsaco)
+all: $(B)/bin/igemmgen $(B)/bin/igemm $(B)/lib/libigemm.a $(foreach t,$(TARGETS),$(B)/co/$(t).hsaco)
 
 # ---- dependencies ----------------------------------------------------------
 $(B)/.deps-ok: tools/deps.sh
@@ -34,22 +34,26 @@ $(B)/.deps-ok: tools/deps.sh
 
 deps: $(B)/.deps-ok
 
-# ---- objects ---------------------------------------------------------------
+# ---- sources ---------------------------------------------------------------
+CORE_SRC := runtime/problem.c runtime/reference.c runtime/target.c
+GEN_SRC  := gen/main.c gen/emit.c gen/emit_fmt.c gen/emit_helpers.c gen/kern_naive.c
+EMU_SRC  := emu/decode.c emu/disasm.c emu/inst.c emu/loader.c emu/msgpack.c emu/device.c emu/exec.c \
+            emu/exec_valu.c emu/exec_mem.c emu/mfma.c emu/hazard.c emu/launch.c
+RT_SRC   := runtime/handle.c runtime/solver.c runtime/select.c runtime/codeobj.c runtime/backend_emu.c \
+            runtime/backend_hip.c
+CLI_SRC  := tools/igemm.c tools/cli_conv.c tools/cli_emu_run.c
+
+obj = $(1:%.c=$(B)/obj/%.o)
+
 $(B)/obj/%.o: %.c | $(B)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
 
-CORE_SRC := runtime/problem.c runtime/reference.c runtime/target.c
-GEN_SRC  := gen/main.c gen/emit.c gen/emit_fmt.c gen/emit_helpers.c gen/kern_naive.c
-
-CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o)
-GEN_OBJ  := $(GEN_SRC:%.c=$(B)/obj/%.o)
-
-$(B)/bin/igemmgen: $(GEN_OBJ) $(CORE_OBJ)
+# ---- generator and code objects --------------------------------------------
+$(B)/bin/igemmgen: $(call obj,$(GEN_SRC) $(CORE_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ $(LDLIBS)
 
-# ---- code objects ----------------------------------------------------------
 $(B)/co/%.s: $(B)/bin/igemmgen
 	@mkdir -p $(dir $@)
 	$(B)/bin/igemmgen --arch $* -o $@
@@ -59,6 +63,30 @@ $(B)/co/%.o: $(B)/co/%.s $(wildcard asm_templates/*.inc)
 
 $(B)/co/%.hsaco: $(B)/co/%.o
 	$(LD_LLD) -shared $< -o $@
+
+# ---- the library -----------------------------------------------------------
+$(B)/bin/bin2c: tools/bin2c.c | $(B)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@
+
+$(B)/gen/embed.c: $(B)/bin/bin2c $(foreach t,$(TARGETS),$(B)/co/$(t).hsaco)
+	@mkdir -p $(dir $@)
+	$(B)/bin/bin2c $@ $(foreach t,$(TARGETS),$(t)=$(B)/co/$(t).hsaco)
+
+$(B)/obj/gen/embed.o: $(B)/gen/embed.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -I. -c $< -o $@
+
+LIB_OBJ := $(call obj,$(CORE_SRC) $(EMU_SRC) $(RT_SRC)) $(B)/obj/gen/embed.o
+
+$(B)/lib/libigemm.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/bin/igemm: $(call obj,$(CLI_SRC)) $(B)/lib/libigemm.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ $(LDLIBS)
 
 clean:
 	rm -rf $(B)

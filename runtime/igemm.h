@@ -102,6 +102,80 @@ typedef struct {
 int igemm_verify(const igemm_problem *p, const float *dx, const double *ref, const double *abs_sum,
                  const unsigned char *covered, double rel_tol, igemm_verify_result *out);
 
+/* ---- handles and backends ---------------------------------------------- */
+
+typedef enum {
+    IGEMM_BACKEND_AUTO = 0, /* HIP when an AMD GPU is usable, else the emulator */
+    IGEMM_BACKEND_HIP = 1,
+    IGEMM_BACKEND_EMU = 2,
+} igemm_backend;
+
+typedef struct {
+    igemm_backend backend;
+    const char *arch;        /* emulator target ("gfx906", the default); HIP takes the device's */
+    const char *codeobj_dir; /* load <arch>.hsaco from here instead of the embedded code objects */
+    const char *perfdb;      /* find-mode database file (NULL: none) */
+    int emu_threads;         /* emulator worker threads (0: one per CPU) */
+} igemm_options;
+
+#define IGEMM_OPTIONS_INIT {.backend = IGEMM_BACKEND_AUTO}
+
+typedef struct igemm_handle igemm_handle;
+
+/* Create a handle. On failure *h is NULL and, when why is not NULL, a
+ * one-line reason is written there. */
+igemm_status igemm_create(igemm_handle **h, const igemm_options *opt, char *why, size_t why_len);
+void igemm_destroy(igemm_handle *h);
+/* The message of the handle's last failure ("" when none). */
+const char *igemm_last_error(const igemm_handle *h);
+/* The target kernels run on ("gfx906") and the backend ("emu", "hip"). */
+const char *igemm_handle_arch(const igemm_handle *h);
+const char *igemm_handle_backend(const igemm_handle *h);
+
+/* ---- device memory ------------------------------------------------------ */
+/* On HIP these are device allocations and copies; on the emulator, host
+ * memory. Kernels take pointers from igemm_alloc or the user's own device
+ * (HIP) / host (emulator) buffers. */
+igemm_status igemm_alloc(igemm_handle *h, void **p, size_t bytes);
+void igemm_free(igemm_handle *h, void *p);
+igemm_status igemm_copy_to_device(igemm_handle *h, void *dst, const void *src, size_t bytes);
+igemm_status igemm_copy_to_host(igemm_handle *h, void *dst, const void *src, size_t bytes);
+
+/* ---- solutions ---------------------------------------------------------- */
+
+/* The number of kernel configurations this library knows and the name of
+ * the i-th ("naive", "v4r1_fma_128x128x8_..."). */
+int igemm_solution_count(void);
+const char *igemm_solution_name(int i);
+
+/* Can configuration `solution` (NULL: any) compute p on this handle's
+ * target? IGEMM_OK, or IGEMM_ERR_NOT_APPLICABLE / IGEMM_ERR_INVALID_ARG /
+ * IGEMM_ERR_UNSUPPORTED with the reason in why. */
+igemm_status igemm_applicable(igemm_handle *h, const igemm_problem *p, const char *solution, char *why,
+                              size_t why_len);
+
+/* The configuration the heuristic (or the performance database) picks. */
+igemm_status igemm_select(igemm_handle *h, const igemm_problem *p, char *solution, size_t len);
+
+/* What a run did. */
+typedef struct {
+    char solution[96];
+    int launches;
+    double ms;            /* HIP: sum of event-timed launch durations */
+    uint64_t cycles;      /* emulator: modeled issue cycles (docs/EMULATOR.md) */
+    uint64_t insts;       /* emulator: wave instructions */
+    uint64_t valu_cycles, fma_cycles, loop_valu_cycles, loop_fma_cycles;
+    uint64_t global_bytes, lds_bytes;
+} igemm_run_info;
+
+/* dx = backward data of (dy, w) with the selected configuration.
+ * Buffers: device memory (HIP) or host memory (emulator), NCHW fp32. */
+igemm_status igemm_conv_bwd_data(igemm_handle *h, const igemm_problem *p, void *dx, const void *dy, const void *w);
+
+/* The same with an explicit configuration (NULL: select) and a report. */
+igemm_status igemm_conv_bwd_data_ex(igemm_handle *h, const igemm_problem *p, const char *solution, void *dx,
+                                   const void *dy, const void *w, igemm_run_info *info);
+
 #ifdef __cplusplus
 }
 #endif

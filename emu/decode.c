@@ -1,0 +1,561 @@
+/* Binary -> emu_inst for gfx906, gfx908, gfx90a and gfx942.
+ *
+ * The operation table (ops.def) gives the opcode of every operation per
+ * encoding format and target; this file knows the field layout of each
+ * format and the per-target differences: the acc_cd bit and AGPR data bits
+ * of gfx90a+, gfx908's implicit AGPR MFMA C/D, gfx940 cache bits. */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "isa.h"
+
+const emu_opinfo emu_optable[] = {
+#define OPID(id)
+#define OP(id, name, fmt, opc, tg, dw, s0, s1, s2, sd) {OP_##id, name, fmt, opc, tg, dw, s0, s1, s2, sd},
+#include "ops.def"
+#undef OPID
+#undef OP
+};
+const int emu_optable_len = sizeof emu_optable / sizeof emu_optable[0];
+
+struct emu_decoder {
+    unsigned target;
+    const emu_opinfo *sop2[128], *sopk[32], *sop1[256], *sopc[128], *sopp[128], *smem[256];
+    const emu_opinfo *vop1[256], *vop2[64], *vopc[256], *vop3[1024], *vop3p[128];
+    const emu_opinfo *ds[256], *mubuf[128], *flat[128], *global[128];
+};
+
+static emu_decoder decoders[4];
+static pthread_once_t decoders_once = PTHREAD_ONCE_INIT;
+
+static void build_one(emu_decoder *d, unsigned bit)
+{
+    memset(d, 0, sizeof *d);
+    d->target = bit;
+    for (int i = 0; i < emu_optable_len; i++) {
+        const emu_opinfo *r = &emu_optable[i];
+        if (!(r->targets & bit))
+            continue;
+        unsigned o = r->opcode;
+        switch (r->fmt) {
+        case F_SOP2: d->sop2[o] = r; break;
+        case F_SOPK: d->sopk[o] = r; break;
+        case F_SOP1: d->sop1[o] = r; break;
+        case F_SOPC: d->sopc[o] = r; break;
+        case F_SOPP: d->sopp[o] = r; break;
+        case F_SMEM: d->smem[o] = r; break;
+        case F_VOP1:
+            d->vop1[o] = r;
+            if (!d->vop3[0x140 + o])
+                d->vop3[0x140 + o] = r;
+            break;
+        case F_VOP2:
+            d->vop2[o] = r;
+            if (r->op != OP_V_MADMK_F32 && r->op != OP_V_MADAK_F32)
+                d->vop3[0x100 + o] = r;
+            break;
+        case F_VOPC:
+            d->vopc[o] = r;
+            d->vop3[o] = r;
+            break;
+        case F_VOP3: d->vop3[o] = r; break;
+        case F_VOP3P:
+        case F_MAI: d->vop3p[o] = r; break;
+        case F_DS: d->ds[o] = r; break;
+        case F_MUBUF: d->mubuf[o] = r; break;
+        case F_FLAT: d->flat[o] = r; break;
+        case F_GLOBAL: d->global[o] = r; break;
+        default: break;
+        }
+    }
+}
+
+static void build_all(void)
+{
+    for (int i = 0; i < 4; i++)
+        build_one(&decoders[i], 1u << i);
+}
+
+unsigned emu_target_bit(const char *name)
+{
+    static const char *const names[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
+    for (int i = 0; i < 4; i++)
+        if (name && !strcmp(name, names[i]))
+            return 1u << i;
+    return 0;
+}
+
+const emu_decoder *emu_decoder_get(unsigned target_bit)
+{
+    pthread_once(&decoders_once, build_all);
+    for (int i = 0; i < 4; i++)
+        if (target_bit == 1u << i)
+            return &decoders[i];
+    return NULL;
+}
+
+/* ---- operand resolution ---- */
+
+typedef enum { TY_INT, TY_F16, TY_F32, TY_F64 } optype;
+
+/* The type inline float constants take for an operation's sources: the
+ * source type of a conversion (v_cvt_DST_SRC), else the operation's type. */
+static optype op_type(const char *name)
+{
+    const char *s = strstr(name, "_cvt_") ? strrchr(name, '_') : name;
+    if (strstr(s, "f64"))
+        return TY_F64;
+    if (strstr(s, "f16"))
+        return TY_F16;
+    if (strstr(s, "f32"))
+        return TY_F32;
+    return TY_INT;
+}
+
+static const uint32_t fconst32[9] = {0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000,
+                                     0xc0000000, 0x40800000, 0xc0800000, 0x3e22f983};
+static const uint16_t fconst16[9] = {0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118};
+static const uint64_t fconst64[9] = {0x3fe0000000000000ull, 0xbfe0000000000000ull, 0x3ff0000000000000ull,
+                                     0xbff0000000000000ull, 0x4000000000000000ull, 0xc000000000000000ull,
+                                     0x4010000000000000ull, 0xc010000000000000ull, 0x3fc45f306dc9c882ull};
+
+/* Resolve a source code (9-bit, or >= 512 for AGPRs) of a given width. */
+static int resolve(emu_opnd *o, unsigned code, int width, optype ty, const uint32_t *literal)
+{
+    o->code = (uint16_t)code;
+    o->width = (uint8_t)(width ? width : 1);
+    o->value = o->value_hi = 0;
+    if (code >= R_A0) {
+        o->kind = K_AGPR;
+    } else if (code >= R_V0) {
+        o->kind = K_VGPR;
+    } else if (code <= 127) {
+        o->kind = K_SGPR;
+    } else if (code >= 128 && code <= 208) {
+        int64_t v = code <= 192 ? (int64_t)code - 128 : 192 - (int64_t)code;
+        o->kind = K_CONST;
+        o->value = (uint32_t)v;
+        o->value_hi = v < 0 ? 0xffffffffu : 0;
+    } else if (code >= 240 && code <= 248) {
+        o->kind = K_CONST;
+        int i = (int)code - 240;
+        if (o->width == 2 || ty == TY_F64) {
+            o->value = (uint32_t)fconst64[i];
+            o->value_hi = (uint32_t)(fconst64[i] >> 32);
+        } else if (ty == TY_F16) {
+            o->value = fconst16[i];
+        } else {
+            o->value = fconst32[i];
+        }
+    } else if (code == R_LIT) {
+        if (!literal)
+            return -1;
+        o->kind = K_CONST;
+        if (o->width == 2 && ty == TY_F64) {
+            o->value = 0;
+            o->value_hi = *literal;
+        } else {
+            o->value = *literal;
+        }
+    } else if (code == R_VCCZ || code == R_EXECZ || code == R_SCC) {
+        o->kind = K_SGPR; /* read through the special-register path */
+    } else {
+        return -1; /* 209..239, 249, 250, 254: not valid sources on gfx9 */
+    }
+    return 0;
+}
+
+static void reg(emu_opnd *o, unsigned code, int width)
+{
+    o->code = (uint16_t)code;
+    o->width = (uint8_t)(width ? width : 1);
+    o->kind = code >= R_A0 ? K_AGPR : code >= R_V0 ? K_VGPR : K_SGPR;
+    o->value = o->value_hi = 0;
+}
+
+static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
+#define BITS(w, lo, n) (((w) >> (lo)) & ((1u << (n)) - 1))
+
+static bool uses_literal(const unsigned *codes, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (codes[i] == R_LIT)
+            return true;
+    return false;
+}
+
+static int fail(char *err, size_t len, uint64_t pc, uint32_t w0, const char *what)
+{
+    if (err && len)
+        snprintf(err, len, "pc 0x%llx: %s (encoding 0x%08x)", (unsigned long long)pc, what, w0);
+    return 0;
+}
+
+static bool is_carry_in(emu_op op) { return op == OP_V_ADDC_CO_U32 || op == OP_V_SUBB_CO_U32 || op == OP_V_SUBBREV_CO_U32; }
+
+int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t pc, emu_inst *out, char *err,
+               size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    out->pc = pc;
+    out->target = -1;
+    out->dst.code = out->sdst.code = R_NONE;
+    for (int i = 0; i < 3; i++)
+        out->src[i].code = R_NONE;
+    if (avail < 4)
+        return fail(err, errlen, pc, 0, "truncated instruction");
+    uint32_t w0 = rd32(code), w1 = avail >= 8 ? rd32(code + 4) : 0;
+    out->raw[0] = w0;
+    const emu_opinfo *r = NULL;
+    int words = 1;
+    bool gfx90a_plus = d->target & (T_GFX90A | T_GFX942);
+    bool gfx940 = d->target & T_GFX942;
+
+    if (BITS(w0, 30, 2) == 2) { /* scalar ALU */
+        unsigned top9 = BITS(w0, 23, 9);
+        unsigned s0 = BITS(w0, 0, 8), s1 = BITS(w0, 8, 8), sd = BITS(w0, 16, 7);
+        if (top9 == 0x17d) {
+            r = d->sop1[BITS(w0, 8, 8)];
+            if (!r)
+                return fail(err, errlen, pc, w0, "unknown SOP1 opcode");
+            out->fmt = F_SOP1;
+            unsigned c[] = {s0};
+            if (uses_literal(c, 1))
+                words = 2;
+            if (r->dw)
+                reg(&out->dst, sd, r->dw);
+            if (r->s0w && resolve(&out->src[0], s0, r->s0w, op_type(r->name), &w1))
+                return fail(err, errlen, pc, w0, "bad SOP1 source");
+        } else if (top9 == 0x17e) {
+            r = d->sopc[BITS(w0, 16, 7)];
+            if (!r)
+                return fail(err, errlen, pc, w0, "unknown SOPC opcode");
+            out->fmt = F_SOPC;
+            unsigned c[] = {s0, s1};
+            if (uses_literal(c, 2))
+                words = 2;
+            if (resolve(&out->src[0], s0, r->s0w, TY_INT, &w1) || resolve(&out->src[1], s1, r->s1w, TY_INT, &w1))
+                return fail(err, errlen, pc, w0, "bad SOPC source");
+        } else if (top9 == 0x17f) {
+            r = d->sopp[BITS(w0, 16, 7)];
+            if (!r)
+                return fail(err, errlen, pc, w0, "unknown SOPP opcode");
+            out->fmt = F_SOPP;
+            out->simm16 = (int16_t)BITS(w0, 0, 16);
+        } else if (BITS(w0, 28, 4) == 0xb) {
+            r = d->sopk[BITS(w0, 23, 5)];
+            if (!r)
+                return fail(err, errlen, pc, w0, "unknown SOPK opcode");
+            out->fmt = F_SOPK;
+            out->simm16 = (int16_t)BITS(w0, 0, 16);
+            reg(&out->dst, sd, 1);
+        } else {
+            r = d->sop2[BITS(w0, 23, 7)];
+            if (!r)
+                return fail(err, errlen, pc, w0, "unknown SOP2 opcode");
+            out->fmt = F_SOP2;
+            unsigned c[] = {s0, s1};
+            if (uses_literal(c, 2))
+                words = 2;
+            optype ty = op_type(r->name);
+            reg(&out->dst, sd, r->dw);
+            if (resolve(&out->src[0], s0, r->s0w, ty, &w1) || resolve(&out->src[1], s1, r->s1w, ty, &w1))
+                return fail(err, errlen, pc, w0, "bad SOP2 source");
+        }
+    } else if (BITS(w0, 26, 6) == 0x30) { /* SMEM */
+        r = d->smem[BITS(w0, 18, 8)];
+        if (!r)
+            return fail(err, errlen, pc, w0, "unknown SMEM opcode");
+        out->fmt = F_SMEM;
+        words = 2;
+        reg(&out->dst, BITS(w0, 6, 7), r->dw);
+        reg(&out->src[0], BITS(w0, 0, 6) * 2, r->s0w);
+        out->glc = BITS(w0, 16, 1);
+        if (BITS(w0, 17, 1)) {
+            out->offset = (int32_t)BITS(w1, 0, 21);
+        } else {
+            /* soffset register in the low bits of the second word */
+            reg(&out->src[1], BITS(w1, 0, 7), 1);
+        }
+        if (BITS(w0, 14, 1))
+            return fail(err, errlen, pc, w0, "SMEM with SOE (offset + soffset) is not supported");
+    } else if (BITS(w0, 31, 1) == 0) { /* VOP1 / VOPC / VOP2 */
+        unsigned src0 = BITS(w0, 0, 9), vsrc1 = 256 + BITS(w0, 9, 8);
+        unsigned vdst = 256 + BITS(w0, 17, 8);
+        unsigned top7 = BITS(w0, 25, 7);
+        if (top7 == 0x3f) {
+            r = d->vop1[BITS(w0, 9, 8)];
+            out->fmt = F_VOP1;
+        } else if (top7 == 0x3e) {
+            r = d->vopc[BITS(w0, 17, 8)];
+            out->fmt = F_VOPC;
+        } else {
+            r = d->vop2[BITS(w0, 25, 6)];
+            out->fmt = F_VOP2;
+        }
+        if (!r)
+            return fail(err, errlen, pc, w0, "unknown VOP1/VOP2/VOPC opcode");
+        optype ty = op_type(r->name);
+        if (src0 == 0xf9 || src0 == 0xfa) { /* SDWA / DPP: the second word holds src0 and controls */
+            words = 2;
+            if (src0 == 0xf9) {
+                out->ext = EXT_SDWA;
+                unsigned s = BITS(w1, 0, 8) + (BITS(w1, 23, 1) ? 0 : 256);
+                out->sdwa_dst_sel = (uint8_t)BITS(w1, 8, 3);
+                out->sdwa_dst_unused = (uint8_t)BITS(w1, 11, 2);
+                out->clamp = (uint8_t)BITS(w1, 13, 1);
+                out->omod = (uint8_t)BITS(w1, 14, 2);
+                out->sdwa_src0_sel = (uint8_t)BITS(w1, 16, 3);
+                out->sdwa_src0_sext = (uint8_t)BITS(w1, 19, 1);
+                out->neg = (uint8_t)(BITS(w1, 20, 1) | BITS(w1, 28, 1) << 1);
+                out->abs = (uint8_t)(BITS(w1, 21, 1) | BITS(w1, 29, 1) << 1);
+                out->sdwa_src1_sel = (uint8_t)BITS(w1, 24, 3);
+                out->sdwa_src1_sext = (uint8_t)BITS(w1, 27, 1);
+                if (BITS(w1, 31, 1))
+                    vsrc1 -= 256; /* src1 is an SGPR */
+                src0 = s;
+                if (out->fmt == F_VOPC && BITS(w1, 15, 1)) {
+                    reg(&out->sdst, BITS(w1, 8, 7), 2);
+                    out->sdwa_dst_sel = 6;
+                }
+            } else {
+                out->ext = EXT_DPP;
+                src0 = 256 + BITS(w1, 0, 8);
+                out->dpp_ctrl = (uint16_t)BITS(w1, 8, 9);
+                out->dpp_bound_ctrl = (uint8_t)BITS(w1, 19, 1);
+                out->neg = (uint8_t)(BITS(w1, 20, 1) | BITS(w1, 22, 1) << 1);
+                out->abs = (uint8_t)(BITS(w1, 21, 1) | BITS(w1, 23, 1) << 1);
+                out->dpp_bank_mask = (uint8_t)BITS(w1, 24, 4);
+                out->dpp_row_mask = (uint8_t)BITS(w1, 28, 4);
+            }
+        } else if (src0 == R_LIT || r->op == OP_V_MADMK_F32 || r->op == OP_V_MADAK_F32) {
+            words = 2;
+        }
+        const uint32_t *lit = words == 2 && out->ext == EXT_NONE ? &w1 : NULL;
+        if (out->fmt == F_VOP1) {
+            if (r->dw)
+                reg(&out->dst, r->op == OP_V_READFIRSTLANE_B32 ? vdst - 256 : vdst, r->dw);
+            if (r->s0w && resolve(&out->src[0], src0, r->s0w, ty, lit))
+                return fail(err, errlen, pc, w0, "bad VOP1 source");
+            if (r->op == OP_V_ACCVGPR_MOV_B32) {
+                reg(&out->dst, vdst - 256 + R_A0, 1);
+                reg(&out->src[0], src0 - 256 + R_A0, 1);
+            }
+        } else if (out->fmt == F_VOPC) {
+            if (out->sdst.code == R_NONE)
+                reg(&out->sdst, R_VCC, 2);
+            if (resolve(&out->src[0], src0, r->s0w, ty, lit) || resolve(&out->src[1], vsrc1, r->s1w, ty, lit))
+                return fail(err, errlen, pc, w0, "bad VOPC source");
+        } else {
+            reg(&out->dst, vdst, r->dw);
+            if (resolve(&out->src[0], src0, r->s0w, ty, lit) || resolve(&out->src[1], vsrc1, r->s1w, ty, lit))
+                return fail(err, errlen, pc, w0, "bad VOP2 source");
+            if (r->sdw)
+                reg(&out->sdst, R_VCC, 2);
+            if (r->op == OP_V_CNDMASK_B32 || is_carry_in(r->op))
+                reg(&out->src[2], R_VCC, 2);
+            if (r->op == OP_V_MADMK_F32 || r->op == OP_V_MADAK_F32) {
+                /* madmk: d = s0 * K + s1; madak: d = s0 * s1 + K. K goes to src[2]. */
+                resolve(&out->src[2], R_LIT, 1, TY_F32, &w1);
+            }
+        }
+    } else if (BITS(w0, 26, 6) == 0x34) { /* VOP3, VOP3P, MAI */
+        words = 2;
+        if (avail < 8)
+            return fail(err, errlen, pc, w0, "truncated VOP3");
+        out->raw[1] = w1;
+        unsigned c0 = BITS(w1, 0, 9), c1 = BITS(w1, 9, 9), c2 = BITS(w1, 18, 9);
+        unsigned vdst = BITS(w0, 0, 8);
+        if (BITS(w0, 23, 3) == 7) { /* VOP3P / MAI */
+            r = d->vop3p[BITS(w0, 16, 7)];
+            if (!r)
+                return fail(err, errlen, pc, w0, "unknown VOP3P opcode");
+            out->fmt = r->fmt;
+            if (r->fmt == F_MAI) {
+                out->cbsz = (uint8_t)BITS(w0, 8, 3);
+                out->abid = (uint8_t)BITS(w0, 11, 4);
+                out->acc_cd = (uint8_t)(gfx90a_plus ? BITS(w0, 15, 1) : 1);
+                out->blgp = (uint8_t)BITS(w1, 29, 3);
+                bool acc_a = BITS(w1, 27, 1), acc_b = BITS(w1, 28, 1);
+                if (r->op == OP_V_ACCVGPR_READ_B32) {
+                    reg(&out->dst, 256 + vdst, 1);
+                    reg(&out->src[0], c0 - 256 + R_A0, 1);
+                    out->cbsz = out->abid = out->blgp = 0;
+                } else if (r->op == OP_V_ACCVGPR_WRITE_B32) {
+                    reg(&out->dst, R_A0 + vdst, 1);
+                    if (resolve(&out->src[0], c0, 1, TY_INT, NULL))
+                        return fail(err, errlen, pc, w0, "bad v_accvgpr_write source");
+                    out->cbsz = out->abid = out->blgp = 0;
+                } else {
+                    unsigned cd_base = out->acc_cd ? R_A0 : 256;
+                    reg(&out->dst, cd_base + vdst, r->dw);
+                    if (c0 < 256 || c1 < 256)
+                        return fail(err, errlen, pc, w0, "MFMA A/B must be registers");
+                    reg(&out->src[0], acc_a ? c0 - 256 + R_A0 : c0, r->s0w);
+                    reg(&out->src[1], acc_b ? c1 - 256 + R_A0 : c1, r->s1w);
+                    if (c2 >= 256)
+                        reg(&out->src[2], c2 - 256 + cd_base, r->s2w);
+                    else if (resolve(&out->src[2], c2, 1, TY_F32, NULL))
+                        return fail(err, errlen, pc, w0, "bad MFMA C operand");
+                }
+            } else {
+                out->neg_hi = (uint8_t)BITS(w0, 8, 3);
+                out->opsel = (uint8_t)BITS(w0, 11, 3);
+                out->opsel_hi = (uint8_t)(BITS(w1, 27, 2) | BITS(w0, 14, 1) << 2);
+                out->clamp = (uint8_t)BITS(w0, 15, 1);
+                out->neg = (uint8_t)BITS(w1, 29, 3);
+                optype ty = op_type(r->name);
+                reg(&out->dst, 256 + vdst, r->dw);
+                if (resolve(&out->src[0], c0, r->s0w, ty, NULL) || resolve(&out->src[1], c1, r->s1w, ty, NULL) ||
+                    (r->s2w && resolve(&out->src[2], c2, r->s2w, ty, NULL)))
+                    return fail(err, errlen, pc, w0, "bad VOP3P source");
+            }
+        } else {
+            r = d->vop3[BITS(w0, 16, 10)];
+            if (!r)
+                return fail(err, errlen, pc, w0, "unknown VOP3 opcode");
+            out->fmt = F_VOP3;
+            optype ty = op_type(r->name);
+            out->clamp = (uint8_t)BITS(w0, 15, 1);
+            out->omod = (uint8_t)BITS(w1, 27, 2);
+            out->neg = (uint8_t)BITS(w1, 29, 3);
+            bool vop3b = r->sdw && r->fmt != F_VOPC;
+            if (vop3b) {
+                reg(&out->sdst, BITS(w0, 8, 7), 2);
+            } else {
+                out->abs = (uint8_t)BITS(w0, 8, 3);
+                out->opsel = (uint8_t)BITS(w0, 11, 4);
+            }
+            if (r->fmt == F_VOPC)
+                reg(&out->sdst, vdst, 2);
+            else if (r->op == OP_V_READLANE_B32 || r->op == OP_V_READFIRSTLANE_B32)
+                reg(&out->dst, vdst, 1);
+            else if (r->dw)
+                reg(&out->dst, 256 + vdst, r->dw);
+            int nsrc = r->fmt == F_VOP1 ? 1 : (r->s2w || is_carry_in(r->op)) ? 3 : 2;
+            if (r->fmt == F_VOP1 && !r->s0w)
+                nsrc = 0;
+            int widths[3] = {r->s0w, r->s1w, r->s2w ? r->s2w : 2};
+            unsigned cs[3] = {c0, c1, c2};
+            for (int i = 0; i < nsrc; i++)
+                if (resolve(&out->src[i], cs[i], widths[i], ty, NULL))
+                    return fail(err, errlen, pc, w0, "bad VOP3 source");
+        }
+    } else if (BITS(w0, 26, 6) == 0x36) { /* DS */
+        r = d->ds[BITS(w0, 17, 8)];
+        if (!r)
+            return fail(err, errlen, pc, w0, "unknown DS opcode");
+        out->fmt = F_DS;
+        words = 2;
+        out->offset = (int32_t)BITS(w0, 0, 8);
+        out->offset1 = (uint8_t)BITS(w0, 8, 8);
+        out->gds = (uint8_t)BITS(w0, 16, 1);
+        out->acc = (uint8_t)(gfx90a_plus ? BITS(w0, 25, 1) : 0);
+        unsigned base = out->acc ? R_A0 : 256;
+        bool two = strstr(r->name, "2_") || strstr(r->name, "2st64");
+        if (!two)
+            out->offset = (int32_t)BITS(w0, 0, 16);
+        reg(&out->src[0], 256 + BITS(w1, 0, 8), 1);
+        if (r->dw)
+            reg(&out->dst, base + BITS(w1, 24, 8), r->dw);
+        bool perm = r->op == OP_DS_PERMUTE_B32 || r->op == OP_DS_BPERMUTE_B32;
+        if (perm) {
+            reg(&out->src[1], 256 + BITS(w1, 8, 8), 1);
+        } else if (!r->dw || r->s1w) {
+            if (r->s1w)
+                reg(&out->src[1], base + BITS(w1, 8, 8), r->s1w);
+            if (r->s2w)
+                reg(&out->src[2], base + BITS(w1, 16, 8), r->s2w);
+        }
+    } else if (BITS(w0, 26, 6) == 0x38) { /* MUBUF */
+        r = d->mubuf[BITS(w0, 18, 7)];
+        if (!r)
+            return fail(err, errlen, pc, w0, "unknown MUBUF opcode");
+        out->fmt = F_MUBUF;
+        words = 2;
+        out->offset = (int32_t)BITS(w0, 0, 12);
+        out->offen = (uint8_t)BITS(w0, 12, 1);
+        out->idxen = (uint8_t)BITS(w0, 13, 1);
+        out->lds = (uint8_t)BITS(w0, 16, 1);
+        if (gfx940) {
+            out->sc0 = (uint8_t)BITS(w0, 14, 1);
+            out->sc1 = (uint8_t)BITS(w0, 15, 1);
+            out->nt = (uint8_t)BITS(w0, 17, 1);
+        } else {
+            out->glc = (uint8_t)BITS(w0, 14, 1);
+            out->slc = (uint8_t)BITS(w0, 17, 1);
+            out->scc_bit = (uint8_t)(gfx90a_plus ? BITS(w0, 15, 1) : 0);
+        }
+        if (BITS(w1, 23, 1)) {
+            if (!gfx90a_plus)
+                return fail(err, errlen, pc, w0, "MUBUF with TFE is not supported");
+            out->acc = 1;
+        }
+        if (out->lds)
+            return fail(err, errlen, pc, w0, "MUBUF with LDS is not supported");
+        unsigned base = out->acc ? R_A0 : 256;
+        int na = (out->offen && out->idxen) ? 2 : (out->offen || out->idxen) ? 1 : 0;
+        if (na)
+            reg(&out->src[0], 256 + BITS(w1, 0, 8), na);
+        reg(&out->dst, base + BITS(w1, 8, 8), r->dw);
+        reg(&out->src[1], BITS(w1, 16, 5) * 4, 4);
+        if (resolve(&out->src[2], BITS(w1, 24, 8), 1, TY_INT, NULL))
+            return fail(err, errlen, pc, w0, "bad MUBUF soffset");
+    } else if (BITS(w0, 26, 6) == 0x37) { /* FLAT / SCRATCH / GLOBAL */
+        out->seg = (uint8_t)BITS(w0, 14, 2);
+        if (out->seg == 0)
+            r = d->flat[BITS(w0, 18, 7)];
+        else if (out->seg == 2)
+            r = d->global[BITS(w0, 18, 7)];
+        if (!r)
+            return fail(err, errlen, pc, w0, out->seg == 1 ? "scratch instructions are not supported" : "unknown FLAT/GLOBAL opcode");
+        out->fmt = r->fmt;
+        words = 2;
+        unsigned off = BITS(w0, 0, 13);
+        out->offset = out->seg == 0 ? (int32_t)BITS(w0, 0, 12) : (int32_t)(off & 0x1000 ? (int)off - 0x2000 : (int)off);
+        out->lds = (uint8_t)BITS(w0, 13, 1);
+        if (gfx940) {
+            out->sc0 = (uint8_t)BITS(w0, 16, 1);
+            out->nt = (uint8_t)BITS(w0, 17, 1);
+            out->sc1 = (uint8_t)BITS(w0, 25, 1);
+        } else {
+            out->glc = (uint8_t)BITS(w0, 16, 1);
+            out->slc = (uint8_t)BITS(w0, 17, 1);
+            out->scc_bit = (uint8_t)(gfx90a_plus ? BITS(w0, 25, 1) : 0);
+        }
+        if (BITS(w1, 23, 1)) {
+            if (!gfx90a_plus)
+                return fail(err, errlen, pc, w0, "FLAT with NV is not supported");
+            out->acc = 1;
+        }
+        unsigned base = out->acc ? R_A0 : 256;
+        unsigned saddr = BITS(w1, 16, 7);
+        bool has_saddr = out->seg == 2 && saddr != 0x7f;
+        reg(&out->src[0], 256 + BITS(w1, 0, 8), has_saddr ? 1 : 2);
+        bool store = strstr(r->name, "store") || strstr(r->name, "atomic");
+        if (store)
+            reg(&out->src[1], base + BITS(w1, 8, 8), r->dw);
+        if (!store || out->glc || out->sc0) {
+            if (!store)
+                reg(&out->dst, base + BITS(w1, 24, 8), r->dw);
+            else if (strstr(r->name, "atomic"))
+                reg(&out->dst, base + BITS(w1, 24, 8), r->op == OP_GLOBAL_ATOMIC_CMPSWAP ? 1 : r->dw);
+        }
+        if (has_saddr)
+            reg(&out->src[2], saddr, 2);
+    } else {
+        return fail(err, errlen, pc, w0, "unknown or unsupported encoding");
+    }
+
+    out->op = (uint16_t)r->op;
+    out->info = r;
+    out->native = (uint8_t)r->fmt;
+    if (words == 2 && out->fmt != F_VOP3 && out->fmt != F_VOP3P && out->fmt != F_MAI)
+        out->raw[1] = w1;
+    out->words = (uint8_t)words;
+    if ((size_t)words * 4 > avail)
+        return fail(err, errlen, pc, w0, "truncated instruction");
+    return words * 4;
+}

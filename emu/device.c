@@ -1,0 +1,96 @@
+/* The emulated device: target, options and the registry of host memory
+ * kernels may touch. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu_int.h"
+
+emu_device *emu_create(const target *t, const emu_options *opt)
+{
+    if (!t)
+        return NULL;
+    unsigned bit = emu_target_bit(t->name);
+    const emu_decoder *dec = emu_decoder_get(bit);
+    if (!dec)
+        return NULL;
+    emu_device *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    d->t = t;
+    d->tbit = bit;
+    d->dec = dec;
+    if (opt)
+        d->opt = *opt;
+    pthread_rwlock_init(&d->lock, NULL);
+    return d;
+}
+
+void emu_destroy(emu_device *d)
+{
+    if (!d)
+        return;
+    pthread_rwlock_destroy(&d->lock);
+    free(d->regions);
+    free(d);
+}
+
+const target *emu_target(const emu_device *d) { return d ? d->t : NULL; }
+
+int emu_register(emu_device *d, const void *p, size_t bytes)
+{
+    if (!d || !p || !bytes)
+        return -1;
+    pthread_rwlock_wrlock(&d->lock);
+    if (d->nregions == d->cap) {
+        int cap = d->cap ? d->cap * 2 : 16;
+        emu_region *r = realloc(d->regions, sizeof *r * (size_t)cap);
+        if (!r) {
+            pthread_rwlock_unlock(&d->lock);
+            return -1;
+        }
+        d->regions = r;
+        d->cap = cap;
+    }
+    /* keep sorted by base for binary search */
+    uintptr_t base = (uintptr_t)p;
+    int i = d->nregions;
+    while (i > 0 && d->regions[i - 1].base > base) {
+        d->regions[i] = d->regions[i - 1];
+        i--;
+    }
+    d->regions[i] = (emu_region){base, bytes};
+    d->nregions++;
+    pthread_rwlock_unlock(&d->lock);
+    return 0;
+}
+
+void emu_unregister(emu_device *d, const void *p)
+{
+    if (!d)
+        return;
+    pthread_rwlock_wrlock(&d->lock);
+    for (int i = 0; i < d->nregions; i++)
+        if (d->regions[i].base == (uintptr_t)p) {
+            memmove(&d->regions[i], &d->regions[i + 1], sizeof *d->regions * (size_t)(d->nregions - i - 1));
+            d->nregions--;
+            break;
+        }
+    pthread_rwlock_unlock(&d->lock);
+}
+
+/* Called with the lock held for reading by the launcher for the whole launch. */
+bool emu_mem_ok(const emu_device *d, uintptr_t addr, size_t len)
+{
+    int lo = 0, hi = d->nregions - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        const emu_region *r = &d->regions[mid];
+        if (addr < r->base)
+            hi = mid - 1;
+        else if (addr >= r->base + r->size)
+            lo = mid + 1;
+        else
+            return len <= r->size - (addr - r->base);
+    }
+    return false;
+}

@@ -1,0 +1,103 @@
+/* A functional emulator of gfx906 / gfx908 / gfx90a / gfx942 code objects.
+ *
+ * It loads an AMDGPU code object (ELF, kernel descriptors, metadata note),
+ * runs a kernel over a grid of workgroups on host threads, and is strict:
+ * a load's data may only be used after s_waitcnt retires it, the hazard
+ * tables of docs/EMULATOR.md are enforced, LDS races between waves of a
+ * workgroup and out-of-range accesses are errors, and every report names
+ * the target, kernel, workgroup, wave, PC and instruction.
+ *
+ * Memory: device addresses are host addresses. The host registers every
+ * buffer a kernel may touch (emu_register); any access outside them is a
+ * fault. */
+#ifndef IGEMM_EMU_H
+#define IGEMM_EMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../runtime/target.h"
+
+typedef struct emu_device emu_device;
+typedef struct emu_module emu_module;
+typedef struct emu_kernel emu_kernel;
+
+typedef struct {
+    int threads;        /* worker threads; 0 = one per online CPU */
+    bool lenient;       /* report strictness findings but keep running (default: stop) */
+} emu_options;
+
+/* Instruction classes of the cost model (docs/EMULATOR.md). */
+typedef enum {
+    EC_SALU, EC_SMEM, EC_VALU, EC_VALU_FMA, EC_VALU_TRANS, EC_VALU_64, EC_MFMA, EC_VMEM_LOAD, EC_VMEM_STORE,
+    EC_DS, EC_BRANCH, EC_WAIT, EC_OTHER, EC_COUNT
+} emu_class;
+
+extern const char *const emu_class_names[EC_COUNT];
+
+typedef struct {
+    uint64_t insts[EC_COUNT];   /* wave instructions issued per class */
+    uint64_t cycles[EC_COUNT];  /* modeled issue cycles per class */
+    uint64_t global_read, global_written; /* bytes of in-range accesses */
+    uint64_t lds_read, lds_written;
+    uint64_t mfma_flops;
+    uint64_t waves, workgroups;
+    uint64_t loop_valu_cycles, loop_fma_cycles; /* VALU issue cycles inside marked loops */
+} emu_stats;
+
+/* Kernel argument as the metadata lists it. */
+typedef struct {
+    char name[64];
+    char value_kind[32];  /* "global_buffer", "by_value", "hidden_..." */
+    int offset, size;
+} emu_arg;
+
+typedef struct {
+    char name[128];
+    int kernarg_size;
+    int lds_bytes;        /* group segment */
+    int vgprs, agprs, sgprs, accum_offset;
+    int max_block;        /* max_flat_workgroup_size */
+    int reqd_block[3];    /* 0 when unspecified */
+    int nargs;
+    emu_arg args[64];
+    int ninsts;
+} emu_kernel_info;
+
+emu_device *emu_create(const target *t, const emu_options *opt);
+void emu_destroy(emu_device *d);
+const target *emu_target(const emu_device *d);
+
+/* Register / forget host memory the kernels may access. */
+int emu_register(emu_device *d, const void *p, size_t bytes);
+void emu_unregister(emu_device *d, const void *p);
+
+/* The target name ("gfx908") a code object is built for, or NULL when the
+ * bytes are not an AMDGPU code object of a supported target. */
+const char *emu_elf_target(const void *elf, size_t size);
+
+/* Load a code object. The ELF's target must match the device's.
+ * Returns 0, or -1 with a message in err. */
+int emu_load(emu_device *d, const void *elf, size_t size, emu_module **out, char *err, size_t errlen);
+void emu_module_free(emu_module *m);
+int emu_module_kernel_count(const emu_module *m);
+const emu_kernel *emu_module_kernel(const emu_module *m, int i);
+const emu_kernel *emu_find_kernel(const emu_module *m, const char *name);
+const emu_kernel_info *emu_kernel_get_info(const emu_kernel *k);
+
+/* Disassemble a kernel (one instruction per line, llvm-objdump spelling,
+ * "pc: text") into a malloc'd string. */
+char *emu_kernel_disasm(const emu_kernel *k);
+
+/* Run a kernel: grid counts workgroups, block counts work-items. kernargs
+ * must hold the kernel's kernarg_size bytes. stats accumulates (may be NULL).
+ * Returns 0, or -1 with a one-line report in err. */
+int emu_launch(emu_device *d, const emu_kernel *k, const unsigned grid[3], const unsigned block[3],
+               const void *kernargs, size_t kernarg_size, emu_stats *stats, char *err, size_t errlen);
+
+/* Modeled cycles of a stats block: sum of the classes' issue cycles. */
+uint64_t emu_stats_cycles(const emu_stats *s);
+void emu_stats_add(emu_stats *dst, const emu_stats *src);
+
+#endif

@@ -1,0 +1,142 @@
+/* Emulator internals shared by the loader, executor and launcher. */
+#ifndef IGEMM_EMU_INT_H
+#define IGEMM_EMU_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "emu.h"
+#include "isa.h"
+
+/* ---- code objects ---- */
+
+struct emu_kernel {
+    emu_kernel_info info;
+    const emu_module *mod;
+    uint64_t kd_addr, entry;
+    uint32_t rsrc1, rsrc2, rsrc3;
+    uint16_t props;
+    int user_sgprs;
+    bool wg_id[3], wg_info;
+    int vgpr_ids;         /* ENABLE_VGPR_WORKITEM_ID: 0 x, 1 xy, 2 xyz */
+    int denorm32;         /* FLOAT_DENORM_MODE_32: 3 keeps denormals */
+    int private_size;
+    emu_inst *code;
+    int ninsts;
+    int loop_begin, loop_end; /* instruction range of the marked main loop, or -1 */
+};
+
+struct emu_module {
+    const emu_device *dev;
+    uint8_t *image;       /* copy of the ELF */
+    size_t size;
+    int nkernels;
+    emu_kernel *kernels;
+};
+
+/* ---- device ---- */
+
+typedef struct {
+    uintptr_t base;
+    size_t size;
+} emu_region;
+
+struct emu_device {
+    const target *t;
+    unsigned tbit;
+    const emu_decoder *dec;
+    emu_options opt;
+    pthread_rwlock_t lock;
+    emu_region *regions;
+    int nregions, cap;
+};
+
+/* Is [addr, addr+len) inside one registered region? */
+bool emu_mem_ok(const emu_device *d, uintptr_t addr, size_t len);
+
+/* ---- waves and workgroups ---- */
+
+#define MAX_WAVES 16      /* 1024 work-items */
+#define VM_QUEUE 64
+#define LGKM_QUEUE 64
+
+typedef struct {
+    uint16_t code;        /* first register written (R_NONE for stores) */
+    uint8_t width;
+    uint8_t smem;         /* lgkm queue: scalar memory (returns out of order) */
+    uint8_t lds_store;    /* lgkm queue: LDS write */
+    int32_t pc;           /* issuing instruction (for reports) */
+} pend_op;
+
+typedef struct wave {
+    uint32_t s[128];      /* SGPRs and specials by operand code */
+    int scc;
+    uint32_t (*v)[64];    /* VGPRs [nv][64] */
+    uint32_t (*a)[64];    /* AGPRs [na][64] */
+    int nv, na;
+    int pc;               /* instruction index */
+    int id;               /* wave in workgroup */
+    bool done, at_barrier;
+    /* outstanding memory operations */
+    pend_op vmq[VM_QUEUE];
+    int vm_head, vm_n;
+    pend_op lq[LGKM_QUEUE];
+    int lq_n;
+    uint8_t pend_s[128];
+    uint8_t *pend_v, *pend_a;
+    /* hazard tracking: wait-state counter and last writers */
+    uint64_t ws;
+    uint64_t *vw_ws, *aw_ws;    /* ws of the last write per VGPR / AGPR */
+    uint8_t *vw_kind, *aw_kind; /* writer kind (hz_kind) */
+    uint8_t *vw_passes, *aw_passes;
+    uint64_t sw_valu_ws[128];   /* ws of the last VALU write per SGPR (0: never) */
+    uint64_t exec_valu_ws;
+    uint64_t store_ws;          /* last VMEM store with more than 8 bytes of data */
+    uint16_t store_code;
+    uint8_t store_width;
+    uint16_t mfma_d_code;       /* destination of the last MFMA */
+    uint8_t mfma_d_width;
+} wave;
+
+typedef struct {
+    const emu_device *dev;
+    const emu_kernel *k;
+    unsigned wg[3];
+    unsigned grid[3], block[3];
+    int nwaves;
+    wave waves[MAX_WAVES];
+    uint8_t *lds;
+    int lds_size;
+    /* LDS race detection: per dword, the last writer wave and epoch, readers */
+    uint32_t epoch;
+    uint32_t *lds_wepoch, *lds_repoch;
+    uint8_t *lds_writer;
+    uint16_t *lds_readers;
+    emu_stats stats;
+    const void *kernargs;
+    /* fault report */
+    char *err;
+    size_t errlen;
+    bool failed;
+} wg_ctx;
+
+/* Report a fault for the current instruction of wave w; returns -1. */
+int emu_fault(wg_ctx *c, wave *w, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Execute wave w until it reaches s_barrier, s_endpgm or a fault.
+ * Returns 0 or -1. */
+int emu_run_wave(wg_ctx *c, wave *w);
+
+/* Hazard checks (hazard.c). Called before executing in; returns -1 on a
+ * shortfall (reported). hz_after records the writes of in. */
+int hz_check(wg_ctx *c, wave *w, const emu_inst *in);
+void hz_after(wg_ctx *c, wave *w, const emu_inst *in);
+
+/* MFMA (mfma.c): execute one MFMA on wave w. Returns -1 if unsupported. */
+int emu_mfma(wg_ctx *c, wave *w, const emu_inst *in);
+/* Passes (4-cycle units) of an MFMA operation, 0 if not an MFMA. */
+int emu_mfma_passes(emu_op op);
+/* FLOPs of one MFMA instruction (whole wave). */
+uint64_t emu_mfma_flops(emu_op op);
+
+#endif

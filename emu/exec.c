@@ -1,0 +1,528 @@
+/* The wave executor: the instruction loop with its strictness checks
+ * (registers beyond the descriptor's allocation, use of data a load has not
+ * yet delivered), scalar ALU, scalar memory, program control and s_waitcnt.
+ * Vector ALU is in exec_valu.c, memory in exec_mem.c, MFMA in mfma.c. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "exec.h"
+
+int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in);
+int emu_exec_mem(wg_ctx *c, wave *w, const emu_inst *in);
+
+int emu_fault(wg_ctx *c, wave *w, const char *fmt, ...)
+{
+    if (c->failed)
+        return -1;
+    c->failed = true;
+    char msg[512], text[160] = "?";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const emu_kernel *k = c->k;
+    unsigned long long pc = 0;
+    if (w && w->pc >= 0 && w->pc < k->ninsts) {
+        emu_disasm(&k->code[w->pc], text, sizeof text);
+        pc = (unsigned long long)k->code[w->pc].pc;
+    }
+    if (c->err && c->errlen) {
+        if (w)
+            snprintf(c->err, c->errlen, "%s kernel %s: workgroup (%u,%u,%u) wave %d pc 0x%llx `%s`: %s",
+                     c->dev->t->name, k->info.name, c->wg[0], c->wg[1], c->wg[2], w->id, pc, text, msg);
+        else
+            snprintf(c->err, c->errlen, "%s kernel %s: workgroup (%u,%u,%u): %s", c->dev->t->name, k->info.name,
+                     c->wg[0], c->wg[1], c->wg[2], msg);
+    }
+    return -1;
+}
+
+/* ---- register bounds and outstanding loads ---- */
+
+static uint8_t *pend_slot(wave *w, unsigned code)
+{
+    if (code >= R_A0)
+        return &w->pend_a[code - R_A0];
+    if (code >= R_V0)
+        return &w->pend_v[code - R_V0];
+    return &w->pend_s[code];
+}
+
+static void reg_name(unsigned code, char *buf, size_t len)
+{
+    if (code >= R_A0)
+        snprintf(buf, len, "a%u", code - R_A0);
+    else if (code >= R_V0)
+        snprintf(buf, len, "v%u", code - R_V0);
+    else if (code == R_VCC || code == R_VCC + 1)
+        snprintf(buf, len, "vcc");
+    else if (code == R_EXEC || code == R_EXEC + 1)
+        snprintf(buf, len, "exec");
+    else if (code == R_M0)
+        snprintf(buf, len, "m0");
+    else
+        snprintf(buf, len, "s%u", code);
+}
+
+/* The outstanding operation that writes register code (for reports). */
+static const pend_op *pending_writer(const wave *w, unsigned code)
+{
+    for (int i = 0; i < w->vm_n; i++) {
+        const pend_op *p = &w->vmq[(w->vm_head + i) % VM_QUEUE];
+        if (p->code != R_NONE && code >= p->code && code < (unsigned)p->code + p->width)
+            return p;
+    }
+    for (int i = 0; i < w->lq_n; i++) {
+        const pend_op *p = &w->lq[i];
+        if (p->code != R_NONE && code >= p->code && code < (unsigned)p->code + p->width)
+            return p;
+    }
+    return NULL;
+}
+
+static int pending_fault(wg_ctx *c, wave *w, unsigned code, bool write)
+{
+    char r[16], by[160] = "a load";
+    reg_name(code, r, sizeof r);
+    const pend_op *p = pending_writer(w, code);
+    const char *cnt = "s_waitcnt";
+    if (p) {
+        char t[128];
+        emu_disasm(&c->k->code[p->pc], t, sizeof t);
+        snprintf(by, sizeof by, "`%s` at pc 0x%llx", t, (unsigned long long)c->k->code[p->pc].pc);
+        cnt = p->smem ? "s_waitcnt lgkmcnt(0)" : c->k->code[p->pc].fmt == F_DS ? "s_waitcnt lgkmcnt" : "s_waitcnt vmcnt";
+    }
+    return emu_fault(c, w, "%s %s while %s into it is outstanding (missing %s)", write ? "overwrites" : "reads", r, by,
+                     cnt);
+}
+
+static int check_regs(wg_ctx *c, wave *w, const emu_inst *in)
+{
+    const emu_kernel_info *ki = &c->k->info;
+    for (int pass = 0; pass < 2; pass++) {
+        int n = pass ? in->nwr : in->nrd;
+        const uint16_t *codes = pass ? in->wr : in->rd;
+        const uint8_t *widths = pass ? in->wrw : in->rdw;
+        for (int i = 0; i < n; i++) {
+            unsigned code = codes[i], wd = widths[i];
+            if (code >= R_A0) {
+                if (code - R_A0 + wd > (unsigned)w->na)
+                    return emu_fault(c, w, "a%u beyond the %d AGPRs the descriptor allocates", code - R_A0 + wd - 1, w->na);
+            } else if (code >= R_V0) {
+                if (code - R_V0 + wd > (unsigned)w->nv)
+                    return emu_fault(c, w, "v%u beyond the %d VGPRs the descriptor allocates", code - R_V0 + wd - 1, w->nv);
+            } else if (code + wd - 1 < 102 && code + wd > (unsigned)ki->sgprs) {
+                return emu_fault(c, w, "s%u beyond the %d SGPRs the descriptor allocates", code + wd - 1, ki->sgprs);
+            }
+            for (unsigned j = 0; j < wd; j++)
+                if (*pend_slot(w, code + j))
+                    return pending_fault(c, w, code + j, pass);
+        }
+    }
+    return 0;
+}
+
+/* ---- outstanding memory operations ---- */
+
+static void set_pend(wave *w, uint16_t code, int width, uint8_t v)
+{
+    if (code == R_NONE)
+        return;
+    for (int j = 0; j < width; j++)
+        *pend_slot(w, code + (unsigned)j) = v;
+}
+
+int emu_issue_vm(wg_ctx *c, wave *w, const emu_inst *in, uint16_t code, int width)
+{
+    if (w->vm_n == VM_QUEUE)
+        return emu_fault(c, w, "more than %d vector memory operations outstanding", VM_QUEUE);
+    pend_op *p = &w->vmq[(w->vm_head + w->vm_n++) % VM_QUEUE];
+    *p = (pend_op){.code = code, .width = (uint8_t)width, .pc = (int32_t)(in - c->k->code)};
+    set_pend(w, code, width, 1);
+    return 0;
+}
+
+int emu_issue_lgkm(wg_ctx *c, wave *w, const emu_inst *in, uint16_t code, int width, bool smem, bool lds_store)
+{
+    if (w->lq_n == LGKM_QUEUE)
+        return emu_fault(c, w, "more than %d LDS/scalar memory operations outstanding", LGKM_QUEUE);
+    w->lq[w->lq_n++] = (pend_op){.code = code, .width = (uint8_t)width, .smem = smem, .lds_store = lds_store,
+                                 .pc = (int32_t)(in - c->k->code)};
+    set_pend(w, code, width, 1);
+    return 0;
+}
+
+static void wait_vm(wave *w, int n)
+{
+    while (w->vm_n > n) {
+        pend_op *p = &w->vmq[w->vm_head];
+        set_pend(w, p->code, p->width, 0);
+        w->vm_head = (w->vm_head + 1) % VM_QUEUE;
+        w->vm_n--;
+    }
+}
+
+/* lgkmcnt(n): at most n operations remain. LDS returns in order, scalar
+ * memory in any order, so only what every completion order guarantees is
+ * retired: the LDS operations with more than n LDS operations after (and
+ * including) them, and scalar loads only when n == 0. */
+static void wait_lgkm(wave *w, int n)
+{
+    int lds_total = 0;
+    for (int i = 0; i < w->lq_n; i++)
+        lds_total += !w->lq[i].smem;
+    int rank = 0, keep = 0;
+    for (int i = 0; i < w->lq_n; i++) {
+        pend_op *p = &w->lq[i];
+        bool done = p->smem ? n == 0 : lds_total - rank > n;
+        if (!p->smem)
+            rank++;
+        if (done)
+            set_pend(w, p->code, p->width, 0);
+        else
+            w->lq[keep++] = *p;
+    }
+    w->lq_n = keep;
+}
+
+/* ---- scalar ALU ---- */
+
+static int exec_salu(wg_ctx *c, wave *w, const emu_inst *in)
+{
+    const emu_opnd *a = &in->src[0], *b = &in->src[1];
+    uint16_t d = in->dst.code;
+    uint32_t x = 0, y = 0, r = 0;
+    uint64_t X = 0, Y = 0, R = 0;
+    int32_t sx, sy;
+    int64_t wide;
+    if (in->fmt == F_SOP2 || in->fmt == F_SOPC || in->fmt == F_SOP1) {
+        if (in->src[0].code != R_NONE) {
+            x = sval(w, a);
+            X = a->width == 2 ? sval64(w, a) : x;
+        }
+        if (in->src[1].code != R_NONE) {
+            y = sval(w, b);
+            Y = b->width == 2 ? sval64(w, b) : y;
+        }
+    }
+    sx = (int32_t)x;
+    sy = (int32_t)y;
+    int32_t k16 = in->simm16;
+    switch ((emu_op)in->op) {
+    /* SOP2 */
+    case OP_S_ADD_U32: R = (uint64_t)x + y; sset(w, d, (uint32_t)R); w->scc = R >> 32 != 0; break;
+    case OP_S_SUB_U32: sset(w, d, x - y); w->scc = y > x; break;
+    case OP_S_ADD_I32: r = x + y; sset(w, d, r); w->scc = ((sx >= 0) == (sy >= 0)) && ((int32_t)r >= 0) != (sx >= 0); break;
+    case OP_S_SUB_I32: r = x - y; sset(w, d, r); w->scc = ((sx >= 0) != (sy >= 0)) && ((int32_t)r >= 0) != (sx >= 0); break;
+    case OP_S_ADDC_U32: R = (uint64_t)x + y + (uint64_t)w->scc; sset(w, d, (uint32_t)R); w->scc = R >> 32 != 0; break;
+    case OP_S_SUBB_U32: R = (uint64_t)x - y - (uint64_t)w->scc; sset(w, d, (uint32_t)R); w->scc = (uint64_t)y + (uint64_t)w->scc > x; break;
+    case OP_S_MIN_I32: sset(w, d, sx < sy ? x : y); w->scc = sx < sy; break;
+    case OP_S_MIN_U32: sset(w, d, x < y ? x : y); w->scc = x < y; break;
+    case OP_S_MAX_I32: sset(w, d, sx > sy ? x : y); w->scc = sx > sy; break;
+    case OP_S_MAX_U32: sset(w, d, x > y ? x : y); w->scc = x > y; break;
+    case OP_S_CSELECT_B32: sset(w, d, w->scc ? x : y); break;
+    case OP_S_CSELECT_B64: sset64(w, d, w->scc ? X : Y); break;
+    case OP_S_AND_B32: r = x & y; goto w32;
+    case OP_S_OR_B32: r = x | y; goto w32;
+    case OP_S_XOR_B32: r = x ^ y; goto w32;
+    case OP_S_ANDN2_B32: r = x & ~y; goto w32;
+    case OP_S_ORN2_B32: r = x | ~y; goto w32;
+    case OP_S_AND_B64: R = X & Y; goto w64;
+    case OP_S_OR_B64: R = X | Y; goto w64;
+    case OP_S_XOR_B64: R = X ^ Y; goto w64;
+    case OP_S_ANDN2_B64: R = X & ~Y; goto w64;
+    case OP_S_ORN2_B64: R = X | ~Y; goto w64;
+    case OP_S_NAND_B64: R = ~(X & Y); goto w64;
+    case OP_S_NOR_B64: R = ~(X | Y); goto w64;
+    case OP_S_XNOR_B64: R = ~(X ^ Y); goto w64;
+    case OP_S_LSHL_B32: r = x << (y & 31); goto w32;
+    case OP_S_LSHR_B32: r = x >> (y & 31); goto w32;
+    case OP_S_ASHR_I32: r = (uint32_t)(sx >> (y & 31)); goto w32;
+    case OP_S_LSHL_B64: R = X << (y & 63); goto w64;
+    case OP_S_LSHR_B64: R = X >> (y & 63); goto w64;
+    case OP_S_ASHR_I64: R = (uint64_t)((int64_t)X >> (y & 63)); goto w64;
+    case OP_S_BFM_B32: sset(w, d, ((1u << (x & 31)) - 1) << (y & 31)); break;
+    case OP_S_MUL_I32: sset(w, d, x * y); break;
+    case OP_S_MUL_HI_U32: sset(w, d, (uint32_t)(((uint64_t)x * y) >> 32)); break;
+    case OP_S_MUL_HI_I32: sset(w, d, (uint32_t)(((int64_t)sx * sy) >> 32)); break;
+    case OP_S_BFE_U32: {
+        unsigned off = y & 31, wd = (y >> 16) & 127;
+        r = wd >= 32 ? x >> off : (x >> off) & ((1u << wd) - 1);
+        goto w32;
+    }
+    case OP_S_BFE_I32: {
+        unsigned off = y & 31, wd = (y >> 16) & 127;
+        if (!wd)
+            r = 0;
+        else if (wd >= 32)
+            r = (uint32_t)(sx >> off);
+        else
+            r = (uint32_t)((int32_t)((x >> off) << (32 - wd)) >> (32 - wd));
+        goto w32;
+    }
+    case OP_S_BFE_U64: {
+        unsigned off = y & 63, wd = (y >> 16) & 127;
+        R = wd >= 64 ? X >> off : (X >> off) & ((1ull << wd) - 1);
+        goto w64;
+    }
+    case OP_S_ABSDIFF_I32: wide = (int64_t)sx - sy; r = (uint32_t)(wide < 0 ? -wide : wide); goto w32;
+    case OP_S_LSHL1_ADD_U32: R = ((uint64_t)x << 1) + y; goto lshl_add;
+    case OP_S_LSHL2_ADD_U32: R = ((uint64_t)x << 2) + y; goto lshl_add;
+    case OP_S_LSHL3_ADD_U32: R = ((uint64_t)x << 3) + y; goto lshl_add;
+    case OP_S_LSHL4_ADD_U32: R = ((uint64_t)x << 4) + y;
+    lshl_add:
+        sset(w, d, (uint32_t)R);
+        w->scc = R >> 32 != 0;
+        break;
+    case OP_S_PACK_LL_B32_B16: sset(w, d, (x & 0xffff) | y << 16); break;
+    case OP_S_PACK_LH_B32_B16: sset(w, d, (x & 0xffff) | (y & 0xffff0000u)); break;
+    case OP_S_PACK_HH_B32_B16: sset(w, d, x >> 16 | (y & 0xffff0000u)); break;
+    /* SOPK */
+    case OP_S_MOVK_I32: sset(w, d, (uint32_t)k16); break;
+    case OP_S_CMOVK_I32: if (w->scc) sset(w, d, (uint32_t)k16); break;
+    case OP_S_CMPK_EQ_I32: w->scc = (int32_t)w->s[d] == k16; break;
+    case OP_S_CMPK_LG_I32: w->scc = (int32_t)w->s[d] != k16; break;
+    case OP_S_CMPK_GT_I32: w->scc = (int32_t)w->s[d] > k16; break;
+    case OP_S_CMPK_GE_I32: w->scc = (int32_t)w->s[d] >= k16; break;
+    case OP_S_CMPK_LT_I32: w->scc = (int32_t)w->s[d] < k16; break;
+    case OP_S_CMPK_LE_I32: w->scc = (int32_t)w->s[d] <= k16; break;
+    case OP_S_CMPK_EQ_U32: w->scc = w->s[d] == (uint16_t)k16; break;
+    case OP_S_CMPK_LG_U32: w->scc = w->s[d] != (uint16_t)k16; break;
+    case OP_S_CMPK_GT_U32: w->scc = w->s[d] > (uint16_t)k16; break;
+    case OP_S_CMPK_GE_U32: w->scc = w->s[d] >= (uint16_t)k16; break;
+    case OP_S_CMPK_LT_U32: w->scc = w->s[d] < (uint16_t)k16; break;
+    case OP_S_CMPK_LE_U32: w->scc = w->s[d] <= (uint16_t)k16; break;
+    case OP_S_ADDK_I32: {
+        int32_t o = (int32_t)w->s[d];
+        r = (uint32_t)o + (uint32_t)k16;
+        w->scc = ((o >= 0) == (k16 >= 0)) && (((int32_t)r >= 0) != (o >= 0));
+        sset(w, d, r);
+        break;
+    }
+    case OP_S_MULK_I32: sset(w, d, w->s[d] * (uint32_t)k16); break;
+    /* SOP1 */
+    case OP_S_MOV_B32: sset(w, d, x); break;
+    case OP_S_MOV_B64: sset64(w, d, X); break;
+    case OP_S_CMOV_B32: if (w->scc) sset(w, d, x); break;
+    case OP_S_CMOV_B64: if (w->scc) sset64(w, d, X); break;
+    case OP_S_NOT_B32: r = ~x; goto w32;
+    case OP_S_NOT_B64: R = ~X; goto w64;
+    case OP_S_BREV_B32: {
+        r = 0;
+        for (int i = 0; i < 32; i++)
+            r |= ((x >> i) & 1) << (31 - i);
+        sset(w, d, r);
+        break;
+    }
+    case OP_S_BCNT1_I32_B32: r = (uint32_t)__builtin_popcount(x); goto w32;
+    case OP_S_BCNT1_I32_B64: r = (uint32_t)__builtin_popcountll(X); goto w32;
+    case OP_S_FF1_I32_B32: sset(w, d, x ? (uint32_t)__builtin_ctz(x) : 0xffffffffu); break;
+    case OP_S_FF1_I32_B64: sset(w, d, X ? (uint32_t)__builtin_ctzll(X) : 0xffffffffu); break;
+    case OP_S_FLBIT_I32_B32: sset(w, d, x ? (uint32_t)__builtin_clz(x) : 0xffffffffu); break;
+    case OP_S_SEXT_I32_I8: sset(w, d, (uint32_t)(int32_t)(int8_t)x); break;
+    case OP_S_SEXT_I32_I16: sset(w, d, (uint32_t)(int32_t)(int16_t)x); break;
+    case OP_S_BITSET0_B32: sset(w, d, w->s[d] & ~(1u << (x & 31))); break;
+    case OP_S_BITSET1_B32: sset(w, d, w->s[d] | 1u << (x & 31)); break;
+    case OP_S_GETPC_B64: sset64(w, d, in->pc + 4); break;
+    case OP_S_AND_SAVEEXEC_B64: R = X & exec_mask(w); goto saveexec;
+    case OP_S_OR_SAVEEXEC_B64: R = X | exec_mask(w); goto saveexec;
+    case OP_S_XOR_SAVEEXEC_B64: R = X ^ exec_mask(w); goto saveexec;
+    case OP_S_ANDN2_SAVEEXEC_B64: R = X & ~exec_mask(w); goto saveexec;
+    case OP_S_ORN2_SAVEEXEC_B64: R = X | ~exec_mask(w);
+    saveexec:
+        sset64(w, d, exec_mask(w));
+        set_exec(w, R);
+        w->scc = R != 0;
+        break;
+    case OP_S_ABS_I32: r = (uint32_t)(sx < 0 ? -(int64_t)sx : sx); goto w32;
+    /* SOPC */
+    case OP_S_CMP_EQ_I32: case OP_S_CMP_EQ_U32: w->scc = x == y; break;
+    case OP_S_CMP_LG_I32: case OP_S_CMP_LG_U32: w->scc = x != y; break;
+    case OP_S_CMP_GT_I32: w->scc = sx > sy; break;
+    case OP_S_CMP_GE_I32: w->scc = sx >= sy; break;
+    case OP_S_CMP_LT_I32: w->scc = sx < sy; break;
+    case OP_S_CMP_LE_I32: w->scc = sx <= sy; break;
+    case OP_S_CMP_GT_U32: w->scc = x > y; break;
+    case OP_S_CMP_GE_U32: w->scc = x >= y; break;
+    case OP_S_CMP_LT_U32: w->scc = x < y; break;
+    case OP_S_CMP_LE_U32: w->scc = x <= y; break;
+    case OP_S_BITCMP0_B32: w->scc = !((x >> (y & 31)) & 1); break;
+    case OP_S_BITCMP1_B32: w->scc = (x >> (y & 31)) & 1; break;
+    case OP_S_CMP_EQ_U64: w->scc = X == Y; break;
+    case OP_S_CMP_LG_U64: w->scc = X != Y; break;
+    default:
+        return emu_fault(c, w, "scalar operation not implemented by the emulator");
+    }
+    return 0;
+w32:
+    sset(w, d, r);
+    w->scc = r != 0;
+    return 0;
+w64:
+    sset64(w, d, R);
+    w->scc = R != 0;
+    return 0;
+}
+
+/* ---- scalar memory ---- */
+
+static int exec_smem(wg_ctx *c, wave *w, const emu_inst *in)
+{
+    int n = in->dst.width;
+    uint64_t addr;
+    uint32_t limit = 0xffffffffu;
+    bool buffer = in->src[0].width == 4;
+    uint32_t off = in->src[1].code != R_NONE ? w->s[in->src[1].code] : (uint32_t)in->offset;
+    if (buffer) {
+        const uint32_t *rs = &w->s[in->src[0].code];
+        addr = ((uint64_t)rs[0] | (uint64_t)(rs[1] & 0xffff) << 32);
+        limit = rs[2];
+    } else {
+        addr = sval64(w, &in->src[0]);
+    }
+    if ((addr + off) & 3)
+        return emu_fault(c, w, "scalar load address 0x%llx is not 4-byte aligned",
+                         (unsigned long long)(addr + off));
+    for (int i = 0; i < n; i++) {
+        uint64_t o = (uint64_t)off + 4u * (unsigned)i;
+        uint32_t v = 0;
+        if (!buffer || o + 4 <= limit) {
+            uintptr_t a = (uintptr_t)(addr + o);
+            if (!emu_mem_ok(c->dev, a, 4))
+                return emu_fault(c, w, "scalar load from 0x%llx outside every registered buffer",
+                                 (unsigned long long)a);
+            memcpy(&v, (const void *)a, 4);
+            c->stats.global_read += 4;
+        }
+        sset(w, (uint16_t)(in->dst.code + i), v);
+    }
+    return emu_issue_lgkm(c, w, in, in->dst.code, n, true, false);
+}
+
+/* ---- program control ---- */
+
+/* Returns 0 to continue, 1 to yield (barrier, end), -1 on a fault; sets *next. */
+static int exec_sopp(wg_ctx *c, wave *w, const emu_inst *in, int *next)
+{
+    bool take = false;
+    switch ((emu_op)in->op) {
+    case OP_S_NOP: case OP_S_SETPRIO: case OP_S_SLEEP: return 0;
+    case OP_S_ENDPGM:
+        wait_vm(w, 0);
+        wait_lgkm(w, 0);
+        w->done = true;
+        return 1;
+    case OP_S_BARRIER:
+        for (int i = 0; i < w->lq_n; i++)
+            if (w->lq[i].lds_store)
+                return emu_fault(c, w,
+                                 "s_barrier while an LDS write is outstanding (issue s_waitcnt lgkmcnt(0) first): "
+                                 "other waves may not see it");
+        w->at_barrier = true;
+        *next = w->pc + 1;
+        return 1;
+    case OP_S_WAITCNT: {
+        unsigned v = (uint16_t)in->simm16;
+        int vm = (int)((v & 15) | ((v >> 14) & 3) << 4), lgkm = (int)((v >> 8) & 15);
+        wait_vm(w, vm);
+        wait_lgkm(w, lgkm);
+        return 0;
+    }
+    case OP_S_BRANCH: take = true; break;
+    case OP_S_CBRANCH_SCC0: take = !w->scc; break;
+    case OP_S_CBRANCH_SCC1: take = w->scc; break;
+    case OP_S_CBRANCH_VCCZ: take = vcc_mask(w) == 0; break;
+    case OP_S_CBRANCH_VCCNZ: take = vcc_mask(w) != 0; break;
+    case OP_S_CBRANCH_EXECZ: take = exec_mask(w) == 0; break;
+    case OP_S_CBRANCH_EXECNZ: take = exec_mask(w) != 0; break;
+    default:
+        return emu_fault(c, w, "program-control operation not implemented by the emulator");
+    }
+    if (take)
+        *next = in->target;
+    return 0;
+}
+
+static int setpc(wg_ctx *c, wave *w, const emu_inst *in, int *next)
+{
+    uint64_t a = sval64(w, &in->src[0]);
+    const emu_kernel *k = c->k;
+    int lo = 0, hi = k->ninsts - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (k->code[mid].pc == a) {
+            *next = mid;
+            return 0;
+        }
+        if (k->code[mid].pc < a)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return emu_fault(c, w, "s_setpc_b64 to 0x%llx, not an instruction of this kernel", (unsigned long long)a);
+}
+
+/* ---- the loop ---- */
+
+int emu_run_wave(wg_ctx *c, wave *w)
+{
+    const emu_kernel *k = c->k;
+    const emu_inst *code = k->code;
+    emu_stats *st = &c->stats;
+    w->at_barrier = false;
+    for (;;) {
+        if (w->pc < 0 || w->pc >= k->ninsts) {
+            w->pc = -1;
+            return emu_fault(c, w, "execution ran off the end of the kernel (missing s_endpgm)");
+        }
+        const emu_inst *in = &code[w->pc];
+        if (check_regs(c, w, in) || hz_check(c, w, in))
+            return -1;
+        st->insts[in->cls]++;
+        st->cycles[in->cls] += in->cycles;
+        if (w->pc >= k->loop_begin && w->pc < k->loop_end &&
+            (in->cls == EC_VALU || in->cls == EC_VALU_FMA || in->cls == EC_VALU_TRANS || in->cls == EC_VALU_64)) {
+            st->loop_valu_cycles += in->cycles;
+            if (in->cls == EC_VALU_FMA)
+                st->loop_fma_cycles += in->cycles;
+        }
+        int next = w->pc + 1, rc;
+        switch (in->fmt) {
+        case F_SOP1:
+            if (in->op == OP_S_SETPC_B64) {
+                rc = setpc(c, w, in, &next);
+                break;
+            }
+            /* fall through */
+        case F_SOP2: case F_SOPC: case F_SOPK:
+            rc = exec_salu(c, w, in);
+            break;
+        case F_SOPP:
+            rc = exec_sopp(c, w, in, &next);
+            break;
+        case F_SMEM:
+            rc = exec_smem(c, w, in);
+            break;
+        case F_VOP1: case F_VOP2: case F_VOPC: case F_VOP3: case F_VOP3P:
+            rc = emu_exec_valu(c, w, in);
+            break;
+        case F_MAI:
+            rc = in->op == OP_V_ACCVGPR_READ_B32 || in->op == OP_V_ACCVGPR_WRITE_B32 ? emu_exec_valu(c, w, in)
+                                                                                  : emu_mfma(c, w, in);
+            break;
+        default:
+            rc = emu_exec_mem(c, w, in);
+            break;
+        }
+        if (rc < 0)
+            return -1;
+        hz_after(c, w, in);
+        w->ws += in->op == OP_S_NOP ? (uint64_t)((in->simm16 & 15) + 1) : 1;
+        if (rc > 0) {
+            w->pc = w->done ? w->pc : next;
+            return 0;
+        }
+        w->pc = next;
+    }
+}

@@ -1,0 +1,411 @@
+/* Vector memory: LDS (DS), buffer (MUBUF) and global/flat instructions.
+ *
+ * Strictness: LDS accesses beyond the workgroup's allocation, misaligned
+ * LDS accesses and LDS races between waves of a workgroup (conflicting
+ * accesses with no s_barrier between them) are faults. Buffer accesses
+ * follow the gfx9 range check (per dword, stride 0: in range when
+ * offset + size <= NUM_RECORDS); accesses whose outcome depends on a
+ * disputed reading of that rule are faults: non-zero soffset changing the
+ * outcome, and multi-dword accesses partly in range. Every in-range access
+ * must fall inside memory the host registered. */
+#include <stdio.h>
+#include <string.h>
+
+#include "exec.h"
+
+#define LANES for (int l = 0; l < 64; l++)
+
+/* ---- LDS ---- */
+
+static int lds_track(wg_ctx *c, wave *w, uint32_t addr, int bytes, bool write)
+{
+    for (uint32_t dw = addr / 4; dw <= (addr + (uint32_t)bytes - 1) / 4; dw++) {
+        uint32_t ep = c->epoch;
+        if (write) {
+            if (c->lds_wepoch[dw] == ep && c->lds_writer[dw] != w->id)
+                return emu_fault(c, w, "LDS race: writes 0x%x, which wave %d wrote since the last s_barrier", dw * 4,
+                                 c->lds_writer[dw]);
+            if (c->lds_repoch[dw] == ep && (c->lds_readers[dw] & ~(1u << w->id)))
+                return emu_fault(c, w, "LDS race: writes 0x%x, which wave %d read since the last s_barrier", dw * 4,
+                                 __builtin_ctz(c->lds_readers[dw] & ~(1u << w->id)));
+            c->lds_wepoch[dw] = ep;
+            c->lds_writer[dw] = (uint8_t)w->id;
+        } else {
+            if (c->lds_wepoch[dw] == ep && c->lds_writer[dw] != w->id)
+                return emu_fault(c, w, "LDS race: reads 0x%x, which wave %d wrote since the last s_barrier", dw * 4,
+                                 c->lds_writer[dw]);
+            if (c->lds_repoch[dw] != ep) {
+                c->lds_repoch[dw] = ep;
+                c->lds_readers[dw] = 0;
+            }
+            c->lds_readers[dw] |= (uint16_t)(1u << w->id);
+        }
+    }
+    return 0;
+}
+
+static int lds_check(wg_ctx *c, wave *w, uint32_t addr, int bytes, int align, bool write)
+{
+    if ((uint64_t)addr + (unsigned)bytes > (uint64_t)c->lds_size)
+        return emu_fault(c, w, "LDS %s of %d bytes at 0x%x beyond the workgroup's %d bytes", write ? "write" : "read",
+                         bytes, addr, c->lds_size);
+    if (addr % (uint32_t)align)
+        return emu_fault(c, w, "LDS %s of %d bytes at 0x%x is not %d-byte aligned", write ? "write" : "read", bytes,
+                         addr, align);
+    return lds_track(c, w, addr, bytes, write);
+}
+
+static int ds_bytes(emu_op op, const emu_inst *in, bool *two, int *stride)
+{
+    *two = false;
+    *stride = 1;
+    switch (op) {
+    case OP_DS_WRITE_B8: case OP_DS_READ_I8: case OP_DS_READ_U8: case OP_DS_WRITE_B8_D16_HI: return 1;
+    case OP_DS_WRITE_B16: case OP_DS_READ_I16: case OP_DS_READ_U16: case OP_DS_READ_U16_D16:
+    case OP_DS_READ_U16_D16_HI: case OP_DS_WRITE_B16_D16_HI: return 2;
+    case OP_DS_WRITE2_B32: case OP_DS_READ2_B32: *two = true; return 4;
+    case OP_DS_WRITE2ST64_B32: case OP_DS_READ2ST64_B32: *two = true; *stride = 64; return 4;
+    case OP_DS_WRITE2_B64: case OP_DS_READ2_B64: *two = true; return 8;
+    case OP_DS_WRITE2ST64_B64: case OP_DS_READ2ST64_B64: *two = true; *stride = 64; return 8;
+    default: break;
+    }
+    (void)in;
+    return 0;
+}
+
+static int exec_ds(wg_ctx *c, wave *w, const emu_inst *in)
+{
+    emu_op op = (emu_op)in->op;
+    uint64_t exec = exec_mask(w);
+    if (in->gds)
+        return emu_fault(c, w, "GDS is not supported by the emulator");
+    const uint32_t *addr = w->v[in->src[0].code - R_V0];
+    bool two;
+    int stride;
+    int size = ds_bytes(op, in, &two, &stride);
+    uint8_t *lds = c->lds;
+
+    if (op == OP_DS_BPERMUTE_B32 || op == OP_DS_PERMUTE_B32) {
+        const uint32_t *data = w->v[in->src[1].code - R_V0];
+        uint32_t out[64] = {0};
+        LANES {
+            if (!(exec >> l & 1))
+                continue;
+            unsigned sl = ((addr[l] + (uint32_t)in->offset) / 4) & 63;
+            if (op == OP_DS_BPERMUTE_B32)
+                out[l] = (exec >> sl & 1) ? data[sl] : 0;
+            else
+                out[sl] = data[l];
+        }
+        wb(vdst(w, in->dst.code, 0), out, exec);
+        return emu_issue_lgkm(c, w, in, in->dst.code, 1, false, false);
+    }
+    if (op == OP_DS_SWIZZLE_B32) {
+        const uint32_t *data = vsrc(w, &in->src[0], 0, (uint32_t[64]){0});
+        uint32_t out[64];
+        unsigned off = (unsigned)in->offset;
+        LANES {
+            int sl;
+            if (off & 0x8000) /* quad permute */
+                sl = (l & ~3) + (int)((off >> (2 * (l & 3))) & 3);
+            else { /* bit mode within 32 lanes */
+                unsigned and_m = off & 31, or_m = (off >> 5) & 31, xor_m = (off >> 10) & 31;
+                sl = (l & 32) | (int)((((unsigned)l & and_m) | or_m) ^ xor_m);
+            }
+            out[l] = (exec >> sl & 1) ? data[sl] : 0;
+        }
+        wb(vdst(w, in->dst.code, 0), out, exec);
+        return emu_issue_lgkm(c, w, in, in->dst.code, 1, false, false);
+    }
+
+    bool read = in->is_load;
+    if (!size) {
+        size = 4 * (read ? in->dst.width : in->src[1].width);
+        if (in->is_atomic)
+            size = 4;
+    }
+    int align = size >= 12 ? 16 : size;
+    int nelem = two ? 2 : 1;
+    LANES {
+        if (!(exec >> l & 1))
+            continue;
+        for (int e = 0; e < nelem; e++) {
+            uint32_t a = addr[l] + (two ? (uint32_t)((e ? in->offset1 : in->offset) * size * stride) : (uint32_t)in->offset);
+            if (lds_check(c, w, a, size, align, !read || in->is_atomic))
+                return -1;
+            if (read) {
+                int dwords = size >= 4 ? size / 4 : 1;
+                for (int j = 0; j < dwords; j++) {
+                    uint32_t *d = vdst(w, in->dst.code, e * dwords + j);
+                    uint32_t x = 0;
+                    if (size >= 4)
+                        memcpy(&x, lds + a + 4 * j, 4);
+                    else if (size == 2) {
+                        uint16_t h;
+                        memcpy(&h, lds + a, 2);
+                        x = op == OP_DS_READ_I16 ? (uint32_t)(int32_t)(int16_t)h : h;
+                        if (op == OP_DS_READ_U16_D16)
+                            x = (d[l] & 0xffff0000u) | h;
+                        else if (op == OP_DS_READ_U16_D16_HI)
+                            x = (d[l] & 0xffffu) | (uint32_t)h << 16;
+                    } else {
+                        uint8_t b = lds[a];
+                        x = op == OP_DS_READ_I8 ? (uint32_t)(int32_t)(int8_t)b : b;
+                    }
+                    d[l] = x;
+                }
+                c->stats.lds_read += (uint64_t)size;
+            } else {
+                const emu_opnd *src = &in->src[1 + e];
+                if (in->is_atomic) {
+                    uint32_t old, x = vdst(w, src->code, 0)[l];
+                    memcpy(&old, lds + a, 4);
+                    old = op == OP_DS_ADD_F32 ? bits_of(f32_of(old) + f32_of(x)) : old + x;
+                    memcpy(lds + a, &old, 4);
+                } else if (size >= 4) {
+                    for (int j = 0; j < size / 4; j++) {
+                        uint32_t x = vdst(w, src->code, j)[l];
+                        memcpy(lds + a + 4 * j, &x, 4);
+                    }
+                } else {
+                    uint32_t x = vdst(w, src->code, 0)[l];
+                    if (op == OP_DS_WRITE_B8_D16_HI || op == OP_DS_WRITE_B16_D16_HI)
+                        x >>= 16;
+                    memcpy(lds + a, &x, (size_t)size);
+                }
+                c->stats.lds_written += (uint64_t)size;
+            }
+        }
+    }
+    if (read)
+        return emu_issue_lgkm(c, w, in, in->dst.code, in->dst.width, false, false);
+    return emu_issue_lgkm(c, w, in, R_NONE, 0, false, true);
+}
+
+/* ---- global memory access (registered host memory) ---- */
+
+static int access_bytes(emu_op op)
+{
+    switch (op) {
+    case OP_BUFFER_LOAD_UBYTE: case OP_BUFFER_LOAD_SBYTE: case OP_BUFFER_STORE_BYTE:
+    case OP_GLOBAL_LOAD_UBYTE: case OP_GLOBAL_STORE_BYTE:
+        return 1;
+    case OP_BUFFER_LOAD_USHORT: case OP_BUFFER_LOAD_SSHORT: case OP_BUFFER_LOAD_SHORT_D16:
+    case OP_BUFFER_LOAD_SHORT_D16_HI: case OP_BUFFER_STORE_SHORT: case OP_BUFFER_STORE_SHORT_D16_HI:
+    case OP_GLOBAL_LOAD_USHORT: case OP_GLOBAL_LOAD_SSHORT: case OP_GLOBAL_LOAD_SHORT_D16:
+    case OP_GLOBAL_LOAD_SHORT_D16_HI: case OP_GLOBAL_STORE_SHORT: case OP_GLOBAL_STORE_SHORT_D16_HI:
+        return 2;
+    default:
+        return 4;
+    }
+}
+
+static uint32_t f16x2_add(uint32_t a, uint32_t b)
+{
+    return f32_to_f16(f16_to_f32((uint16_t)a) + f16_to_f32((uint16_t)b)) |
+           (uint32_t)f32_to_f16(f16_to_f32((uint16_t)(a >> 16)) + f16_to_f32((uint16_t)(b >> 16))) << 16;
+}
+
+/* Atomic read-modify-write of one dword of host memory; returns the old value. */
+static uint32_t atomic_rmw(emu_op op, uint32_t *p, uint32_t x, uint32_t cmp)
+{
+    switch (op) {
+    case OP_BUFFER_ATOMIC_ADD: case OP_GLOBAL_ATOMIC_ADD:
+        return __atomic_fetch_add(p, x, __ATOMIC_RELAXED);
+    case OP_BUFFER_ATOMIC_SWAP: case OP_GLOBAL_ATOMIC_SWAP:
+        return __atomic_exchange_n(p, x, __ATOMIC_RELAXED);
+    case OP_BUFFER_ATOMIC_CMPSWAP: case OP_GLOBAL_ATOMIC_CMPSWAP: {
+        uint32_t expect = cmp;
+        __atomic_compare_exchange_n(p, &expect, x, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+        return expect;
+    }
+    default: { /* float adds: compare-and-swap loop */
+        uint32_t old = __atomic_load_n(p, __ATOMIC_RELAXED), nv;
+        do {
+            nv = (op == OP_BUFFER_ATOMIC_ADD_F32 || op == OP_GLOBAL_ATOMIC_ADD_F32) ? bits_of(f32_of(old) + f32_of(x))
+                                                                                      : f16x2_add(old, x);
+        } while (!__atomic_compare_exchange_n(p, &old, nv, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+        return old;
+    }
+    }
+}
+
+/* Load/store/atomic of one lane's element(s) at host address a. Returns
+ * the value for loads/returning atomics in out[0..n-1]. */
+static int lane_access(wg_ctx *c, wave *w, const emu_inst *in, int l, uintptr_t a, int size, int j, uint32_t *val)
+{
+    emu_op op = (emu_op)in->op;
+    if (!emu_mem_ok(c->dev, a, (size_t)size))
+        return emu_fault(c, w, "lane %d %s 0x%llx (%d bytes) outside every registered buffer", l,
+                         in->is_load ? "reads" : "writes", (unsigned long long)a, size);
+    if (a % (uintptr_t)(size < 4 ? size : 4))
+        return emu_fault(c, w, "lane %d accesses 0x%llx, not %d-byte aligned", l, (unsigned long long)a, size);
+    if (in->is_atomic) {
+        uint32_t cmp = 0;
+        if (op == OP_BUFFER_ATOMIC_CMPSWAP || op == OP_GLOBAL_ATOMIC_CMPSWAP)
+            cmp = val[1];
+        val[0] = atomic_rmw(op, (uint32_t *)a, val[0], cmp);
+        c->stats.global_read += 4;
+        c->stats.global_written += 4;
+    } else if (in->is_load) {
+        uint32_t x = 0;
+        memcpy(&x, (const void *)a, (size_t)size);
+        val[j] = x;
+        c->stats.global_read += (uint64_t)size;
+    } else {
+        uint32_t x = val[j];
+        memcpy((void *)a, &x, (size_t)size);
+        c->stats.global_written += (uint64_t)size;
+    }
+    return 0;
+}
+
+/* Place a loaded element into the destination register (sub-dword forms). */
+static uint32_t load_merge(emu_op op, uint32_t old, uint32_t x)
+{
+    switch (op) {
+    case OP_BUFFER_LOAD_SBYTE: return (uint32_t)(int32_t)(int8_t)x;
+    case OP_BUFFER_LOAD_SSHORT: case OP_GLOBAL_LOAD_SSHORT: return (uint32_t)(int32_t)(int16_t)x;
+    case OP_BUFFER_LOAD_SHORT_D16: case OP_GLOBAL_LOAD_SHORT_D16: return (old & 0xffff0000u) | (x & 0xffff);
+    case OP_BUFFER_LOAD_SHORT_D16_HI: case OP_GLOBAL_LOAD_SHORT_D16_HI: return (old & 0xffff) | x << 16;
+    default: return x;
+    }
+}
+
+static uint32_t store_value(emu_op op, uint32_t x)
+{
+    return op == OP_BUFFER_STORE_SHORT_D16_HI || op == OP_GLOBAL_STORE_SHORT_D16_HI ? x >> 16 : x;
+}
+
+/* ---- MUBUF ---- */
+
+static int exec_mubuf(wg_ctx *c, wave *w, const emu_inst *in)
+{
+    emu_op op = (emu_op)in->op;
+    uint64_t exec = exec_mask(w);
+    const uint32_t *rs = &w->s[in->src[1].code];
+    uint64_t base = (uint64_t)rs[0] | (uint64_t)(rs[1] & 0xffff) << 32;
+    uint32_t stride = (rs[1] >> 16) & 0x3fff, num = rs[2], w3 = rs[3];
+    if (rs[1] >> 31)
+        return emu_fault(c, w, "buffer resource with swizzle enabled is not supported");
+    if (w3 >> 23 & 1)
+        return emu_fault(c, w, "buffer resource with ADD_TID_ENABLE is not supported");
+    if (((w3 >> 15) & 15) == 0)
+        return emu_fault(c, w, "buffer resource with DATA_FORMAT 0 (invalid): the access may be dropped on hardware");
+    uint32_t soff = sval(w, &in->src[2]);
+    int size = access_bytes(op);
+    int n = in->is_atomic ? 1 : (size == 4 ? in->dst.width : 1);
+    bool cmpswap = op == OP_BUFFER_ATOMIC_CMPSWAP;
+    const uint32_t *vidx = NULL, *voff = NULL;
+    if (in->idxen)
+        vidx = w->v[in->src[0].code - R_V0];
+    if (in->offen)
+        voff = w->v[in->src[0].code - R_V0 + (in->idxen ? 1 : 0)];
+    bool ret = in->is_load || (in->is_atomic && (in->glc || in->sc0));
+    LANES {
+        if (!(exec >> l & 1))
+            continue;
+        uint32_t idx = vidx ? vidx[l] : 0;
+        uint64_t off = (uint64_t)(voff ? voff[l] : 0) + (uint32_t)in->offset;
+        uint32_t val[4] = {0};
+        if (!in->is_load)
+            for (int j = 0; j < (cmpswap ? 2 : n); j++)
+                val[j] = store_value(op, vdst(w, in->dst.code, j)[l]);
+        int in_count = 0;
+        bool inr[4];
+        for (int j = 0; j < n; j++) {
+            uint64_t o = off + (uint64_t)(size * j);
+            bool a_in, b_in;
+            if (stride == 0) {
+                a_in = o + (uint64_t)size <= num;
+                b_in = o + soff + (uint64_t)size <= num;
+                if (o < num && o + (uint64_t)size > num)
+                    return emu_fault(c, w, "lane %d: element at offset 0x%llx straddles NUM_RECORDS 0x%x (disputed range check)",
+                                     l, (unsigned long long)o, num);
+            } else {
+                a_in = b_in = idx < num;
+                if (o + (uint64_t)size > stride)
+                    return emu_fault(c, w, "lane %d: offset 0x%llx beyond the record stride %u (disputed range check)", l,
+                                     (unsigned long long)o, stride);
+            }
+            if (a_in != b_in)
+                return emu_fault(c, w,
+                                 "lane %d: whether offset 0x%llx is in range depends on whether soffset 0x%x is "
+                                 "range-checked (disputed corner)",
+                                 l, (unsigned long long)o, soff);
+            inr[j] = a_in;
+            in_count += a_in;
+        }
+        if (in_count && in_count != n)
+            return emu_fault(c, w, "lane %d: %d-dword access at offset 0x%llx is partly in range (disputed corner)", l, n,
+                             (unsigned long long)off);
+        for (int j = 0; j < n; j++) {
+            if (!inr[j]) {
+                val[j] = 0;
+                continue;
+            }
+            uintptr_t a = (uintptr_t)(base + soff + (uint64_t)stride * idx + off + (uint64_t)(size * j));
+            if (lane_access(c, w, in, l, a, size, j, val))
+                return -1;
+        }
+        if (ret) {
+            int nr = in->is_atomic ? 1 : n;
+            for (int j = 0; j < nr; j++) {
+                uint32_t *d = vdst(w, in->dst.code, j);
+                d[l] = in->is_atomic ? (inr[0] ? val[0] : 0) : load_merge(op, d[l], val[j]);
+            }
+        }
+    }
+    if (ret)
+        return emu_issue_vm(c, w, in, in->dst.code, in->is_atomic ? 1 : in->dst.width);
+    return emu_issue_vm(c, w, in, R_NONE, 0);
+}
+
+/* ---- FLAT / GLOBAL ---- */
+
+static int exec_flat(wg_ctx *c, wave *w, const emu_inst *in)
+{
+    emu_op op = (emu_op)in->op;
+    uint64_t exec = exec_mask(w);
+    int size = access_bytes(op);
+    bool store = !in->is_load;
+    int n = in->is_atomic ? 1 : size == 4 ? (store ? in->src[1].width : in->dst.width) : 1;
+    bool cmpswap = op == OP_GLOBAL_ATOMIC_CMPSWAP;
+    bool ret = in->is_load || (in->is_atomic && in->dst.code != R_NONE);
+    uint64_t sbase = in->src[2].code != R_NONE ? sval64(w, &in->src[2]) : 0;
+    LANES {
+        if (!(exec >> l & 1))
+            continue;
+        uint64_t a;
+        if (in->src[2].code != R_NONE)
+            a = sbase + w->v[in->src[0].code - R_V0][l];
+        else
+            a = (uint64_t)w->v[in->src[0].code - R_V0][l] | (uint64_t)w->v[in->src[0].code - R_V0 + 1][l] << 32;
+        a += (uint64_t)(int64_t)in->offset;
+        uint32_t val[4] = {0};
+        if (store)
+            for (int j = 0; j < (cmpswap ? 2 : n); j++)
+                val[j] = store_value(op, vdst(w, in->src[1].code, j)[l]);
+        for (int j = 0; j < n; j++)
+            if (lane_access(c, w, in, l, (uintptr_t)(a + (uint64_t)(size * j)), size, j, val))
+                return -1;
+        if (ret)
+            for (int j = 0; j < (in->is_atomic ? 1 : n); j++) {
+                uint32_t *d = vdst(w, in->dst.code, j);
+                d[l] = load_merge(op, d[l], val[j]);
+            }
+    }
+    if (ret)
+        return emu_issue_vm(c, w, in, in->dst.code, in->is_atomic ? 1 : in->dst.width);
+    return emu_issue_vm(c, w, in, R_NONE, 0);
+}
+
+int emu_exec_mem(wg_ctx *c, wave *w, const emu_inst *in)
+{
+    switch (in->fmt) {
+    case F_DS: return exec_ds(c, w, in);
+    case F_MUBUF: return exec_mubuf(c, w, in);
+    case F_FLAT: case F_GLOBAL: return exec_flat(c, w, in);
+    default: return emu_fault(c, w, "instruction format not implemented by the emulator");
+    }
+}

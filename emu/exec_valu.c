@@ -1,0 +1,732 @@
+/* Vector ALU: VOP1, VOP2, VOPC, VOP3, VOP3P (incl. SDWA and DPP source
+ * forms), lane operations and the accumulation-register moves.
+ *
+ * Every operation computes all 64 lanes into a result array, then the
+ * output path applies the output modifiers, the SDWA destination select and
+ * the exec (and DPP) mask. Floating point follows round-to-nearest-even with
+ * denormals kept (FLOAT_DENORM_MODE 3), or flushed where the descriptor asks
+ * (mode 0) and for the legacy MAD/MAC ops; fused operations use fmaf/fma.
+ * Transcendentals (v_rcp, v_rsq, v_sqrt, v_exp, v_log) are computed exactly
+ * in double and rounded: the hardware is accurate to 1 ULP, so results can
+ * differ in the last bit. */
+#include <stdio.h>
+#include <string.h>
+
+#include "exec.h"
+
+#define LANES for (int l = 0; l < 64; l++)
+
+typedef struct {
+    uint32_t t[4][64];   /* scratch for broadcast / modified sources */
+    uint32_t r[64], r1[64];
+    uint64_t mask;       /* lanes to write (exec & DPP) */
+} vctx;
+
+/* ---- sources ---- */
+
+static const uint32_t *dpp_src(wave *w, const emu_inst *in, uint32_t *tmp, uint64_t *mask);
+
+/* Source i as 32-bit lanes, after DPP/SDWA selection and f32 neg/abs. */
+static const uint32_t *src32(wave *w, const emu_inst *in, int i, uint32_t *tmp, vctx *v, bool fp)
+{
+    const uint32_t *p;
+    if (i == 0 && in->ext == EXT_DPP)
+        p = dpp_src(w, in, tmp, &v->mask);
+    else
+        p = vsrc(w, &in->src[i], 0, tmp);
+    if (in->ext == EXT_SDWA && i < 2) {
+        unsigned sel = i ? in->sdwa_src1_sel : in->sdwa_src0_sel;
+        bool sext = i ? in->sdwa_src1_sext : in->sdwa_src0_sext;
+        if (sel != 6) {
+            unsigned sh = sel < 4 ? sel * 8 : (sel - 4) * 16, bits = sel < 4 ? 8 : 16;
+            LANES {
+                uint32_t x = (p[l] >> sh) & ((1u << bits) - 1);
+                if (sext && (x >> (bits - 1)))
+                    x |= ~((1u << bits) - 1);
+                tmp[l] = x;
+            }
+            p = tmp;
+        }
+    }
+    unsigned neg = (in->neg >> i) & 1, abs = (in->abs >> i) & 1;
+    if (fp && (neg || abs)) {
+        uint32_t clr = abs ? 0x7fffffffu : 0xffffffffu, flip = neg ? 0x80000000u : 0;
+        LANES tmp[l] = (p[l] & clr) ^ flip;
+        p = tmp;
+    }
+    return p;
+}
+
+static uint64_t src64(wave *w, const emu_opnd *o, int l)
+{
+    if (o->kind == K_VGPR || o->kind == K_AGPR) {
+        const uint32_t *lo = o->kind == K_VGPR ? w->v[o->code - R_V0] : w->a[o->code - R_A0];
+        const uint32_t *hi = o->kind == K_VGPR ? w->v[o->code - R_V0 + 1] : w->a[o->code - R_A0 + 1];
+        return (uint64_t)lo[l] | (uint64_t)hi[l] << 32;
+    }
+    return sval64(w, o);
+}
+
+static double srcf64(wave *w, const emu_inst *in, int i, int l)
+{
+    uint64_t u = src64(w, &in->src[i], l);
+    if ((in->abs >> i) & 1)
+        u &= ~(1ull << 63);
+    if ((in->neg >> i) & 1)
+        u ^= 1ull << 63;
+    return f64_of(u);
+}
+
+/* DPP: src0 read from another lane of the same row; lanes whose row/bank
+ * is masked off, or whose source lane is invalid without bound_ctrl, are
+ * not written. */
+static const uint32_t *dpp_src(wave *w, const emu_inst *in, uint32_t *tmp, uint64_t *mask)
+{
+    const uint32_t *p = vsrc(w, &in->src[0], 0, tmp);
+    uint32_t out[64];
+    unsigned c = in->dpp_ctrl;
+    LANES {
+        int row = l / 16, bank = (l % 16) / 4, src = -1, li = l % 16;
+        if (!((in->dpp_row_mask >> row) & 1) || !((in->dpp_bank_mask >> bank) & 1)) {
+            *mask &= ~(1ull << l);
+            out[l] = 0;
+            continue;
+        }
+        if (c <= 0xff)
+            src = (l & ~3) + (int)((c >> (2 * (l & 3))) & 3);
+        else if (c >= 0x101 && c <= 0x10f)
+            src = li + (int)(c & 15) < 16 ? l + (int)(c & 15) : -1;
+        else if (c >= 0x111 && c <= 0x11f)
+            src = li - (int)(c & 15) >= 0 ? l - (int)(c & 15) : -1;
+        else if (c >= 0x121 && c <= 0x12f)
+            src = row * 16 + (li + (int)(c & 15)) % 16;
+        else if (c == 0x130)
+            src = l + 1 < 64 ? l + 1 : -1;
+        else if (c == 0x134)
+            src = (l + 1) % 64;
+        else if (c == 0x138)
+            src = l - 1;
+        else if (c == 0x13c)
+            src = (l + 63) % 64;
+        else if (c == 0x140)
+            src = row * 16 + 15 - li;
+        else if (c == 0x141)
+            src = (l & ~7) + 7 - (l & 7);
+        else if (c == 0x142)
+            src = li == 15 || row == 0 ? -2 : row * 16 - 1; /* row_bcast:15: lane 15 of the previous row */
+        else if (c == 0x143)
+            src = row < 2 ? -2 : 31;
+        if (src == -2) { /* broadcast leaves these lanes' results unchanged */
+            *mask &= ~(1ull << l);
+            out[l] = 0;
+            continue;
+        }
+        if (src < 0 || src > 63 || !((exec_mask(w) >> src) & 1)) {
+            if (in->dpp_bound_ctrl)
+                out[l] = 0;
+            else {
+                *mask &= ~(1ull << l);
+                out[l] = 0;
+            }
+            continue;
+        }
+        out[l] = p[src];
+    }
+    memcpy(tmp, out, sizeof out);
+    return tmp;
+}
+
+/* ---- output ---- */
+
+static uint32_t omod_clamp(const emu_inst *in, uint32_t x)
+{
+    if (!in->omod && !in->clamp)
+        return x;
+    float f = f32_of(x);
+    if (in->omod == 1)
+        f *= 2.0f;
+    else if (in->omod == 2)
+        f *= 4.0f;
+    else if (in->omod == 3)
+        f *= 0.5f;
+    if (in->clamp)
+        f = f != f ? 0.0f : f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f;
+    return bits_of(f);
+}
+
+static void write_v(wave *w, const emu_inst *in, vctx *v, const uint32_t *r, int dword)
+{
+    uint32_t *d = vdst(w, in->dst.code, dword);
+    if (in->ext == EXT_SDWA && in->sdwa_dst_sel != 6) {
+        unsigned sel = in->sdwa_dst_sel, sh = sel < 4 ? sel * 8 : (sel - 4) * 16, bits = sel < 4 ? 8 : 16;
+        uint32_t fm = ((1u << bits) - 1) << sh;
+        uint32_t out[64];
+        LANES {
+            uint32_t x = (r[l] << sh) & fm;
+            if (in->sdwa_dst_unused == 2)
+                x |= d[l] & ~fm;
+            else if (in->sdwa_dst_unused == 1 && (x >> (sh + bits - 1)) & 1)
+                x |= ~((1u << (sh + bits)) - 1);
+            out[l] = x;
+        }
+        wb(d, out, v->mask);
+        return;
+    }
+    wb(d, r, v->mask);
+}
+
+/* Lane-mask result (VOPC, carry-out): inactive lanes read as 0. */
+static void write_mask(wave *w, uint16_t code, uint64_t m) { sset64(w, code, m); }
+
+/* ---- f16 helpers ---- */
+
+static uint16_t h_sel(uint32_t x, int hi) { return (uint16_t)(hi ? x >> 16 : x); }
+static float hf(uint32_t x, int hi, int neg, int abs)
+{
+    uint16_t h = h_sel(x, hi);
+    if (abs)
+        h &= 0x7fff;
+    if (neg)
+        h ^= 0x8000;
+    return f16_to_f32(h);
+}
+
+static uint32_t vcmp_class(float f, uint32_t m)
+{
+    uint32_t u = bits_of(f);
+    int neg = u >> 31;
+    int bit;
+    switch (fpclassify(f)) {
+    case FP_NAN: bit = (u & 0x400000) ? 1 : 0; break;
+    case FP_INFINITE: bit = neg ? 2 : 9; break;
+    case FP_NORMAL: bit = neg ? 3 : 8; break;
+    case FP_SUBNORMAL: bit = neg ? 4 : 7; break;
+    default: bit = neg ? 5 : 6; break;
+    }
+    return (m >> bit) & 1;
+}
+
+static float ftz(const wave *w, const emu_kernel *k, float f)
+{
+    (void)w;
+    return k->denorm32 == 3 ? f : flush_denorm(f);
+}
+
+static int32_t sext24(uint32_t x) { return (int32_t)(x << 8) >> 8; }
+
+static uint32_t med3u(uint32_t a, uint32_t b, uint32_t c)
+{
+    uint32_t mx = a > b ? a : b, mn = a < b ? a : b;
+    return c > mx ? mx : c < mn ? mn : c;
+}
+static int32_t med3i(int32_t a, int32_t b, int32_t c)
+{
+    int32_t mx = a > b ? a : b, mn = a < b ? a : b;
+    return c > mx ? mx : c < mn ? mn : c;
+}
+
+static float legacy_mul(float a, float b) { return (a == 0.0f || b == 0.0f) ? 0.0f : a * b; }
+
+/* ---- VOP3P (packed 16-bit, mix, dot, packed f32) ---- */
+
+static int exec_vop3p(wg_ctx *c, wave *w, const emu_inst *in, vctx *v)
+{
+    const uint32_t *A = vsrc(w, &in->src[0], 0, v->t[0]), *B = vsrc(w, &in->src[1], 0, v->t[1]);
+    const uint32_t *C = in->src[2].code != R_NONE ? vsrc(w, &in->src[2], 0, v->t[2]) : v->t[2];
+    uint32_t *r = v->r;
+    unsigned os = in->opsel, oh = in->opsel_hi, nl = in->neg, nh = in->neg_hi;
+#define SEL(X, i, hi) h_sel(X[l], hi ? (oh >> (i)) & 1 : (os >> (i)) & 1)
+#define HF(X, i, hi) hf(X[l], hi ? (oh >> (i)) & 1 : (os >> (i)) & 1, hi ? (nh >> (i)) & 1 : (nl >> (i)) & 1, 0)
+    switch ((emu_op)in->op) {
+    case OP_V_PK_FMA_F16:
+        LANES r[l] = f32_to_f16(fmaf(HF(A, 0, 0), HF(B, 1, 0), HF(C, 2, 0))) |
+                     (uint32_t)f32_to_f16(fmaf(HF(A, 0, 1), HF(B, 1, 1), HF(C, 2, 1))) << 16;
+        break;
+    case OP_V_PK_ADD_F16:
+        LANES r[l] = f32_to_f16(HF(A, 0, 0) + HF(B, 1, 0)) | (uint32_t)f32_to_f16(HF(A, 0, 1) + HF(B, 1, 1)) << 16;
+        break;
+    case OP_V_PK_MUL_F16:
+        LANES r[l] = f32_to_f16(HF(A, 0, 0) * HF(B, 1, 0)) | (uint32_t)f32_to_f16(HF(A, 0, 1) * HF(B, 1, 1)) << 16;
+        break;
+    case OP_V_PK_MIN_F16:
+        LANES r[l] = f32_to_f16(fminf(HF(A, 0, 0), HF(B, 1, 0))) | (uint32_t)f32_to_f16(fminf(HF(A, 0, 1), HF(B, 1, 1))) << 16;
+        break;
+    case OP_V_PK_MAX_F16:
+        LANES r[l] = f32_to_f16(fmaxf(HF(A, 0, 0), HF(B, 1, 0))) | (uint32_t)f32_to_f16(fmaxf(HF(A, 0, 1), HF(B, 1, 1))) << 16;
+        break;
+    case OP_V_PK_MAD_I16:
+        LANES r[l] = (uint16_t)((int16_t)SEL(A, 0, 0) * (int16_t)SEL(B, 1, 0) + (int16_t)SEL(C, 2, 0)) |
+                     (uint32_t)(uint16_t)((int16_t)SEL(A, 0, 1) * (int16_t)SEL(B, 1, 1) + (int16_t)SEL(C, 2, 1)) << 16;
+        break;
+    case OP_V_PK_MUL_LO_U16:
+        LANES r[l] = (uint16_t)(SEL(A, 0, 0) * SEL(B, 1, 0)) | (uint32_t)(uint16_t)(SEL(A, 0, 1) * SEL(B, 1, 1)) << 16;
+        break;
+    case OP_V_PK_ADD_I16:
+    case OP_V_PK_ADD_U16:
+        LANES r[l] = (uint16_t)(SEL(A, 0, 0) + SEL(B, 1, 0)) | (uint32_t)(uint16_t)(SEL(A, 0, 1) + SEL(B, 1, 1)) << 16;
+        break;
+    case OP_V_PK_SUB_U16:
+        LANES r[l] = (uint16_t)(SEL(A, 0, 0) - SEL(B, 1, 0)) | (uint32_t)(uint16_t)(SEL(A, 0, 1) - SEL(B, 1, 1)) << 16;
+        break;
+    case OP_V_PK_LSHLREV_B16:
+        LANES r[l] = (uint16_t)(SEL(B, 1, 0) << (SEL(A, 0, 0) & 15)) | (uint32_t)(uint16_t)(SEL(B, 1, 1) << (SEL(A, 0, 1) & 15)) << 16;
+        break;
+    case OP_V_FMA_MIX_F32:
+    case OP_V_FMA_MIXLO_F16:
+    case OP_V_FMA_MIXHI_F16: {
+        /* op_sel_hi[i] = 1: source i is f16 (half chosen by op_sel[i]); 0: f32 */
+        const uint32_t *S[3] = {A, B, C};
+        LANES {
+            float x[3];
+            for (int i = 0; i < 3; i++) {
+                if ((oh >> i) & 1)
+                    x[i] = f16_to_f32(h_sel(S[i][l], (os >> i) & 1));
+                else
+                    x[i] = f32_of(S[i][l]);
+                if ((nh >> i) & 1)
+                    x[i] = fabsf(x[i]);
+                if ((nl >> i) & 1)
+                    x[i] = -x[i];
+            }
+            float f = fmaf(x[0], x[1], x[2]);
+            if (in->op == OP_V_FMA_MIX_F32)
+                r[l] = bits_of(f);
+            else {
+                uint32_t old = vdst(w, in->dst.code, 0)[l];
+                uint32_t h = f32_to_f16(f);
+                r[l] = in->op == OP_V_FMA_MIXLO_F16 ? (old & 0xffff0000u) | h : (old & 0xffffu) | h << 16;
+            }
+        }
+        break;
+    }
+    case OP_V_DOT2_F32_F16:
+        LANES r[l] = bits_of(fmaf(HF(A, 0, 1), HF(B, 1, 1), fmaf(HF(A, 0, 0), HF(B, 1, 0), f32_of(C[l]))));
+        break;
+    case OP_V_DOT2_I32_I16:
+        LANES r[l] = (uint32_t)((int16_t)SEL(A, 0, 0) * (int16_t)SEL(B, 1, 0) + (int16_t)SEL(A, 0, 1) * (int16_t)SEL(B, 1, 1) + (int32_t)C[l]);
+        break;
+    case OP_V_DOT2_U32_U16:
+        LANES r[l] = SEL(A, 0, 0) * SEL(B, 1, 0) + SEL(A, 0, 1) * SEL(B, 1, 1) + C[l];
+        break;
+    case OP_V_DOT4_I32_I8:
+        LANES {
+            int32_t s = (int32_t)C[l];
+            for (int i = 0; i < 4; i++)
+                s += (int8_t)(A[l] >> (8 * i)) * (int8_t)(B[l] >> (8 * i));
+            r[l] = (uint32_t)s;
+        }
+        break;
+    case OP_V_DOT4_U32_U8:
+        LANES {
+            uint32_t s = C[l];
+            for (int i = 0; i < 4; i++)
+                s += ((A[l] >> (8 * i)) & 255) * ((B[l] >> (8 * i)) & 255);
+            r[l] = s;
+        }
+        break;
+    case OP_V_PK_FMA_F32:
+    case OP_V_PK_MUL_F32:
+    case OP_V_PK_ADD_F32:
+    case OP_V_PK_MOV_B32: {
+        /* 64-bit operands: op_sel picks the dword of each source for the low
+           result, op_sel_hi for the high result. */
+        uint32_t lo[64], hi[64];
+        int ns = in->op == OP_V_PK_FMA_F32 ? 3 : 2;
+        LANES {
+            float x[2][3];
+            uint32_t raw[2][3];
+            for (int i = 0; i < ns; i++) {
+                uint64_t s = src64(w, &in->src[i], l);
+                for (int h = 0; h < 2; h++) {
+                    int sel = h ? (oh >> i) & 1 : (os >> i) & 1;
+                    raw[h][i] = (uint32_t)(sel ? s >> 32 : s);
+                    x[h][i] = f32_of(raw[h][i]);
+                    if ((h ? nh >> i : nl >> i) & 1)
+                        x[h][i] = -x[h][i];
+                }
+            }
+            for (int h = 0; h < 2; h++) {
+                uint32_t res;
+                if (in->op == OP_V_PK_FMA_F32)
+                    res = bits_of(fmaf(x[h][0], x[h][1], x[h][2]));
+                else if (in->op == OP_V_PK_MUL_F32)
+                    res = bits_of(x[h][0] * x[h][1]);
+                else if (in->op == OP_V_PK_ADD_F32)
+                    res = bits_of(x[h][0] + x[h][1]);
+                else
+                    res = raw[h][h];
+                (h ? hi : lo)[l] = res;
+            }
+        }
+        if (in->op == OP_V_PK_MOV_B32) {
+            /* d.lo = src0 dword op_sel[0], d.hi = src1 dword op_sel[1] */
+            LANES {
+                uint64_t s0 = src64(w, &in->src[0], l), s1 = src64(w, &in->src[1], l);
+                lo[l] = (uint32_t)((os & 1) ? s0 >> 32 : s0);
+                hi[l] = (uint32_t)((os & 2) ? s1 >> 32 : s1);
+            }
+        }
+        write_v(w, in, v, lo, 0);
+        write_v(w, in, v, hi, 1);
+        return 0;
+    }
+    default:
+        return emu_fault(c, w, "packed operation not implemented by the emulator");
+    }
+#undef SEL
+#undef HF
+    if (in->clamp && in->op != OP_V_FMA_MIX_F32)
+        return emu_fault(c, w, "clamp on a packed operation is not implemented by the emulator");
+    write_v(w, in, v, r, 0);
+    return 0;
+}
+
+/* ---- the rest ---- */
+
+int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
+{
+    vctx V;
+    vctx *v = &V;
+    uint64_t exec = exec_mask(w);
+    v->mask = exec;
+    uint32_t *r = v->r;
+    const emu_kernel *k = c->k;
+    emu_op op = (emu_op)in->op;
+    if (in->fmt == F_VOP3P)
+        return exec_vop3p(c, w, in, v);
+
+    const uint32_t *A = NULL, *B = NULL, *C = NULL;
+    bool fp = strstr(in->info->name, "_f32") || strstr(in->info->name, "_f16");
+    bool f16op = strstr(in->info->name, "_f16") && !strstr(in->info->name, "_f32");
+    if (in->src[0].code != R_NONE && in->src[0].width == 1)
+        A = src32(w, in, 0, v->t[0], v, fp && !f16op);
+    if (in->src[1].code != R_NONE && in->src[1].width == 1)
+        B = src32(w, in, 1, v->t[1], v, fp && !f16op);
+    if (in->src[2].code != R_NONE && in->src[2].width == 1)
+        C = src32(w, in, 2, v->t[2], v, fp && !f16op);
+    uint64_t m = 0, carry = 0;
+    uint64_t cin = 0;
+    if (in->src[2].code != R_NONE && in->src[2].width == 2)
+        cin = sval64(w, &in->src[2]);
+    /* f16 VOP3 op_sel: bits 0..2 pick the high half of sources, bit 3 writes
+       the high half of the destination. */
+    unsigned os = in->fmt == F_VOP3 ? in->opsel : 0;
+#define FA f32_of(A[l])
+#define FB f32_of(B[l])
+#define FC f32_of(C[l])
+#define HA hf(A[l], os & 1, in->neg & 1, in->abs & 1)
+#define HB hf(B[l], (os >> 1) & 1, (in->neg >> 1) & 1, (in->abs >> 1) & 1)
+#define HC hf(C[l], (os >> 2) & 1, (in->neg >> 2) & 1, (in->abs >> 2) & 1)
+#define F2(expr) LANES { r[l] = bits_of(expr); } goto out_f32
+#define U2(expr) LANES { r[l] = (expr); } goto out_int
+#define H2(expr) LANES { r[l] = f32_to_f16(expr); } goto out_f16
+#define CMP(expr) LANES { if (expr) m |= 1ull << l; } goto out_cmp
+    switch (op) {
+    case OP_V_NOP: return 0;
+    case OP_V_MOV_B32: U2(A[l]);
+    case OP_V_READFIRSTLANE_B32: {
+        uint32_t x = A[0];
+        if (exec)
+            x = A[__builtin_ctzll(exec)];
+        sset(w, in->dst.code, x);
+        return 0;
+    }
+    case OP_V_CVT_F32_I32: F2((float)(int32_t)A[l]);
+    case OP_V_CVT_F32_U32: F2((float)A[l]);
+    case OP_V_CVT_U32_F32: U2(FA != FA || FA <= 0.0f ? 0u : FA >= 4294967296.0f ? 0xffffffffu : (uint32_t)FA);
+    case OP_V_CVT_I32_F32: U2((uint32_t)(FA != FA ? 0 : FA <= -2147483648.0f ? INT32_MIN : FA >= 2147483648.0f ? INT32_MAX : (int32_t)FA));
+    case OP_V_CVT_RPI_I32_F32: U2((uint32_t)(int32_t)floorf(FA + 0.5f));
+    case OP_V_CVT_FLR_I32_F32: U2((uint32_t)(int32_t)floorf(FA));
+    case OP_V_CVT_F16_F32: U2(f32_to_f16(FA));
+    case OP_V_CVT_F32_F16: F2(HA);
+    case OP_V_CVT_F32_UBYTE0: F2((float)(A[l] & 255));
+    case OP_V_CVT_F32_UBYTE1: F2((float)((A[l] >> 8) & 255));
+    case OP_V_CVT_F32_UBYTE2: F2((float)((A[l] >> 16) & 255));
+    case OP_V_CVT_F32_UBYTE3: F2((float)(A[l] >> 24));
+    case OP_V_CVT_F16_U16: H2((float)(uint16_t)A[l]);
+    case OP_V_CVT_F16_I16: H2((float)(int16_t)A[l]);
+    case OP_V_CVT_U16_F16: U2((uint32_t)(uint16_t)(HA < 0 || HA != HA ? 0 : HA > 65535.0f ? 65535 : (int)HA));
+    case OP_V_CVT_I16_F16: U2((uint32_t)(uint16_t)(int16_t)(HA != HA ? 0 : HA < -32768.0f ? -32768 : HA > 32767.0f ? 32767 : (int)HA));
+    case OP_V_TRUNC_F32: F2(truncf(FA));
+    case OP_V_CEIL_F32: F2(ceilf(FA));
+    case OP_V_RNDNE_F32: F2(nearbyintf(FA));
+    case OP_V_FLOOR_F32: F2(floorf(FA));
+    case OP_V_FRACT_F32: F2(FA - floorf(FA) < 1.0f ? FA - floorf(FA) : 0x1.fffffep-1f);
+    case OP_V_EXP_F32: F2((float)exp2((double)FA));
+    case OP_V_LOG_F32: F2((float)log2((double)FA));
+    case OP_V_RCP_F32: case OP_V_RCP_IFLAG_F32: F2((float)(1.0 / (double)FA));
+    case OP_V_RSQ_F32: F2((float)(1.0 / sqrt((double)FA)));
+    case OP_V_SQRT_F32: F2((float)sqrt((double)FA));
+    case OP_V_RCP_F16: H2(1.0f / HA);
+    case OP_V_SQRT_F16: H2(sqrtf(HA));
+    case OP_V_NOT_B32: U2(~A[l]);
+    case OP_V_BFREV_B32: LANES { uint32_t x = A[l], y = 0; for (int i = 0; i < 32; i++) y |= ((x >> i) & 1) << (31 - i); r[l] = y; } goto out_int;
+    case OP_V_FFBH_U32: U2(A[l] ? (uint32_t)__builtin_clz(A[l]) : 0xffffffffu);
+    case OP_V_FFBL_B32: U2(A[l] ? (uint32_t)__builtin_ctz(A[l]) : 0xffffffffu);
+    case OP_V_FFBH_I32: LANES { uint32_t x = (int32_t)A[l] < 0 ? ~A[l] : A[l]; r[l] = (A[l] == 0 || A[l] == 0xffffffffu) ? 0xffffffffu : (uint32_t)__builtin_clz(x) - 1; } goto out_int;
+    case OP_V_SWAP_B32: {
+        uint32_t *d = vdst(w, in->dst.code, 0), *s = vdst(w, in->src[0].code, 0);
+        LANES if (exec >> l & 1) { uint32_t t = d[l]; d[l] = s[l]; s[l] = t; }
+        return 0;
+    }
+    case OP_V_ACCVGPR_MOV_B32: case OP_V_ACCVGPR_READ_B32: case OP_V_ACCVGPR_WRITE_B32: U2(A[l]);
+    case OP_V_MOV_B64: {
+        uint32_t lo[64], hi[64];
+        LANES { uint64_t x = src64(w, &in->src[0], l); lo[l] = (uint32_t)x; hi[l] = (uint32_t)(x >> 32); }
+        write_v(w, in, v, lo, 0);
+        write_v(w, in, v, hi, 1);
+        return 0;
+    }
+    case OP_V_CVT_I32_F64: LANES { double x = srcf64(w, in, 0, l); r[l] = (uint32_t)(x != x ? 0 : x <= -2147483648.0 ? INT32_MIN : x >= 2147483647.0 ? INT32_MAX : (int32_t)x); } goto out_int;
+    case OP_V_CVT_U32_F64: LANES { double x = srcf64(w, in, 0, l); r[l] = x != x || x <= 0 ? 0 : x >= 4294967295.0 ? 0xffffffffu : (uint32_t)x; } goto out_int;
+    case OP_V_CVT_F32_F64: LANES r[l] = bits_of((float)srcf64(w, in, 0, l)); goto out_f32;
+    case OP_V_CVT_F64_I32: LANES { uint64_t x = bits64_of((double)(int32_t)A[l]); r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32); } goto out_64;
+    case OP_V_CVT_F64_U32: LANES { uint64_t x = bits64_of((double)A[l]); r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32); } goto out_64;
+    case OP_V_CVT_F64_F32: LANES { uint64_t x = bits64_of((double)FA); r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32); } goto out_64;
+    /* VOP2 */
+    case OP_V_CNDMASK_B32: U2((cin >> l & 1) ? B[l] : A[l]);
+    case OP_V_ADD_F32: F2(ftz(w, k, FA + FB));
+    case OP_V_SUB_F32: F2(ftz(w, k, FA - FB));
+    case OP_V_SUBREV_F32: F2(ftz(w, k, FB - FA));
+    case OP_V_MUL_LEGACY_F32: F2(legacy_mul(FA, FB));
+    case OP_V_MUL_F32: F2(ftz(w, k, FA * FB));
+    case OP_V_MUL_I32_I24: U2((uint32_t)(sext24(A[l]) * sext24(B[l])));
+    case OP_V_MUL_HI_I32_I24: U2((uint32_t)(((int64_t)sext24(A[l]) * sext24(B[l])) >> 32));
+    case OP_V_MUL_U32_U24: U2((A[l] & 0xffffff) * (B[l] & 0xffffff));
+    case OP_V_MUL_HI_U32_U24: U2((uint32_t)(((uint64_t)(A[l] & 0xffffff) * (B[l] & 0xffffff)) >> 32));
+    case OP_V_MIN_F32: F2(fminf(FA, FB));
+    case OP_V_MAX_F32: F2(fmaxf(FA, FB));
+    case OP_V_MIN_I32: U2((int32_t)A[l] < (int32_t)B[l] ? A[l] : B[l]);
+    case OP_V_MAX_I32: U2((int32_t)A[l] > (int32_t)B[l] ? A[l] : B[l]);
+    case OP_V_MIN_U32: U2(A[l] < B[l] ? A[l] : B[l]);
+    case OP_V_MAX_U32: U2(A[l] > B[l] ? A[l] : B[l]);
+    case OP_V_LSHRREV_B32: U2(B[l] >> (A[l] & 31));
+    case OP_V_ASHRREV_I32: U2((uint32_t)((int32_t)B[l] >> (A[l] & 31)));
+    case OP_V_LSHLREV_B32: U2(B[l] << (A[l] & 31));
+    case OP_V_AND_B32: U2(A[l] & B[l]);
+    case OP_V_OR_B32: U2(A[l] | B[l]);
+    case OP_V_XOR_B32: U2(A[l] ^ B[l]);
+    case OP_V_XNOR_B32: U2(~(A[l] ^ B[l]));
+    case OP_V_MAC_F32: {
+        const uint32_t *D = vdst(w, in->dst.code, 0);
+        F2(flush_denorm(flush_denorm(flush_denorm(FA) * flush_denorm(FB)) + flush_denorm(f32_of(D[l]))));
+    }
+    case OP_V_MADMK_F32: F2(flush_denorm(flush_denorm(FA * f32_of(in->src[2].value)) + FB));
+    case OP_V_MADAK_F32: F2(flush_denorm(flush_denorm(FA * FB) + f32_of(in->src[2].value)));
+    case OP_V_FMAC_F32: {
+        const uint32_t *D = vdst(w, in->dst.code, 0);
+        F2(ftz(w, k, fmaf(FA, FB, f32_of(D[l]))));
+    }
+    case OP_V_ADD_CO_U32: LANES { uint64_t s = (uint64_t)A[l] + B[l]; r[l] = (uint32_t)s; if (s >> 32) carry |= 1ull << l; } goto out_carry;
+    case OP_V_SUB_CO_U32: LANES { r[l] = A[l] - B[l]; if (B[l] > A[l]) carry |= 1ull << l; } goto out_carry;
+    case OP_V_SUBREV_CO_U32: LANES { r[l] = B[l] - A[l]; if (A[l] > B[l]) carry |= 1ull << l; } goto out_carry;
+    case OP_V_ADDC_CO_U32: LANES { uint64_t s = (uint64_t)A[l] + B[l] + (cin >> l & 1); r[l] = (uint32_t)s; if (s >> 32) carry |= 1ull << l; } goto out_carry;
+    case OP_V_SUBB_CO_U32: LANES { uint64_t b = (uint64_t)B[l] + (cin >> l & 1); r[l] = (uint32_t)(A[l] - b); if (b > A[l]) carry |= 1ull << l; } goto out_carry;
+    case OP_V_SUBBREV_CO_U32: LANES { uint64_t b = (uint64_t)A[l] + (cin >> l & 1); r[l] = (uint32_t)(B[l] - b); if (b > B[l]) carry |= 1ull << l; } goto out_carry;
+    case OP_V_ADD_F16: H2(HA + HB);
+    case OP_V_SUB_F16: H2(HA - HB);
+    case OP_V_SUBREV_F16: H2(HB - HA);
+    case OP_V_MUL_F16: H2(HA * HB);
+    case OP_V_MAX_F16: H2(fmaxf(HA, HB));
+    case OP_V_MIN_F16: H2(fminf(HA, HB));
+    case OP_V_MAC_F16: {
+        const uint32_t *D = vdst(w, in->dst.code, 0);
+        H2(HA * HB + f16_to_f32((uint16_t)D[l]));
+    }
+    case OP_V_ADD_U16: U2((uint16_t)(A[l] + B[l]));
+    case OP_V_SUB_U16: U2((uint16_t)(A[l] - B[l]));
+    case OP_V_MUL_LO_U16: U2((uint16_t)(A[l] * B[l]));
+    case OP_V_LSHLREV_B16: U2((uint16_t)(B[l] << (A[l] & 15)));
+    case OP_V_LSHRREV_B16: U2((uint16_t)((B[l] & 0xffff) >> (A[l] & 15)));
+    case OP_V_ADD_U32: U2(A[l] + B[l]);
+    case OP_V_SUB_U32: U2(A[l] - B[l]);
+    case OP_V_SUBREV_U32: U2(B[l] - A[l]);
+    case OP_V_DOT2C_F32_F16: {
+        const uint32_t *D = vdst(w, in->dst.code, 0);
+        F2(fmaf(hf(A[l], 1, 0, 0), hf(B[l], 1, 0, 0), fmaf(hf(A[l], 0, 0, 0), hf(B[l], 0, 0, 0), f32_of(D[l]))));
+    }
+    case OP_V_FMAC_F64: LANES {
+        uint64_t d = src64(w, &in->dst, l);
+        uint64_t x = bits64_of(fma(srcf64(w, in, 0, l), srcf64(w, in, 1, l), f64_of(d)));
+        r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32);
+    } goto out_64;
+    /* VOPC */
+    case OP_V_CMP_CLASS_F32: CMP(vcmp_class(FA, B[l]));
+    case OP_V_CMP_F_F32: case OP_V_CMP_F_I32: case OP_V_CMP_F_U32: CMP(0);
+    case OP_V_CMP_TRU_F32: case OP_V_CMP_T_I32: case OP_V_CMP_T_U32: CMP(1);
+    case OP_V_CMP_LT_F32: CMP(FA < FB);
+    case OP_V_CMP_EQ_F32: CMP(FA == FB);
+    case OP_V_CMP_LE_F32: CMP(FA <= FB);
+    case OP_V_CMP_GT_F32: CMP(FA > FB);
+    case OP_V_CMP_LG_F32: CMP(FA < FB || FA > FB);
+    case OP_V_CMP_GE_F32: CMP(FA >= FB);
+    case OP_V_CMP_O_F32: CMP(FA == FA && FB == FB);
+    case OP_V_CMP_U_F32: CMP(FA != FA || FB != FB);
+    case OP_V_CMP_NGE_F32: CMP(!(FA >= FB));
+    case OP_V_CMP_NLG_F32: CMP(!(FA < FB || FA > FB));
+    case OP_V_CMP_NGT_F32: CMP(!(FA > FB));
+    case OP_V_CMP_NLE_F32: CMP(!(FA <= FB));
+    case OP_V_CMP_NEQ_F32: CMP(!(FA == FB));
+    case OP_V_CMP_NLT_F32: CMP(!(FA < FB));
+    case OP_V_CMP_LT_I32: case OP_V_CMPX_LT_I32: CMP((int32_t)A[l] < (int32_t)B[l]);
+    case OP_V_CMP_EQ_I32: case OP_V_CMPX_EQ_I32: case OP_V_CMP_EQ_U32: case OP_V_CMPX_EQ_U32: CMP(A[l] == B[l]);
+    case OP_V_CMP_LE_I32: case OP_V_CMPX_LE_I32: CMP((int32_t)A[l] <= (int32_t)B[l]);
+    case OP_V_CMP_GT_I32: case OP_V_CMPX_GT_I32: CMP((int32_t)A[l] > (int32_t)B[l]);
+    case OP_V_CMP_NE_I32: case OP_V_CMPX_NE_I32: case OP_V_CMP_NE_U32: case OP_V_CMPX_NE_U32: CMP(A[l] != B[l]);
+    case OP_V_CMP_GE_I32: case OP_V_CMPX_GE_I32: CMP((int32_t)A[l] >= (int32_t)B[l]);
+    case OP_V_CMP_LT_U32: case OP_V_CMPX_LT_U32: CMP(A[l] < B[l]);
+    case OP_V_CMP_LE_U32: case OP_V_CMPX_LE_U32: CMP(A[l] <= B[l]);
+    case OP_V_CMP_GT_U32: case OP_V_CMPX_GT_U32: CMP(A[l] > B[l]);
+    case OP_V_CMP_GE_U32: case OP_V_CMPX_GE_U32: CMP(A[l] >= B[l]);
+    case OP_V_CMP_LT_U64: CMP(src64(w, &in->src[0], l) < src64(w, &in->src[1], l));
+    case OP_V_CMP_EQ_U64: CMP(src64(w, &in->src[0], l) == src64(w, &in->src[1], l));
+    case OP_V_CMP_GT_U64: CMP(src64(w, &in->src[0], l) > src64(w, &in->src[1], l));
+    case OP_V_CMP_NE_U64: CMP(src64(w, &in->src[0], l) != src64(w, &in->src[1], l));
+    case OP_V_CMP_LT_F16: CMP(HA < HB);
+    case OP_V_CMP_EQ_F16: CMP(HA == HB);
+    case OP_V_CMP_GT_F16: CMP(HA > HB);
+    /* VOP3 */
+    case OP_V_MAD_LEGACY_F32: F2(flush_denorm(legacy_mul(flush_denorm(FA), flush_denorm(FB)) + flush_denorm(FC)));
+    case OP_V_MAD_F32: F2(flush_denorm(flush_denorm(flush_denorm(FA) * flush_denorm(FB)) + flush_denorm(FC)));
+    case OP_V_MAD_I32_I24: U2((uint32_t)(sext24(A[l]) * sext24(B[l]) + (int32_t)C[l]));
+    case OP_V_MAD_U32_U24: U2((A[l] & 0xffffff) * (B[l] & 0xffffff) + C[l]);
+    case OP_V_BFE_U32: LANES { unsigned o = B[l] & 31, wd = C[l] & 31; r[l] = wd ? (A[l] >> o) & ((1u << wd) - 1) : 0; } goto out_int;
+    case OP_V_BFE_I32: LANES { unsigned o = B[l] & 31, wd = C[l] & 31; r[l] = wd ? (uint32_t)((int32_t)((A[l] >> o) << (32 - wd)) >> (32 - wd)) : 0; } goto out_int;
+    case OP_V_BFI_B32: U2((A[l] & B[l]) | (~A[l] & C[l]));
+    case OP_V_FMA_F32: F2(ftz(w, k, fmaf(FA, FB, FC)));
+    case OP_V_ALIGNBIT_B32: U2((uint32_t)((((uint64_t)A[l] << 32) | B[l]) >> (C[l] & 31)));
+    case OP_V_ALIGNBYTE_B32: U2((uint32_t)((((uint64_t)A[l] << 32) | B[l]) >> (8 * (C[l] & 3))));
+    case OP_V_MIN3_F32: F2(fminf(fminf(FA, FB), FC));
+    case OP_V_MAX3_F32: F2(fmaxf(fmaxf(FA, FB), FC));
+    case OP_V_MED3_F32: F2(fmaxf(fminf(FA, FB), fminf(fmaxf(FA, FB), FC)));
+    case OP_V_MIN3_I32: U2((int32_t)A[l] < (int32_t)B[l] ? ((int32_t)A[l] < (int32_t)C[l] ? A[l] : C[l]) : ((int32_t)B[l] < (int32_t)C[l] ? B[l] : C[l]));
+    case OP_V_MIN3_U32: U2(A[l] < B[l] ? (A[l] < C[l] ? A[l] : C[l]) : (B[l] < C[l] ? B[l] : C[l]));
+    case OP_V_MAX3_I32: U2((int32_t)A[l] > (int32_t)B[l] ? ((int32_t)A[l] > (int32_t)C[l] ? A[l] : C[l]) : ((int32_t)B[l] > (int32_t)C[l] ? B[l] : C[l]));
+    case OP_V_MAX3_U32: U2(A[l] > B[l] ? (A[l] > C[l] ? A[l] : C[l]) : (B[l] > C[l] ? B[l] : C[l]));
+    case OP_V_MED3_I32: U2((uint32_t)med3i((int32_t)A[l], (int32_t)B[l], (int32_t)C[l]));
+    case OP_V_MED3_U32: U2(med3u(A[l], B[l], C[l]));
+    case OP_V_MAD_U64_U32:
+    case OP_V_MAD_I64_I32: LANES {
+        uint64_t cc = src64(w, &in->src[2], l), p;
+        if (op == OP_V_MAD_U64_U32) {
+            p = (uint64_t)A[l] * B[l];
+            if (p + cc < p) carry |= 1ull << l;
+        } else {
+            int64_t sp = (int64_t)(int32_t)A[l] * (int32_t)B[l];
+            p = (uint64_t)sp;
+            __int128 s = (__int128)sp + (int64_t)cc;
+            if (s > INT64_MAX || s < INT64_MIN) carry |= 1ull << l;
+        }
+        uint64_t x = p + cc;
+        r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32);
+    }
+        write_v(w, in, v, r, 0);
+        write_v(w, in, v, v->r1, 1);
+        write_mask(w, in->sdst.code, carry & exec);
+        return 0;
+    case OP_V_MAD_F16: LANES { float f = HA * HB + HC; r[l] = f32_to_f16(f); } goto out_f16;
+    case OP_V_FMA_F16: H2(fmaf(HA, HB, HC));
+    case OP_V_DIV_FIXUP_F32: F2(FA); /* quotient already computed: special cases are not modelled */
+    case OP_V_ADD_F64: LANES { uint64_t x = bits64_of(srcf64(w, in, 0, l) + srcf64(w, in, 1, l)); r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32); } goto out_64;
+    case OP_V_MUL_F64: LANES { uint64_t x = bits64_of(srcf64(w, in, 0, l) * srcf64(w, in, 1, l)); r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32); } goto out_64;
+    case OP_V_FMA_F64: LANES { uint64_t x = bits64_of(fma(srcf64(w, in, 0, l), srcf64(w, in, 1, l), srcf64(w, in, 2, l))); r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32); } goto out_64;
+    case OP_V_LDEXP_F64: LANES { uint64_t x = bits64_of(ldexp(srcf64(w, in, 0, l), (int32_t)B[l])); r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32); } goto out_64;
+    case OP_V_MUL_LO_U32: U2(A[l] * B[l]);
+    case OP_V_MUL_HI_U32: U2((uint32_t)(((uint64_t)A[l] * B[l]) >> 32));
+    case OP_V_MUL_HI_I32: U2((uint32_t)(((int64_t)(int32_t)A[l] * (int32_t)B[l]) >> 32));
+    case OP_V_LDEXP_F32: F2(ldexpf(FA, (int32_t)B[l]));
+    case OP_V_READLANE_B32: sset(w, in->dst.code, A[B[0] & 63]); return 0;
+    case OP_V_WRITELANE_B32: vdst(w, in->dst.code, 0)[B[0] & 63] = A[0]; return 0;
+    case OP_V_BCNT_U32_B32: U2((uint32_t)__builtin_popcount(A[l]) + B[l]);
+    case OP_V_MBCNT_LO_U32_B32: LANES r[l] = (uint32_t)__builtin_popcount(A[l] & (l >= 32 ? 0xffffffffu : (uint32_t)((1ull << l) - 1))) + B[l]; goto out_int;
+    case OP_V_MBCNT_HI_U32_B32: LANES r[l] = (uint32_t)__builtin_popcount(A[l] & (l < 32 ? 0 : (uint32_t)((1ull << (l - 32)) - 1))) + B[l]; goto out_int;
+    case OP_V_LSHLREV_B64: LANES { uint64_t x = src64(w, &in->src[1], l) << (A[l] & 63); r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32); } goto out_64;
+    case OP_V_LSHRREV_B64: LANES { uint64_t x = src64(w, &in->src[1], l) >> (A[l] & 63); r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32); } goto out_64;
+    case OP_V_ASHRREV_I64: LANES { uint64_t x = (uint64_t)((int64_t)src64(w, &in->src[1], l) >> (A[l] & 63)); r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32); } goto out_64;
+    case OP_V_BFM_B32: U2(((1u << (A[l] & 31)) - 1) << (B[l] & 31));
+    case OP_V_CVT_PKRTZ_F16_F32: LANES {
+        /* round toward zero: convert, then step back when rounding went away from zero */
+        uint32_t h[2];
+        for (int i = 0; i < 2; i++) {
+            float x = f32_of((i ? B : A)[l]);
+            uint16_t q = f32_to_f16(x);
+            float back = f16_to_f32(q);
+            if (x == x && isfinite(back) && fabsf(back) > fabsf(x))
+                q--;
+            else if (x == x && !isfinite(back) && isfinite(x))
+                q = (uint16_t)((q & 0x8000) | 0x7bff);
+            h[i] = q;
+        }
+        r[l] = h[0] | h[1] << 16;
+    } goto out_int;
+    case OP_V_CVT_PK_U16_U32: U2((A[l] > 0xffff ? 0xffff : A[l]) | (B[l] > 0xffff ? 0xffffu : B[l]) << 16);
+    case OP_V_CVT_PK_I16_I32: LANES {
+        int32_t x = (int32_t)A[l], y = (int32_t)B[l];
+        x = x < -32768 ? -32768 : x > 32767 ? 32767 : x;
+        y = y < -32768 ? -32768 : y > 32767 ? 32767 : y;
+        r[l] = (uint16_t)x | (uint32_t)(uint16_t)y << 16;
+    } goto out_int;
+    case OP_V_PACK_B32_F16: LANES r[l] = h_sel(A[l], os & 1) | (uint32_t)h_sel(B[l], (os >> 1) & 1) << 16; goto out_int;
+    case OP_V_ADD_I32: U2(A[l] + B[l]);
+    case OP_V_SUB_I32: U2(A[l] - B[l]);
+    case OP_V_ADD3_U32: U2(A[l] + B[l] + C[l]);
+    case OP_V_LSHL_ADD_U32: U2((A[l] << (B[l] & 31)) + C[l]);
+    case OP_V_ADD_LSHL_U32: U2((A[l] + B[l]) << (C[l] & 31));
+    case OP_V_LSHL_OR_B32: U2((A[l] << (B[l] & 31)) | C[l]);
+    case OP_V_AND_OR_B32: U2((A[l] & B[l]) | C[l]);
+    case OP_V_OR3_B32: U2(A[l] | B[l] | C[l]);
+    case OP_V_XAD_U32: U2((A[l] ^ B[l]) + C[l]);
+    case OP_V_PERM_B32: LANES {
+        uint64_t x = (uint64_t)A[l] << 32 | B[l];
+        uint32_t y = 0;
+        for (int i = 0; i < 4; i++) {
+            unsigned s = (C[l] >> (8 * i)) & 255, byte;
+            if (s < 8)
+                byte = (unsigned)(x >> (8 * s)) & 255;
+            else if (s < 12)
+                byte = ((x >> (16 * (s - 8) + 15)) & 1) ? 255 : 0;
+            else if (s == 12)
+                byte = 0;
+            else
+                byte = 255;
+            y |= byte << (8 * i);
+        }
+        r[l] = y;
+    } goto out_int;
+    case OP_V_MAD_U32_U16: U2((A[l] & 0xffff) * (B[l] & 0xffff) + C[l]);
+    default:
+        return emu_fault(c, w, "vector operation not implemented by the emulator");
+    }
+
+out_f32:
+    if (in->fmt == F_VOP3 || in->ext == EXT_SDWA)
+        LANES r[l] = omod_clamp(in, r[l]);
+    write_v(w, in, v, r, 0);
+    return 0;
+out_f16:
+    if (in->fmt == F_VOP3 && (os & 8)) { /* write the high half, keep the low */
+        const uint32_t *D = vdst(w, in->dst.code, 0);
+        LANES r[l] = (D[l] & 0xffff) | (r[l] & 0xffff) << 16;
+    }
+    write_v(w, in, v, r, 0);
+    return 0;
+out_int:
+    if (in->clamp && in->fmt == F_VOP3)
+        return emu_fault(c, w, "clamp on an integer operation is not implemented by the emulator");
+    write_v(w, in, v, r, 0);
+    return 0;
+out_64:
+    write_v(w, in, v, r, 0);
+    write_v(w, in, v, v->r1, 1);
+    return 0;
+out_carry:
+    write_v(w, in, v, r, 0);
+    write_mask(w, in->sdst.code, carry & v->mask);
+    return 0;
+out_cmp:
+    m &= exec;
+    write_mask(w, in->sdst.code, m);
+    if (strstr(in->info->name, "v_cmpx"))
+        set_exec(w, m);
+    return 0;
+}

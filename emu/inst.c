@@ -1,0 +1,187 @@
+/* Per-instruction properties computed once at load: the registers an
+ * instruction reads and writes, and its class and issue cycles in the cost
+ * model (docs/EMULATOR.md, "Cost model"). */
+#include <string.h>
+
+#include "emu_int.h"
+
+const char *const emu_class_names[EC_COUNT] = {
+    [EC_SALU] = "salu", [EC_SMEM] = "smem", [EC_VALU] = "valu", [EC_VALU_FMA] = "valu_fma",
+    [EC_VALU_TRANS] = "valu_trans", [EC_VALU_64] = "valu_quarter", [EC_MFMA] = "mfma",
+    [EC_VMEM_LOAD] = "vmem_load", [EC_VMEM_STORE] = "vmem_store", [EC_DS] = "ds",
+    [EC_BRANCH] = "branch", [EC_WAIT] = "wait", [EC_OTHER] = "other",
+};
+
+static void add_rd(emu_inst *in, const emu_opnd *o)
+{
+    if (o->code == R_NONE || o->kind == K_CONST || o->code == R_SCC || o->code == R_VCCZ || o->code == R_EXECZ)
+        return;
+    if (in->nrd < 6) {
+        in->rd[in->nrd] = o->code;
+        in->rdw[in->nrd++] = o->width;
+    }
+}
+
+static void add_wr(emu_inst *in, uint16_t code, int width)
+{
+    if (code == R_NONE)
+        return;
+    if (in->nwr < 3) {
+        in->wr[in->nwr] = code;
+        in->wrw[in->nwr++] = (uint8_t)width;
+    }
+}
+
+static bool name_has(const emu_inst *in, const char *s) { return strstr(in->info->name, s) != NULL; }
+
+static bool is_fma(emu_op op)
+{
+    switch (op) {
+    case OP_V_FMAC_F32: case OP_V_MAC_F32: case OP_V_FMA_F32: case OP_V_MAD_F32: case OP_V_MADMK_F32:
+    case OP_V_MADAK_F32: case OP_V_PK_FMA_F32: case OP_V_PK_FMA_F16: case OP_V_DOT2_F32_F16:
+    case OP_V_DOT2C_F32_F16: case OP_V_MAC_F16: case OP_V_FMA_F16: case OP_V_MAD_F16: case OP_V_FMA_MIX_F32:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool is_trans(const emu_inst *in)
+{
+    static const char *const t[] = {"v_rcp_", "v_rsq_", "v_sqrt_", "v_exp_", "v_log_", "v_sin_", "v_cos_"};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (!strncmp(in->info->name, t[i], strlen(t[i])))
+            return true;
+    return false;
+}
+
+static bool is_quarter(emu_op op)
+{
+    switch (op) {
+    case OP_V_MUL_LO_U32: case OP_V_MUL_HI_U32: case OP_V_MUL_HI_I32: case OP_V_MAD_U64_U32: case OP_V_MAD_I64_I32:
+        return true;
+    default:
+        return false;
+    }
+}
+
+void emu_inst_finalize(emu_inst *in)
+{
+    emu_op op = (emu_op)in->op;
+    in->nrd = in->nwr = 0;
+    in->cycles = 4;
+    switch (in->fmt) {
+    case F_SOP1: case F_SOP2: case F_SOPC: case F_SOPK:
+        in->cls = EC_SALU;
+        in->cycles = 1;
+        for (int i = 0; i < 3; i++)
+            add_rd(in, &in->src[i]);
+        if (op == OP_S_CMOVK_I32 || op == OP_S_ADDK_I32 || op == OP_S_MULK_I32 || op == OP_S_CMOV_B32 ||
+            op == OP_S_CMOV_B64)
+            add_rd(in, &in->dst);
+        if (in->fmt != F_SOPC && !(in->fmt == F_SOPK && name_has(in, "cmpk")))
+            add_wr(in, in->dst.code, in->dst.width);
+        if (name_has(in, "saveexec")) {
+            emu_opnd ex = {.code = R_EXEC, .kind = K_SGPR, .width = 2};
+            add_rd(in, &ex);
+            add_wr(in, R_EXEC, 2);
+        }
+        break;
+    case F_SOPP:
+        in->cycles = 1;
+        if (in->target >= 0 || op == OP_S_BRANCH || (op >= OP_S_CBRANCH_SCC0 && op <= OP_S_CBRANCH_EXECNZ))
+            in->cls = EC_BRANCH;
+        else if (op == OP_S_WAITCNT || op == OP_S_NOP || op == OP_S_SLEEP) {
+            in->cls = EC_WAIT;
+            if (op == OP_S_NOP)
+                in->cycles = (uint16_t)((in->simm16 & 15) + 1);
+        } else
+            in->cls = EC_OTHER;
+        break;
+    case F_SMEM:
+        in->cls = EC_SMEM;
+        in->cycles = 1;
+        in->is_load = 1;
+        in->mem_dwords = in->dst.width;
+        add_rd(in, &in->src[0]);
+        add_rd(in, &in->src[1]);
+        add_wr(in, in->dst.code, in->dst.width);
+        break;
+    case F_VOP1: case F_VOP2: case F_VOPC: case F_VOP3: case F_VOP3P:
+        in->cls = is_fma(op) ? EC_VALU_FMA : is_trans(in) ? EC_VALU_TRANS : is_quarter(op) ? EC_VALU_64 : EC_VALU;
+        if (in->cls == EC_VALU_TRANS || in->cls == EC_VALU_64)
+            in->cycles = 16;
+        else if (name_has(in, "_f64") || name_has(in, "_b64") || name_has(in, "_i64") || name_has(in, "_u64"))
+            in->cycles = 8;
+        for (int i = 0; i < 3; i++)
+            add_rd(in, &in->src[i]);
+        if (op == OP_V_FMAC_F32 || op == OP_V_MAC_F32 || op == OP_V_MAC_F16 || op == OP_V_DOT2C_F32_F16 ||
+            op == OP_V_FMAC_F64 || op == OP_V_WRITELANE_B32 || (in->ext == EXT_SDWA && in->sdwa_dst_unused == 2))
+            add_rd(in, &in->dst);
+        add_wr(in, in->dst.code, in->dst.width);
+        add_wr(in, in->sdst.code, 2);
+        if (name_has(in, "v_cmpx"))
+            add_wr(in, R_EXEC, 2);
+        break;
+    case F_MAI:
+        if (op == OP_V_ACCVGPR_READ_B32 || op == OP_V_ACCVGPR_WRITE_B32) {
+            in->cls = EC_VALU;
+        } else {
+            in->cls = EC_MFMA;
+            in->cycles = (uint16_t)(4 * emu_mfma_passes(op));
+        }
+        for (int i = 0; i < 3; i++)
+            add_rd(in, &in->src[i]);
+        add_wr(in, in->dst.code, in->dst.width);
+        break;
+    case F_DS: {
+        in->cls = EC_DS;
+        bool read = name_has(in, "read") || op == OP_DS_SWIZZLE_B32 || op == OP_DS_PERMUTE_B32 ||
+                    op == OP_DS_BPERMUTE_B32;
+        in->is_load = read;
+        in->is_store = !read;
+        in->is_atomic = op == OP_DS_ADD_U32 || op == OP_DS_ADD_F32;
+        int dw = read ? in->dst.width : (in->src[1].width + (in->src[2].code != R_NONE ? in->src[2].width : 0));
+        if (name_has(in, "_b8") || name_has(in, "_b16") || name_has(in, "_u8") || name_has(in, "_i8") ||
+            name_has(in, "_u16") || name_has(in, "_i16"))
+            dw = 1;
+        in->mem_dwords = (uint8_t)dw;
+        in->cycles = (uint16_t)(dw * 256 / 128 < 2 ? 2 : dw * 256 / 128);
+        for (int i = 0; i < 3; i++)
+            add_rd(in, &in->src[i]);
+        if (name_has(in, "d16"))
+            add_rd(in, &in->dst);
+        add_wr(in, in->dst.code, in->dst.width);
+        break;
+    }
+    case F_MUBUF: case F_FLAT: case F_GLOBAL: {
+        bool atomic = name_has(in, "atomic"), store = name_has(in, "store");
+        in->is_atomic = atomic;
+        in->is_store = store || atomic;
+        in->is_load = !store && !atomic;
+        in->cls = in->is_load ? EC_VMEM_LOAD : EC_VMEM_STORE;
+        int dw = in->fmt == F_MUBUF ? in->dst.width : (in->is_load ? in->dst.width : in->src[1].width);
+        in->mem_dwords = (uint8_t)dw;
+        in->cycles = (uint16_t)(4 * dw);
+        for (int i = 0; i < 3; i++)
+            add_rd(in, &in->src[i]);
+        if (in->fmt == F_MUBUF) {
+            if (in->is_store)
+                add_rd(in, &in->dst);
+            if (in->is_load)
+                add_wr(in, in->dst.code, in->dst.width);
+            else if (atomic && (in->glc || in->sc0))
+                add_wr(in, in->dst.code, op == OP_BUFFER_ATOMIC_CMPSWAP ? 1 : in->dst.width);
+            if (name_has(in, "d16"))
+                add_rd(in, &in->dst);
+        } else {
+            add_wr(in, in->dst.code, in->dst.width);
+            if (name_has(in, "d16"))
+                add_rd(in, &in->dst);
+        }
+        break;
+    }
+    default:
+        in->cls = EC_OTHER;
+    }
+}

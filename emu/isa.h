@@ -1,0 +1,128 @@
+/* The emulator's instruction set: operation table (ops.def, derived from
+ * llvm-mc by tools/isa/gen_ops.py), encoding formats and the decoded form.
+ *
+ * Operand codes use one space for every register file:
+ *   0..101    SGPRs               102..127  special (vcc 106/107, m0 124, exec 126/127)
+ *   128..208  integer constants   240..248  float constants   255  literal
+ *   251 vccz  252 execz  253 scc
+ *   256..511  VGPRs               512..1023 AGPRs (a0 = 512)
+ */
+#ifndef IGEMM_EMU_ISA_H
+#define IGEMM_EMU_ISA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { T_GFX906 = 1, T_GFX908 = 2, T_GFX90A = 4, T_GFX942 = 8 };
+
+typedef enum {
+    F_SOP2, F_SOPK, F_SOP1, F_SOPC, F_SOPP, F_SMEM,
+    F_VOP1, F_VOP2, F_VOPC, F_VOP3, F_VOP3P, F_MAI,
+    F_DS, F_MUBUF, F_FLAT, F_GLOBAL,
+    F_COUNT
+} emu_fmt;
+
+typedef enum {
+#define OPID(id) OP_##id,
+#define OP(...)
+#include "ops.def"
+#undef OPID
+#undef OP
+    OP_COUNT
+} emu_op;
+
+/* One row of the operation table. */
+typedef struct {
+    emu_op op;
+    const char *name;
+    emu_fmt fmt;
+    uint16_t opcode;
+    uint8_t targets;               /* T_* mask */
+    uint8_t dw, s0w, s1w, s2w, sdw; /* operand widths in dwords */
+} emu_opinfo;
+
+extern const emu_opinfo emu_optable[];
+extern const int emu_optable_len;
+
+/* Register operand codes. */
+enum {
+    R_VCC = 106, R_M0 = 124, R_EXEC = 126, R_VCCZ = 251, R_EXECZ = 252, R_SCC = 253,
+    R_LIT = 255, R_V0 = 256, R_A0 = 512, R_NONE = 0xffff,
+};
+
+/* Operand kinds after decoding: every source is resolved to one of these. */
+typedef enum { K_NONE, K_SGPR, K_VGPR, K_AGPR, K_CONST } emu_kind;
+
+typedef struct {
+    uint16_t code;   /* operand code as above */
+    uint8_t kind;    /* emu_kind */
+    uint8_t width;   /* dwords */
+    uint32_t value;  /* K_CONST: the 32-bit value for the operation's type */
+    uint32_t value_hi; /* K_CONST: upper dword for 64-bit operands */
+} emu_opnd;
+
+enum { EXT_NONE, EXT_SDWA, EXT_DPP };
+
+/* A decoded instruction. */
+typedef struct emu_inst {
+    uint16_t op;          /* emu_op */
+    uint8_t fmt;          /* encoding actually used (F_VOP3 for _e64 forms) */
+    uint8_t native;       /* table format of the operation */
+    uint8_t words;        /* instruction size in dwords, literal included */
+    uint8_t ext;          /* EXT_* */
+    const emu_opinfo *info;
+    uint64_t pc;          /* byte address in the code object */
+    uint32_t raw[3];      /* encoding words (literal in raw[2] or raw[1]) */
+    emu_opnd dst, sdst;   /* vdst/sdst/vdata and VOP3b carry-out / VOPC e64 dst */
+    emu_opnd src[3];      /* sources (memory: see below) */
+    /* VOP3/VOP3P modifiers */
+    uint8_t neg, abs, neg_hi, opsel, opsel_hi, clamp, omod;
+    /* MAI */
+    uint8_t cbsz, abid, blgp, acc_cd;
+    /* memory: MUBUF src0 = vaddr, src1 = srsrc, src2 = soffset; DS src0 = addr,
+       src1 = data0, src2 = data1; FLAT src0 = addr, src1 = data, src2 = saddr;
+       SMEM src0 = sbase, src1 = soffset */
+    uint8_t offen, idxen, lds, glc, slc, sc0, sc1, nt, scc_bit, acc, gds;
+    int32_t offset;       /* MUBUF/FLAT/SMEM offset; DS offset0 (or 16-bit offset) */
+    uint8_t offset1;      /* DS offset1 */
+    uint8_t seg;          /* FLAT: 0 flat, 1 scratch, 2 global */
+    int16_t simm16;       /* SOPP/SOPK immediate */
+    int32_t target;       /* branch target: instruction index in the kernel, -1 none */
+    /* SDWA / DPP */
+    uint8_t sdwa_dst_sel, sdwa_dst_unused, sdwa_src0_sel, sdwa_src1_sel;
+    uint8_t sdwa_src0_sext, sdwa_src1_sext;
+    uint16_t dpp_ctrl;
+    uint8_t dpp_row_mask, dpp_bank_mask, dpp_bound_ctrl;
+    /* Filled by emu_inst_finalize: registers read and written (for the
+       pending-load and hazard checks), cost class and modeled cycles. */
+    uint8_t nrd, nwr;
+    uint16_t rd[6], wr[3];
+    uint8_t rdw[6], wrw[3];
+    uint8_t cls;          /* emu_class (emu.h) */
+    uint8_t mem_dwords;   /* VMEM/DS/SMEM data dwords per lane */
+    uint8_t is_store, is_atomic, is_load;
+    uint16_t cycles;
+} emu_inst;
+
+/* Per-target decode tables (built once). */
+typedef struct emu_decoder emu_decoder;
+
+/* Target mask bit for a target name; 0 when unknown. */
+unsigned emu_target_bit(const char *name);
+
+const emu_decoder *emu_decoder_get(unsigned target_bit);
+
+/* Decode the instruction at code[0..] (avail bytes) whose address is pc.
+ * Returns the size in bytes, or 0 with a message in err. */
+int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t pc, emu_inst *out, char *err,
+               size_t errlen);
+
+/* Classify a decoded instruction and list the registers it reads and writes. */
+void emu_inst_finalize(emu_inst *in);
+
+/* llvm-objdump style text of a decoded instruction ("v_add_u32_e32 v1, s2, v3").
+ * Branch targets are printed as llvm-objdump does (signed word offset). */
+void emu_disasm(const emu_inst *in, char *buf, size_t len);
+
+#endif

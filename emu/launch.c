@@ -1,0 +1,389 @@
+/* Kernel launch: initial wave state as the kernel descriptor asks (user and
+ * system SGPRs, workitem-id VGPRs, EXEC), workgroups distributed over host
+ * threads, waves of a workgroup interleaved at s_barrier with shared LDS. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exec.h"
+
+#define POISON 0x7fc0deadu /* a quiet NaN: uninitialised registers show up */
+
+typedef struct {
+    emu_device *dev;
+    const emu_kernel *k;
+    unsigned grid[3], block[3];
+    const void *kernargs;
+    const void *dispatch;
+    uint64_t total;
+    atomic_uint_fast64_t next;
+    atomic_bool stop;
+    pthread_mutex_t lock;
+    char *err;
+    size_t errlen;
+    bool failed;
+    emu_stats stats;
+} launch;
+
+/* Per-thread workgroup context with its register files. */
+static int ctx_alloc(wg_ctx *c, const emu_kernel *k, int nwaves)
+{
+    memset(c, 0, sizeof *c);
+    int nv = k->info.vgprs, na = k->info.agprs;
+    for (int i = 0; i < nwaves; i++) {
+        wave *w = &c->waves[i];
+        w->nv = nv;
+        w->na = na;
+        w->v = malloc(sizeof *w->v * (size_t)(nv ? nv : 1));
+        w->a = malloc(sizeof *w->a * (size_t)(na ? na : 1));
+        w->pend_v = calloc((size_t)nv + 1, 1);
+        w->pend_a = calloc((size_t)na + 1, 1);
+        w->vw_ws = calloc((size_t)nv + 1, sizeof *w->vw_ws);
+        w->aw_ws = calloc((size_t)na + 1, sizeof *w->aw_ws);
+        w->vw_kind = calloc((size_t)nv + 1, 1);
+        w->aw_kind = calloc((size_t)na + 1, 1);
+        w->vw_passes = calloc((size_t)nv + 1, 1);
+        w->aw_passes = calloc((size_t)na + 1, 1);
+        if (!w->v || !w->a || !w->pend_v || !w->pend_a || !w->vw_ws || !w->aw_ws || !w->vw_kind || !w->aw_kind ||
+            !w->vw_passes || !w->aw_passes)
+            return -1;
+    }
+    c->lds_size = k->info.lds_bytes;
+    size_t dw = (size_t)(c->lds_size + 3) / 4 + 1;
+    c->lds = malloc(dw * 4);
+    c->lds_wepoch = calloc(dw, sizeof *c->lds_wepoch);
+    c->lds_repoch = calloc(dw, sizeof *c->lds_repoch);
+    c->lds_writer = calloc(dw, 1);
+    c->lds_readers = calloc(dw, sizeof *c->lds_readers);
+    return c->lds && c->lds_wepoch && c->lds_repoch && c->lds_writer && c->lds_readers ? 0 : -1;
+}
+
+static void ctx_free(wg_ctx *c)
+{
+    for (int i = 0; i < MAX_WAVES; i++) {
+        wave *w = &c->waves[i];
+        free(w->v);
+        free(w->a);
+        free(w->pend_v);
+        free(w->pend_a);
+        free(w->vw_ws);
+        free(w->aw_ws);
+        free(w->vw_kind);
+        free(w->aw_kind);
+        free(w->vw_passes);
+        free(w->aw_passes);
+    }
+    free(c->lds);
+    free(c->lds_wepoch);
+    free(c->lds_repoch);
+    free(c->lds_writer);
+    free(c->lds_readers);
+}
+
+static void wave_init(wave *w, int id)
+{
+    w->id = id;
+    w->pc = 0;
+    w->done = w->at_barrier = false;
+    w->vm_head = w->vm_n = w->lq_n = 0;
+    w->ws = 0;
+    w->scc = 0;
+    w->exec_valu_ws = w->store_ws = 0;
+    w->mfma_d_code = R_NONE;
+    for (int i = 0; i < 128; i++)
+        w->s[i] = POISON;
+    memset(w->pend_s, 0, sizeof w->pend_s);
+    memset(w->sw_valu_ws, 0, sizeof w->sw_valu_ws);
+    memset(w->pend_v, 0, (size_t)w->nv);
+    memset(w->pend_a, 0, (size_t)w->na);
+    memset(w->vw_ws, 0, sizeof *w->vw_ws * (size_t)w->nv);
+    memset(w->aw_ws, 0, sizeof *w->aw_ws * (size_t)w->na);
+    memset(w->vw_kind, 0, (size_t)w->nv);
+    memset(w->aw_kind, 0, (size_t)w->na);
+    for (int r = 0; r < w->nv; r++)
+        for (int l = 0; l < 64; l++)
+            w->v[r][l] = POISON;
+    for (int r = 0; r < w->na; r++)
+        for (int l = 0; l < 64; l++)
+            w->a[r][l] = POISON;
+
+}
+
+/* Initial SGPRs, VGPRs and EXEC of wave id of workgroup wg. */
+static void wave_setup(const launch *L, wg_ctx *c, wave *w, int id)
+{
+    const emu_kernel *k = L->k;
+    unsigned threads = L->block[0] * L->block[1] * L->block[2];
+    wave_init(w, id);
+    int s = 0;
+    if (k->props & 1) {
+        memset(&w->s[s], 0, 16);
+        s += 4;
+    }
+    if (k->props & 2) {
+        sset64(w, (uint16_t)s, (uint64_t)(uintptr_t)L->dispatch);
+        s += 2;
+    }
+    if (k->props & 4) { /* queue pointer: no queue, a null pointer */
+        sset64(w, (uint16_t)s, 0);
+        s += 2;
+    }
+    if (k->props & 8) {
+        sset64(w, (uint16_t)s, (uint64_t)(uintptr_t)L->kernargs);
+        s += 2;
+    }
+    if (k->props & 16) {
+        sset64(w, (uint16_t)s, 0);
+        s += 2;
+    }
+    if (k->props & 32) {
+        sset64(w, (uint16_t)s, 0);
+        s += 2;
+    }
+    if (k->props & 64)
+        w->s[s++] = 0;
+    s = k->user_sgprs > s ? k->user_sgprs : s;
+    for (int d = 0; d < 3; d++)
+        if (k->wg_id[d])
+            w->s[s++] = c->wg[d];
+    if (k->wg_info)
+        w->s[s++] = 0;
+    if (k->rsrc2 & 1)
+        w->s[s++] = 0; /* private segment wave byte offset */
+
+    unsigned first = (unsigned)id * 64;
+    uint64_t exec = 0;
+    for (int l = 0; l < 64; l++) {
+        unsigned t = first + (unsigned)l;
+        if (t >= threads)
+            continue;
+        exec |= 1ull << l;
+        unsigned x = t % L->block[0], y = (t / L->block[0]) % L->block[1], z = t / (L->block[0] * L->block[1]);
+        if (c->dev->t->packed_workitem_ids) {
+            w->v[0][l] = x | y << 10 | z << 20;
+        } else {
+            w->v[0][l] = x;
+            if (k->vgpr_ids >= 1 && w->nv > 1)
+                w->v[1][l] = y;
+            if (k->vgpr_ids >= 2 && w->nv > 2)
+                w->v[2][l] = z;
+        }
+    }
+    set_exec(w, exec);
+}
+
+static int run_workgroup(launch *L, wg_ctx *c, uint64_t flat)
+{
+    c->wg[0] = (unsigned)(flat % L->grid[0]);
+    c->wg[1] = (unsigned)((flat / L->grid[0]) % L->grid[1]);
+    c->wg[2] = (unsigned)(flat / ((uint64_t)L->grid[0] * L->grid[1]));
+    c->failed = false;
+    size_t dw = (size_t)(c->lds_size + 3) / 4;
+    for (size_t i = 0; i < dw; i++)
+        memcpy(c->lds + 4 * i, &(uint32_t){POISON}, 4);
+    memset(c->lds_wepoch, 0, dw * sizeof *c->lds_wepoch);
+    memset(c->lds_repoch, 0, dw * sizeof *c->lds_repoch);
+    c->epoch = 1;
+    for (int i = 0; i < c->nwaves; i++)
+        wave_setup(L, c, &c->waves[i], i);
+    c->stats.workgroups++;
+    c->stats.waves += (uint64_t)c->nwaves;
+    for (;;) {
+        int done = 0, waiting = 0;
+        for (int i = 0; i < c->nwaves; i++) {
+            wave *w = &c->waves[i];
+            if (!w->done && !w->at_barrier && emu_run_wave(c, w))
+                return -1;
+            done += w->done;
+            waiting += w->at_barrier;
+        }
+        if (done == c->nwaves)
+            return 0;
+        if (done + waiting == c->nwaves) { /* everyone left has arrived */
+            c->epoch++;
+            for (int i = 0; i < c->nwaves; i++)
+                c->waves[i].at_barrier = false;
+        }
+        if (atomic_load(&L->stop))
+            return 0;
+    }
+}
+
+static void *worker(void *arg)
+{
+    launch *L = arg;
+    wg_ctx *c = malloc(sizeof *c);
+    char err[1024] = "";
+    int nwaves = (int)((L->block[0] * L->block[1] * L->block[2] + 63) / 64);
+    if (!c || ctx_alloc(c, L->k, nwaves)) {
+        pthread_mutex_lock(&L->lock);
+        if (!L->failed) {
+            L->failed = true;
+            snprintf(L->err, L->errlen, "emulator: out of memory");
+        }
+        pthread_mutex_unlock(&L->lock);
+        atomic_store(&L->stop, true);
+        if (c)
+            ctx_free(c);
+        free(c);
+        return NULL;
+    }
+    c->nwaves = nwaves;
+    c->dev = L->dev;
+    c->k = L->k;
+    c->kernargs = L->kernargs;
+    c->err = err;
+    c->errlen = sizeof err;
+    for (int i = 0; i < 3; i++) {
+        c->grid[i] = L->grid[i];
+        c->block[i] = L->block[i];
+    }
+    while (!atomic_load(&L->stop)) {
+        uint64_t wg = atomic_fetch_add(&L->next, 1);
+        if (wg >= L->total)
+            break;
+        if (run_workgroup(L, c, wg)) {
+            pthread_mutex_lock(&L->lock);
+            if (!L->failed) {
+                L->failed = true;
+                snprintf(L->err, L->errlen, "%s", err);
+            }
+            pthread_mutex_unlock(&L->lock);
+            atomic_store(&L->stop, true);
+            break;
+        }
+    }
+    pthread_mutex_lock(&L->lock);
+    emu_stats_add(&L->stats, &c->stats);
+    pthread_mutex_unlock(&L->lock);
+    ctx_free(c);
+    free(c);
+    return NULL;
+}
+
+int emu_launch(emu_device *d, const emu_kernel *k, const unsigned grid[3], const unsigned block[3],
+               const void *kernargs, size_t kernarg_size, emu_stats *stats, char *err, size_t errlen)
+{
+    char dummy[8];
+    if (!err || !errlen) {
+        err = dummy;
+        errlen = sizeof dummy;
+    }
+    err[0] = 0;
+    if (!d || !k)
+        return snprintf(err, errlen, "emu_launch: no device or kernel"), -1;
+    const char *kn = k->info.name;
+    uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
+    if (!grid[0] || !grid[1] || !grid[2] || !block[0] || !block[1] || !block[2])
+        return snprintf(err, errlen, "%s: grid and block sizes must be >= 1", kn), -1;
+    if (threads > 1024 || threads > (uint64_t)k->info.max_block)
+        return snprintf(err, errlen, "%s: block of %llu work-items exceeds the kernel's maximum %d", kn,
+                        (unsigned long long)threads, k->info.max_block < 1024 ? k->info.max_block : 1024),
+               -1;
+    for (int i = 0; i < 3; i++)
+        if (k->info.reqd_block[i] && (int)block[i] != k->info.reqd_block[i])
+            return snprintf(err, errlen, "%s: block must be %dx%dx%d (reqd_workgroup_size)", kn, k->info.reqd_block[0],
+                            k->info.reqd_block[1], k->info.reqd_block[2]),
+                   -1;
+    if (kernarg_size < (size_t)k->info.kernarg_size)
+        return snprintf(err, errlen, "%s: %zu bytes of kernel arguments given, the kernel takes %d", kn, kernarg_size,
+                        k->info.kernarg_size),
+               -1;
+    if (k->private_size)
+        return snprintf(err, errlen, "%s: kernels using scratch memory are not supported by the emulator", kn), -1;
+
+    /* kernarg segment and dispatch packet live in registered memory */
+    size_t ka = (kernarg_size + 63) & ~(size_t)63;
+    void *kbuf = aligned_alloc(64, ka ? ka : 64);
+    uint8_t *pkt = aligned_alloc(64, 64);
+    if (!kbuf || !pkt) {
+        free(kbuf);
+        free(pkt);
+        return snprintf(err, errlen, "emulator: out of memory"), -1;
+    }
+    memset(kbuf, 0, ka ? ka : 64);
+    if (kernarg_size)
+        memcpy(kbuf, kernargs, kernarg_size);
+    memset(pkt, 0, 64);
+    uint16_t wgs[3] = {(uint16_t)block[0], (uint16_t)block[1], (uint16_t)block[2]};
+    uint16_t setup = 3;
+    memcpy(pkt + 2, &setup, 2);
+    memcpy(pkt + 4, wgs, 6);
+    for (int i = 0; i < 3; i++) {
+        uint32_t gs = grid[i] * block[i];
+        memcpy(pkt + 12 + 4 * i, &gs, 4);
+    }
+    uint32_t group = (uint32_t)k->info.lds_bytes;
+    memcpy(pkt + 28, &group, 4);
+    uint64_t kaddr = (uint64_t)(uintptr_t)kbuf;
+    memcpy(pkt + 40, &kaddr, 8);
+    emu_register(d, kbuf, ka ? ka : 64);
+    emu_register(d, pkt, 64);
+
+    launch L = {.dev = d, .k = k, .kernargs = kbuf, .dispatch = pkt, .err = err, .errlen = errlen};
+    for (int i = 0; i < 3; i++) {
+        L.grid[i] = grid[i];
+        L.block[i] = block[i];
+    }
+    L.total = (uint64_t)grid[0] * grid[1] * grid[2];
+    atomic_init(&L.next, 0);
+    atomic_init(&L.stop, false);
+    pthread_mutex_init(&L.lock, NULL);
+
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int nt = d->opt.threads > 0 ? d->opt.threads : (int)(ncpu > 0 ? ncpu : 1);
+    if ((uint64_t)nt > L.total)
+        nt = (int)L.total;
+    pthread_rwlock_rdlock(&d->lock);
+    if (nt <= 1) {
+        worker(&L);
+    } else {
+        pthread_t *th = calloc((size_t)nt, sizeof *th);
+        int started = 0;
+        for (int i = 0; th && i < nt; i++)
+            if (!pthread_create(&th[i], NULL, worker, &L))
+                started++;
+            else
+                break;
+        if (!started)
+            worker(&L);
+        for (int i = 0; i < started; i++)
+            pthread_join(th[i], NULL);
+        free(th);
+    }
+    pthread_rwlock_unlock(&d->lock);
+    emu_unregister(d, kbuf);
+    emu_unregister(d, pkt);
+    free(kbuf);
+    free(pkt);
+    pthread_mutex_destroy(&L.lock);
+    if (stats)
+        emu_stats_add(stats, &L.stats);
+    return L.failed ? -1 : 0;
+}
+
+uint64_t emu_stats_cycles(const emu_stats *s)
+{
+    uint64_t t = 0;
+    for (int i = 0; i < EC_COUNT; i++)
+        t += s->cycles[i];
+    return t;
+}
+
+void emu_stats_add(emu_stats *dst, const emu_stats *src)
+{
+    for (int i = 0; i < EC_COUNT; i++) {
+        dst->insts[i] += src->insts[i];
+        dst->cycles[i] += src->cycles[i];
+    }
+    dst->global_read += src->global_read;
+    dst->global_written += src->global_written;
+    dst->lds_read += src->lds_read;
+    dst->lds_written += src->lds_written;
+    dst->mfma_flops += src->mfma_flops;
+    dst->waves += src->waves;
+    dst->workgroups += src->workgroups;
+    dst->loop_valu_cycles += src->loop_valu_cycles;
+    dst->loop_fma_cycles += src->loop_fma_cycles;
+}

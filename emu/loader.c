@@ -1,0 +1,426 @@
+/* Code object loading: ELF sections and symbols, the kernel descriptors
+ * (<kernel>.kd), the NT_AMDGPU_METADATA note (MessagePack), and decoding of
+ * every kernel's code with branch targets resolved. */
+#include <elf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu_int.h"
+#include "msgpack.h"
+
+#define NT_AMDGPU_METADATA 32
+#define EF_AMDGPU_MACH 0x0ff
+static const struct {
+    unsigned mach;
+    const char *name;
+} machs[] = {{0x2f, "gfx906"}, {0x30, "gfx908"}, {0x3f, "gfx90a"}, {0x4c, "gfx942"}};
+
+typedef struct {
+    const uint8_t *img;
+    size_t size;
+    const Elf64_Ehdr *eh;
+    const Elf64_Shdr *sh;
+    int nsh;
+} elf;
+
+static int say(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int say(char *err, size_t len, const char *fmt, ...)
+{
+    if (err && len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, len, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* Map a virtual address range to image bytes via the section headers. */
+static const uint8_t *vaddr_ptr(const elf *e, uint64_t addr, size_t len)
+{
+    for (int i = 0; i < e->nsh; i++) {
+        const Elf64_Shdr *s = &e->sh[i];
+        if (s->sh_type == SHT_NOBITS || !(s->sh_flags & SHF_ALLOC))
+            continue;
+        if (addr >= s->sh_addr && addr + len <= s->sh_addr + s->sh_size && s->sh_offset + s->sh_size <= e->size)
+            return e->img + s->sh_offset + (addr - s->sh_addr);
+    }
+    return NULL;
+}
+
+static const Elf64_Sym *find_sym(const elf *e, const char *name, const Elf64_Shdr **strtab_out)
+{
+    for (int i = 0; i < e->nsh; i++) {
+        const Elf64_Shdr *s = &e->sh[i];
+        if (s->sh_type != SHT_SYMTAB && s->sh_type != SHT_DYNSYM)
+            continue;
+        if (s->sh_link >= (unsigned)e->nsh || s->sh_offset + s->sh_size > e->size)
+            continue;
+        const Elf64_Shdr *st = &e->sh[s->sh_link];
+        const Elf64_Sym *syms = (const Elf64_Sym *)(e->img + s->sh_offset);
+        size_t n = s->sh_size / sizeof *syms;
+        for (size_t j = 0; j < n; j++) {
+            if (syms[j].st_name >= st->sh_size || st->sh_offset + st->sh_size > e->size)
+                continue;
+            const char *nm = (const char *)e->img + st->sh_offset + syms[j].st_name;
+            if (!strncmp(nm, name, st->sh_size - syms[j].st_name) && !strcmp(nm, name)) {
+                if (strtab_out)
+                    *strtab_out = st;
+                return &syms[j];
+            }
+        }
+    }
+    return NULL;
+}
+
+static const mp_node *find_metadata(const elf *e, mp_doc *doc, char *err, size_t errlen)
+{
+    for (int i = 0; i < e->nsh; i++) {
+        const Elf64_Shdr *s = &e->sh[i];
+        if (s->sh_type != SHT_NOTE || s->sh_offset + s->sh_size > e->size)
+            continue;
+        const uint8_t *p = e->img + s->sh_offset, *end = p + s->sh_size;
+        while (p + 12 <= end) {
+            uint32_t namesz, descsz, type;
+            memcpy(&namesz, p, 4);
+            memcpy(&descsz, p + 4, 4);
+            memcpy(&type, p + 8, 4);
+            const uint8_t *name = p + 12;
+            const uint8_t *desc = name + ((namesz + 3) & ~3u);
+            if (desc + descsz > end || desc < name)
+                break;
+            if (type == NT_AMDGPU_METADATA && namesz >= 6 && !memcmp(name, "AMDGPU", 6)) {
+                const mp_node *root = mp_parse(doc, desc, descsz);
+                if (!root)
+                    say(err, errlen, "malformed AMDGPU metadata note");
+                return root;
+            }
+            p = desc + ((descsz + 3) & ~3u);
+        }
+    }
+    say(err, errlen, "no NT_AMDGPU_METADATA note (code object v2/v3 are not supported)");
+    return NULL;
+}
+
+static int load_args(emu_kernel_info *ki, const mp_node *args)
+{
+    if (!args)
+        return 0;
+    if (args->type != MP_ARRAY)
+        return -1;
+    for (uint32_t i = 0; i < args->len && ki->nargs < 64; i++) {
+        const mp_node *a = &args->kids[i];
+        emu_arg *g = &ki->args[ki->nargs++];
+        memset(g, 0, sizeof *g);
+        if (mp_str(mp_get(a, ".name"), g->name, sizeof g->name))
+            snprintf(g->name, sizeof g->name, "arg%u", i);
+        mp_str(mp_get(a, ".value_kind"), g->value_kind, sizeof g->value_kind);
+        g->offset = (int)mp_int(mp_get(a, ".offset"), -1);
+        g->size = (int)mp_int(mp_get(a, ".size"), -1);
+        if (g->offset < 0 || g->size < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int decode_kernel(const emu_device *d, const elf *e, emu_kernel *k, uint64_t code_end, char *err,
+                         size_t errlen)
+{
+    const uint8_t *code = vaddr_ptr(e, k->entry, 4);
+    if (!code)
+        return say(err, errlen, "kernel %s: entry 0x%llx is outside the image", k->info.name,
+                   (unsigned long long)k->entry);
+    size_t avail = (size_t)(code_end - k->entry);
+    int cap = 256;
+    k->code = malloc(sizeof *k->code * (size_t)cap);
+    if (!k->code)
+        return say(err, errlen, "out of memory");
+    size_t off = 0;
+    while (off < avail) {
+        if (k->ninsts == cap) {
+            cap *= 2;
+            emu_inst *nc = realloc(k->code, sizeof *nc * (size_t)cap);
+            if (!nc)
+                return say(err, errlen, "out of memory");
+            k->code = nc;
+        }
+        char derr[200];
+        int n = emu_decode(d->dec, code + off, avail - off, k->entry + off, &k->code[k->ninsts], derr, sizeof derr);
+        if (!n) {
+            /* Bytes after the last s_endpgm (padding, s_code_end) need not decode. */
+            bool after_end = false;
+            for (int i = k->ninsts - 1; i >= 0 && !after_end; i--)
+                after_end = k->code[i].op == OP_S_ENDPGM;
+            if (after_end)
+                break;
+            return say(err, errlen, "%s kernel %s: %s", d->t->name, k->info.name, derr);
+        }
+        emu_inst_finalize(&k->code[k->ninsts]);
+        k->ninsts++;
+        off += (size_t)n;
+    }
+    /* resolve branch targets to instruction indices */
+    for (int i = 0; i < k->ninsts; i++) {
+        emu_inst *in = &k->code[i];
+        if (in->fmt != F_SOPP)
+            continue;
+        emu_op op = (emu_op)in->op;
+        if (op != OP_S_BRANCH && (op < OP_S_CBRANCH_SCC0 || op > OP_S_CBRANCH_EXECNZ))
+            continue;
+        uint64_t tgt = in->pc + 4 + (int64_t)in->simm16 * 4;
+        int lo = 0, hi = k->ninsts - 1;
+        in->target = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) / 2;
+            if (k->code[mid].pc == tgt) {
+                in->target = mid;
+                break;
+            }
+            if (k->code[mid].pc < tgt)
+                lo = mid + 1;
+            else
+                hi = mid - 1;
+        }
+        if (in->target < 0)
+            return say(err, errlen, "%s kernel %s: branch at pc 0x%llx to 0x%llx outside the kernel", d->t->name,
+                       k->info.name, (unsigned long long)in->pc, (unsigned long long)tgt);
+    }
+    k->info.ninsts = k->ninsts;
+    return 0;
+}
+
+/* Optional main-loop markers: local symbols __kloop_begin_<kernel> and
+ * __kloop_end_<kernel> (emitted by igemmgen) bound the instructions whose
+ * VALU mix the stats report separately. */
+static void find_loop(const elf *e, emu_kernel *k)
+{
+    char nb[200], ne[200];
+    snprintf(nb, sizeof nb, "__kloop_begin_%s", k->info.name);
+    snprintf(ne, sizeof ne, "__kloop_end_%s", k->info.name);
+    const Elf64_Sym *b = find_sym(e, nb, NULL), *en = find_sym(e, ne, NULL);
+    k->loop_begin = k->loop_end = -1;
+    if (!b || !en)
+        return;
+    for (int i = 0; i < k->ninsts; i++) {
+        if (k->code[i].pc == b->st_value)
+            k->loop_begin = i;
+        if (k->code[i].pc == en->st_value)
+            k->loop_end = i;
+    }
+}
+
+const char *emu_elf_target(const void *image, size_t size)
+{
+    const Elf64_Ehdr *eh = image;
+    if (!image || size < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh->e_machine != EM_AMDGPU)
+        return NULL;
+    for (size_t i = 0; i < sizeof machs / sizeof machs[0]; i++)
+        if ((eh->e_flags & EF_AMDGPU_MACH) == machs[i].mach)
+            return machs[i].name;
+    return NULL;
+}
+
+int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!image || size < sizeof(Elf64_Ehdr))
+        return say(err, errlen, "code object too small (%zu bytes)", size);
+    elf e = {.img = image, .size = size, .eh = image};
+    if (memcmp(e.eh->e_ident, ELFMAG, SELFMAG) || e.eh->e_ident[EI_CLASS] != ELFCLASS64 || e.eh->e_machine != EM_AMDGPU)
+        return say(err, errlen, "not an AMDGPU ELF64 code object");
+    const char *mach = NULL;
+    for (size_t i = 0; i < sizeof machs / sizeof machs[0]; i++)
+        if ((e.eh->e_flags & EF_AMDGPU_MACH) == machs[i].mach)
+            mach = machs[i].name;
+    if (!mach)
+        return say(err, errlen, "code object for an unsupported target (e_flags 0x%x); supported: %s", e.eh->e_flags,
+                   target_names());
+    if (strcmp(mach, d->t->name))
+        return say(err, errlen, "code object is for %s, the emulator runs %s", mach, d->t->name);
+    if (e.eh->e_shoff + (uint64_t)e.eh->e_shnum * sizeof(Elf64_Shdr) > size || e.eh->e_shentsize != sizeof(Elf64_Shdr))
+        return say(err, errlen, "bad section header table");
+    e.sh = (const Elf64_Shdr *)((const uint8_t *)image + e.eh->e_shoff);
+    e.nsh = e.eh->e_shnum;
+
+    /* The image is used in place; keep a private copy. */
+    emu_module *m = calloc(1, sizeof *m);
+    if (!m)
+        return say(err, errlen, "out of memory");
+    m->dev = d;
+    m->image = malloc(size);
+    if (!m->image) {
+        free(m);
+        return say(err, errlen, "out of memory");
+    }
+    memcpy(m->image, image, size);
+    m->size = size;
+    e.img = m->image;
+    e.eh = (const Elf64_Ehdr *)m->image;
+    e.sh = (const Elf64_Shdr *)(m->image + e.eh->e_shoff);
+
+    uint64_t text_end = 0;
+    for (int i = 0; i < e.nsh; i++)
+        if ((e.sh[i].sh_flags & SHF_EXECINSTR) && e.sh[i].sh_addr + e.sh[i].sh_size > text_end)
+            text_end = e.sh[i].sh_addr + e.sh[i].sh_size;
+
+    mp_doc doc;
+    const mp_node *root = find_metadata(&e, &doc, err, errlen);
+    if (!root) {
+        emu_module_free(m);
+        return -1;
+    }
+    const mp_node *ks = mp_get(root, "amdhsa.kernels");
+    if (!ks || ks->type != MP_ARRAY) {
+        mp_free(&doc);
+        emu_module_free(m);
+        return say(err, errlen, "metadata has no amdhsa.kernels list");
+    }
+    m->kernels = calloc(ks->len ? ks->len : 1, sizeof *m->kernels);
+    if (!m->kernels) {
+        mp_free(&doc);
+        emu_module_free(m);
+        return say(err, errlen, "out of memory");
+    }
+    int rc = 0;
+    for (uint32_t i = 0; i < ks->len && !rc; i++) {
+        const mp_node *kn = &ks->kids[i];
+        emu_kernel *k = &m->kernels[m->nkernels++];
+        k->mod = m;
+        k->loop_begin = k->loop_end = -1;
+        emu_kernel_info *ki = &k->info;
+        char sym[160];
+        if (mp_str(mp_get(kn, ".name"), ki->name, sizeof ki->name) || mp_str(mp_get(kn, ".symbol"), sym, sizeof sym)) {
+            rc = say(err, errlen, "kernel %u in the metadata has no .name/.symbol", i);
+            break;
+        }
+        ki->kernarg_size = (int)mp_int(mp_get(kn, ".kernarg_segment_size"), 0);
+        ki->lds_bytes = (int)mp_int(mp_get(kn, ".group_segment_fixed_size"), 0);
+        ki->vgprs = (int)mp_int(mp_get(kn, ".vgpr_count"), 0);
+        ki->agprs = (int)mp_int(mp_get(kn, ".agpr_count"), 0);
+        ki->sgprs = (int)mp_int(mp_get(kn, ".sgpr_count"), 0);
+        ki->max_block = (int)mp_int(mp_get(kn, ".max_flat_workgroup_size"), 1024);
+        const mp_node *rq = mp_get(kn, ".reqd_workgroup_size");
+        if (rq && rq->type == MP_ARRAY && rq->len == 3)
+            for (int j = 0; j < 3; j++)
+                ki->reqd_block[j] = (int)mp_int(&rq->kids[j], 0);
+        if (mp_int(mp_get(kn, ".wavefront_size"), 64) != 64) {
+            rc = say(err, errlen, "kernel %s: only wave64 is supported", ki->name);
+            break;
+        }
+        if (load_args(ki, mp_get(kn, ".args"))) {
+            rc = say(err, errlen, "kernel %s: malformed .args", ki->name);
+            break;
+        }
+        const Elf64_Sym *kd = find_sym(&e, sym, NULL);
+        const uint8_t *kdp = kd ? vaddr_ptr(&e, kd->st_value, 64) : NULL;
+        if (!kdp) {
+            rc = say(err, errlen, "kernel %s: descriptor symbol %s not found", ki->name, sym);
+            break;
+        }
+        k->kd_addr = kd->st_value;
+        uint32_t group, priv, karg;
+        int64_t entry_off;
+        memcpy(&group, kdp, 4);
+        memcpy(&priv, kdp + 4, 4);
+        memcpy(&karg, kdp + 8, 4);
+        memcpy(&entry_off, kdp + 16, 8);
+        memcpy(&k->rsrc3, kdp + 44, 4);
+        memcpy(&k->rsrc1, kdp + 48, 4);
+        memcpy(&k->rsrc2, kdp + 52, 4);
+        memcpy(&k->props, kdp + 56, 2);
+        k->entry = kd->st_value + (uint64_t)entry_off;
+        k->private_size = (int)priv;
+        if (group > (uint32_t)d->t->lds_bytes) {
+            rc = say(err, errlen, "kernel %s: LDS %u bytes exceeds %d", ki->name, group, d->t->lds_bytes);
+            break;
+        }
+        ki->lds_bytes = (int)group;
+        if (karg > (uint32_t)ki->kernarg_size)
+            ki->kernarg_size = (int)karg;
+        k->user_sgprs = (int)((k->rsrc2 >> 1) & 31);
+        for (int j = 0; j < 3; j++)
+            k->wg_id[j] = (k->rsrc2 >> (7 + j)) & 1;
+        k->wg_info = (k->rsrc2 >> 10) & 1;
+        k->vgpr_ids = (int)((k->rsrc2 >> 11) & 3);
+        k->denorm32 = (int)((k->rsrc1 >> 16) & 3);
+        /* VGPR/SGPR allocation from the descriptor's granulated counts */
+        int vgran = (int)(k->rsrc1 & 63), sgran = (int)((k->rsrc1 >> 6) & 15);
+        if (d->t->unified_acc_vgprs) {
+            int total = (vgran + 1) * 8;
+            ki->accum_offset = (int)(((k->rsrc3 & 63) + 1) * 4);
+            ki->vgprs = ki->accum_offset;
+            ki->agprs = total - ki->accum_offset;
+            if (ki->agprs < 0)
+                ki->agprs = 0;
+        } else {
+            /* gfx908 allocates VGPRs and AGPRs alike: the granule covers both */
+            ki->vgprs = (vgran + 1) * 4;
+            ki->agprs = d->t->has_mfma ? ki->vgprs : 0;
+        }
+        ki->sgprs = (sgran + 1) * 16;
+        if (ki->sgprs > 102)
+            ki->sgprs = 102;
+        if ((k->props & 0x400) != 0) {
+            rc = say(err, errlen, "kernel %s: wave32 is not supported", ki->name);
+            break;
+        }
+        uint64_t end = text_end;
+        const Elf64_Sym *fs = find_sym(&e, ki->name, NULL);
+        if (fs && fs->st_size && fs->st_value == k->entry)
+            end = fs->st_value + fs->st_size;
+        rc = decode_kernel(d, &e, k, end, err, errlen);
+        if (!rc)
+            find_loop(&e, k);
+    }
+    mp_free(&doc);
+    if (rc) {
+        emu_module_free(m);
+        return -1;
+    }
+    *out = m;
+    return 0;
+}
+
+void emu_module_free(emu_module *m)
+{
+    if (!m)
+        return;
+    for (int i = 0; i < m->nkernels; i++)
+        free(m->kernels[i].code);
+    free(m->kernels);
+    free(m->image);
+    free(m);
+}
+
+int emu_module_kernel_count(const emu_module *m) { return m ? m->nkernels : 0; }
+const emu_kernel *emu_module_kernel(const emu_module *m, int i) { return m && i >= 0 && i < m->nkernels ? &m->kernels[i] : NULL; }
+
+const emu_kernel *emu_find_kernel(const emu_module *m, const char *name)
+{
+    for (int i = 0; m && name && i < m->nkernels; i++)
+        if (!strcmp(m->kernels[i].info.name, name))
+            return &m->kernels[i];
+    return NULL;
+}
+
+const emu_kernel_info *emu_kernel_get_info(const emu_kernel *k) { return k ? &k->info : NULL; }
+
+char *emu_kernel_disasm(const emu_kernel *k)
+{
+    size_t cap = (size_t)k->ninsts * 120 + 1, len = 0;
+    char *s = malloc(cap);
+    if (!s)
+        return NULL;
+    s[0] = 0;
+    for (int i = 0; i < k->ninsts; i++) {
+        char line[256];
+        emu_disasm(&k->code[i], line, sizeof line);
+        int n = snprintf(s + len, cap - len, "%012llx: %s\n", (unsigned long long)k->code[i].pc, line);
+        if (n > 0)
+            len += (size_t)n < cap - len ? (size_t)n : cap - len - 1;
+    }
+    return s;
+}

@@ -1,0 +1,176 @@
+/* Matrix FMA (VOP3P-MAI) for CDNA1/2/3, from the register layouts of AMD's
+ * matrix instruction calculator (../shared/isa/mfma/ARCH/NAME.md).
+ *
+ * Every float MFMA computes, per block b, D[b] = C[b] + A[b] x B[b] with
+ * A MxK, B KxN. The lanes of a wave form 64/M groups of M lanes; lane
+ * g*M + i holds row i of A (column j of B) for group g. A group is either
+ * its own block (multi-block variants: blocks == 64/M, K = elements per
+ * lane) or a slice of K (single block: K = groups * elements per lane).
+ * Elements per lane: 1 for f32, 2 per register for f16/bf16, k = 2*GPR +
+ * half within the lane's slice. The C/D layout depends on M only (see
+ * cd_slot). CBSZ/ABID broadcast one block's A to 2^CBSZ blocks; BLGP
+ * permutes the lanes B is read from (CDNA1/2).
+ *
+ * Numerics: the products and C are summed in double and rounded to f32 once
+ * per instruction. Hardware rounds inside its adder tree, so results may
+ * differ from hardware in the last bits; the tests bound the difference. */
+#include <stdio.h>
+
+#include "exec.h"
+
+typedef enum { MT_F32, MT_F16, MT_BF16 } mtype;
+
+typedef struct {
+    emu_op op;
+    int m, n, k, blocks, cycles;
+    mtype type;
+} mfma_desc;
+
+static const mfma_desc table[] = {
+    /* CDNA1 and CDNA2 spellings */
+    {OP_V_MFMA_F32_32X32X1F32, 32, 32, 1, 2, 64, MT_F32},
+    {OP_V_MFMA_F32_16X16X1F32, 16, 16, 1, 4, 32, MT_F32},
+    {OP_V_MFMA_F32_4X4X1F32, 4, 4, 1, 16, 8, MT_F32},
+    {OP_V_MFMA_F32_32X32X2F32, 32, 32, 2, 1, 64, MT_F32},
+    {OP_V_MFMA_F32_16X16X4F32, 16, 16, 4, 1, 32, MT_F32},
+    {OP_V_MFMA_F32_32X32X4F16, 32, 32, 4, 2, 64, MT_F16},
+    {OP_V_MFMA_F32_16X16X4F16, 16, 16, 4, 4, 32, MT_F16},
+    {OP_V_MFMA_F32_4X4X4F16, 4, 4, 4, 16, 8, MT_F16},
+    {OP_V_MFMA_F32_32X32X8F16, 32, 32, 8, 1, 64, MT_F16},
+    {OP_V_MFMA_F32_16X16X16F16, 16, 16, 16, 1, 32, MT_F16},
+    {OP_V_MFMA_F32_32X32X2BF16, 32, 32, 2, 2, 64, MT_BF16},
+    {OP_V_MFMA_F32_16X16X2BF16, 16, 16, 2, 4, 32, MT_BF16},
+    {OP_V_MFMA_F32_4X4X2BF16, 4, 4, 2, 16, 8, MT_BF16},
+    {OP_V_MFMA_F32_32X32X4BF16, 32, 32, 4, 1, 64, MT_BF16},
+    {OP_V_MFMA_F32_16X16X8BF16, 16, 16, 8, 1, 32, MT_BF16},
+    {OP_V_MFMA_F32_32X32X4BF16_1K, 32, 32, 4, 2, 64, MT_BF16},
+    {OP_V_MFMA_F32_16X16X4BF16_1K, 16, 16, 4, 4, 32, MT_BF16},
+    {OP_V_MFMA_F32_4X4X4BF16_1K, 4, 4, 4, 16, 8, MT_BF16},
+    {OP_V_MFMA_F32_32X32X8BF16_1K, 32, 32, 8, 1, 64, MT_BF16},
+    {OP_V_MFMA_F32_16X16X16BF16_1K, 16, 16, 16, 1, 32, MT_BF16},
+    /* CDNA3 spellings */
+    {OP_V_MFMA_F32_32X32X1_2B_F32, 32, 32, 1, 2, 64, MT_F32},
+    {OP_V_MFMA_F32_16X16X1_4B_F32, 16, 16, 1, 4, 32, MT_F32},
+    {OP_V_MFMA_F32_4X4X1_16B_F32, 4, 4, 1, 16, 8, MT_F32},
+    {OP_V_MFMA_F32_32X32X2_F32, 32, 32, 2, 1, 64, MT_F32},
+    {OP_V_MFMA_F32_16X16X4_F32, 16, 16, 4, 1, 32, MT_F32},
+    {OP_V_MFMA_F32_32X32X4_2B_F16, 32, 32, 4, 2, 64, MT_F16},
+    {OP_V_MFMA_F32_16X16X4_4B_F16, 16, 16, 4, 4, 32, MT_F16},
+    {OP_V_MFMA_F32_4X4X4_16B_F16, 4, 4, 4, 16, 8, MT_F16},
+    {OP_V_MFMA_F32_32X32X8_F16, 32, 32, 8, 1, 32, MT_F16},
+    {OP_V_MFMA_F32_16X16X16_F16, 16, 16, 16, 1, 16, MT_F16},
+    {OP_V_MFMA_F32_32X32X4_2B_BF16, 32, 32, 4, 2, 64, MT_BF16},
+    {OP_V_MFMA_F32_16X16X4_4B_BF16, 16, 16, 4, 4, 32, MT_BF16},
+    {OP_V_MFMA_F32_4X4X4_16B_BF16, 4, 4, 4, 16, 8, MT_BF16},
+    {OP_V_MFMA_F32_32X32X8_BF16, 32, 32, 8, 1, 32, MT_BF16},
+    {OP_V_MFMA_F32_16X16X16_BF16, 16, 16, 16, 1, 16, MT_BF16},
+};
+
+static const mfma_desc *find(emu_op op)
+{
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (table[i].op == op)
+            return &table[i];
+    return NULL;
+}
+
+int emu_mfma_passes(emu_op op)
+{
+    const mfma_desc *d = find(op);
+    return d ? d->cycles / 4 : 0;
+}
+
+uint64_t emu_mfma_flops(emu_op op)
+{
+    const mfma_desc *d = find(op);
+    return d ? 2ull * (uint64_t)d->m * (uint64_t)d->n * (uint64_t)d->k * (uint64_t)d->blocks : 0;
+}
+
+/* Register and lane of C/D element (b, i, j). */
+static void cd_slot(const mfma_desc *d, int b, int i, int j, int *gpr, int *lane)
+{
+    if (d->m == 32) {
+        *gpr = 16 * b + 4 * (i / 8) + i % 4;
+        *lane = (32 * (i / 4)) % 64 + j;
+    } else if (d->m == 16) {
+        *gpr = 4 * b + i % 4;
+        *lane = 16 * (i / 4) + j;
+    } else {
+        *gpr = i;
+        *lane = 4 * b + j;
+    }
+}
+
+/* Element e of a lane's A or B slice as float. */
+static double elem(const mfma_desc *d, wave *w, const emu_opnd *o, int lane, int e)
+{
+    if (d->type == MT_F32)
+        return f32_of(vsrc(w, o, 0, (uint32_t[64]){0})[lane]);
+    uint32_t x = (o->kind == K_AGPR ? w->a[o->code - R_A0 + e / 2] : w->v[o->code - R_V0 + e / 2])[lane];
+    uint16_t h = (uint16_t)(e & 1 ? x >> 16 : x);
+    return d->type == MT_F16 ? f16_to_f32(h) : bf16_to_f32(h);
+}
+
+/* Source lane of B under BLGP (CDNA1/2). */
+static int blgp_lane(int blgp, int l)
+{
+    switch (blgp) {
+    case 1: return l % 32;
+    case 2: return 32 + l % 32;
+    case 3: return (l + 16) % 64;
+    case 4: case 5: case 6: case 7: return 16 * (blgp - 4) + l % 16;
+    default: return l;
+    }
+}
+
+int emu_mfma(wg_ctx *c, wave *w, const emu_inst *in)
+{
+    const mfma_desc *d = find((emu_op)in->op);
+    if (!d)
+        return emu_fault(c, w, "matrix operation not implemented by the emulator");
+    if (c->dev->t->mfma_gfx940_names && in->blgp)
+        return emu_fault(c, w, "BLGP on CDNA3 (negation modifiers) is not implemented by the emulator");
+    int groups = 64 / d->m;
+    int kpl = d->type == MT_F32 ? 1 : 2 * in->src[0].width; /* elements per lane */
+    int blocks = d->blocks;
+    if (in->cbsz && (1 << in->cbsz) > blocks)
+        return emu_fault(c, w, "cbsz:%d broadcasts beyond the %d blocks of this MFMA", in->cbsz, blocks);
+    if (in->abid >= (1 << in->cbsz) && in->cbsz)
+        return emu_fault(c, w, "abid:%d outside the broadcast group of 2^cbsz blocks", in->abid);
+
+    /* Gather A[b][i][k] and B[b][k][j] as doubles. */
+    static _Thread_local double A[16][32][16], Bm[16][16][32];
+    for (int l = 0; l < 64; l++) {
+        int g = l / d->m, idx = l % d->m;
+        int lb = blocks > 1 ? g : 0;
+        for (int e = 0; e < kpl; e++) {
+            int k = blocks > 1 ? e : g * kpl + e;
+            A[lb][idx][k] = elem(d, w, &in->src[0], l, e);
+            Bm[lb][k][idx] = elem(d, w, &in->src[1], blgp_lane(in->blgp, l), e);
+        }
+    }
+    uint32_t out[32][64], ctmp[64];
+    int nregs = in->dst.width;
+    for (int b = 0; b < blocks; b++) {
+        int ab = in->cbsz ? (b >> in->cbsz << in->cbsz) + in->abid : b;
+        for (int i = 0; i < d->m; i++)
+            for (int j = 0; j < d->n; j++) {
+                int gpr, lane;
+                cd_slot(d, b, i, j, &gpr, &lane);
+                double acc = in->src[2].kind == K_CONST ? f32_of(in->src[2].value)
+                                                        : f32_of(vsrc(w, &in->src[2], gpr, ctmp)[lane]);
+                for (int k = 0; k < d->k; k++)
+                    acc += A[ab][i][k] * Bm[b][k][j];
+                out[gpr][lane] = bits_of((float)acc);
+            }
+    }
+    (void)groups;
+    /* Kernels run MFMA with all lanes active; what a partial EXEC does to
+       the result registers is not modelled, so it is reported. */
+    if (exec_mask(w) != ~0ull)
+        return emu_fault(c, w, "MFMA with a partial EXEC mask is not modelled by the emulator");
+    for (int r = 0; r < nregs; r++)
+        memcpy(vdst(w, in->dst.code, r), out[r], sizeof out[r]);
+    c->stats.mfma_flops += emu_mfma_flops((emu_op)in->op);
+    return 0;
+}

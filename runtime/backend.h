@@ -1,0 +1,51 @@
+/* Backends: where kernels run. One vtable per backend, chosen at handle
+ * creation: the emulator (host buffers) or HIP (device buffers). */
+#ifndef IGEMM_BACKEND_H
+#define IGEMM_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "igemm.h"
+#include "target.h"
+
+typedef struct backend backend;
+typedef struct bk_module bk_module;
+typedef struct bk_kernel bk_kernel;
+
+/* What one launch reports back. */
+typedef struct {
+    double ms;            /* HIP: event-timed duration; emulator: 0 */
+    uint64_t cycles;      /* emulator: modeled issue cycles */
+    uint64_t valu_cycles, fma_cycles, loop_valu_cycles, loop_fma_cycles;
+    uint64_t insts;       /* emulator: wave instructions */
+    uint64_t salu_insts, valu_insts, vmem_insts, ds_insts, smem_insts, mfma_insts, branch_insts;
+    uint64_t global_bytes, lds_bytes;
+} bk_stats;
+
+struct backend {
+    const char *name;    /* "emu" or "hip" */
+    const target *t;     /* the target kernels run on */
+    char err[1024];
+    void (*destroy)(backend *b);
+    int (*load)(backend *b, const void *image, size_t size, bk_module **out);
+    void (*unload)(backend *b, bk_module *m);
+    bk_kernel *(*kernel)(backend *b, bk_module *m, const char *name);
+    /* grid counts workgroups (x only; y = z = 1), block work-items. */
+    int (*launch)(backend *b, bk_kernel *k, unsigned grid, unsigned block, const void *args, size_t size,
+                  bk_stats *st);
+    int (*alloc)(backend *b, void **p, size_t bytes);
+    void (*free)(backend *b, void *p);
+    int (*to_device)(backend *b, void *dst, const void *src, size_t bytes);
+    int (*to_host)(backend *b, void *dst, const void *src, size_t bytes);
+    /* Make user buffers visible to kernels for the duration of a call (the
+       emulator registers host memory; HIP: no-op). */
+    int (*map)(backend *b, const void *p, size_t bytes);
+    void (*unmap)(backend *b, const void *p);
+};
+
+/* Create a backend. Return NULL with a reason in why. */
+backend *backend_emu_create(const target *t, int threads, char *why, size_t len);
+backend *backend_hip_create(char *why, size_t len, igemm_status *st);
+
+#endif

@@ -1,0 +1,143 @@
+/* The emulator backend: kernels run on the project's emulator; buffers are
+ * host memory, registered with the emulator while a call uses them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../emu/emu.h"
+#include "backend.h"
+
+typedef struct {
+    backend b;
+    emu_device *dev;
+} emu_backend;
+
+struct bk_module {
+    emu_module *m;
+};
+
+static emu_backend *E(backend *b) { return (emu_backend *)b; }
+
+static void destroy(backend *b)
+{
+    emu_destroy(E(b)->dev);
+    free(b);
+}
+
+static int load(backend *b, const void *image, size_t size, bk_module **out)
+{
+    bk_module *m = calloc(1, sizeof *m);
+    if (!m) {
+        snprintf(b->err, sizeof b->err, "out of memory");
+        return -1;
+    }
+    if (emu_load(E(b)->dev, image, size, &m->m, b->err, sizeof b->err)) {
+        free(m);
+        return -1;
+    }
+    *out = m;
+    return 0;
+}
+
+static void unload(backend *b, bk_module *m)
+{
+    (void)b;
+    if (m)
+        emu_module_free(m->m);
+    free(m);
+}
+
+static bk_kernel *kernel(backend *b, bk_module *m, const char *name)
+{
+    const emu_kernel *k = emu_find_kernel(m->m, name);
+    if (!k)
+        snprintf(b->err, sizeof b->err, "kernel %s not found in the %s code object", name, b->t->name);
+    return (bk_kernel *)k;
+}
+
+static int launch(backend *b, bk_kernel *k, unsigned grid, unsigned block, const void *args, size_t size, bk_stats *st)
+{
+    emu_stats s = {0};
+    unsigned g[3] = {grid, 1, 1}, bl[3] = {block, 1, 1};
+    int rc = emu_launch(E(b)->dev, (const emu_kernel *)k, g, bl, args, size, &s, b->err, sizeof b->err);
+    if (st) {
+        memset(st, 0, sizeof *st);
+        st->cycles = emu_stats_cycles(&s);
+        st->valu_cycles = s.cycles[EC_VALU] + s.cycles[EC_VALU_FMA] + s.cycles[EC_VALU_TRANS] + s.cycles[EC_VALU_64];
+        st->fma_cycles = s.cycles[EC_VALU_FMA];
+        st->loop_valu_cycles = s.loop_valu_cycles;
+        st->loop_fma_cycles = s.loop_fma_cycles;
+        for (int i = 0; i < EC_COUNT; i++)
+            st->insts += s.insts[i];
+        st->salu_insts = s.insts[EC_SALU];
+        st->smem_insts = s.insts[EC_SMEM];
+        st->valu_insts = s.insts[EC_VALU] + s.insts[EC_VALU_FMA] + s.insts[EC_VALU_TRANS] + s.insts[EC_VALU_64];
+        st->vmem_insts = s.insts[EC_VMEM_LOAD] + s.insts[EC_VMEM_STORE];
+        st->ds_insts = s.insts[EC_DS];
+        st->mfma_insts = s.insts[EC_MFMA];
+        st->branch_insts = s.insts[EC_BRANCH];
+        st->global_bytes = s.global_read + s.global_written;
+        st->lds_bytes = s.lds_read + s.lds_written;
+    }
+    return rc;
+}
+
+static int alloc(backend *b, void **p, size_t bytes)
+{
+    *p = malloc(bytes ? bytes : 1);
+    if (!*p) {
+        snprintf(b->err, sizeof b->err, "out of memory allocating %zu bytes", bytes);
+        return -1;
+    }
+    return 0;
+}
+
+static void bfree(backend *b, void *p)
+{
+    (void)b;
+    free(p);
+}
+
+static int copy(backend *b, void *dst, const void *src, size_t bytes)
+{
+    (void)b;
+    memmove(dst, src, bytes);
+    return 0;
+}
+
+static int map(backend *b, const void *p, size_t bytes)
+{
+    if (emu_register(E(b)->dev, p, bytes)) {
+        snprintf(b->err, sizeof b->err, "cannot register %zu bytes with the emulator", bytes);
+        return -1;
+    }
+    return 0;
+}
+
+static void unmap(backend *b, const void *p) { emu_unregister(E(b)->dev, p); }
+
+backend *backend_emu_create(const target *t, int threads, char *why, size_t len)
+{
+    emu_backend *e = calloc(1, sizeof *e);
+    emu_options o = {.threads = threads};
+    if (!e || !(e->dev = emu_create(t, &o))) {
+        snprintf(why, len, "cannot create the %s emulator", t ? t->name : "(null)");
+        free(e);
+        return NULL;
+    }
+    backend *b = &e->b;
+    b->name = "emu";
+    b->t = t;
+    b->destroy = destroy;
+    b->load = load;
+    b->unload = unload;
+    b->kernel = kernel;
+    b->launch = launch;
+    b->alloc = alloc;
+    b->free = bfree;
+    b->to_device = copy;
+    b->to_host = copy;
+    b->map = map;
+    b->unmap = unmap;
+    return b;
+}

@@ -1,0 +1,18 @@
+/* Kernel configuration choice (selection heuristic, performance database). */
+#ifndef IGEMM_SELECT_H
+#define IGEMM_SELECT_H
+
+#include "igemm.h"
+#include "solver.h"
+
+/* The configuration to run sh with on h's target: the performance
+ * database's entry when there is one, else the heuristic's pick; NULL when
+ * nothing applies. */
+const solver *select_solver(igemm_handle *h, const igemm_shape *sh);
+
+/* Handle internals the selection needs (handle.c). */
+int handle_solver_ok(igemm_handle *h, const solver *s, const igemm_shape *sh);
+const target *handle_target(const igemm_handle *h);
+const char *igemm_handle_perfdb(const igemm_handle *h);
+
+#endif

@@ -1,0 +1,160 @@
+/* The solver registry, launch plans, the naive solver and the zero fill. */
+#include "solver.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../gen/kern.h"
+#include "kargs.h"
+
+/* ---- plans ---- */
+
+launch_desc *plan_add(launch_plan *p)
+{
+    if (p->n == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 8;
+        launch_desc *l = realloc(p->l, sizeof *l * (size_t)cap);
+        if (!l)
+            return NULL;
+        p->l = l;
+        p->cap = cap;
+    }
+    launch_desc *d = &p->l[p->n++];
+    memset(d, 0, sizeof *d);
+    d->ptr_off[0] = d->ptr_off[1] = d->ptr_off[2] = -1;
+    d->phase = -1;
+    return d;
+}
+
+void plan_free(launch_plan *p)
+{
+    free(p->l);
+    memset(p, 0, sizeof *p);
+}
+
+int plan_batch_chunk(const igemm_shape *sh)
+{
+    const igemm_problem *p = &sh->p;
+    uint64_t per_image = (uint64_t)p->c * p->hi * p->wi * 4;
+    uint64_t dy_image = (uint64_t)p->k * sh->ho * sh->wo * 4;
+    if (dy_image > per_image)
+        per_image = dy_image;
+    uint64_t n = LAUNCH_MAX_BYTES / per_image;
+    if (n < 1)
+        return 0; /* one image is already too large */
+    return n < (uint64_t)p->n ? (int)n : p->n;
+}
+
+int plan_zero_fill(launch_plan *p, const igemm_shape *sh, int n0, int nb)
+{
+    launch_desc *d = plan_add(p);
+    if (!d)
+        return -1;
+    const igemm_problem *pr = &sh->p;
+    uint64_t image = (uint64_t)pr->c * pr->hi * pr->wi;
+    igemm_fill_args a = {.dwords = (uint32_t)(image * (uint64_t)nb)};
+    snprintf(d->kernel, sizeof d->kernel, "%s", KERNEL_FILL);
+    d->block = FILL_BLOCK;
+    d->grid = (unsigned)((a.dwords + 4u * FILL_BLOCK - 1) / (4u * FILL_BLOCK));
+    memcpy(d->args, &a, sizeof a);
+    d->args_size = sizeof a;
+    d->ptr_off[ARG_DX] = (int)offsetof(igemm_fill_args, p_out);
+    d->ptr_add[ARG_DX] = image * (uint64_t)n0 * 4;
+    return 0;
+}
+
+/* ---- the naive solver ---- */
+
+static int naive_available(const solver *s, const target *t)
+{
+    (void)s;
+    (void)t;
+    return 1;
+}
+
+static igemm_status naive_applicable(const solver *s, const igemm_shape *sh, const target *t, char *why, size_t len)
+{
+    (void)s;
+    (void)t;
+    if (!plan_batch_chunk(sh)) {
+        snprintf(why, len, "one image exceeds %llu bytes", (unsigned long long)LAUNCH_MAX_BYTES);
+        return IGEMM_ERR_NOT_APPLICABLE;
+    }
+    return IGEMM_OK;
+}
+
+static int naive_plan(const solver *s, const igemm_shape *sh, const target *t, launch_plan *plan)
+{
+    (void)s;
+    (void)t;
+    const igemm_problem *p = &sh->p;
+    int chunk = plan_batch_chunk(sh);
+    uint64_t dx_image = (uint64_t)p->c * p->hi * p->wi, dy_image = (uint64_t)p->k * sh->ho * sh->wo;
+    for (int n0 = 0; n0 < p->n; n0 += chunk) {
+        int nb = p->n - n0 < chunk ? p->n - n0 : chunk;
+        launch_desc *d = plan_add(plan);
+        if (!d)
+            return -1;
+        igemm_naive_args a = {0};
+        a.total = (uint32_t)(dx_image * (uint64_t)nb);
+        a.batch = (uint32_t)nb;
+        a.hi = (uint32_t)p->hi;
+        a.wi = (uint32_t)p->wi;
+        a.c = (uint32_t)p->c;
+        a.k = (uint32_t)p->k;
+        a.ho = (uint32_t)sh->ho;
+        a.wo = (uint32_t)sh->wo;
+        a.fy = (uint32_t)p->y;
+        a.fx = (uint32_t)p->x;
+        a.cg = (uint32_t)sh->cg;
+        a.kg = (uint32_t)sh->kg;
+        a.stride_h = (uint32_t)p->stride_h;
+        a.stride_w = (uint32_t)p->stride_w;
+        a.dil_h = (uint32_t)p->dil_h;
+        a.dil_w = (uint32_t)p->dil_w;
+        a.pad_h = (uint32_t)p->pad_h;
+        a.pad_w = (uint32_t)p->pad_w;
+        igemm_magic m;
+        m = igemm_magic_for(a.wi), a.mdiv_wi = m.magic, a.shift_wi = m.shift;
+        m = igemm_magic_for(a.hi), a.mdiv_hi = m.magic, a.shift_hi = m.shift;
+        m = igemm_magic_for(a.c), a.mdiv_c = m.magic, a.shift_c = m.shift;
+        m = igemm_magic_for(a.cg), a.mdiv_cg = m.magic, a.shift_cg = m.shift;
+        m = igemm_magic_for(a.stride_h), a.mdiv_sh = m.magic, a.shift_sh = m.shift;
+        m = igemm_magic_for(a.stride_w), a.mdiv_sw = m.magic, a.shift_sw = m.shift;
+        snprintf(d->kernel, sizeof d->kernel, "%s", KERNEL_NAIVE);
+        d->block = NAIVE_BLOCK;
+        d->grid = (a.total + NAIVE_BLOCK - 1) / NAIVE_BLOCK;
+        memcpy(d->args, &a, sizeof a);
+        d->args_size = sizeof a;
+        d->ptr_off[ARG_DX] = (int)offsetof(igemm_naive_args, p_dx);
+        d->ptr_off[ARG_DY] = (int)offsetof(igemm_naive_args, p_dy);
+        d->ptr_off[ARG_W] = (int)offsetof(igemm_naive_args, p_w);
+        d->ptr_add[ARG_DX] = dx_image * (uint64_t)n0 * 4;
+        d->ptr_add[ARG_DY] = dy_image * (uint64_t)n0 * 4;
+        d->ptr_add[ARG_W] = 0;
+    }
+    return 0;
+}
+
+static const solver naive = {
+    .name = "naive",
+    .kind = SOLVER_NAIVE,
+    .available = naive_available,
+    .applicable = naive_applicable,
+    .plan = naive_plan,
+};
+
+/* ---- registry ---- */
+
+int solver_count(void) { return 1; }
+
+const solver *solver_get(int i) { return i == 0 ? &naive : NULL; }
+
+const solver *solver_find(const char *name)
+{
+    for (int i = 0; i < solver_count(); i++)
+        if (!strcmp(solver_get(i)->name, name))
+            return solver_get(i);
+    return NULL;
+}

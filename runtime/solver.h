@@ -1,0 +1,66 @@
+/* Solvers: kernel families that can compute a problem. Each knows when it
+ * applies (with a reason when not) and how to turn a problem into launches
+ * (kernel name, grid, block, packed arguments). */
+#ifndef IGEMM_SOLVER_H
+#define IGEMM_SOLVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "problem.h"
+#include "target.h"
+
+/* Largest tensor slice one launch addresses: buffer offsets are 32-bit and
+ * invalid lanes use offset 0x80000000, so every tensor a launch touches
+ * stays below 2 GiB; larger problems are split along the batch. */
+#define LAUNCH_MAX_BYTES 0x7fff0000ull
+
+enum { ARG_DX, ARG_DY, ARG_W };
+
+typedef struct {
+    char kernel[128];
+    unsigned grid, block;
+    uint8_t args[512];
+    size_t args_size;
+    int ptr_off[3];        /* byte offset of the dx/dy/w pointer in args, -1 if absent */
+    uint64_t ptr_add[3];   /* bytes added to the user's base pointer */
+    int phase;             /* v4r1 phase of this launch, -1 for none */
+} launch_desc;
+
+typedef struct {
+    int n, cap;
+    launch_desc *l;
+} launch_plan;
+
+typedef struct solver solver;
+struct solver {
+    char name[96];         /* the configuration's name, as users and the perf DB see it */
+    int kind;              /* SOLVER_NAIVE, SOLVER_V4R1 */
+    const void *cfg;       /* kind-specific configuration */
+    /* 1 when the target's code object has this solver's kernels */
+    int (*available)(const solver *s, const target *t);
+    /* IGEMM_OK or IGEMM_ERR_NOT_APPLICABLE with a reason */
+    igemm_status (*applicable)(const solver *s, const igemm_shape *sh, const target *t, char *why, size_t len);
+    /* append the launches of a problem to plan; returns 0 or -1 (out of memory) */
+    int (*plan)(const solver *s, const igemm_shape *sh, const target *t, launch_plan *plan);
+};
+
+enum { SOLVER_NAIVE, SOLVER_V4R1 };
+
+/* Every solver, the naive reference first. */
+int solver_count(void);
+const solver *solver_get(int i);
+const solver *solver_find(const char *name);
+
+/* Launch plans */
+launch_desc *plan_add(launch_plan *p);
+void plan_free(launch_plan *p);
+
+/* Images per launch so that each tensor's slice stays under LAUNCH_MAX_BYTES. */
+int plan_batch_chunk(const igemm_shape *sh);
+
+/* Zero fill of dx images [n0, n0+nb) (used when some dx pixels get no
+ * contribution from any phase GEMM). */
+int plan_zero_fill(launch_plan *p, const igemm_shape *sh, int n0, int nb);
+
+#endif

@@ -1,0 +1,12 @@
+/* Subcommands of the igemm CLI. Each returns the process exit status:
+ * 0 success, 1 a failed run or verification, 2 bad usage. */
+#ifndef IGEMM_CLI_H
+#define IGEMM_CLI_H
+
+int cmd_conv(int argc, char **argv);
+int cmd_emu_run(int argc, char **argv);
+
+/* Print "igemm: <message>" on stderr and return 2. */
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,418 @@
+/* igemm conv: run backward-data convolutions, MIOpenDriver style.
+ *
+ * Problem flags: -n -c -H -W -k -y -x -p -q -u -v -l -j -g -F 2
+ * Driver flags:  -V 1 verify against the float64 CPU reference
+ *                -t 1 report time (HIP) / modeled cycles (emulator)
+ *                -i N iterations (default 1), -w N warm-up runs (default 0)
+ * Long flags:    --arch gfxNNN, --backend auto|emu|hip, --solution NAME,
+ *                --input FILE (a shape list), --batch N (override -n of
+ *                every problem), --seed N, --threads N, --codeobj-dir DIR,
+ *                --json
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../runtime/igemm.h"
+#include "../runtime/problem.h"
+#include "cli.h"
+
+typedef struct {
+    int verify, time, iters, warmup, json, batch, threads;
+    unsigned long long seed;
+    const char *arch, *backend, *solution, *input, *codeobj_dir;
+} conv_opts;
+
+static void conv_help(void)
+{
+    puts("usage: igemm conv -n N -c C -H H -W W -k K -y Y -x X [-p P -q Q -u U -v V -l L -j J -g G] -F 2\n"
+         "                  [-V 1] [-t 1] [-i ITERS] [-w WARMUP]\n"
+         "                  [--arch gfx906|gfx908|gfx90a|gfx942] [--backend auto|emu|hip]\n"
+         "                  [--solution NAME] [--seed N] [--threads N] [--codeobj-dir DIR] [--json]\n"
+         "       igemm conv --input SHAPES.txt [--batch N] [same options]\n"
+         "Backward data of a 2-D convolution, NCHW fp32. -V 1 compares with a float64 CPU\n"
+         "reference (max absolute and relative error, PASS/FAIL; exit status 1 on FAIL).");
+}
+
+static int parse_num(const char *flag, const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = s ? strtol(s, &end, 10) : 0;
+    if (!s || !*s || *end || errno || v < lo || v > hi)
+        return usage_error("flag '%s' needs an integer in [%ld, %ld], got '%s'", flag, lo, hi, s ? s : "(nothing)");
+    *out = v;
+    return 0;
+}
+
+/* Split argv into problem flags (for igemm_problem_parse_args) and driver
+ * options. Returns 0 or the exit status of a usage error. */
+static int parse(int argc, char **argv, conv_opts *o, int *pargc, char **pargv)
+{
+    *pargc = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long x;
+        if (!strcmp(a, "--json")) {
+            o->json = 1;
+            continue;
+        }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            conv_help();
+            return -1;
+        }
+        if (!strncmp(a, "--", 2)) {
+            if (!v)
+                return usage_error("flag '%s' needs a value", a);
+            i++;
+            if (!strcmp(a, "--arch"))
+                o->arch = v;
+            else if (!strcmp(a, "--backend"))
+                o->backend = v;
+            else if (!strcmp(a, "--solution"))
+                o->solution = v;
+            else if (!strcmp(a, "--input"))
+                o->input = v;
+            else if (!strcmp(a, "--codeobj-dir"))
+                o->codeobj_dir = v;
+            else if (!strcmp(a, "--batch")) {
+                if (parse_num(a, v, 1, 1 << 20, &x))
+                    return 2;
+                o->batch = (int)x;
+            } else if (!strcmp(a, "--threads")) {
+                if (parse_num(a, v, 0, 1024, &x))
+                    return 2;
+                o->threads = (int)x;
+            } else if (!strcmp(a, "--seed")) {
+                if (parse_num(a, v, 0, LONG_MAX, &x))
+                    return 2;
+                o->seed = (unsigned long long)x;
+            } else
+                return usage_error("unknown flag '%s'", a);
+            continue;
+        }
+        if (a[0] == '-' && a[1] && !a[2] && strchr("Vtiw", a[1])) {
+            if (!v)
+                return usage_error("flag '%s' needs a value", a);
+            i++;
+            switch (a[1]) {
+            case 'V':
+                if (parse_num(a, v, 0, 1, &x))
+                    return 2;
+                o->verify = (int)x;
+                break;
+            case 't':
+                if (parse_num(a, v, 0, 1, &x))
+                    return 2;
+                o->time = (int)x;
+                break;
+            case 'i':
+                if (parse_num(a, v, 1, 100000, &x))
+                    return 2;
+                o->iters = (int)x;
+                break;
+            case 'w':
+                if (parse_num(a, v, 0, 100000, &x))
+                    return 2;
+                o->warmup = (int)x;
+                break;
+            default:
+                return usage_error("unknown flag '%s'", a);
+            }
+            continue;
+        }
+        pargv[(*pargc)++] = argv[i];
+        if (a[0] == '-' && v && (a[1] && !a[2])) {
+            pargv[(*pargc)++] = argv[i + 1];
+            i++;
+        }
+    }
+    return 0;
+}
+
+/* splitmix64 -> uniform floats in [-1, 1) */
+static void fill_random(float *p, size_t n, unsigned long long *state)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned long long z = (*state += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        p[i] = (float)((double)(z >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
+    }
+}
+
+typedef struct {
+    int ok, verified;
+    igemm_verify_result vr;
+    igemm_run_info ri;
+} conv_result;
+
+static int run_one(igemm_handle *h, const igemm_problem *p, const conv_opts *o, conv_result *res)
+{
+    igemm_shape sh;
+    char why[512];
+    memset(res, 0, sizeof *res);
+    if (igemm_shape_init(&sh, p, why, sizeof why) != IGEMM_OK) {
+        fprintf(stderr, "igemm: %s\n", why);
+        return 2;
+    }
+    size_t nx = (size_t)sh.dx_elems, ny = (size_t)sh.dy_elems, nw = (size_t)sh.w_elems;
+    float *hy = malloc(ny * 4), *hw = malloc(nw * 4), *hx = malloc(nx * 4);
+    void *dx = NULL, *dy = NULL, *dw = NULL;
+    int rc = 1;
+    if (!hy || !hw || !hx) {
+        fprintf(stderr, "igemm: out of host memory\n");
+        goto out;
+    }
+    unsigned long long state = o->seed;
+    fill_random(hy, ny, &state);
+    fill_random(hw, nw, &state);
+    for (size_t i = 0; i < nx; i++)
+        hx[i] = NAN; /* a kernel that misses a pixel shows up */
+    if (igemm_alloc(h, &dx, nx * 4) || igemm_alloc(h, &dy, ny * 4) || igemm_alloc(h, &dw, nw * 4) ||
+        igemm_copy_to_device(h, dy, hy, ny * 4) || igemm_copy_to_device(h, dw, hw, nw * 4) ||
+        igemm_copy_to_device(h, dx, hx, nx * 4)) {
+        fprintf(stderr, "igemm: %s\n", igemm_last_error(h));
+        goto out;
+    }
+    for (int it = 0; it < o->warmup + o->iters; it++) {
+        igemm_run_info ri;
+        igemm_status st = igemm_conv_bwd_data_ex(h, p, o->solution, dx, dy, dw, &ri);
+        if (st != IGEMM_OK) {
+            fprintf(stderr, "igemm: %s: %s\n", igemm_status_name(st), igemm_last_error(h));
+            rc = st == IGEMM_ERR_INVALID_ARG || st == IGEMM_ERR_NOT_APPLICABLE ? 2 : 1;
+            goto out;
+        }
+        if (it == o->warmup)
+            res->ri = ri;
+        else if (it > o->warmup)
+            res->ri.ms += ri.ms;
+    }
+    if (o->iters > 1)
+        res->ri.ms /= o->iters;
+    rc = 0;
+    res->ok = 1;
+    if (o->verify) {
+        if (igemm_copy_to_host(h, hx, dx, nx * 4)) {
+            fprintf(stderr, "igemm: %s\n", igemm_last_error(h));
+            rc = 1;
+            goto out;
+        }
+        double *ref = malloc(nx * sizeof *ref), *abs_sum = malloc(nx * sizeof *abs_sum);
+        unsigned char *cov = malloc(nx);
+        if (!ref || !abs_sum || !cov) {
+            fprintf(stderr, "igemm: out of host memory for the reference\n");
+            free(ref);
+            free(abs_sum);
+            free(cov);
+            rc = 1;
+            goto out;
+        }
+        igemm_reference_bwd_data(p, hy, hw, ref, abs_sum, cov);
+        res->verified = 1;
+        res->ok = igemm_verify(p, hx, ref, abs_sum, cov, 1e-5, &res->vr);
+        rc = res->ok ? 0 : 1;
+        free(ref);
+        free(abs_sum);
+        free(cov);
+    }
+out:
+    igemm_free(h, dx);
+    igemm_free(h, dy);
+    igemm_free(h, dw);
+    free(hy);
+    free(hw);
+    free(hx);
+    return rc;
+}
+
+static void report(const igemm_handle *h, const igemm_problem *p, const conv_opts *o, const conv_result *r)
+{
+    char args[256];
+    igemm_problem_format(p, args, sizeof args);
+    igemm_shape sh;
+    igemm_shape_init(&sh, p, NULL, 0);
+    bool emu = !strcmp(igemm_handle_backend(h), "emu");
+    if (o->json) {
+        printf("{\"problem\": \"%s -F 2\", \"arch\": \"%s\", \"backend\": \"%s\", \"solution\": \"%s\", "
+               "\"launches\": %d, \"flops\": %lld",
+               args, igemm_handle_arch(h), igemm_handle_backend(h), r->ri.solution, r->ri.launches,
+               (long long)sh.flops);
+        if (emu)
+            printf(", \"emu_insts\": %llu, \"emu_cycles\": %llu, \"cycles_per_flop\": %.6g",
+                   (unsigned long long)r->ri.insts, (unsigned long long)r->ri.cycles,
+                   (double)r->ri.cycles / (double)sh.flops);
+        else
+            printf(", \"ms\": %.6f, \"tflops\": %.4f", r->ri.ms, r->ri.ms > 0 ? (double)sh.flops / r->ri.ms / 1e9 : 0.0);
+        if (r->verified)
+            printf(", \"max_abs_err\": %.3g, \"max_rel_err\": %.3g, \"nan\": %lld, \"uncovered_nonzero\": %lld, "
+                   "\"verify\": \"%s\"",
+                   r->vr.max_abs_err, r->vr.max_rel_err, (long long)r->vr.nan_count, (long long)r->vr.uncovered_nonzero,
+                   r->ok ? "PASS" : "FAIL");
+        printf("}\n");
+        return;
+    }
+    printf("conv %s -F 2  (%s, %s)\n", args, igemm_handle_arch(h), igemm_handle_backend(h));
+    printf("  solution %s, %d launch%s, %.3g GFLOP\n", r->ri.solution, r->ri.launches, r->ri.launches == 1 ? "" : "es",
+           (double)sh.flops / 1e9);
+    if (emu)
+        printf("  emulated: %llu wave instructions, %llu modeled issue cycles, %.4f cycles/FLOP\n",
+               (unsigned long long)r->ri.insts, (unsigned long long)r->ri.cycles,
+               (double)r->ri.cycles / (double)sh.flops);
+    else if (o->time)
+        printf("  time %.4f ms, %.3f TFLOP/s\n", r->ri.ms, r->ri.ms > 0 ? (double)sh.flops / r->ri.ms / 1e9 : 0.0);
+    if (r->verified)
+        printf("  verify: max abs err %.3g, max rel err %.3g%s%s: %s\n", r->vr.max_abs_err, r->vr.max_rel_err,
+               r->vr.nan_count ? ", NaN/Inf present" : "", r->vr.uncovered_nonzero ? ", uncovered pixels not zero" : "",
+               r->ok ? "PASS" : "FAIL");
+}
+
+static int read_shapes(const char *path, int batch, igemm_problem **out, int *n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return usage_error("cannot read shape list '%s'", path);
+    char line[1024];
+    int cap = 0, lineno = 0;
+    *n = 0;
+    *out = NULL;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        igemm_problem p;
+        char why[256];
+        int r = igemm_problem_parse_line(&p, line, why, sizeof why);
+        if (r < 0) {
+            fclose(f);
+            free(*out);
+            return usage_error("%s:%d: %s", path, lineno, why);
+        }
+        if (!r)
+            continue;
+        if (batch)
+            p.n = batch;
+        if (igemm_problem_check(&p, why, sizeof why) != IGEMM_OK) {
+            fclose(f);
+            free(*out);
+            return usage_error("%s:%d: %s", path, lineno, why);
+        }
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 32;
+            igemm_problem *np = realloc(*out, sizeof *np * (size_t)cap);
+            if (!np) {
+                fclose(f);
+                free(*out);
+                return usage_error("out of memory");
+            }
+            *out = np;
+        }
+        (*out)[(*n)++] = p;
+    }
+    fclose(f);
+    if (!*n)
+        return usage_error("%s holds no problems", path);
+    return 0;
+}
+
+int cmd_conv(int argc, char **argv)
+{
+    conv_opts o = {.iters = 1, .seed = 1};
+    char **pargv = calloc((size_t)argc + 1, sizeof *pargv);
+    int pargc, rc;
+    if (!pargv)
+        return usage_error("out of memory");
+    rc = parse(argc, argv, &o, &pargc, pargv);
+    if (rc) {
+        free(pargv);
+        return rc < 0 ? 0 : rc;
+    }
+    igemm_problem *probs = NULL;
+    int nprobs = 0;
+    if (o.input) {
+        if (pargc) {
+            rc = usage_error("--input takes no problem flags (got '%s')", pargv[0]);
+            free(pargv);
+            return rc;
+        }
+        if ((rc = read_shapes(o.input, o.batch, &probs, &nprobs))) {
+            free(pargv);
+            return rc;
+        }
+    } else {
+        char why[256];
+        probs = malloc(sizeof *probs);
+        nprobs = 1;
+        if (!probs || igemm_problem_parse_args(probs, pargc, pargv, why, sizeof why)) {
+            free(pargv);
+            free(probs);
+            return usage_error("%s", probs ? why : "out of memory");
+        }
+        if (o.batch)
+            probs->n = o.batch;
+        igemm_status st = igemm_problem_check(probs, why, sizeof why);
+        if (st != IGEMM_OK) {
+            free(pargv);
+            free(probs);
+            return usage_error("%s", why);
+        }
+    }
+    free(pargv);
+
+    igemm_options opt = IGEMM_OPTIONS_INIT;
+    opt.arch = o.arch;
+    opt.codeobj_dir = o.codeobj_dir;
+    opt.emu_threads = o.threads;
+    if (!o.backend || !strcmp(o.backend, "auto"))
+        opt.backend = o.arch ? IGEMM_BACKEND_EMU : IGEMM_BACKEND_AUTO;
+    else if (!strcmp(o.backend, "emu"))
+        opt.backend = IGEMM_BACKEND_EMU;
+    else if (!strcmp(o.backend, "hip"))
+        opt.backend = IGEMM_BACKEND_HIP;
+    else {
+        free(probs);
+        return usage_error("unknown backend '%s' (auto, emu, hip)", o.backend);
+    }
+    igemm_handle *h;
+    char why[512];
+    igemm_status st = igemm_create(&h, &opt, why, sizeof why);
+    if (st != IGEMM_OK) {
+        free(probs);
+        if (st == IGEMM_ERR_UNSUPPORTED || st == IGEMM_ERR_INVALID_ARG)
+            return usage_error("%s", why);
+        fprintf(stderr, "igemm: %s: %s\n", igemm_status_name(st), why);
+        return 1;
+    }
+    if (o.solution && igemm_applicable(h, probs, o.solution, why, sizeof why) == IGEMM_ERR_INVALID_ARG) {
+        igemm_destroy(h);
+        free(probs);
+        return usage_error("%s", why);
+    }
+    if (!o.json && o.verify)
+        fprintf(stderr, "igemm: random data in [-1, 1) with seed %llu\n", o.seed);
+    int failed = 0, worst = 0;
+    for (int i = 0; i < nprobs; i++) {
+        if (nprobs > 1) {
+            char args[256];
+            igemm_problem_format(&probs[i], args, sizeof args);
+            fprintf(stderr, "[%d/%d] conv %s\n", i + 1, nprobs, args);
+        }
+        conv_result r;
+        rc = run_one(h, &probs[i], &o, &r);
+        if (r.ok || r.verified)
+            report(h, &probs[i], &o, &r);
+        if (rc) {
+            failed++;
+            if (rc > worst)
+                worst = rc;
+        }
+    }
+    if (nprobs > 1 && !o.json)
+        printf("%d of %d problems %s\n", nprobs - failed, nprobs, o.verify ? "passed" : "ran");
+    igemm_destroy(h);
+    free(probs);
+    return worst;
+}

@@ -1,0 +1,314 @@
+/* igemm emu-run: run any kernel of any code object on the emulator, with
+ * arguments named as the code object's metadata names them.
+ *
+ *   igemm emu-run --co FILE.hsaco --kernel NAME --grid GX,GY,GZ --block BX,BY,BZ
+ *                 [--arg NAME=INT | NAME=FLOATf | NAME=@input.bin | NAME=zeros:BYTES] ...
+ *                 [--dump NAME=output.bin] ... [--stats] [--threads N]
+ *
+ * Grid counts workgroups. A buffer argument gets a fresh allocation filled
+ * from the file or with zeros; --dump writes it back after the run. By-value
+ * arguments not given are 0 (with a warning); hidden arguments the runtime
+ * would fill (block counts, group sizes, grid dimensions) are filled.
+ * Exit status: 0 clean run, 1 fault or strictness report, 2 bad usage. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../emu/emu.h"
+#include "cli.h"
+
+#define MAX_ARGS 64
+
+typedef struct {
+    const char *name;
+    const char *value;
+    bool used;
+} named;
+
+typedef struct {
+    void *p;
+    size_t size;
+} buffer;
+
+static void emu_run_help(void)
+{
+    puts("usage: igemm emu-run --co FILE.hsaco --kernel NAME --grid GX,GY,GZ --block BX,BY,BZ\n"
+         "                     [--arg NAME=INT|NAME=FLOATf|NAME=@FILE|NAME=zeros:BYTES]...\n"
+         "                     [--dump NAME=FILE]... [--stats] [--threads N]\n"
+         "Runs one kernel of any gfx906/gfx908/gfx90a/gfx942 code object on the emulator.\n"
+         "Exit status: 0 clean run, 1 fault or strictness report, 2 bad usage.");
+}
+
+static int parse_dims(const char *flag, const char *s, unsigned d[3])
+{
+    char *end;
+    const char *p = s;
+    for (int i = 0; i < 3; i++) {
+        errno = 0;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p || errno || v < 1 || v > 0x7fffffff || (i < 2 && *end != ',') || (i == 2 && *end))
+            return usage_error("%s needs X,Y,Z with positive integers, got '%s'", flag, s);
+        d[i] = (unsigned)v;
+        p = end + 1;
+    }
+    return 0;
+}
+
+static void *read_all(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    void *buf = NULL;
+    long n;
+    if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET) && (buf = malloc(n ? (size_t)n : 1))) {
+        if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+            free(buf);
+            buf = NULL;
+        } else
+            *size = (size_t)n;
+    }
+    fclose(f);
+    return buf;
+}
+
+static const named *find_named(named *list, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(list[i].name, name)) {
+            list[i].used = true;
+            return &list[i];
+        }
+    return NULL;
+}
+
+/* Value of a hidden argument the HIP runtime fills, or 0. */
+static uint64_t hidden_value(const char *kind, const unsigned grid[3], const unsigned block[3])
+{
+    static const char *const axes = "xyz";
+    for (int i = 0; i < 3; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "hidden_block_count_%c", axes[i]);
+        if (!strcmp(kind, name))
+            return grid[i];
+        snprintf(name, sizeof name, "hidden_group_size_%c", axes[i]);
+        if (!strcmp(kind, name))
+            return block[i];
+    }
+    if (!strcmp(kind, "hidden_grid_dims"))
+        return grid[2] > 1 || block[2] > 1 ? 3 : grid[1] > 1 || block[1] > 1 ? 2 : 1;
+    return 0;
+}
+
+int cmd_emu_run(int argc, char **argv)
+{
+    const char *co = NULL, *kname = NULL;
+    unsigned grid[3] = {0}, block[3] = {0};
+    bool have_grid = false, have_block = false, stats = false;
+    int threads = 0;
+    named args[MAX_ARGS], dumps[MAX_ARGS];
+    int nargs = 0, ndumps = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            emu_run_help();
+            return 0;
+        }
+        if (!strcmp(a, "--stats")) {
+            stats = true;
+            continue;
+        }
+        if (!v)
+            return usage_error("flag '%s' needs a value", a);
+        i++;
+        if (!strcmp(a, "--co"))
+            co = v;
+        else if (!strcmp(a, "--kernel"))
+            kname = v;
+        else if (!strcmp(a, "--grid")) {
+            if (parse_dims(a, v, grid))
+                return 2;
+            have_grid = true;
+        } else if (!strcmp(a, "--block")) {
+            if (parse_dims(a, v, block))
+                return 2;
+            have_block = true;
+        } else if (!strcmp(a, "--threads")) {
+            char *end;
+            long t = strtol(v, &end, 10);
+            if (*end || t < 0 || t > 1024)
+                return usage_error("--threads needs an integer in [0, 1024], got '%s'", v);
+            threads = (int)t;
+        } else if (!strcmp(a, "--arg") || !strcmp(a, "--dump")) {
+            char *eq = strchr(v, '=');
+            if (!eq || eq == v || !eq[1])
+                return usage_error("%s needs NAME=VALUE, got '%s'", a, v);
+            named *list = a[2] == 'a' ? args : dumps;
+            int *n = a[2] == 'a' ? &nargs : &ndumps;
+            if (*n == MAX_ARGS)
+                return usage_error("too many %s flags", a);
+            *eq = 0;
+            list[(*n)++] = (named){v, eq + 1, false};
+        } else
+            return usage_error("unknown flag '%s'", a);
+    }
+    if (!co || !kname || !have_grid || !have_block)
+        return usage_error("emu-run needs --co, --kernel, --grid and --block (see igemm emu-run --help)");
+
+    size_t size = 0;
+    void *image = read_all(co, &size);
+    if (!image)
+        return usage_error("cannot read code object '%s'", co);
+    const char *tname = emu_elf_target(image, size);
+    const target *t = target_by_name(tname);
+    if (!t) {
+        free(image);
+        return usage_error("'%s' is not a code object for %s", co, target_names());
+    }
+    emu_options eo = {.threads = threads};
+    emu_device *d = emu_create(t, &eo);
+    emu_module *m = NULL;
+    char err[1024];
+    if (!d || emu_load(d, image, size, &m, err, sizeof err)) {
+        fprintf(stderr, "igemm: %s\n", d ? err : "cannot create the emulator");
+        free(image);
+        emu_destroy(d);
+        return 2;
+    }
+    free(image);
+    int rc = 2;
+    buffer bufs[MAX_ARGS] = {{0}};
+    uint8_t *ka = NULL;
+    const emu_kernel *k = emu_find_kernel(m, kname);
+    if (!k) {
+        usage_error("kernel '%s' is not in %s", kname, co);
+        goto out;
+    }
+    const emu_kernel_info *ki = emu_kernel_get_info(k);
+    ka = calloc(1, (size_t)ki->kernarg_size + 8);
+    if (!ka) {
+        usage_error("out of memory");
+        goto out;
+    }
+    for (int i = 0; i < ki->nargs; i++) {
+        const emu_arg *g = &ki->args[i];
+        if (g->offset + g->size > ki->kernarg_size) {
+            usage_error("argument %s lies outside the kernarg segment", g->name);
+            goto out;
+        }
+        if (!strncmp(g->value_kind, "hidden_", 7)) {
+            uint64_t hv = hidden_value(g->value_kind, grid, block);
+            memcpy(ka + g->offset, &hv, (size_t)(g->size < 8 ? g->size : 8));
+            continue;
+        }
+        const named *nv = find_named(args, nargs, g->name);
+        bool is_buf = !strcmp(g->value_kind, "global_buffer") || !strcmp(g->value_kind, "dynamic_shared_pointer");
+        if (!nv) {
+            fprintf(stderr, "igemm: warning: argument %s not given, passing 0\n", g->name);
+            continue;
+        }
+        if (is_buf) {
+            if (!strncmp(nv->value, "zeros:", 6)) {
+                char *end;
+                unsigned long long n = strtoull(nv->value + 6, &end, 10);
+                if (*end || !n || n > (1ull << 34)) {
+                    usage_error("argument %s: zeros:BYTES needs a positive size, got '%s'", g->name, nv->value);
+                    goto out;
+                }
+                bufs[i].p = calloc(1, (size_t)n);
+                bufs[i].size = (size_t)n;
+            } else if (nv->value[0] == '@') {
+                bufs[i].p = read_all(nv->value + 1, &bufs[i].size);
+                if (!bufs[i].p) {
+                    usage_error("argument %s: cannot read '%s'", g->name, nv->value + 1);
+                    goto out;
+                }
+            } else {
+                usage_error("argument %s is a buffer: give @FILE or zeros:BYTES, not '%s'", g->name, nv->value);
+                goto out;
+            }
+            if (!bufs[i].p || emu_register(d, bufs[i].p, bufs[i].size ? bufs[i].size : 1)) {
+                usage_error("out of memory for argument %s", g->name);
+                goto out;
+            }
+            uint64_t addr = (uint64_t)(uintptr_t)bufs[i].p;
+            memcpy(ka + g->offset, &addr, 8);
+        } else {
+            const char *s = nv->value;
+            size_t len = strlen(s);
+            char *end;
+            if (len > 1 && (s[len - 1] == 'f' || s[len - 1] == 'F') && !strstr(s, "0x")) {
+                float f = strtof(s, &end);
+                if (end != s + len - 1 || g->size != 4) {
+                    usage_error("argument %s: '%s' is not a float for a %d-byte argument", g->name, s, g->size);
+                    goto out;
+                }
+                memcpy(ka + g->offset, &f, 4);
+            } else {
+                errno = 0;
+                long long v = strtoll(s, &end, 0);
+                if (*end || errno || g->size < 1 || g->size > 8) {
+                    usage_error("argument %s: '%s' is not an integer", g->name, s);
+                    goto out;
+                }
+                memcpy(ka + g->offset, &v, (size_t)g->size);
+            }
+        }
+    }
+    for (int i = 0; i < nargs; i++)
+        if (!args[i].used) {
+            usage_error("kernel %s has no argument '%s'", kname, args[i].name);
+            goto out;
+        }
+    for (int i = 0; i < ndumps; i++) {
+        int j;
+        for (j = 0; j < ki->nargs && (strcmp(ki->args[j].name, dumps[i].name) || !bufs[j].p); j++)
+            ;
+        if (j == ki->nargs) {
+            usage_error("--dump %s: not a buffer argument given with --arg", dumps[i].name);
+            goto out;
+        }
+    }
+    emu_stats st = {0};
+    if (emu_launch(d, k, grid, block, ka, (size_t)ki->kernarg_size, &st, err, sizeof err)) {
+        fprintf(stderr, "igemm: %s\n", err);
+        rc = 1;
+        goto out;
+    }
+    rc = 0;
+    for (int i = 0; i < ndumps; i++)
+        for (int j = 0; j < ki->nargs; j++)
+            if (!strcmp(ki->args[j].name, dumps[i].name) && bufs[j].p) {
+                FILE *f = fopen(dumps[i].value, "wb");
+                if (!f || fwrite(bufs[j].p, 1, bufs[j].size, f) != bufs[j].size) {
+                    fprintf(stderr, "igemm: cannot write %s\n", dumps[i].value);
+                    rc = 1;
+                }
+                if (f && fclose(f))
+                    rc = 1;
+            }
+    if (stats) {
+        printf("kernel %s on %s: %llu workgroups, %llu waves\n", kname, t->name, (unsigned long long)st.workgroups,
+               (unsigned long long)st.waves);
+        for (int c = 0; c < EC_COUNT; c++)
+            if (st.insts[c])
+                printf("  %-13s %12llu instructions %14llu cycles\n", emu_class_names[c],
+                       (unsigned long long)st.insts[c], (unsigned long long)st.cycles[c]);
+        printf("  global memory: %llu bytes read, %llu written; LDS: %llu read, %llu written\n",
+               (unsigned long long)st.global_read, (unsigned long long)st.global_written,
+               (unsigned long long)st.lds_read, (unsigned long long)st.lds_written);
+        printf("  modeled issue cycles: %llu\n", (unsigned long long)emu_stats_cycles(&st));
+    }
+out:
+    for (int i = 0; i < MAX_ARGS; i++)
+        if (bufs[i].p) {
+            emu_unregister(d, bufs[i].p);
+            free(bufs[i].p);
+        }
+    free(ka);
+    emu_module_free(m);
+    emu_destroy(d);
+    return rc;
+}

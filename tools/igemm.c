@@ -1,0 +1,48 @@
+/* igemm: the command-line tool.
+ *
+ *   igemm conv -n N -c C -H H -W W -k K -y Y -x X ... -F 2 [-V 1] [--arch gfx908]
+ *   igemm emu-run --co FILE.hsaco --kernel NAME --grid GX,GY,GZ --block BX,BY,BZ ...
+ *
+ * See README.md for every flag. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("igemm: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 2;
+}
+
+static void help(FILE *f)
+{
+    fputs("usage: igemm conv [MIOpenDriver flags] [-V 1] [-t 1] [--arch gfxNNN] [--backend emu|hip] ...\n"
+          "       igemm conv --input SHAPES.txt [--batch N] ...\n"
+          "       igemm emu-run --co FILE.hsaco --kernel NAME --grid X,Y,Z --block X,Y,Z [--arg NAME=VALUE]...\n"
+          "Run 'igemm conv --help' or 'igemm emu-run --help' for the flags of a subcommand.\n",
+          f);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        help(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        help(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "conv"))
+        return cmd_conv(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "emu-run"))
+        return cmd_emu_run(argc - 1, argv + 1);
+    return usage_error("unknown command '%s' (commands: conv, emu-run)", argv[1]);
+}
