@@ -91,4 +91,28 @@ $(B)/bin/igemm: $(call obj,$(CLI_SRC)) $(B)/lib/libigemm.a
 clean:
 	rm -rf $(B)
 
--include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+
+
+# ---- tests -----------------------------------------------------------------
+# Every tests/test_*.c is a cmocka suite linked with tests/common.c and
+# libigemm; `make test` builds and runs them all (from the repository root).
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
+TEST_DEFS := -DLLVM_BIN='"$(LLVM_BIN)"' -DBUILD_DIR='"$(B)"'
+
+$(B)/obj/tests/%.o: tests/%.c | $(B)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) $(TEST_DEFS) -c $< -o $@
+
+$(B)/tests/%: $(B)/obj/tests/%.o $(B)/obj/tests/common.o $(B)/lib/libigemm.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ -lcmocka $(LDLIBS)
+
+test: all $(TEST_BIN)
+	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
+	@echo "all test suites passed"
+
+# The same tests under AddressSanitizer + UBSan, in a separate build tree.
+check-asan:
+	$(MAKE) B=build-asan OPT=-O1 SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test
+-include $(shell find $(B)/obj -name "*.d" 2>/dev/null)

@@ -1,0 +1,166 @@
+/* Shared test helpers (see common.h). */
+#include "common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef LLVM_BIN
+#define LLVM_BIN "/usr/lib/llvm-19/bin"
+#endif
+#ifndef BUILD_DIR
+#define BUILD_DIR "build"
+#endif
+
+void *tc_read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    void *buf = NULL;
+    long n;
+    if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET) && (buf = malloc(n ? (size_t)n : 1))) {
+        if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+            free(buf);
+            buf = NULL;
+        } else
+            *size = (size_t)n;
+    }
+    fclose(f);
+    return buf;
+}
+
+const char *tc_codeobj_path(const char *arch, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/co/%s.hsaco", BUILD_DIR, arch);
+    return buf;
+}
+
+/* Run a command line through the shell, capturing stderr into err. */
+static int run(const char *cmd, const char *errfile, char *err, size_t errlen)
+{
+    int rc = system(cmd);
+    if (rc != 0 && err && errlen) {
+        size_t n = 0;
+        char *msg = tc_read_file(errfile, &n);
+        snprintf(err, errlen, "%s: %.*s", cmd, msg ? (int)(n < 600 ? n : 600) : 0, msg ? msg : "");
+        free(msg);
+    }
+    return rc == 0 ? 0 : -1;
+}
+
+void *tc_assemble_source(const char *arch, const char *source, size_t *size, char *err, size_t errlen)
+{
+    char dir[] = "/tmp/igemm-test-XXXXXX";
+    if (!mkdtemp(dir)) {
+        snprintf(err, errlen, "mkdtemp failed");
+        return NULL;
+    }
+    char s[300], o[300], co[300], log[300], cmd[2048];
+    snprintf(s, sizeof s, "%s/k.s", dir);
+    snprintf(o, sizeof o, "%s/k.o", dir);
+    snprintf(co, sizeof co, "%s/k.hsaco", dir);
+    snprintf(log, sizeof log, "%s/log", dir);
+    void *image = NULL;
+    FILE *f = fopen(s, "w");
+    if (!f || fputs(source, f) < 0 || fclose(f)) {
+        snprintf(err, errlen, "cannot write %s", s);
+        goto out;
+    }
+    snprintf(cmd, sizeof cmd,
+             "%s/llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=%s -filetype=obj -I asm_templates %s -o %s 2>%s && "
+             "%s/ld.lld -shared %s -o %s 2>>%s",
+             LLVM_BIN, arch, s, o, log, LLVM_BIN, o, co, log);
+    if (run(cmd, log, err, errlen))
+        goto out;
+    image = tc_read_file(co, size);
+    if (!image)
+        snprintf(err, errlen, "cannot read %s", co);
+out:
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd)) {
+        /* a leftover temporary directory is harmless */
+    }
+    return image;
+}
+
+void *tc_assemble(const tc_snippet *sn, size_t *size, char *err, size_t errlen)
+{
+    bool unified = !strcmp(sn->arch, "gfx90a") || !strcmp(sn->arch, "gfx942");
+    int vgprs = sn->vgprs ? sn->vgprs : 32, sgprs = sn->sgprs ? sn->sgprs : 32;
+    int accum = (vgprs + 3) / 4 * 4;
+    char accline[64] = "";
+    if (unified)
+        snprintf(accline, sizeof accline, "    .amdhsa_accum_offset %d\n", accum);
+    size_t cap = strlen(sn->body) + 4096;
+    char *src = malloc(cap);
+    if (!src) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    int n = snprintf(src, cap,
+                     ".amdgcn_target \"amdgcn-amd-amdhsa--%s\"\n"
+                     ".amdhsa_code_object_version 4\n"
+                     ".text\n.globl snippet\n.p2align 8\n.type snippet,@function\nsnippet:\n"
+                     "%s\n"
+                     "    s_endpgm\n.Lend:\n.size snippet, .Lend - snippet\n"
+                     ".rodata\n.p2align 6\n.amdhsa_kernel snippet\n"
+                     "    .amdhsa_group_segment_fixed_size %d\n"
+                     "    .amdhsa_user_sgpr_kernarg_segment_ptr 1\n"
+                     "    .amdhsa_system_sgpr_workgroup_id_x 1\n"
+                     "    .amdhsa_next_free_vgpr %d\n"
+                     "    .amdhsa_next_free_sgpr %d\n"
+                     "%s"
+                     "    .amdhsa_reserve_vcc 1\n"
+                     "    .amdhsa_float_denorm_mode_32 3\n"
+                     ".end_amdhsa_kernel\n"
+                     ".amdgpu_metadata\n---\namdhsa.version: [ 1, 1 ]\namdhsa.kernels:\n"
+                     "  - .name: snippet\n    .symbol: snippet.kd\n    .kernarg_segment_size: %d\n"
+                     "    .kernarg_segment_align: 8\n    .group_segment_fixed_size: %d\n"
+                     "    .private_segment_fixed_size: 0\n    .wavefront_size: 64\n    .sgpr_count: %d\n"
+                     "    .vgpr_count: %d\n    .agpr_count: %d\n    .max_flat_workgroup_size: 1024\n",
+                     sn->arch, sn->body, sn->lds_bytes, unified ? accum + sn->agprs : vgprs, sgprs,
+                     accline, 8 * (sn->nptrs ? sn->nptrs : 1), sn->lds_bytes, sgprs + 2, vgprs, sn->agprs);
+    if (sn->nptrs) {
+        n += snprintf(src + n, cap - (size_t)n, "    .args:\n");
+        for (int i = 0; i < sn->nptrs; i++)
+            n += snprintf(src + n, cap - (size_t)n,
+                          "      - { .name: p%d, .size: 8, .offset: %d, .value_kind: global_buffer, "
+                          ".address_space: global }\n",
+                          i, 8 * i);
+    }
+    snprintf(src + n, cap - (size_t)n, "...\n.end_amdgpu_metadata\n");
+    void *image = tc_assemble_source(sn->arch, src, size, err, errlen);
+    free(src);
+    return image;
+}
+
+int tc_run(const tc_snippet *s, unsigned groups, unsigned threads, void **ptrs, const size_t *sizes, emu_stats *stats,
+           char *err, size_t errlen)
+{
+    size_t size;
+    void *image = tc_assemble(s, &size, err, errlen);
+    if (!image)
+        return -1;
+    const target *t = target_by_name(s->arch);
+    emu_device *d = emu_create(t, &(emu_options){.threads = 1});
+    emu_module *m = NULL;
+    int rc = -1;
+    if (!d || emu_load(d, image, size, &m, err, errlen))
+        goto out;
+    uint64_t args[16] = {0};
+    for (int i = 0; i < s->nptrs && i < 16; i++) {
+        args[i] = (uint64_t)(uintptr_t)ptrs[i];
+        emu_register(d, ptrs[i], sizes[i]);
+    }
+    unsigned grid[3] = {groups, 1, 1}, block[3] = {threads, 1, 1};
+    rc = emu_launch(d, emu_find_kernel(m, "snippet"), grid, block, args, 8 * (size_t)(s->nptrs ? s->nptrs : 1), stats,
+                    err, errlen);
+out:
+    emu_module_free(m);
+    emu_destroy(d);
+    free(image);
+    return rc;
+}

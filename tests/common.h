@@ -1,0 +1,44 @@
+/* Shared test helpers: files, assembling kernel snippets with llvm-mc at
+ * test time, and running them on the emulator. Linked into every suite.
+ *
+ * LLVM_BIN and BUILD_DIR are compile-time strings set by the Makefile. */
+#ifndef IGEMM_TESTS_COMMON_H
+#define IGEMM_TESTS_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../emu/emu.h"
+
+/* Read a whole file; NULL when it cannot be read. */
+void *tc_read_file(const char *path, size_t *size);
+
+/* Path of the project's code object for a target (BUILD_DIR/co/<arch>.hsaco). */
+const char *tc_codeobj_path(const char *arch, char *buf, size_t len);
+
+/* A snippet kernel: `body` is assembly placed after the kernel label; the
+ * wrapper adds the descriptor (kernarg pointer in s[0:1], workgroup id x in
+ * s2, workitem id in v0), s_endpgm and metadata for one kernel named
+ * "snippet" with `nptrs` 8-byte pointer arguments p0..p(n-1). */
+typedef struct {
+    const char *arch;     /* gfx906 ... gfx942 */
+    const char *body;
+    int vgprs, agprs, sgprs, lds_bytes;
+    int nptrs;
+} tc_snippet;
+
+/* Assemble and link a snippet into a code object (malloc'd). On failure
+ * returns NULL and puts the assembler's message in err. */
+void *tc_assemble(const tc_snippet *s, size_t *size, char *err, size_t errlen);
+
+/* Assemble any complete .s source for arch into a code object. */
+void *tc_assemble_source(const char *arch, const char *source, size_t *size, char *err, size_t errlen);
+
+/* Assemble, load and launch a snippet with one workgroup of `threads`
+ * work-items (grid of `groups` workgroups). ptrs[i] are host buffers of
+ * sizes[i] bytes, registered for the run. Returns 0, or -1 with the
+ * emulator's (or assembler's) report in err. */
+int tc_run(const tc_snippet *s, unsigned groups, unsigned threads, void **ptrs, const size_t *sizes,
+           emu_stats *stats, char *err, size_t errlen);
+
+#endif
