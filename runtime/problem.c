@@ -54,6 +54,21 @@ int igemm_problem_wo(const igemm_problem *p)
  * two of them never overflow int64 and every kernel-side index fits. */
 #define MAX_DIM (1 << 24)
 
+/* Is the product of n factors (each >= 1) above limit? Checked factor by
+ * factor: four sizes below 2^25 can already overflow int64. */
+static int product_exceeds(int64_t limit, int n, const int *f)
+{
+    int64_t prod = 1;
+    for (int i = 0; i < n; i++) {
+        if (prod > limit / f[i])
+            return 1;
+        prod *= f[i];
+    }
+    return 0;
+}
+#define PRODUCT_EXCEEDS(limit, ...) \
+    product_exceeds(limit, (int)(sizeof((int[]){__VA_ARGS__}) / sizeof(int)), (int[]){__VA_ARGS__})
+
 igemm_status igemm_problem_check(const igemm_problem *p, char *why, size_t why_len)
 {
     if (!p) {
@@ -98,9 +113,11 @@ igemm_status igemm_problem_check(const igemm_problem *p, char *why, size_t why_l
             ho, wo, p->hi, p->wi, p->y, p->x, p->pad_h, p->pad_w, p->dil_h, p->dil_w);
         return IGEMM_ERR_INVALID_ARG;
     }
-    if ((int64_t)p->n * p->c * p->hi * p->wi > INT64_C(1) << 40 ||
-        (int64_t)p->n * p->k * ho * wo > INT64_C(1) << 40 ||
-        (int64_t)p->k * (p->c / p->groups) * p->y * p->x > INT64_C(1) << 31) {
+    /* dx, dy and w element counts; the last bounds the FLOP count (2 * this). */
+    if (PRODUCT_EXCEEDS(INT64_C(1) << 40, p->n, p->c, p->hi, p->wi) ||
+        PRODUCT_EXCEEDS(INT64_C(1) << 40, p->n, p->k, ho, wo) ||
+        PRODUCT_EXCEEDS(INT64_C(1) << 31, p->k, p->c / p->groups, p->y, p->x) ||
+        PRODUCT_EXCEEDS(INT64_C(1) << 61, p->n, p->k, ho, wo, p->c / p->groups, p->y, p->x)) {
         say(why, why_len, "tensors too large");
         return IGEMM_ERR_INVALID_ARG;
     }
