@@ -316,9 +316,13 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
                 if (BITS(w1, 31, 1))
                     vsrc1 -= 256; /* src1 is an SGPR */
                 src0 = s;
-                if (out->fmt == F_VOPC && BITS(w1, 15, 1)) {
-                    reg(&out->sdst, BITS(w1, 8, 7), 2);
+                if (out->fmt == F_VOPC) {
+                    /* SDWAB: bits 8..14 sdst, 15 SD (sdst given, else VCC); no clamp, omod or dst_sel */
+                    if (BITS(w1, 15, 1))
+                        reg(&out->sdst, BITS(w1, 8, 7), 2);
                     out->sdwa_dst_sel = 6;
+                    out->sdwa_dst_unused = 0;
+                    out->clamp = out->omod = 0;
                 }
             } else {
                 out->ext = EXT_DPP;

@@ -165,6 +165,38 @@ static void put_dpp(sink *s, const emu_inst *in)
         put(s, " bound_ctrl:1");
 }
 
+/* ds_swizzle_b32 offset as llvm prints it: the swizzle() macro forms when
+ * the pattern matches one, else the plain number. */
+static void put_swizzle(sink *s, unsigned off)
+{
+    if (!off)
+        return;
+    if ((off & 0xff00) == 0x8000) {
+        put(s, " offset:swizzle(QUAD_PERM,%u,%u,%u,%u)", off & 3, (off >> 2) & 3, (off >> 4) & 3, (off >> 6) & 3);
+        return;
+    }
+    if (off & 0x8000) {
+        put(s, " offset:%u", off);
+        return;
+    }
+    unsigned and_m = off & 31, or_m = (off >> 5) & 31, xor_m = (off >> 10) & 31;
+    unsigned group = 32 - and_m;
+    if (and_m == 31 && or_m == 0 && __builtin_popcount(xor_m) == 1) {
+        put(s, " offset:swizzle(SWAP,%u)", xor_m);
+    } else if (and_m == 31 && or_m == 0 && xor_m && !((xor_m + 1) & xor_m)) {
+        put(s, " offset:swizzle(REVERSE,%u)", xor_m + 1);
+    } else if (group > 1 && !(group & (group - 1)) && or_m < group && xor_m == 0) {
+        put(s, " offset:swizzle(BROADCAST,%u,%u)", group, or_m);
+    } else {
+        /* per lane-id bit, high to low: constant 0/1, preserved (p) or inverted (i) */
+        unsigned p0 = or_m ^ xor_m, p1 = ((31 & and_m) | or_m) ^ xor_m;
+        put(s, " offset:swizzle(BITMASK_PERM,\"");
+        for (unsigned m = 16; m; m >>= 1)
+            put(s, "%c", (p0 & m) == (p1 & m) ? ((p0 & m) ? '1' : '0') : ((p0 & m) ? 'i' : 'p'));
+        put(s, "\")");
+    }
+}
+
 static void put_cache_bits(sink *s, const emu_inst *in)
 {
     if (in->glc)
@@ -236,15 +268,22 @@ static void disasm_valu(sink *s, const emu_inst *in)
             put_reg(s, o->code, 2); /* implicit vcc of the e32 form */
             continue;
         }
+        bool sext = in->ext == EXT_SDWA && i < 2 && (i ? in->sdwa_src1_sext : in->sdwa_src0_sext);
+        if (sext)
+            put(s, "sext(");
         put_opnd(s, o, (in->neg >> i) & 1, (in->abs >> i) & 1);
+        if (sext)
+            put(s, ")");
     }
     if (madak) {
         put(s, ", ");
         put_const(s, &in->src[2]);
     }
+    static const char *const om[] = {"", " mul:2", " mul:4", " div:2"};
     if (in->ext == EXT_SDWA) {
         if (in->clamp)
             put(s, " clamp");
+        put(s, "%s", om[in->omod & 3]);
         if (r->fmt != F_VOPC) {
             put(s, " dst_sel:%s dst_unused:%s", sel_name(in->sdwa_dst_sel),
                 in->sdwa_dst_unused == 0 ? "UNUSED_PAD" : in->sdwa_dst_unused == 1 ? "UNUSED_SEXT" : "UNUSED_PRESERVE");
@@ -263,7 +302,6 @@ static void disasm_valu(sink *s, const emu_inst *in)
             put_bits_list(s, "op_sel", in->opsel, nsrc + 1);
         if (in->clamp)
             put(s, " clamp");
-        static const char *const om[] = {"", " mul:2", " mul:4", " div:2"};
         put(s, "%s", om[in->omod & 3]);
     }
 #undef SEP
@@ -275,19 +313,20 @@ static void disasm_vop3p(sink *s, const emu_inst *in)
     put(s, "%s ", r->name);
     put_reg(s, in->dst.code, in->dst.width);
     int nsrc = r->s2w ? 3 : 2;
+    /* the mix operations read neg_lo as negate and neg_hi as absolute value */
+    bool mix = strstr(r->name, "_mix") != NULL;
     for (int i = 0; i < nsrc; i++) {
         put(s, ", ");
-        put_opnd(s, &in->src[i], 0, 0);
+        put_opnd(s, &in->src[i], mix && ((in->neg >> i) & 1), mix && ((in->neg_hi >> i) & 1));
     }
     unsigned all = (1u << nsrc) - 1;
-    bool mix = strstr(r->name, "_mix") != NULL;
     if (in->opsel)
         put_bits_list(s, "op_sel", in->opsel, nsrc);
     if (mix ? in->opsel_hi != 0 : (in->opsel_hi & all) != all)
         put_bits_list(s, "op_sel_hi", in->opsel_hi, nsrc);
-    if (in->neg)
+    if (in->neg && !mix)
         put_bits_list(s, "neg_lo", in->neg, nsrc);
-    if (in->neg_hi)
+    if (in->neg_hi && !mix)
         put_bits_list(s, "neg_hi", in->neg_hi, nsrc);
     if (in->clamp)
         put(s, " clamp");
@@ -421,7 +460,9 @@ void emu_disasm(const emu_inst *in, char *buf, size_t len)
                 put_reg(&s, in->src[i].code, in->src[i].width);
             }
         bool two = strstr(r->name, "2_") || strstr(r->name, "2st64");
-        if (two) {
+        if (in->op == OP_DS_SWIZZLE_B32)
+            put_swizzle(&s, (unsigned)in->offset);
+        else if (two) {
             if (in->offset)
                 put(&s, " offset0:%d", in->offset);
             if (in->offset1)
