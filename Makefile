@@ -88,6 +88,12 @@ $(B)/bin/igemm: $(call obj,$(CLI_SRC)) $(B)/lib/libigemm.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ $(LDLIBS)
 
+# ---- demo ------------------------------------------------------------------
+# Code objects for every target, then one ResNet-50 layer (batch scaled down)
+# emulated and verified on each, with the default kernel selection.
+demo: all
+	@B=$(B) sh tools/demo.sh
+
 clean:
 	rm -rf $(B)
 
