@@ -41,6 +41,7 @@ EMU_SRC  := emu/decode.c emu/disasm.c emu/inst.c emu/loader.c emu/msgpack.c emu/
             emu/exec_valu.c emu/exec_mem.c emu/mfma.c emu/hazard.c emu/launch.c
 RT_SRC   := runtime/handle.c runtime/solver.c runtime/select.c runtime/codeobj.c runtime/backend_emu.c \
             runtime/backend_hip.c
+RT_SRC   += runtime/perfdb.c
 CLI_SRC  := tools/igemm.c tools/cli_conv.c tools/cli_emu_run.c
 
 obj = $(1:%.c=$(B)/obj/%.o)

@@ -42,10 +42,31 @@ struct backend {
        emulator registers host memory; HIP: no-op). */
     int (*map)(backend *b, const void *p, size_t bytes);
     void (*unmap)(backend *b, const void *p);
+    /* HIP: the hipStream_t later launches go to (NULL: the null stream).
+       Returns 0, or -1 with the reason in err (the emulator takes only NULL). */
+    int (*set_stream)(backend *b, void *stream);
 };
 
 /* Create a backend. Return NULL with a reason in why. */
 backend *backend_emu_create(const target *t, int threads, char *why, size_t len);
-backend *backend_hip_create(char *why, size_t len, igemm_status *st);
+
+/* The HIP backend on device `device`. `available` lists the targets the
+ * caller has code objects for ("gfx906, gfx908"); a device of another target
+ * is refused with IGEMM_ERR_NO_CODE_OBJECT and that list. On failure *st is
+ * IGEMM_ERR_NO_DEVICE (no HIP runtime, no GPU: the reason spells out the HIP
+ * error and what to check), IGEMM_ERR_NO_CODE_OBJECT, IGEMM_ERR_BACKEND or
+ * IGEMM_ERR_NO_MEMORY. The library is libamdhip64.so, or the file named by
+ * the environment variable IGEMM_HIP_LIBRARY. */
+backend *backend_hip_create(int device, const char *available, char *why, size_t len, igemm_status *st);
+
+/* The target a device's gcnArchName ("gfx90a:sramecc+:xnack-") runs: IGEMM_OK
+ * with the bare name ("gfx90a") in arch, or IGEMM_ERR_NO_CODE_OBJECT with a
+ * reason naming the device's target and the `available` ones (used by
+ * backend_hip_create; separate so that it can be tested without a GPU). */
+igemm_status backend_hip_match_arch(const char *gcn_arch_name, const char *available, char *arch, size_t alen,
+                                    char *why, size_t len);
+
+/* What a HIP error code means and what to check, in words (never NULL). */
+const char *backend_hip_error_meaning(int code);
 
 #endif

@@ -116,12 +116,21 @@ static int map(backend *b, const void *p, size_t bytes)
 
 static void unmap(backend *b, const void *p) { emu_unregister(E(b)->dev, p); }
 
+static int set_stream(backend *b, void *stream)
+{
+    if (stream) {
+        snprintf(b->err, sizeof b->err, "the emulator backend has no streams (pass NULL)");
+        return -1;
+    }
+    return 0;
+}
+
 backend *backend_emu_create(const target *t, int threads, char *why, size_t len)
 {
     emu_backend *e = calloc(1, sizeof *e);
     emu_options o = {.threads = threads};
     if (!e || !(e->dev = emu_create(t, &o))) {
-        snprintf(why, len, "cannot create the %s emulator", t ? t->name : "(null)");
+        snprintf(why, len, "cannot create the %s emulator (out of memory or threads)", t ? t->name : "(null)");
         free(e);
         return NULL;
     }
@@ -139,5 +148,6 @@ backend *backend_emu_create(const target *t, int threads, char *why, size_t len)
     b->to_host = copy;
     b->map = map;
     b->unmap = unmap;
+    b->set_stream = set_stream;
     return b;
 }

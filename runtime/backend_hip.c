@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 
@@ -19,8 +20,10 @@ typedef struct {
     backend b;
     void *lib;
     char arch[32];
-    hipError_t (*Init)(unsigned);
+    char dev_name[128];
+    hipStream_t stream;
     hipError_t (*GetDeviceCount)(int *);
+    hipError_t (*DeviceGetName)(char *, int, int);
     hipError_t (*SetDevice)(int);
     hipError_t (*GetDeviceProperties)(void *, int);
     const char *(*GetErrorString)(hipError_t);
@@ -48,11 +51,49 @@ struct bk_module {
 
 static hip_backend *H(backend *b) { return (hip_backend *)b; }
 
+const char *backend_hip_error_meaning(int code)
+{
+    switch (code) {
+    case hipErrorNoDevice:
+        return "the HIP runtime found no AMD GPU it can use";
+    case hipErrorInvalidDevice:
+        return "the device index is out of range (HIP_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES may hide devices)";
+    case hipErrorInsufficientDriver:
+        return "the amdgpu kernel driver is older than this HIP runtime needs";
+    case hipErrorNotInitialized:
+        return "the HIP runtime failed to initialize (driver or ROCm installation problem)";
+    case hipErrorOutOfMemory:
+        return "device memory is exhausted";
+    case hipErrorInvalidValue:
+        return "HIP rejected an argument (size, grid, block or kernel argument buffer)";
+    case hipErrorInvalidImage:
+    case hipErrorNoBinaryForGpu:
+    case hipErrorInvalidKernelFile:
+    case hipErrorSharedObjectInitFailed:
+        return "the code object is not valid for this device (wrong target or a corrupt file)";
+    case hipErrorNotFound:
+    case hipErrorInvalidDeviceFunction:
+        return "the kernel is not in the loaded code object";
+    case hipErrorLaunchOutOfResources:
+        return "the kernel needs more registers or LDS than the device gives one launch";
+    case hipErrorIllegalAddress:
+    case hipErrorLaunchFailure:
+        return "the kernel faulted (a memory access outside its buffers); run the problem on the emulator "
+               "to locate it";
+    case hipErrorInvalidDevicePointer:
+        return "a pointer is not device memory of this device (use igemm_alloc or hipMalloc)";
+    case hipErrorInvalidResourceHandle:
+        return "a stream or event handle is invalid";
+    default:
+        return "see the HIP documentation of this error";
+    }
+}
+
 static int hip_fail(backend *b, const char *what, hipError_t e)
 {
     hip_backend *h = H(b);
-    snprintf(b->err, sizeof b->err, "HIP %s failed: %s (%s, %d)", what,
-             h->GetErrorString ? h->GetErrorString(e) : "?", h->GetErrorName ? h->GetErrorName(e) : "?", (int)e);
+    snprintf(b->err, sizeof b->err, "%s failed on %s (%s): %s (%d): %s", what, h->arch, h->dev_name,
+             h->GetErrorName ? h->GetErrorName(e) : "hipError", (int)e, backend_hip_error_meaning((int)e));
     return -1;
 }
 
@@ -95,7 +136,9 @@ static bk_kernel *kernel(backend *b, bk_module *m, const char *name)
     hipFunction_t f = NULL;
     hipError_t e = H(b)->ModuleGetFunction(&f, m->m, name);
     if (e != hipSuccess) {
-        hip_fail(b, "hipModuleGetFunction", e);
+        char what[200];
+        snprintf(what, sizeof what, "hipModuleGetFunction(%s)", name);
+        hip_fail(b, what, e);
         return NULL;
     }
     return (bk_kernel *)f;
@@ -108,13 +151,15 @@ static int launch(backend *b, bk_kernel *k, unsigned grid, unsigned block, const
     void *cfg[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, (void *)args, HIP_LAUNCH_PARAM_BUFFER_SIZE, &sz,
                    HIP_LAUNCH_PARAM_END};
     hipError_t e;
-    if ((e = h->EventRecord(h->ev0, NULL)) != hipSuccess)
+    if ((e = h->EventRecord(h->ev0, h->stream)) != hipSuccess)
         return hip_fail(b, "hipEventRecord", e);
-    e = h->ModuleLaunchKernel((hipFunction_t)k, grid, 1, 1, block, 1, 1, 0, NULL, NULL, cfg);
+    e = h->ModuleLaunchKernel((hipFunction_t)k, grid, 1, 1, block, 1, 1, 0, h->stream, NULL, cfg);
     if (e != hipSuccess)
         return hip_fail(b, "hipModuleLaunchKernel", e);
-    if ((e = h->EventRecord(h->ev1, NULL)) != hipSuccess || (e = h->EventSynchronize(h->ev1)) != hipSuccess)
-        return hip_fail(b, "hipEventSynchronize", e);
+    if ((e = h->EventRecord(h->ev1, h->stream)) != hipSuccess)
+        return hip_fail(b, "hipEventRecord", e);
+    if ((e = h->EventSynchronize(h->ev1)) != hipSuccess)
+        return hip_fail(b, "hipEventSynchronize (waiting for the kernel)", e);
     float ms = 0;
     if ((e = h->EventElapsedTime(&ms, h->ev0, h->ev1)) != hipSuccess)
         return hip_fail(b, "hipEventElapsedTime", e);
@@ -159,15 +204,21 @@ static void unmap(backend *b, const void *p)
     (void)p;
 }
 
+static int set_stream(backend *b, void *stream)
+{
+    H(b)->stream = (hipStream_t)stream;
+    return 0;
+}
+
 /* The first "gfx..." string in the property block: gcnArchName, e.g.
- * "gfx90a:sramecc+:xnack-"; the feature suffix is dropped. */
+ * "gfx90a:sramecc+:xnack-" (the feature suffix is dropped later). */
 static int find_arch(const unsigned char *props, size_t len, char *arch, size_t alen)
 {
     for (size_t i = 0; i + 6 < len; i++) {
         if (memcmp(props + i, "gfx", 3) || (i && props[i - 1] >= 32))
             continue;
         size_t n = 0;
-        while (i + n < len && n + 1 < alen && props[i + n] > 32 && props[i + n] < 127 && props[i + n] != ':') {
+        while (i + n < len && n + 1 < alen && props[i + n] > 32 && props[i + n] < 127) {
             arch[n] = (char)props[i + n];
             n++;
         }
@@ -178,16 +229,71 @@ static int find_arch(const unsigned char *props, size_t len, char *arch, size_t 
     return -1;
 }
 
+/* Is name one of the comma-separated words of list? */
+static int in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        size_t w = strcspn(p, ", ");
+        if (w == n && !strncmp(p, name, n))
+            return 1;
+        p += w;
+    }
+    return 0;
+}
+
+igemm_status backend_hip_match_arch(const char *gcn_arch_name, const char *available, char *arch, size_t alen,
+                                    char *why, size_t len)
+{
+    size_t n = strcspn(gcn_arch_name, ":");
+    if (n + 1 > alen)
+        n = alen - 1;
+    memcpy(arch, gcn_arch_name, n);
+    arch[n] = 0;
+    if (!target_by_name(arch) || !in_list(available, arch)) {
+        snprintf(why, len,
+                 "the GPU is a %s (%s), and igemm has code objects only for %s: run on one of those GPUs, or "
+                 "use the emulator (--backend emu --arch TARGET)",
+                 arch, gcn_arch_name, available && *available ? available : "no target");
+        return IGEMM_ERR_NO_CODE_OBJECT;
+    }
+    return IGEMM_OK;
+}
+
+/* hipErrorNoDevice with what to check on this machine. */
+static void explain_no_device(char *why, size_t len, const char *call, int code, const char *name)
+{
+    char hint[400];
+    const char *vis = getenv("HIP_VISIBLE_DEVICES"), *rvis = getenv("ROCR_VISIBLE_DEVICES");
+    if (access("/dev/kfd", F_OK))
+        snprintf(hint, sizeof hint,
+                 "/dev/kfd does not exist, so the amdgpu kernel driver is not loaded or this machine (or "
+                 "container: pass --device=/dev/kfd --device=/dev/dri) has no AMD GPU");
+    else if (access("/dev/kfd", R_OK | W_OK))
+        snprintf(hint, sizeof hint,
+                 "/dev/kfd exists but this user cannot open it: add the user to the 'render' and 'video' groups");
+    else
+        snprintf(hint, sizeof hint,
+                 "/dev/kfd is accessible: check HIP_VISIBLE_DEVICES (%s) and ROCR_VISIBLE_DEVICES (%s), and that "
+                 "this ROCm release supports the GPU",
+                 vis ? vis : "unset", rvis ? rvis : "unset");
+    snprintf(why, len, "no AMD GPU: %s returned %s (%d), meaning %s; %s. Use the emulator instead (--backend emu)",
+             call, name, code, backend_hip_error_meaning(code), hint);
+}
+
 #define SYM(name)                                                                                                    \
     do {                                                                                                             \
         *(void **)&h->name = dlsym(h->lib, "hip" #name);                                                            \
         if (!h->name) {                                                                                              \
-            snprintf(why, len, "libamdhip64 lacks hip" #name);                                                      \
+            snprintf(why, len, "the HIP runtime %s lacks hip" #name " (too old? igemm needs ROCm 5 or later)", path); \
+            *st = IGEMM_ERR_NO_DEVICE;                                                                               \
             goto fail;                                                                                               \
         }                                                                                                            \
     } while (0)
 
-backend *backend_hip_create(char *why, size_t len, igemm_status *st)
+backend *backend_hip_create(int device, const char *available, char *why, size_t len, igemm_status *st)
 {
     *st = IGEMM_ERR_NO_DEVICE;
     hip_backend *h = calloc(1, sizeof *h);
@@ -196,15 +302,29 @@ backend *backend_hip_create(char *why, size_t len, igemm_status *st)
         *st = IGEMM_ERR_NO_MEMORY;
         return NULL;
     }
+    snprintf(h->arch, sizeof h->arch, "?");
+    snprintf(h->dev_name, sizeof h->dev_name, "device %d", device);
+    const char *env = getenv("IGEMM_HIP_LIBRARY");
     static const char *const libs[] = {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"};
-    for (size_t i = 0; i < sizeof libs / sizeof libs[0] && !h->lib; i++)
-        h->lib = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
+    const char *path = env && *env ? env : libs[0];
+    const char *dlerr = NULL;
+    if (env && *env) {
+        h->lib = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+        dlerr = h->lib ? NULL : dlerror();
+    } else
+        for (size_t i = 0; i < sizeof libs / sizeof libs[0] && !h->lib; i++) {
+            h->lib = dlopen(path = libs[i], RTLD_NOW | RTLD_LOCAL);
+            if (!h->lib && !dlerr)
+                dlerr = dlerror();
+        }
     if (!h->lib) {
-        snprintf(why, len, "HIP runtime not found (libamdhip64.so could not be loaded: install libamdhip64-5 or ROCm)");
+        snprintf(why, len,
+                 "HIP runtime not found: %s (install Debian's libamdhip64-5 or ROCm, or name the library in "
+                 "IGEMM_HIP_LIBRARY; without HIP use the emulator, --backend emu)",
+                 dlerr ? dlerr : "dlopen failed");
         free(h);
         return NULL;
     }
-    SYM(Init);
     SYM(GetDeviceCount);
     SYM(SetDevice);
     SYM(GetErrorString);
@@ -222,38 +342,56 @@ backend *backend_hip_create(char *why, size_t len, igemm_status *st)
     SYM(EventSynchronize);
     SYM(EventElapsedTime);
     SYM(EventDestroy);
+    *(void **)&h->DeviceGetName = dlsym(h->lib, "hipDeviceGetName"); /* optional: messages only */
     *(void **)&h->GetDeviceProperties = dlsym(h->lib, "hipGetDevicePropertiesR0600");
     if (!h->GetDeviceProperties)
         SYM(GetDeviceProperties);
 
     int n = 0;
     hipError_t e = h->GetDeviceCount(&n);
-    if (e != hipSuccess || n < 1) {
-        if (e == hipErrorNoDevice || (e == hipSuccess && n < 1))
-            snprintf(why, len,
-                     "HIP reports no AMD GPU (hipErrorNoDevice: no device with HIP support is present or visible)");
-        else
-            snprintf(why, len, "HIP device query failed: %s (%s)", h->GetErrorString(e), h->GetErrorName(e));
+    if (e == hipErrorNoDevice || (e == hipSuccess && n < 1)) {
+        explain_no_device(why, len, "hipGetDeviceCount", hipErrorNoDevice, "hipErrorNoDevice");
         goto fail;
     }
-    if ((e = h->SetDevice(0)) != hipSuccess) {
-        snprintf(why, len, "hipSetDevice(0) failed: %s", h->GetErrorString(e));
+    if (e != hipSuccess) {
+        snprintf(why, len, "HIP device query failed: hipGetDeviceCount returned %s (%d): %s", h->GetErrorName(e),
+                 (int)e, backend_hip_error_meaning((int)e));
         goto fail;
+    }
+    if (device >= n) {
+        snprintf(why, len, "HIP device %d does not exist: HIP sees %d device%s (0..%d)", device, n, n == 1 ? "" : "s",
+                 n - 1);
+        goto fail;
+    }
+    if ((e = h->SetDevice(device)) != hipSuccess) {
+        snprintf(why, len, "hipSetDevice(%d) returned %s (%d): %s", device, h->GetErrorName(e), (int)e,
+                 backend_hip_error_meaning((int)e));
+        *st = IGEMM_ERR_BACKEND;
+        goto fail;
+    }
+    if (h->DeviceGetName) {
+        char name[120] = "";
+        if (h->DeviceGetName(name, (int)sizeof name, device) == hipSuccess && name[0])
+            snprintf(h->dev_name, sizeof h->dev_name, "device %d, %s", device, name);
     }
     unsigned char props[16384];
     memset(props, 0, sizeof props);
-    if ((e = h->GetDeviceProperties(props, 0)) != hipSuccess || find_arch(props, sizeof props, h->arch, sizeof h->arch)) {
-        snprintf(why, len, "cannot read the device's gfx architecture");
+    char gcn[64];
+    if ((e = h->GetDeviceProperties(props, device)) != hipSuccess || find_arch(props, sizeof props, gcn, sizeof gcn)) {
+        snprintf(why, len, "cannot read the gfx architecture of HIP %s (hipGetDeviceProperties: %s)", h->dev_name,
+                 e == hipSuccess ? "no gcnArchName" : h->GetErrorName(e));
+        *st = IGEMM_ERR_BACKEND;
+        goto fail;
+    }
+    char reason[512];
+    if ((*st = backend_hip_match_arch(gcn, available, h->arch, sizeof h->arch, reason, sizeof reason)) != IGEMM_OK) {
+        snprintf(why, len, "HIP %s: %s", h->dev_name, reason);
         goto fail;
     }
     h->b.t = target_by_name(h->arch);
-    if (!h->b.t) {
-        snprintf(why, len, "the GPU is a %s; igemm has code objects for %s", h->arch, target_names());
-        *st = IGEMM_ERR_NO_CODE_OBJECT;
-        goto fail;
-    }
-    if (h->EventCreate(&h->ev0) != hipSuccess || h->EventCreate(&h->ev1) != hipSuccess) {
-        snprintf(why, len, "hipEventCreate failed");
+    if ((e = h->EventCreate(&h->ev0)) != hipSuccess || (e = h->EventCreate(&h->ev1)) != hipSuccess) {
+        snprintf(why, len, "hipEventCreate returned %s (%d): %s", h->GetErrorName(e), (int)e,
+                 backend_hip_error_meaning((int)e));
         *st = IGEMM_ERR_BACKEND;
         goto fail;
     }
@@ -270,6 +408,7 @@ backend *backend_hip_create(char *why, size_t len, igemm_status *st)
     b->to_host = to_host;
     b->map = map;
     b->unmap = unmap;
+    b->set_stream = set_stream;
     *st = IGEMM_OK;
     return b;
 fail:

@@ -1,7 +1,13 @@
-/* Lookup of the embedded code objects. */
+/* Lookup of the embedded code objects and of code object directories. */
 #include "codeobj.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "igemm.h"
+#include "target.h"
 
 const igemm_codeobj *igemm_codeobj_find(const char *arch)
 {
@@ -11,21 +17,51 @@ const igemm_codeobj *igemm_codeobj_find(const char *arch)
     return NULL;
 }
 
+static char embedded_list[256];
+static pthread_once_t embedded_once = PTHREAD_ONCE_INIT;
+
+static void make_embedded_list(void) { codeobj_available(NULL, embedded_list, sizeof embedded_list); }
+
 const char *igemm_codeobj_list(void)
 {
-    static char list[256];
-    if (!list[0]) {
-        size_t n = 0;
-        for (int i = 0; i < igemm_embedded_count && n + 16 < sizeof list; i++) {
-            size_t l = strlen(igemm_embedded_codeobjs[i].arch);
-            if (i) {
-                memcpy(list + n, ", ", 2);
-                n += 2;
-            }
-            memcpy(list + n, igemm_embedded_codeobjs[i].arch, l);
-            n += l;
-        }
-        list[n] = 0;
+    pthread_once(&embedded_once, make_embedded_list);
+    return embedded_list;
+}
+
+void codeobj_available(const char *dir, char *buf, size_t len)
+{
+    size_t n = 0;
+    if (len)
+        buf[0] = 0;
+    for (int i = 0; i < igemm_target_count; i++) {
+        const char *arch = igemm_targets[i]->name;
+        int have;
+        if (dir) {
+            char path[1024];
+            snprintf(path, sizeof path, "%s/%s.hsaco", dir, arch);
+            have = !access(path, R_OK);
+        } else
+            have = igemm_codeobj_find(arch) != NULL;
+        if (!have)
+            continue;
+        int w = snprintf(buf + n, len > n ? len - n : 0, "%s%s", n ? ", " : "", arch);
+        if (w < 0 || (size_t)w >= (len > n ? len - n : 0))
+            return;
+        n += (size_t)w;
     }
-    return list;
+}
+
+int igemm_codeobj_count(void) { return igemm_embedded_count; }
+
+igemm_status igemm_codeobj_get(int i, const char **arch, const void **image, size_t *size)
+{
+    if (i < 0 || i >= igemm_embedded_count)
+        return IGEMM_ERR_INVALID_ARG;
+    if (arch)
+        *arch = igemm_embedded_codeobjs[i].arch;
+    if (image)
+        *image = igemm_embedded_codeobjs[i].data;
+    if (size)
+        *size = igemm_embedded_codeobjs[i].size;
+    return IGEMM_OK;
 }

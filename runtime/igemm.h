@@ -6,19 +6,24 @@
  * on a backend: the HIP runtime on a machine with an AMD GPU, or the
  * project's own functional emulator of gfx906/gfx908/gfx90a/gfx942.
  *
- * Typical use:
+ * Typical use (error checks shortened):
  *
  *     igemm_problem p = IGEMM_PROBLEM_INIT;
  *     p.n = 2; p.c = 64; p.hi = 56; p.wi = 56; p.k = 64; p.y = 3; p.x = 3;
  *     p.pad_h = p.pad_w = 1;
- *     igemm_options o = IGEMM_OPTIONS_INIT;        (auto backend)
+ *     igemm_options o = IGEMM_OPTIONS_INIT;        // auto: HIP if a GPU is usable
  *     igemm_handle *h;
- *     if (igemm_create(&h, &o) != IGEMM_OK) ...    (igemm_create_error says why)
- *     igemm_conv_bwd_data(h, &p, dx, dy, w);       (device or host buffers)
+ *     char why[256];
+ *     if (igemm_create(&h, &o, why, sizeof why) != IGEMM_OK) ...  // why says why
+ *     if (igemm_conv_bwd_data(h, &p, dx, dy, w) != IGEMM_OK)      // device (HIP) or
+ *         fprintf(stderr, "%s\n", igemm_last_error(h));           // host (emulator) buffers
  *     igemm_destroy(h);
  *
- * Every function returns an igemm_status; on failure igemm_last_error(h)
- * holds a one-line message with the context (target, kernel, shape).
+ * Errors: every function that can fail returns an igemm_status. Functions
+ * taking a handle leave a one-line message with the context (target,
+ * configuration, shape) in igemm_last_error(h); the others take a `why`
+ * buffer (may be NULL). The status codes each function returns are listed
+ * at the function. This header needs only <stddef.h> and <stdint.h>.
  */
 #ifndef IGEMM_H
 #define IGEMM_H
@@ -29,6 +34,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The version of this header; igemm_version() gives the library's. */
+#define IGEMM_VERSION "0.1.0"
 
 /* Status codes. Every error path of the library returns one of these. */
 typedef enum {
@@ -44,7 +52,8 @@ typedef enum {
     IGEMM_ERR_IO = 9,            /* a file could not be read or written */
 } igemm_status;
 
-/* A short constant name for a status ("IGEMM_ERR_INVALID_ARG"). */
+/* A short constant name for a status ("IGEMM_ERR_INVALID_ARG"; "IGEMM_ERR_UNKNOWN"
+ * for a value that is not an igemm_status). */
 const char *igemm_status_name(igemm_status s);
 
 typedef enum { IGEMM_LAYOUT_NCHW = 0, IGEMM_LAYOUT_NHWC = 1 } igemm_layout;
@@ -106,36 +115,73 @@ int igemm_verify(const igemm_problem *p, const float *dx, const double *ref, con
 
 typedef enum {
     IGEMM_BACKEND_AUTO = 0, /* HIP when an AMD GPU is usable, else the emulator */
-    IGEMM_BACKEND_HIP = 1,
-    IGEMM_BACKEND_EMU = 2,
+    IGEMM_BACKEND_HIP = 1,  /* the HIP runtime (libamdhip64, loaded with dlopen) */
+    IGEMM_BACKEND_EMU = 2,  /* the project's functional emulator (host memory) */
 } igemm_backend;
 
 typedef struct {
     igemm_backend backend;
     const char *arch;        /* emulator target ("gfx906", the default); HIP takes the device's */
     const char *codeobj_dir; /* load <arch>.hsaco from here instead of the embedded code objects */
-    const char *perfdb;      /* find-mode database file (NULL: none) */
+    const char *perfdb;      /* performance database file (NULL: none): read by igemm_create,
+                                consulted by igemm_select, updated by igemm_find */
     int emu_threads;         /* emulator worker threads (0: one per CPU) */
+    int device;              /* HIP device index (default 0) */
 } igemm_options;
 
 #define IGEMM_OPTIONS_INIT {.backend = IGEMM_BACKEND_AUTO}
 
+/* A handle: one backend, one target, its loaded code object, the
+ * performance database and the last error. A handle is not thread-safe:
+ * use one per thread (or serialize calls). */
 typedef struct igemm_handle igemm_handle;
 
-/* Create a handle. On failure *h is NULL and, when why is not NULL, a
- * one-line reason is written there. */
+/* Create a handle. opt may be NULL (IGEMM_OPTIONS_INIT). On failure *h is
+ * NULL and, when why is not NULL, a one-line reason is written there.
+ * Returns IGEMM_OK or
+ *   IGEMM_ERR_INVALID_ARG     h is NULL, unknown backend value, device < 0
+ *   IGEMM_ERR_UNSUPPORTED     opt->arch is not a known target
+ *   IGEMM_ERR_NO_DEVICE       backend HIP: the HIP runtime is missing or sees
+ *                             no GPU (the reason spells out hipErrorNoDevice)
+ *   IGEMM_ERR_NO_CODE_OBJECT  no code object for the target (the reason lists
+ *                             the available ones), or it does not load
+ *   IGEMM_ERR_BACKEND         another HIP or emulator start-up failure
+ *   IGEMM_ERR_IO              the perfdb file cannot be read or is malformed
+ *                             ("FILE:LINE: reason"); a missing file is empty
+ *   IGEMM_ERR_NO_MEMORY
+ * With IGEMM_BACKEND_AUTO a HIP failure is not an error: the handle uses
+ * the emulator and igemm_handle_fallback() says why HIP was not used. */
 igemm_status igemm_create(igemm_handle **h, const igemm_options *opt, char *why, size_t why_len);
+
+/* Release a handle and everything it holds (NULL is ignored). Buffers from
+ * igemm_alloc must be freed before. */
 void igemm_destroy(igemm_handle *h);
-/* The message of the handle's last failure ("" when none). */
+
+/* The message of the handle's last failed call ("" when the last call
+ * succeeded; "handle is NULL" for NULL). Valid until the next call. */
 const char *igemm_last_error(const igemm_handle *h);
-/* The target kernels run on ("gfx906") and the backend ("emu", "hip"). */
+
+/* The target kernels run on ("gfx906") and the backend ("emu", "hip");
+ * NULL for a NULL handle. */
 const char *igemm_handle_arch(const igemm_handle *h);
 const char *igemm_handle_backend(const igemm_handle *h);
+
+/* Why an IGEMM_BACKEND_AUTO handle runs on the emulator rather than HIP
+ * ("" when it does not, or the backend was chosen explicitly). */
+const char *igemm_handle_fallback(const igemm_handle *h);
+
+/* HIP: launch on this hipStream_t (NULL: the null stream). The emulator
+ * accepts only NULL. IGEMM_OK, IGEMM_ERR_INVALID_ARG or IGEMM_ERR_UNSUPPORTED. */
+igemm_status igemm_set_stream(igemm_handle *h, void *stream);
+
+/* The library's version, "MAJOR.MINOR.PATCH". */
+const char *igemm_version(void);
 
 /* ---- device memory ------------------------------------------------------ */
 /* On HIP these are device allocations and copies; on the emulator, host
  * memory. Kernels take pointers from igemm_alloc or the user's own device
- * (HIP) / host (emulator) buffers. */
+ * (HIP) / host (emulator) buffers. Errors: IGEMM_ERR_INVALID_ARG (NULL
+ * handle or pointer), IGEMM_ERR_NO_MEMORY (alloc), IGEMM_ERR_BACKEND (copy). */
 igemm_status igemm_alloc(igemm_handle *h, void **p, size_t bytes);
 void igemm_free(igemm_handle *h, void *p);
 igemm_status igemm_copy_to_device(igemm_handle *h, void *dst, const void *src, size_t bytes);
@@ -144,17 +190,22 @@ igemm_status igemm_copy_to_host(igemm_handle *h, void *dst, const void *src, siz
 /* ---- solutions ---------------------------------------------------------- */
 
 /* The number of kernel configurations this library knows and the name of
- * the i-th ("naive", "v4r1_fma_128x128x8_..."). */
+ * the i-th ("naive", "v4r1_fma_128x128x8_..."); NULL when i is out of range. */
 int igemm_solution_count(void);
 const char *igemm_solution_name(int i);
 
 /* Can configuration `solution` (NULL: any) compute p on this handle's
- * target? IGEMM_OK, or IGEMM_ERR_NOT_APPLICABLE / IGEMM_ERR_INVALID_ARG /
- * IGEMM_ERR_UNSUPPORTED with the reason in why. */
+ * target? IGEMM_OK, or with the reason in why:
+ *   IGEMM_ERR_INVALID_ARG     NULL handle or problem, invalid sizes, unknown solution
+ *   IGEMM_ERR_UNSUPPORTED     layout or data type this version does not do
+ *   IGEMM_ERR_NOT_APPLICABLE  the configuration (every one, for NULL) refuses p */
 igemm_status igemm_applicable(igemm_handle *h, const igemm_problem *p, const char *solution, char *why,
                               size_t why_len);
 
-/* The configuration the heuristic (or the performance database) picks. */
+/* The configuration igemm_conv_bwd_data would run: the performance
+ * database's record for (target, p) when it names an applicable
+ * configuration, else the heuristic's pick. Writes its name to solution
+ * (len bytes). Errors as igemm_applicable (message in igemm_last_error). */
 igemm_status igemm_select(igemm_handle *h, const igemm_problem *p, char *solution, size_t len);
 
 /* What a run did. */
@@ -166,15 +217,84 @@ typedef struct {
     uint64_t insts;       /* emulator: wave instructions */
     uint64_t valu_cycles, fma_cycles, loop_valu_cycles, loop_fma_cycles;
     uint64_t global_bytes, lds_bytes;
+    char source[16];      /* who chose the solution: "user", "perfdb" or "heuristic" */
+    char kernels[512];    /* the distinct kernels launched, comma-separated */
 } igemm_run_info;
 
 /* dx = backward data of (dy, w) with the selected configuration.
- * Buffers: device memory (HIP) or host memory (emulator), NCHW fp32. */
+ * Buffers: device memory (HIP) or host memory (emulator), NCHW fp32.
+ * Errors: IGEMM_ERR_INVALID_ARG (NULL argument, invalid problem),
+ * IGEMM_ERR_UNSUPPORTED, IGEMM_ERR_NOT_APPLICABLE (no configuration applies;
+ * the message gives each one's reason), IGEMM_ERR_BACKEND (a HIP call
+ * failed), IGEMM_ERR_EMU_FAULT (the emulator stopped: fault, strictness
+ * report), IGEMM_ERR_NO_CODE_OBJECT (a kernel is missing), IGEMM_ERR_NO_MEMORY. */
 igemm_status igemm_conv_bwd_data(igemm_handle *h, const igemm_problem *p, void *dx, const void *dy, const void *w);
 
-/* The same with an explicit configuration (NULL: select) and a report. */
+/* The same with an explicit configuration (NULL: select) and a report
+ * (info may be NULL). */
 igemm_status igemm_conv_bwd_data_ex(igemm_handle *h, const igemm_problem *p, const char *solution, void *dx,
                                    const void *dy, const void *w, igemm_run_info *info);
+
+/* ---- find mode ---------------------------------------------------------- */
+
+/* One configuration as find mode measured it. */
+typedef struct {
+    char solution[96];
+    igemm_status status;  /* IGEMM_OK, or why this configuration failed to run */
+    double cost;          /* HIP: milliseconds (best of 3 timed runs after a warm-up);
+                             emulator: modeled issue cycles of one run */
+    const char *unit;     /* "ms" or "cycles" */
+    int launches;
+} igemm_perf;
+
+/* Find mode: run every configuration that applies to p on this handle,
+ * measure each (see igemm_perf.cost), and remember the best: in the handle
+ * (igemm_select then returns it) and, when the handle has a perfdb file, as
+ * a record of that file (written atomically; records of other targets and
+ * problems are kept). dx, dy and w are buffers as for igemm_conv_bwd_data;
+ * on return dx holds the result (every configuration computes the same dx).
+ *
+ * results (may be NULL when max_results is 0) receives up to max_results
+ * entries, fastest first, configurations that failed last; *count (may be
+ * NULL) the number of configurations tried. Returns IGEMM_OK when at least
+ * one configuration ran; IGEMM_ERR_INVALID_ARG / _UNSUPPORTED /
+ * _NOT_APPLICABLE as igemm_conv_bwd_data; the first failure's status when
+ * none ran; IGEMM_ERR_IO when the measurements succeeded but the database
+ * file could not be written (results and the in-handle record are valid). */
+igemm_status igemm_find(igemm_handle *h, const igemm_problem *p, void *dx, const void *dy, const void *w,
+                        igemm_perf *results, int max_results, int *count);
+
+/* ---- embedding: code objects and launch plans ---------------------------- */
+
+/* The code objects compiled into the library: count, and the i-th target
+ * name, ELF image and size (the same bytes as <arch>.hsaco of the build).
+ * igemm_codeobj_get returns IGEMM_ERR_INVALID_ARG for i out of range. */
+int igemm_codeobj_count(void);
+igemm_status igemm_codeobj_get(int i, const char **arch, const void **image, size_t *size);
+
+/* One kernel launch of a plan. To launch it yourself (hipModuleLaunchKernel
+ * on the code object of the handle's target): for each tensor t (0 dx, 1 dy,
+ * 2 w) with ptr_offset[t] >= 0, store the 64-bit address base_t + ptr_add[t]
+ * at args + ptr_offset[t]; pass args_size bytes of args as the kernel
+ * argument buffer (HIP_LAUNCH_PARAM_BUFFER_POINTER); grid counts
+ * workgroups, block work-items. Launches must run in order. */
+typedef struct {
+    char kernel[128];
+    unsigned grid[3];
+    unsigned block[3];
+    unsigned char args[512];
+    size_t args_size;
+    int ptr_offset[3];
+    uint64_t ptr_add[3];
+} igemm_launch;
+
+/* The launches igemm_conv_bwd_data_ex(h, p, solution, ...) would make (no
+ * kernel runs; an emulator handle plans for its --arch target offline).
+ * With launches == NULL only *count is set. Errors as igemm_select, and
+ * IGEMM_ERR_INVALID_ARG when max is smaller than the plan (*count says how
+ * many are needed). */
+igemm_status igemm_get_launches(igemm_handle *h, const igemm_problem *p, const char *solution,
+                                igemm_launch *launches, int max, int *count);
 
 #ifdef __cplusplus
 }

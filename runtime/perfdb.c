@@ -1,0 +1,219 @@
+/* The plain-text performance database (format in perfdb.h). */
+#include "perfdb.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void say(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *why, size_t len, const char *fmt, ...)
+{
+    if (!why || !len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, len, fmt, ap);
+    va_end(ap);
+}
+
+void perfdb_key(const igemm_problem *p, char *buf, size_t len)
+{
+    snprintf(buf, len, "n%d,c%d,H%d,W%d,k%d,y%d,x%d,p%d,q%d,u%d,v%d,l%d,j%d,g%d,%s,%s", p->n, p->c, p->hi, p->wi,
+             p->k, p->y, p->x, p->pad_h, p->pad_w, p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->groups,
+             p->layout == IGEMM_LAYOUT_NCHW ? "NCHW" : p->layout == IGEMM_LAYOUT_NHWC ? "NHWC" : "LAYOUT?",
+             p->dtype == IGEMM_FP32   ? "FP32"
+             : p->dtype == IGEMM_FP16 ? "FP16"
+             : p->dtype == IGEMM_BF16 ? "BF16"
+                                      : "DTYPE?");
+}
+
+void perfdb_free(perfdb *db)
+{
+    free(db->r);
+    memset(db, 0, sizeof *db);
+}
+
+static int same(const perfdb_rec *a, const perfdb_rec *b)
+{
+    return !strcmp(a->arch, b->arch) && !strcmp(a->key, b->key) && !strcmp(a->unit, b->unit);
+}
+
+int perfdb_put(perfdb *db, const perfdb_rec *r)
+{
+    for (int i = 0; i < db->n; i++)
+        if (same(&db->r[i], r)) {
+            db->r[i] = *r;
+            return 0;
+        }
+    if (db->n == db->cap) {
+        int cap = db->cap ? 2 * db->cap : 16;
+        perfdb_rec *nr = realloc(db->r, sizeof *nr * (size_t)cap);
+        if (!nr)
+            return -1;
+        db->r = nr;
+        db->cap = cap;
+    }
+    db->r[db->n++] = *r;
+    return 0;
+}
+
+const perfdb_rec *perfdb_find(const perfdb *db, const char *arch, const char *key, const char *unit)
+{
+    const perfdb_rec *any = NULL;
+    for (int i = 0; i < db->n; i++) {
+        const perfdb_rec *r = &db->r[i];
+        if (strcmp(r->arch, arch) || strcmp(r->key, key))
+            continue;
+        if (unit && !strcmp(r->unit, unit))
+            return r;
+        if (!any)
+            any = r;
+    }
+    return any;
+}
+
+/* Copy a field into dst (size cap); -1 when it does not fit. */
+static int field(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= cap)
+        return -1;
+    memcpy(dst, src, n + 1);
+    return 0;
+}
+
+/* Parse one line: 1 record, 0 blank/comment, -1 error (reason in why). */
+static int parse_line(char *line, perfdb_rec *r, char *why, size_t len)
+{
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = 0;
+    char *f[6];
+    int nf = 0;
+    for (char *save = NULL, *tok = strtok_r(line, " \t\r\n", &save); tok; tok = strtok_r(NULL, " \t\r\n", &save)) {
+        if (nf == 6)
+            break;
+        f[nf++] = tok;
+    }
+    if (!nf)
+        return 0;
+    if (nf != 5) {
+        say(why, len, "expected 5 fields (target problem configuration cost unit), got %s", nf > 5 ? "more" : "fewer");
+        return -1;
+    }
+    memset(r, 0, sizeof *r);
+    if (field(r->arch, sizeof r->arch, f[0]) || field(r->key, sizeof r->key, f[1]) ||
+        field(r->solution, sizeof r->solution, f[2])) {
+        say(why, len, "a field is too long");
+        return -1;
+    }
+    char *end;
+    errno = 0;
+    r->cost = strtod(f[3], &end);
+    if (*end || errno || !isfinite(r->cost) || r->cost < 0) {
+        say(why, len, "cost '%s' is not a number >= 0", f[3]);
+        return -1;
+    }
+    if (strcmp(f[4], "cycles") && strcmp(f[4], "ms")) {
+        say(why, len, "unit '%s' is neither 'cycles' nor 'ms'", f[4]);
+        return -1;
+    }
+    snprintf(r->unit, sizeof r->unit, "%s", f[4]);
+    return 1;
+}
+
+igemm_status perfdb_load(perfdb *db, const char *path, char *why, size_t len)
+{
+    memset(db, 0, sizeof *db);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (errno == ENOENT)
+            return IGEMM_OK;
+        say(why, len, "cannot read performance database %s: %s", path, strerror(errno));
+        return IGEMM_ERR_IO;
+    }
+    char line[1024];
+    int lineno = 0;
+    igemm_status st = IGEMM_OK;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        size_t n = strlen(line);
+        if (n == sizeof line - 1 && line[n - 1] != '\n') {
+            say(why, len, "%s:%d: line too long", path, lineno);
+            st = IGEMM_ERR_IO;
+            break;
+        }
+        perfdb_rec r;
+        char reason[256];
+        int k = parse_line(line, &r, reason, sizeof reason);
+        if (k < 0) {
+            say(why, len, "%s:%d: %s", path, lineno, reason);
+            st = IGEMM_ERR_IO;
+            break;
+        }
+        if (k && perfdb_put(db, &r)) {
+            say(why, len, "out of memory reading %s", path);
+            st = IGEMM_ERR_NO_MEMORY;
+            break;
+        }
+    }
+    if (st == IGEMM_OK && ferror(f)) {
+        say(why, len, "error reading %s", path);
+        st = IGEMM_ERR_IO;
+    }
+    fclose(f);
+    if (st != IGEMM_OK)
+        perfdb_free(db);
+    return st;
+}
+
+igemm_status perfdb_store(const char *path, const perfdb_rec *r, char *why, size_t len)
+{
+    perfdb db;
+    igemm_status st = perfdb_load(&db, path, why, len);
+    if (st != IGEMM_OK)
+        return st;
+    if (perfdb_put(&db, r)) {
+        perfdb_free(&db);
+        say(why, len, "out of memory");
+        return IGEMM_ERR_NO_MEMORY;
+    }
+    size_t tl = strlen(path) + 32;
+    char *tmp = malloc(tl);
+    if (!tmp) {
+        perfdb_free(&db);
+        say(why, len, "out of memory");
+        return IGEMM_ERR_NO_MEMORY;
+    }
+    snprintf(tmp, tl, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        say(why, len, "cannot write performance database %s: %s", tmp, strerror(errno));
+        st = IGEMM_ERR_IO;
+        goto out;
+    }
+    int bad = fprintf(f, "# igemm performance database: target problem configuration cost unit\n"
+                         "# written by igemm_find (igemm conv -s 1); one record per target, problem and unit\n") < 0;
+    for (int i = 0; i < db.n && !bad; i++)
+        bad = fprintf(f, "%s %s %s %.17g %s\n", db.r[i].arch, db.r[i].key, db.r[i].solution, db.r[i].cost,
+                      db.r[i].unit) < 0;
+    if (fclose(f) || bad) {
+        say(why, len, "error writing %s", tmp);
+        remove(tmp);
+        st = IGEMM_ERR_IO;
+        goto out;
+    }
+    if (rename(tmp, path)) {
+        say(why, len, "cannot replace %s: %s", path, strerror(errno));
+        remove(tmp);
+        st = IGEMM_ERR_IO;
+    }
+out:
+    free(tmp);
+    perfdb_free(&db);
+    return st;
+}

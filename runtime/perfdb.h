@@ -1,0 +1,64 @@
+/* The performance database: the best kernel configuration that find mode
+ * (igemm_find) measured, per target and problem, in a plain-text file.
+ *
+ * One record a line, five fields separated by blanks, '#' starts a comment:
+ *
+ *     gfx906 n1,c2,H5,W5,k3,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32 naive 1234 cycles
+ *
+ * target, problem key (perfdb_key: MIOpenDriver's flag letters, every field
+ * of igemm_problem), configuration name, its cost and the cost's unit:
+ * "cycles" (emulator, modeled issue cycles) or "ms" (HIP, event-timed). A
+ * target and problem may hold one record per unit; a lookup prefers the
+ * record whose unit is the handle backend's own. */
+#ifndef IGEMM_PERFDB_H
+#define IGEMM_PERFDB_H
+
+#include <stddef.h>
+
+#include "igemm.h"
+#include "problem.h"
+#include "solver.h"
+
+typedef struct {
+    char arch[32];
+    char key[160];
+    char solution[96];
+    double cost;
+    char unit[8];
+} perfdb_rec;
+
+typedef struct {
+    int n, cap;
+    perfdb_rec *r;
+} perfdb;
+
+/* The key of a problem: "n1,c2,H5,W5,k3,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32". */
+void perfdb_key(const igemm_problem *p, char *buf, size_t len);
+
+/* Read a database file into db (which must be zeroed or freed). A file that
+ * does not exist is an empty database. Returns IGEMM_OK, or IGEMM_ERR_IO with
+ * "FILE:LINE: reason" in why. */
+igemm_status perfdb_load(perfdb *db, const char *path, char *why, size_t len);
+void perfdb_free(perfdb *db);
+
+/* The record of (arch, key): the one with unit `unit` when there is one,
+ * else any; NULL when none. */
+const perfdb_rec *perfdb_find(const perfdb *db, const char *arch, const char *key, const char *unit);
+
+/* Insert r, replacing the record with the same arch, key and unit.
+ * Returns 0 or -1 (out of memory). */
+int perfdb_put(perfdb *db, const perfdb_rec *r);
+
+/* Store r in the file at path: re-read the file (so records other handles
+ * wrote meanwhile survive), put r, write a temporary file next to it and
+ * rename it over the old one. Returns IGEMM_OK, IGEMM_ERR_IO or
+ * IGEMM_ERR_NO_MEMORY with the reason in why. */
+igemm_status perfdb_store(const char *path, const perfdb_rec *r, char *why, size_t len);
+
+/* For the selection (select.c may call it; handle.c already consults the
+ * database before the heuristic): the configuration h's database names
+ * for sh on h's target, preferring the record of h's backend's unit, when
+ * that configuration exists and applies; else NULL. (handle.c) */
+const solver *handle_perfdb_solver(igemm_handle *h, const igemm_shape *sh);
+
+#endif
