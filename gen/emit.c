@@ -242,6 +242,16 @@ label e_label_new(emit *e, const char *hint) { return (label){.id = ++e->label_s
 
 void e_label(emit *e, label l) { emit_line(e, ".L%d_%s:", l.id, l.hint); }
 
+void e_symbol(emit *e, const char *fmt, ...)
+{
+    char name[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    emit_line(e, "%s:", name);
+}
+
 /* ---- file and kernel scope ---- */
 
 void emit_init(emit *e, const target *t)

@@ -155,6 +155,10 @@ typedef struct {
 } label;
 
 label e_label_new(emit *e, const char *hint);
+/* A named (non-local) symbol at this point, for tools that need an
+ * address: e.g. __kloop_begin_<kernel> marks the main loop for the
+ * emulator's statistics. */
+void e_symbol(emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void e_label(emit *e, label l);
 
 /* Instruction formats ----------------------------------------------------

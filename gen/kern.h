@@ -17,6 +17,12 @@ void kern_naive(emit *e);
 /* Zero a buffer of 32-bit words (dx pixels no phase GEMM writes). */
 void kern_fill_zero(emit *e);
 
+/* The v4r1 FMA kernel for one tile configuration (v4r1_config.h); st holds
+ * a shape's values for a static twin, NULL for the dynamic kernel. */
+#include "../runtime/kargs.h"
+#include "../runtime/v4r1_config.h"
+void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, const char *name);
+
 /* Declare the metadata of an argument list given as an X-macro. */
 #define KARG_DECLARE(type, name, desc) e_karg(e, #name, (int)offsetof(KARG_STRUCT, name), (int)sizeof(((KARG_STRUCT *)0)->name), #type[0] == 'P', 0);
 

@@ -72,6 +72,17 @@ int main(int argc, char **argv)
     emit_begin_file(&e);
     kern_naive(&e);
     kern_fill_zero(&e);
+    for (int i = 0; i < v4r1_config_count; i++) {
+        v4r1_config c = v4r1_configs[i];
+        char why[256], name[128];
+        if (v4r1_config_derive(&c, why, sizeof why)) {
+            fprintf(stderr, "igemmgen: configuration %d: %s\n", i, why);
+            emit_free(&e);
+            return 1;
+        }
+        v4r1_config_name(&c, name, sizeof name);
+        kern_v4r1(&e, &c, NULL, name);
+    }
     if (emit_finish(&e)) {
         fprintf(stderr, "igemmgen: %s\n", e.err);
         emit_free(&e);

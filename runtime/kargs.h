@@ -57,6 +57,66 @@ typedef struct {
     IGEMM_NAIVE_ARGS(KARG_FIELD)
 } igemm_naive_args;
 
+/* The v4r1 kernels: one launch per non-empty phase (iy, ix). Everything
+ * the host can derive is passed precomputed; signed values (hi_off, wi_off)
+ * travel as two's complement. */
+#define IGEMM_V4R1_ARGS(X)                                                     \
+    X(PTR, p_dx, "dx, written")                                                \
+    X(PTR, p_dy, "dy")                                                         \
+    X(PTR, p_w, "w")                                                           \
+    X(U32, c, "dx channels")                                                   \
+    X(U32, hi, "dx height")                                                    \
+    X(U32, wi, "dx width")                                                     \
+    X(U32, k, "dy channels")                                                   \
+    X(U32, ho, "dy height")                                                    \
+    X(U32, wo, "dy width")                                                     \
+    X(U32, cg, "dx channels per group (GEMM M)")                               \
+    X(U32, kg, "dy channels per group")                                        \
+    X(U32, fy, "filter height")                                                \
+    X(U32, fx, "filter width")                                                 \
+    X(U32, stride_h, "stride height")                                          \
+    X(U32, stride_w, "stride width")                                           \
+    X(U32, ytilda, "phases along h (S/gcd)")                                   \
+    X(U32, xtilda, "phases along w")                                           \
+    X(U32, iy, "phase along h")                                                \
+    X(U32, ix, "phase along w")                                                \
+    X(U32, ydot_slice, "filter taps of this phase along h")                    \
+    X(U32, xdot_slice, "filter taps of this phase along w")                    \
+    X(U32, dh_step, "dilation_h / gcd: ho step per tap")                       \
+    X(U32, dw_step, "dilation_w / gcd")                                        \
+    X(U32, htl, "HTildaLeft")                                                  \
+    X(U32, wtl, "WTildaLeft")                                                  \
+    X(U32, hts, "HTildaSlice")                                                 \
+    X(U32, wts, "WTildaSlice")                                                 \
+    X(U32, hi_off, "iy*dil_h - pad_h (signed)")                                \
+    X(U32, wi_off, "ix*dil_w - pad_w (signed)")                                \
+    X(U32, gemm_n, "GEMM N: images * hts * wts")                               \
+    X(U32, n_tiles, "ceil(gemm_n / NPB)")                                      \
+    X(U32, m_tiles, "ceil(cg / MPB)")                                          \
+    X(U32, nkb, "ceil(kg / KPB): K steps per filter tap")                      \
+    X(U32, mdiv_hwts, "magic for / (hts*wts)")                                 \
+    X(U32, shift_hwts, "shift for / (hts*wts)")                                \
+    X(U32, mdiv_wts, "magic for / wts")                                        \
+    X(U32, shift_wts, "shift for / wts")                                       \
+    X(U32, mdiv_ntiles, "magic for / n_tiles")                                 \
+    X(U32, shift_ntiles, "shift for / n_tiles")                                \
+    X(U32, mdiv_mtiles, "magic for / m_tiles")                                 \
+    X(U32, shift_mtiles, "shift for / m_tiles")
+
+typedef struct {
+    IGEMM_V4R1_ARGS(KARG_FIELD)
+} igemm_v4r1_args;
+
+/* Static twins take only the tensors. */
+#define IGEMM_STATIC_ARGS(X)                                                   \
+    X(PTR, p_dx, "dx, written")                                                \
+    X(PTR, p_dy, "dy")                                                         \
+    X(PTR, p_w, "w")
+
+typedef struct {
+    IGEMM_STATIC_ARGS(KARG_FIELD)
+} igemm_static_args;
+
 /* Zero fill of a buffer of 32-bit words. */
 #define IGEMM_FILL_ARGS(X)                                                     \
     X(PTR, p_out, "buffer to zero")                                            \

@@ -1,12 +1,15 @@
 /* The solver registry, launch plans, the naive solver and the zero fill. */
 #include "solver.h"
 
+#include <pthread.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../gen/kern.h"
 #include "kargs.h"
+#include "v4r1_config.h"
 
 /* ---- plans ---- */
 
@@ -147,14 +150,31 @@ static const solver naive = {
 
 /* ---- registry ---- */
 
-int solver_count(void) { return 1; }
+#define MAX_SOLVERS 64
 
-const solver *solver_get(int i) { return i == 0 ? &naive : NULL; }
+static solver registry[MAX_SOLVERS];
+static v4r1_config registry_cfgs[MAX_SOLVERS];
+static int registry_n;
+static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
+
+static void registry_init(void)
+{
+    registry[0] = naive;
+    registry_n = 1 + v4r1_solvers(registry + 1, registry_cfgs, MAX_SOLVERS - 1);
+}
+
+int solver_count(void)
+{
+    pthread_once(&registry_once, registry_init);
+    return registry_n;
+}
+
+const solver *solver_get(int i) { return i >= 0 && i < solver_count() ? &registry[i] : NULL; }
 
 const solver *solver_find(const char *name)
 {
-    for (int i = 0; i < solver_count(); i++)
-        if (!strcmp(solver_get(i)->name, name))
-            return solver_get(i);
+    for (int i = 0; name && i < solver_count(); i++)
+        if (!strcmp(registry[i].name, name))
+            return &registry[i];
     return NULL;
 }

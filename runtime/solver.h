@@ -52,6 +52,11 @@ int solver_count(void);
 const solver *solver_get(int i);
 const solver *solver_find(const char *name);
 
+/* The v4r1 solvers (solver_v4r1.c): fills out[] and their configurations
+ * cfgs[] (which must outlive the solvers); returns how many. */
+#include "v4r1_config.h"
+int v4r1_solvers(solver *out, v4r1_config *cfgs, int max);
+
 /* Launch plans */
 launch_desc *plan_add(launch_plan *p);
 void plan_free(launch_plan *p);

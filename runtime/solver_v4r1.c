@@ -1,0 +1,90 @@
+/* The v4r1 FMA solvers: one per tile configuration. A problem becomes, per
+ * batch chunk, a zero fill of dx when some pixels get no contribution, and
+ * one launch per non-empty phase. */
+#include <stdio.h>
+#include <string.h>
+
+#include "solver.h"
+#include "v4r1_config.h"
+
+static int v4r1_available(const solver *s, const target *t)
+{
+    (void)s;
+    return t->has_fmac;
+}
+
+static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, const target *t, char *why, size_t len)
+{
+    const v4r1_config *c = s->cfg;
+    (void)t;
+    if (!plan_batch_chunk(sh)) {
+        snprintf(why, len, "one image's dx or dy exceeds %llu bytes", (unsigned long long)LAUNCH_MAX_BYTES);
+        return IGEMM_ERR_NOT_APPLICABLE;
+    }
+    if ((uint64_t)sh->w_elems * 4 > LAUNCH_MAX_BYTES) {
+        snprintf(why, len, "w exceeds %llu bytes", (unsigned long long)LAUNCH_MAX_BYTES);
+        return IGEMM_ERR_NOT_APPLICABLE;
+    }
+    (void)c;
+    return IGEMM_OK;
+}
+
+static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, launch_plan *plan)
+{
+    const v4r1_config *c = s->cfg;
+    const igemm_problem *p = &sh->p;
+    (void)t;
+    int chunk = plan_batch_chunk(sh);
+    uint64_t dx_image = (uint64_t)p->c * p->hi * p->wi * 4, dy_image = (uint64_t)p->k * sh->ho * sh->wo * 4;
+    for (int n0 = 0; n0 < p->n; n0 += chunk) {
+        int nb = p->n - n0 < chunk ? p->n - n0 : chunk;
+        if (!sh->full_coverage && plan_zero_fill(plan, sh, n0, nb))
+            return -1;
+        if (sh->h.slice <= 0 || sh->w.slice <= 0)
+            continue;
+        for (int ph = 0; ph < igemm_phase_count(sh); ph++) {
+            igemm_phase g = igemm_phase_get(sh, ph);
+            if (g.ydot_slice <= 0 || g.xdot_slice <= 0)
+                continue;
+            launch_desc *d = plan_add(plan);
+            if (!d)
+                return -1;
+            igemm_v4r1_args a;
+            v4r1_fill_args(&a, sh, c, ph, nb);
+            snprintf(d->kernel, sizeof d->kernel, "%s", s->name);
+            d->block = (unsigned)c->block;
+            d->grid = v4r1_grid(&a, sh);
+            d->phase = ph;
+            memcpy(d->args, &a, sizeof a);
+            d->args_size = sizeof a;
+            d->ptr_off[ARG_DX] = (int)offsetof(igemm_v4r1_args, p_dx);
+            d->ptr_off[ARG_DY] = (int)offsetof(igemm_v4r1_args, p_dy);
+            d->ptr_off[ARG_W] = (int)offsetof(igemm_v4r1_args, p_w);
+            d->ptr_add[ARG_DX] = dx_image * (uint64_t)n0;
+            d->ptr_add[ARG_DY] = dy_image * (uint64_t)n0;
+            d->ptr_add[ARG_W] = 0;
+        }
+    }
+    return 0;
+}
+
+int v4r1_solvers(solver *out, v4r1_config *cfgs, int max)
+{
+    int n = 0;
+    for (int i = 0; i < v4r1_config_count && n < max; i++) {
+        char why[256];
+        cfgs[n] = v4r1_configs[i];
+        if (v4r1_config_derive(&cfgs[n], why, sizeof why))
+            continue; /* the generator refuses such a table entry; nothing to run */
+        solver *s = &out[n];
+        memset(s, 0, sizeof *s);
+        v4r1_config_name(&cfgs[n], s->name, sizeof s->name);
+        s->kind = SOLVER_V4R1;
+        s->cfg = &cfgs[n];
+        s->available = v4r1_available;
+        s->applicable = v4r1_applicable;
+        s->plan = v4r1_plan;
+        n++;
+    }
+    return n;
+}

@@ -1,0 +1,137 @@
+/* The v4r1 FMA tile configurations. */
+#include "v4r1_config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Large square tiles for big GEMMs, rectangular ones for unbalanced M/N,
+ * small ones so that small problems still fill 60 CUs, thin ones for the
+ * skinny GEMMs of few-channel layers (the ResNet stem has C = 3). */
+const v4r1_config v4r1_configs[] = {
+    {.mpb = 128, .npb = 128, .kpb = 8, .block = 256},
+    {.mpb = 128, .npb = 128, .kpb = 16, .block = 256},
+    {.mpb = 128, .npb = 64, .kpb = 8, .block = 256},
+    {.mpb = 64, .npb = 128, .kpb = 8, .block = 256},
+    {.mpb = 64, .npb = 64, .kpb = 8, .block = 256},
+    {.mpb = 64, .npb = 64, .kpb = 16, .block = 64},
+    {.mpb = 64, .npb = 64, .kpb = 8, .block = 64},
+    {.mpb = 32, .npb = 64, .kpb = 8, .block = 64},
+    {.mpb = 64, .npb = 32, .kpb = 8, .block = 64},
+    {.mpb = 32, .npb = 32, .kpb = 8, .block = 64},
+    {.mpb = 32, .npb = 32, .kpb = 16, .block = 64},
+    {.mpb = 16, .npb = 128, .kpb = 8, .block = 128},
+    {.mpb = 16, .npb = 64, .kpb = 8, .block = 64},
+    {.mpb = 128, .npb = 16, .kpb = 8, .block = 128},
+};
+const int v4r1_config_count = sizeof v4r1_configs / sizeof v4r1_configs[0];
+
+static int vec_width(int elems, int rowlen, int block, int *w, int *v)
+{
+    int per = elems / block;
+    if (per < 1 || elems % block)
+        return -1;
+    *w = per >= 4 && rowlen % 4 == 0 ? 4 : per >= 2 && rowlen % 2 == 0 ? 2 : 1;
+    *v = per / *w;
+    return 0;
+}
+
+static int pow2(int x) { return x > 0 && !(x & (x - 1)); }
+
+int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
+{
+    if (!pow2(c->mpb) || !pow2(c->npb) || !pow2(c->kpb) || !pow2(c->block)) {
+        snprintf(why, len, "tile %dx%dx%d with %d threads: every size must be a power of two", c->mpb, c->npb,
+                 c->kpb, c->block);
+        return -1;
+    }
+    if (c->mpb < 4 || c->npb < 4 || c->mpb % 4 || c->npb % 4 || c->kpb < 1 || c->block < 64 || c->block % 64 ||
+        c->block > 1024) {
+        snprintf(why, len, "tile %dx%dx%d with %d threads: sizes must be multiples of 4 and threads of 64",
+                 c->mpb, c->npb, c->kpb, c->block);
+        return -1;
+    }
+    /* the squarest thread tile whose thread grid has exactly `block` threads */
+    int best = -1;
+    for (int rm = 1; rm <= 4; rm *= 2)
+        for (int rn = 1; rn <= 4; rn *= 2) {
+            if (c->mpb % (4 * rm) || c->npb % (4 * rn))
+                continue;
+            int tx = c->mpb / (4 * rm), ty = c->npb / (4 * rn);
+            if (tx * ty != c->block)
+                continue;
+            int score = (rm == rn ? 100 : 0) + rm * rn;
+            if (score > best) {
+                best = score;
+                c->tx = tx, c->ty = ty, c->rm = rm, c->rn = rn;
+            }
+        }
+    if (best < 0) {
+        snprintf(why, len, "no thread grid of %d threads tiles %dx%d with 4x4, 8x8 or 16x16 thread tiles", c->block,
+                 c->mpb, c->npb);
+        return -1;
+    }
+    if (vec_width(c->kpb * c->mpb, c->mpb, c->block, &c->wa, &c->va) ||
+        vec_width(c->kpb * c->npb, c->npb, c->block, &c->wb, &c->vb)) {
+        snprintf(why, len, "a %dx%d or %dx%d tile is not a whole number of elements for each of %d threads", c->kpb,
+                 c->mpb, c->kpb, c->npb, c->block);
+        return -1;
+    }
+    c->lds_bytes = 2 * 4 * c->kpb * (c->mpb + c->npb);
+    if (c->lds_bytes > 65536) {
+        snprintf(why, len, "needs %d bytes of LDS", c->lds_bytes);
+        return -1;
+    }
+    return 0;
+}
+
+void v4r1_config_name(const v4r1_config *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "igemm_bwd_v4r1_fma_fp32_nchw_%dx%dx%d_t%d", c->mpb, c->npb, c->kpb, c->block);
+}
+
+void v4r1_fill_args(igemm_v4r1_args *a, const igemm_shape *sh, const v4r1_config *c, int phase, int nb)
+{
+    const igemm_problem *p = &sh->p;
+    igemm_phase ph = igemm_phase_get(sh, phase);
+    memset(a, 0, sizeof *a);
+    a->c = (uint32_t)p->c;
+    a->hi = (uint32_t)p->hi;
+    a->wi = (uint32_t)p->wi;
+    a->k = (uint32_t)p->k;
+    a->ho = (uint32_t)sh->ho;
+    a->wo = (uint32_t)sh->wo;
+    a->cg = (uint32_t)sh->cg;
+    a->kg = (uint32_t)sh->kg;
+    a->fy = (uint32_t)p->y;
+    a->fx = (uint32_t)p->x;
+    a->stride_h = (uint32_t)p->stride_h;
+    a->stride_w = (uint32_t)p->stride_w;
+    a->ytilda = (uint32_t)sh->h.tilda;
+    a->xtilda = (uint32_t)sh->w.tilda;
+    a->iy = (uint32_t)ph.iy;
+    a->ix = (uint32_t)ph.ix;
+    a->ydot_slice = (uint32_t)ph.ydot_slice;
+    a->xdot_slice = (uint32_t)ph.xdot_slice;
+    a->dh_step = (uint32_t)sh->h.dil_step;
+    a->dw_step = (uint32_t)sh->w.dil_step;
+    a->htl = (uint32_t)sh->h.tilda_left;
+    a->wtl = (uint32_t)sh->w.tilda_left;
+    a->hts = (uint32_t)sh->h.slice;
+    a->wts = (uint32_t)sh->w.slice;
+    a->hi_off = (uint32_t)(ph.iy * p->dil_h - p->pad_h);
+    a->wi_off = (uint32_t)(ph.ix * p->dil_w - p->pad_w);
+    a->gemm_n = (uint32_t)nb * a->hts * a->wts;
+    a->n_tiles = (a->gemm_n + (uint32_t)c->npb - 1) / (uint32_t)c->npb;
+    a->m_tiles = (a->cg + (uint32_t)c->mpb - 1) / (uint32_t)c->mpb;
+    a->nkb = (a->kg + (uint32_t)c->kpb - 1) / (uint32_t)c->kpb;
+    igemm_magic m;
+    m = igemm_magic_for(a->hts * a->wts), a->mdiv_hwts = m.magic, a->shift_hwts = m.shift;
+    m = igemm_magic_for(a->wts), a->mdiv_wts = m.magic, a->shift_wts = m.shift;
+    m = igemm_magic_for(a->n_tiles), a->mdiv_ntiles = m.magic, a->shift_ntiles = m.shift;
+    m = igemm_magic_for(a->m_tiles), a->mdiv_mtiles = m.magic, a->shift_mtiles = m.shift;
+}
+
+unsigned v4r1_grid(const igemm_v4r1_args *a, const igemm_shape *sh)
+{
+    return a->n_tiles * a->m_tiles * (unsigned)sh->p.groups;
+}

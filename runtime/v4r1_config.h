@@ -1,0 +1,49 @@
+/* Tile configurations of the v4r1 FMA kernels: one flat, comparable struct
+ * per configuration, the derived thread mapping, a validity check that
+ * says why a configuration is rejected, and the name that encodes it.
+ *
+ * A workgroup computes an MPB x NPB tile of C (= dx of one phase: rows are
+ * channels c of a group, columns (n, htilda, wtilda)) and walks the GEMM K
+ * dimension KPB rows at a time. Its `block` threads form a TX x TY grid
+ * (TX along M); a thread owns RM groups of 4 rows spaced TX*4 apart and RN
+ * groups of 4 columns spaced TY*4 apart: a (4*RM) x (4*RN) thread tile of
+ * v_fmac_f32 accumulators. The A tile (KPB x MPB, from w) and the B tile
+ * (KPB x NPB, from dy) are loaded by all threads as vectors of WA / WB
+ * consecutive elements (VA / VB vectors per thread), stored in LDS and
+ * double buffered. */
+#ifndef IGEMM_V4R1_CONFIG_H
+#define IGEMM_V4R1_CONFIG_H
+
+#include <stddef.h>
+
+#include "kargs.h"
+#include "problem.h"
+
+typedef struct {
+    int mpb, npb, kpb;   /* tile: M (channels) x N (pixels) per workgroup, K per step */
+    int block;           /* threads per workgroup */
+    /* derived by v4r1_config_derive */
+    int tx, ty;          /* thread grid */
+    int rm, rn;          /* 4-row / 4-column groups per thread */
+    int wa, va, wb, vb;  /* global-load vector width and vectors per thread, A and B */
+    int lds_bytes;       /* both tiles, double buffered */
+} v4r1_config;
+
+/* The configuration family every target's code object carries. */
+extern const v4r1_config v4r1_configs[];
+extern const int v4r1_config_count;
+
+/* Fill the derived fields; returns 0, or -1 with the reason in why. */
+int v4r1_config_derive(v4r1_config *c, char *why, size_t len);
+
+/* "igemm_bwd_v4r1_fma_fp32_nchw_128x128x8_t256" */
+void v4r1_config_name(const v4r1_config *c, char *buf, size_t len);
+
+/* Kernel arguments of phase `phase` for images [n0, n0 + nb) (the pointers
+ * are filled by the caller). */
+void v4r1_fill_args(igemm_v4r1_args *a, const igemm_shape *sh, const v4r1_config *c, int phase, int nb);
+
+/* Workgroups of one phase launch. */
+unsigned v4r1_grid(const igemm_v4r1_args *a, const igemm_shape *sh);
+
+#endif
