@@ -43,6 +43,7 @@ RT_SRC   := runtime/handle.c runtime/solver.c runtime/solver_v4r1.c runtime/sele
             runtime/backend_hip.c
 RT_SRC   += runtime/perfdb.c
 CLI_SRC  := tools/igemm.c tools/cli_conv.c tools/cli_emu_run.c
+CLI_SRC  += tools/cli_manifest.c
 
 obj = $(1:%.c=$(B)/obj/%.o)
 
@@ -99,6 +100,79 @@ clean:
 	rm -rf $(B)
 
 
+
+# ---- packaging: shared library, pkg-config, manifest, install ---------------
+# libigemm.so is built from position-independent objects under $(B)/pic and
+# exports exactly the functions runtime/igemm.h declares (a version script
+# generated from the header). `make install PREFIX=/opt/igemm` installs the
+# header, both libraries, igemm.pc, the CLI and share/igemm (every target's
+# code object and manifest.json, for libraries that launch the kernels
+# themselves).
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+VERSION  := $(shell sed -n 's/^\#define IGEMM_VERSION "\(.*\)"/\1/p' runtime/igemm.h)
+SOMAJOR  := $(firstword $(subst ., ,$(VERSION)))
+
+pic = $(1:%.c=$(B)/pic/%.o)
+LIB_PIC := $(call pic,$(CORE_SRC) $(EMU_SRC) $(RT_SRC)) $(B)/pic/gen/embed.o
+
+$(B)/pic/%.o: %.c | $(B)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -fPIC -c $< -o $@
+
+$(B)/pic/gen/embed.o: $(B)/gen/embed.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -fPIC -I. -c $< -o $@
+
+$(B)/lib/libigemm.map: runtime/igemm.h
+	@mkdir -p $(dir $@)
+	{ echo 'IGEMM_$(SOMAJOR) {'; echo '  global:'; \
+	  sed -n 's/^[a-z].*[ *]\(igemm_[a-z0-9_]*\)(.*/    \1;/p' $<; echo '  local: *;'; echo '};'; } > $@
+
+$(B)/lib/libigemm.so: $(LIB_PIC) $(B)/lib/libigemm.map
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -shared -Wl,-soname,libigemm.so.$(SOMAJOR) \
+	    -Wl,--version-script=$(B)/lib/libigemm.map $(LIB_PIC) -o $@ $(LDLIBS)
+
+$(B)/lib/pkgconfig/igemm.pc: runtime/igemm.pc.in runtime/igemm.h
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# Code objects and their manifest (kernels, argument layouts, configurations,
+# applicability rules), as installed under share/igemm.
+$(B)/share/igemm/manifest.json: $(B)/bin/igemm $(foreach t,$(TARGETS),$(B)/co/$(t).hsaco)
+	@mkdir -p $(dir $@)
+	cp $(foreach t,$(TARGETS),$(B)/co/$(t).hsaco) $(dir $@)
+	$(B)/bin/igemm manifest --codeobj-dir $(dir $@) -o $@
+
+.PHONY: manifest install uninstall
+manifest: $(B)/share/igemm/manifest.json
+all: $(B)/lib/libigemm.so $(B)/lib/pkgconfig/igemm.pc $(B)/share/igemm/manifest.json
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin \
+	    $(DESTDIR)$(PREFIX)/share/igemm
+	install -m 644 runtime/igemm.h $(DESTDIR)$(PREFIX)/include/igemm.h
+	install -m 644 $(B)/lib/libigemm.a $(DESTDIR)$(PREFIX)/lib/libigemm.a
+	install -m 755 $(B)/lib/libigemm.so $(DESTDIR)$(PREFIX)/lib/libigemm.so.$(VERSION)
+	ln -sf libigemm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libigemm.so.$(SOMAJOR)
+	ln -sf libigemm.so.$(SOMAJOR) $(DESTDIR)$(PREFIX)/lib/libigemm.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' runtime/igemm.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/igemm.pc
+	install -m 755 $(B)/bin/igemm $(B)/bin/igemmgen $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(B)/share/igemm/*.hsaco $(B)/share/igemm/manifest.json $(DESTDIR)$(PREFIX)/share/igemm/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/include/igemm.h $(DESTDIR)$(PREFIX)/lib/libigemm.a \
+	    $(DESTDIR)$(PREFIX)/lib/libigemm.so $(DESTDIR)$(PREFIX)/lib/libigemm.so.$(SOMAJOR) \
+	    $(DESTDIR)$(PREFIX)/lib/libigemm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/pkgconfig/igemm.pc \
+	    $(DESTDIR)$(PREFIX)/bin/igemm $(DESTDIR)$(PREFIX)/bin/igemmgen
+	rm -rf $(DESTDIR)$(PREFIX)/share/igemm
+
+# test_install builds a program against the installed library: it needs the
+# compiler and sanitizer flags of this build.
+$(B)/obj/tests/test_install.o: TEST_DEFS += -DTEST_CC='"$(CC)"' -DTEST_SANFLAGS='"$(SANFLAGS)"'
+-include $(shell find $(B)/pic -name "*.d" 2>/dev/null)
 
 # ---- tests -----------------------------------------------------------------
 # Every tests/test_*.c is a cmocka suite linked with tests/common.c and

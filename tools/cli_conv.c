@@ -4,10 +4,12 @@
  * Driver flags:  -V 1 verify against the float64 CPU reference
  *                -t 1 report time (HIP) / modeled cycles (emulator)
  *                -i N iterations (default 1), -w N warm-up runs (default 0)
+ *                -s 1 find mode: run every applicable configuration, keep
+ *                     the best (in the --perfdb file when given), then run it
  * Long flags:    --arch gfxNNN, --backend auto|emu|hip, --solution NAME,
- *                --input FILE (a shape list), --batch N (override -n of
- *                every problem), --seed N, --threads N, --codeobj-dir DIR,
- *                --json
+ *                --input FILE (a shape list, progress on stderr), --batch N
+ *                (override -n of every problem), --seed N, --threads N,
+ *                --codeobj-dir DIR, --perfdb FILE, --device N, --json
  */
 #include <errno.h>
 #include <limits.h>
@@ -16,26 +18,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../runtime/igemm.h"
 #include "../runtime/problem.h"
 #include "cli.h"
 
 typedef struct {
-    int verify, time, iters, warmup, json, batch, threads;
+    int verify, time, iters, warmup, json, batch, threads, find, device;
     unsigned long long seed;
-    const char *arch, *backend, *solution, *input, *codeobj_dir;
+    const char *arch, *backend, *solution, *input, *codeobj_dir, *perfdb;
 } conv_opts;
+
+#define MAX_FIND 64
 
 static void conv_help(void)
 {
     puts("usage: igemm conv -n N -c C -H H -W W -k K -y Y -x X [-p P -q Q -u U -v V -l L -j J -g G] -F 2\n"
-         "                  [-V 1] [-t 1] [-i ITERS] [-w WARMUP]\n"
-         "                  [--arch gfx906|gfx908|gfx90a|gfx942] [--backend auto|emu|hip]\n"
+         "                  [-V 1] [-t 1] [-i ITERS] [-w WARMUP] [-s 1 [--perfdb FILE]]\n"
+         "                  [--arch gfx906|gfx908|gfx90a|gfx942] [--backend auto|emu|hip] [--device N]\n"
          "                  [--solution NAME] [--seed N] [--threads N] [--codeobj-dir DIR] [--json]\n"
          "       igemm conv --input SHAPES.txt [--batch N] [same options]\n"
          "Backward data of a 2-D convolution, NCHW fp32. -V 1 compares with a float64 CPU\n"
-         "reference (max absolute and relative error, PASS/FAIL; exit status 1 on FAIL).");
+         "reference (max absolute and relative error, PASS/FAIL; exit status 1 on FAIL).\n"
+         "-s 1 runs every applicable kernel configuration, reports each one's cost (HIP: ms;\n"
+         "emulator: modeled cycles), keeps the best in the --perfdb file and runs it; later\n"
+         "runs with the same --perfdb pick it without searching. The report gives the kernels,\n"
+         "launches, and time and TFLOP/s (HIP, -t 1) or emulated instructions and cycles.");
 }
 
 static int parse_num(const char *flag, const char *s, long lo, long hi, long *out)
@@ -79,6 +88,13 @@ static int parse(int argc, char **argv, conv_opts *o, int *pargc, char **pargv)
                 o->input = v;
             else if (!strcmp(a, "--codeobj-dir"))
                 o->codeobj_dir = v;
+            else if (!strcmp(a, "--perfdb"))
+                o->perfdb = v;
+            else if (!strcmp(a, "--device")) {
+                if (parse_num(a, v, 0, 1024, &x))
+                    return 2;
+                o->device = (int)x;
+            }
             else if (!strcmp(a, "--batch")) {
                 if (parse_num(a, v, 1, 1 << 20, &x))
                     return 2;
@@ -95,7 +111,7 @@ static int parse(int argc, char **argv, conv_opts *o, int *pargc, char **pargv)
                 return usage_error("unknown flag '%s'", a);
             continue;
         }
-        if (a[0] == '-' && a[1] && !a[2] && strchr("Vtiw", a[1])) {
+        if (a[0] == '-' && a[1] && !a[2] && strchr("Vtiws", a[1])) {
             if (!v)
                 return usage_error("flag '%s' needs a value", a);
             i++;
@@ -119,6 +135,11 @@ static int parse(int argc, char **argv, conv_opts *o, int *pargc, char **pargv)
                 if (parse_num(a, v, 0, 100000, &x))
                     return 2;
                 o->warmup = (int)x;
+                break;
+            case 's':
+                if (parse_num(a, v, 0, 1, &x))
+                    return 2;
+                o->find = (int)x;
                 break;
             default:
                 return usage_error("unknown flag '%s'", a);
@@ -150,6 +171,8 @@ typedef struct {
     int ok, verified;
     igemm_verify_result vr;
     igemm_run_info ri;
+    int nfind;               /* find mode: configurations tried */
+    igemm_perf find[MAX_FIND];
 } conv_result;
 
 static int run_one(igemm_handle *h, const igemm_problem *p, const conv_opts *o, conv_result *res)
@@ -179,6 +202,16 @@ static int run_one(igemm_handle *h, const igemm_problem *p, const conv_opts *o, 
         igemm_copy_to_device(h, dx, hx, nx * 4)) {
         fprintf(stderr, "igemm: %s\n", igemm_last_error(h));
         goto out;
+    }
+    if (o->find) {
+        igemm_status st = igemm_find(h, p, dx, dy, dw, res->find, MAX_FIND, &res->nfind);
+        if (res->nfind > MAX_FIND)
+            res->nfind = MAX_FIND;
+        if (st != IGEMM_OK) {
+            fprintf(stderr, "igemm: %s: %s\n", igemm_status_name(st), igemm_last_error(h));
+            rc = st == IGEMM_ERR_INVALID_ARG || st == IGEMM_ERR_NOT_APPLICABLE ? 2 : 1;
+            goto out;
+        }
     }
     for (int it = 0; it < o->warmup + o->iters; it++) {
         igemm_run_info ri;
@@ -231,6 +264,20 @@ out:
     return rc;
 }
 
+/* Print the comma-separated kernel list as JSON strings. */
+static void json_kernels(const char *list)
+{
+    printf("[");
+    for (const char *k = list; *k;) {
+        size_t n = strcspn(k, ",");
+        printf("%s\"%.*s\"", k == list ? "" : ", ", (int)n, k);
+        k += n + (k[n] == ',');
+    }
+    printf("]");
+}
+
+static double tflops(const igemm_shape *sh, double ms) { return ms > 0 ? (double)sh->flops / ms / 1e9 : 0.0; }
+
 static void report(const igemm_handle *h, const igemm_problem *p, const conv_opts *o, const conv_result *r)
 {
     char args[256];
@@ -240,15 +287,24 @@ static void report(const igemm_handle *h, const igemm_problem *p, const conv_opt
     bool emu = !strcmp(igemm_handle_backend(h), "emu");
     if (o->json) {
         printf("{\"problem\": \"%s -F 2\", \"arch\": \"%s\", \"backend\": \"%s\", \"solution\": \"%s\", "
-               "\"launches\": %d, \"flops\": %lld",
-               args, igemm_handle_arch(h), igemm_handle_backend(h), r->ri.solution, r->ri.launches,
-               (long long)sh.flops);
+               "\"source\": \"%s\", \"kernels\": ",
+               args, igemm_handle_arch(h), igemm_handle_backend(h), r->ri.solution, r->ri.source);
+        json_kernels(r->ri.kernels);
+        printf(", \"launches\": %d, \"flops\": %lld", r->ri.launches, (long long)sh.flops);
         if (emu)
             printf(", \"emu_insts\": %llu, \"emu_cycles\": %llu, \"cycles_per_flop\": %.6g",
                    (unsigned long long)r->ri.insts, (unsigned long long)r->ri.cycles,
                    (double)r->ri.cycles / (double)sh.flops);
         else
-            printf(", \"ms\": %.6f, \"tflops\": %.4f", r->ri.ms, r->ri.ms > 0 ? (double)sh.flops / r->ri.ms / 1e9 : 0.0);
+            printf(", \"ms\": %.6f, \"tflops\": %.4f", r->ri.ms, tflops(&sh, r->ri.ms));
+        if (o->find) {
+            printf(", \"find\": [");
+            for (int i = 0; i < r->nfind; i++)
+                printf("%s{\"solution\": \"%s\", \"status\": \"%s\", \"cost\": %.6g, \"unit\": \"%s\"}",
+                       i ? ", " : "", r->find[i].solution, igemm_status_name(r->find[i].status),
+                       r->find[i].status == IGEMM_OK ? r->find[i].cost : -1.0, r->find[i].unit);
+            printf("]");
+        }
         if (r->verified)
             printf(", \"max_abs_err\": %.3g, \"max_rel_err\": %.3g, \"nan\": %lld, \"uncovered_nonzero\": %lld, "
                    "\"verify\": \"%s\"",
@@ -258,14 +314,26 @@ static void report(const igemm_handle *h, const igemm_problem *p, const conv_opt
         return;
     }
     printf("conv %s -F 2  (%s, %s)\n", args, igemm_handle_arch(h), igemm_handle_backend(h));
-    printf("  solution %s, %d launch%s, %.3g GFLOP\n", r->ri.solution, r->ri.launches, r->ri.launches == 1 ? "" : "es",
-           (double)sh.flops / 1e9);
+    if (o->find) {
+        printf("  find: %d configuration%s tried%s%s\n", r->nfind, r->nfind == 1 ? "" : "s",
+               o->perfdb ? ", best saved to " : "", o->perfdb ? o->perfdb : "");
+        for (int i = 0; i < r->nfind; i++) {
+            if (r->find[i].status == IGEMM_OK)
+                printf("    %-48s %14.6g %s%s\n", r->find[i].solution, r->find[i].cost, r->find[i].unit,
+                       i ? "" : "  (best)");
+            else
+                printf("    %-48s failed: %s\n", r->find[i].solution, igemm_status_name(r->find[i].status));
+        }
+    }
+    printf("  solution %s (%s), %d launch%s, %.3g GFLOP\n", r->ri.solution, r->ri.source, r->ri.launches,
+           r->ri.launches == 1 ? "" : "es", (double)sh.flops / 1e9);
+    printf("  kernels: %s\n", r->ri.kernels);
     if (emu)
         printf("  emulated: %llu wave instructions, %llu modeled issue cycles, %.4f cycles/FLOP\n",
                (unsigned long long)r->ri.insts, (unsigned long long)r->ri.cycles,
                (double)r->ri.cycles / (double)sh.flops);
     else if (o->time)
-        printf("  time %.4f ms, %.3f TFLOP/s\n", r->ri.ms, r->ri.ms > 0 ? (double)sh.flops / r->ri.ms / 1e9 : 0.0);
+        printf("  time %.4f ms (mean of %d), %.3f TFLOP/s\n", r->ri.ms, o->iters, tflops(&sh, r->ri.ms));
     if (r->verified)
         printf("  verify: max abs err %.3g, max rel err %.3g%s%s: %s\n", r->vr.max_abs_err, r->vr.max_rel_err,
                r->vr.nan_count ? ", NaN/Inf present" : "", r->vr.uncovered_nonzero ? ", uncovered pixels not zero" : "",
@@ -361,11 +429,17 @@ int cmd_conv(int argc, char **argv)
         }
     }
     free(pargv);
+    if (o.find && o.solution) {
+        free(probs);
+        return usage_error("-s 1 (find) and --solution exclude each other");
+    }
 
     igemm_options opt = IGEMM_OPTIONS_INIT;
     opt.arch = o.arch;
     opt.codeobj_dir = o.codeobj_dir;
     opt.emu_threads = o.threads;
+    opt.perfdb = o.perfdb;
+    opt.device = o.device;
     if (!o.backend || !strcmp(o.backend, "auto"))
         opt.backend = o.arch ? IGEMM_BACKEND_EMU : IGEMM_BACKEND_AUTO;
     else if (!strcmp(o.backend, "emu"))
@@ -391,14 +465,21 @@ int cmd_conv(int argc, char **argv)
         free(probs);
         return usage_error("%s", why);
     }
+    if (!o.json && igemm_handle_fallback(h)[0] && !o.backend)
+        fprintf(stderr, "igemm: running on the emulator (%s): %s\n", igemm_handle_arch(h), igemm_handle_fallback(h));
     if (!o.json && o.verify)
         fprintf(stderr, "igemm: random data in [-1, 1) with seed %llu\n", o.seed);
     int failed = 0, worst = 0;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; i < nprobs; i++) {
         if (nprobs > 1) {
             char args[256];
             igemm_problem_format(&probs[i], args, sizeof args);
-            fprintf(stderr, "[%d/%d] conv %s\n", i + 1, nprobs, args);
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            fprintf(stderr, "[%d/%d] conv %s  (%.1f s elapsed, %d failed)\n", i + 1, nprobs, args,
+                    (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9, failed);
         }
         conv_result r;
         rc = run_one(h, &probs[i], &o, &r);

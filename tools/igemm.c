@@ -2,6 +2,7 @@
  *
  *   igemm conv -n N -c C -H H -W W -k K -y Y -x X ... -F 2 [-V 1] [--arch gfx908]
  *   igemm emu-run --co FILE.hsaco --kernel NAME --grid GX,GY,GZ --block BX,BY,BZ ...
+ *   igemm manifest [--codeobj-dir DIR] [-o FILE.json]
  *
  * See README.md for every flag. */
 #include <stdarg.h>
@@ -26,7 +27,8 @@ static void help(FILE *f)
     fputs("usage: igemm conv [MIOpenDriver flags] [-V 1] [-t 1] [--arch gfxNNN] [--backend emu|hip] ...\n"
           "       igemm conv --input SHAPES.txt [--batch N] ...\n"
           "       igemm emu-run --co FILE.hsaco --kernel NAME --grid X,Y,Z --block X,Y,Z [--arg NAME=VALUE]...\n"
-          "Run 'igemm conv --help' or 'igemm emu-run --help' for the flags of a subcommand.\n",
+          "       igemm manifest [--codeobj-dir DIR] [-o FILE.json]\n"
+          "Run 'igemm SUBCOMMAND --help' for the flags of a subcommand.\n",
           f);
 }
 
@@ -44,5 +46,7 @@ int main(int argc, char **argv)
         return cmd_conv(argc - 1, argv + 1);
     if (!strcmp(argv[1], "emu-run"))
         return cmd_emu_run(argc - 1, argv + 1);
-    return usage_error("unknown command '%s' (commands: conv, emu-run)", argv[1]);
+    if (!strcmp(argv[1], "manifest"))
+        return cmd_manifest(argc - 1, argv + 1);
+    return usage_error("unknown command '%s' (commands: conv, emu-run, manifest)", argv[1]);
 }
