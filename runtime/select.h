@@ -10,6 +10,14 @@
  * nothing applies. */
 const solver *select_solver(igemm_handle *h, const igemm_shape *sh);
 
+/* The heuristic on its own (no handle): the best of the solvers for which
+ * ok(ctx, s) holds. Used by select_solver and by the static-twin generator. */
+const solver *select_heuristic(const igemm_shape *sh, const target *t, int (*ok)(void *ctx, const solver *s),
+                               void *ctx);
+/* The heuristic's estimated time of a v4r1 configuration (model cycles). */
+#include "v4r1_config.h"
+double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t);
+
 /* Handle internals the selection needs (handle.c). */
 int handle_solver_ok(igemm_handle *h, const solver *s, const igemm_shape *sh);
 const target *handle_target(const igemm_handle *h);

@@ -77,6 +77,11 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
         return -1;
     }
     c->lds_bytes = 2 * 4 * c->kpb * (c->mpb + c->npb);
+    /* mirrors gen/kern_v4r1.c's allocations at the main loop: accumulators,
+       two sets of LDS operands, global prefetch, load offsets and the B
+       column state, addresses and scratch, plus alignment slack */
+    int tm = 4 * c->rm, tn = 4 * c->rn;
+    c->vgprs = tm * tn + 2 * (tm + tn) + 2 * c->va * c->wa + 3 * c->vb * c->wb + 2 * c->wb + 14 + 8;
     if (c->lds_bytes > 65536) {
         snprintf(why, len, "needs %d bytes of LDS", c->lds_bytes);
         return -1;

@@ -27,6 +27,8 @@ typedef struct {
     int rm, rn;          /* 4-row / 4-column groups per thread */
     int wa, va, wb, vb;  /* global-load vector width and vectors per thread, A and B */
     int lds_bytes;       /* both tiles, double buffered */
+    int vgprs;           /* VGPRs the kernel writer allocates at its peak (an upper
+                            bound, checked against the code objects by the tests) */
 } v4r1_config;
 
 /* The configuration family every target's code object carries. */
