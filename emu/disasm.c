@@ -378,7 +378,7 @@ void emu_disasm(const emu_inst *in, char *buf, size_t len)
         buf[0] = 0;
     const emu_opinfo *r = in->info;
     if (!r) {
-        put(&s, "<unknown 0x%08x>", in->raw[0]);
+        put(&s, ".long 0x%08x", in->raw[0]); /* as llvm-objdump shows a word it cannot decode */
         return;
     }
     switch (in->fmt) {

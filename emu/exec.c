@@ -477,6 +477,18 @@ int emu_run_wave(wg_ctx *c, wave *w)
             return emu_fault(c, w, "execution ran off the end of the kernel (missing s_endpgm)");
         }
         const emu_inst *in = &code[w->pc];
+        if (!in->info) {
+            uint8_t bytes[8];
+            char derr[200] = "unknown encoding";
+            emu_inst tmp;
+            for (int i = 0; i < 8; i++)
+                bytes[i] = (uint8_t)(in->raw[i / 4] >> (8 * (i % 4)));
+            if (!emu_decode(c->dev->dec, bytes, sizeof bytes, in->pc, &tmp, derr, sizeof derr)) {
+                const char *why = strstr(derr, ": ");
+                return emu_fault(c, w, "unknown instruction: %s", why ? why + 2 : derr);
+            }
+            return emu_fault(c, w, "unknown instruction");
+        }
         if (check_regs(c, w, in) || hz_check(c, w, in))
             return -1;
         st->insts[in->cls]++;

@@ -98,8 +98,8 @@ static const uint32_t *dpp_src(wave *w, const emu_inst *in, uint32_t *tmp, uint6
             src = li + (int)(c & 15) < 16 ? l + (int)(c & 15) : -1;
         else if (c >= 0x111 && c <= 0x11f)
             src = li - (int)(c & 15) >= 0 ? l - (int)(c & 15) : -1;
-        else if (c >= 0x121 && c <= 0x12f)
-            src = row * 16 + (li + (int)(c & 15)) % 16;
+        else if (c >= 0x121 && c <= 0x12f) /* rotate right: data moves to higher lanes, like row_shr */
+            src = row * 16 + (li + 16 - (int)(c & 15)) % 16;
         else if (c == 0x130)
             src = l + 1 < 64 ? l + 1 : -1;
         else if (c == 0x134)
@@ -112,15 +112,10 @@ static const uint32_t *dpp_src(wave *w, const emu_inst *in, uint32_t *tmp, uint6
             src = row * 16 + 15 - li;
         else if (c == 0x141)
             src = (l & ~7) + 7 - (l & 7);
-        else if (c == 0x142)
-            src = li == 15 || row == 0 ? -2 : row * 16 - 1; /* row_bcast:15: lane 15 of the previous row */
-        else if (c == 0x143)
-            src = row < 2 ? -2 : 31;
-        if (src == -2) { /* broadcast leaves these lanes' results unchanged */
-            *mask &= ~(1ull << l);
-            out[l] = 0;
-            continue;
-        }
+        else if (c == 0x142) /* row_bcast:15: every lane of rows 1-3 reads lane 15 of the row before */
+            src = row == 0 ? -1 : row * 16 - 1;
+        else if (c == 0x143) /* row_bcast:31: rows 2 and 3 read lane 31 */
+            src = row < 2 ? -1 : 31;
         if (src < 0 || src > 63 || !((exec_mask(w) >> src) & 1)) {
             if (in->dpp_bound_ctrl)
                 out[l] = 0;
@@ -210,6 +205,12 @@ static float ftz(const wave *w, const emu_kernel *k, float f)
 {
     (void)w;
     return k->denorm32 == 3 ? f : flush_denorm(f);
+}
+
+/* float -> int32 truncating toward zero, saturating, NaN -> 0 */
+static uint32_t cvt_i32(float x)
+{
+    return (uint32_t)(x != x ? 0 : x <= -2147483648.0f ? INT32_MIN : x >= 2147483648.0f ? INT32_MAX : (int32_t)x);
 }
 
 static int32_t sext24(uint32_t x) { return (int32_t)(x << 8) >> 8; }
@@ -375,8 +376,36 @@ static int exec_vop3p(wg_ctx *c, wave *w, const emu_inst *in, vctx *v)
     }
 #undef SEL
 #undef HF
-    if (in->clamp && in->op != OP_V_FMA_MIX_F32)
-        return emu_fault(c, w, "clamp on a packed operation is not implemented by the emulator");
+    if (in->clamp) {
+        switch ((emu_op)in->op) {
+        case OP_V_PK_FMA_F16: case OP_V_PK_ADD_F16: case OP_V_PK_MUL_F16: case OP_V_PK_MIN_F16: case OP_V_PK_MAX_F16:
+            /* clamp each f16 half to [0, 1] (NaN -> 0) */
+            LANES {
+                uint32_t x = 0;
+                for (int h = 0; h < 2; h++) {
+                    float f = f16_to_f32((uint16_t)(r[l] >> (16 * h)));
+                    f = f != f ? 0.0f : f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f;
+                    x |= (uint32_t)f32_to_f16(f) << (16 * h);
+                }
+                r[l] = x;
+            }
+            break;
+        case OP_V_FMA_MIX_F32:
+            LANES r[l] = omod_clamp(in, r[l]);
+            break;
+        case OP_V_FMA_MIXLO_F16: case OP_V_FMA_MIXHI_F16: {
+            int h = in->op == OP_V_FMA_MIXHI_F16;
+            LANES {
+                float f = f16_to_f32((uint16_t)(r[l] >> (16 * h)));
+                f = f != f ? 0.0f : f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f;
+                r[l] = (r[l] & (h ? 0xffffu : 0xffff0000u)) | (uint32_t)f32_to_f16(f) << (16 * h);
+            }
+            break;
+        }
+        default:
+            return emu_fault(c, w, "clamp on a packed integer operation is not implemented by the emulator");
+        }
+    }
     write_v(w, in, v, r, 0);
     return 0;
 }
@@ -396,7 +425,8 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
         return exec_vop3p(c, w, in, v);
 
     const uint32_t *A = NULL, *B = NULL, *C = NULL;
-    bool fp = strstr(in->info->name, "_f32") || strstr(in->info->name, "_f16");
+    /* float source modifiers: also v_cndmask_b32, whose VOP3 form takes neg/abs */
+    bool fp = strstr(in->info->name, "_f32") || strstr(in->info->name, "_f16") || op == OP_V_CNDMASK_B32;
     bool f16op = strstr(in->info->name, "_f16") && !strstr(in->info->name, "_f32");
     if (in->src[0].code != R_NONE && in->src[0].width == 1)
         A = src32(w, in, 0, v->t[0], v, fp && !f16op);
@@ -434,9 +464,9 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
     case OP_V_CVT_F32_I32: F2((float)(int32_t)A[l]);
     case OP_V_CVT_F32_U32: F2((float)A[l]);
     case OP_V_CVT_U32_F32: U2(FA != FA || FA <= 0.0f ? 0u : FA >= 4294967296.0f ? 0xffffffffu : (uint32_t)FA);
-    case OP_V_CVT_I32_F32: U2((uint32_t)(FA != FA ? 0 : FA <= -2147483648.0f ? INT32_MIN : FA >= 2147483648.0f ? INT32_MAX : (int32_t)FA));
-    case OP_V_CVT_RPI_I32_F32: U2((uint32_t)(int32_t)floorf(FA + 0.5f));
-    case OP_V_CVT_FLR_I32_F32: U2((uint32_t)(int32_t)floorf(FA));
+    case OP_V_CVT_I32_F32: U2(cvt_i32(FA));
+    case OP_V_CVT_RPI_I32_F32: U2(cvt_i32(floorf(FA + 0.5f)));
+    case OP_V_CVT_FLR_I32_F32: U2(cvt_i32(floorf(FA)));
     case OP_V_CVT_F16_F32: U2(f32_to_f16(FA));
     case OP_V_CVT_F32_F16: F2(HA);
     case OP_V_CVT_F32_UBYTE0: F2((float)(A[l] & 255));
@@ -704,6 +734,8 @@ out_f32:
     write_v(w, in, v, r, 0);
     return 0;
 out_f16:
+    if ((in->fmt == F_VOP3 || in->ext == EXT_SDWA) && (in->omod || in->clamp))
+        LANES r[l] = f32_to_f16(f32_of(omod_clamp(in, bits_of(f16_to_f32((uint16_t)r[l])))));
     if (in->fmt == F_VOP3 && (os & 8)) { /* write the high half, keep the low */
         const uint32_t *D = vdst(w, in->dst.code, 0);
         LANES r[l] = (D[l] & 0xffff) | (r[l] & 0xffff) << 16;

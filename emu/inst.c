@@ -70,6 +70,10 @@ void emu_inst_finalize(emu_inst *in)
     emu_op op = (emu_op)in->op;
     in->nrd = in->nwr = 0;
     in->cycles = 4;
+    if (!in->info) { /* unknown encoding: faults when executed */
+        in->cls = EC_OTHER;
+        return;
+    }
     switch (in->fmt) {
     case F_SOP1: case F_SOP2: case F_SOPC: case F_SOPK:
         in->cls = EC_SALU;

@@ -147,17 +147,22 @@ static int decode_kernel(const emu_device *d, const elf *e, emu_kernel *k, uint6
             k->code = nc;
         }
         char derr[200];
-        int n = emu_decode(d->dec, code + off, avail - off, k->entry + off, &k->code[k->ninsts], derr, sizeof derr);
+        emu_inst *in = &k->code[k->ninsts];
+        int n = emu_decode(d->dec, code + off, avail - off, k->entry + off, in, derr, sizeof derr);
         if (!n) {
-            /* Bytes after the last s_endpgm (padding, s_code_end) need not decode. */
-            bool after_end = false;
-            for (int i = k->ninsts - 1; i >= 0 && !after_end; i--)
-                after_end = k->code[i].op == OP_S_ENDPGM;
-            if (after_end)
+            /* A word the decoder does not know stays in the code as an
+               unknown instruction (info == NULL, one dword): executing it is
+               a fault that names the wave and PC; padding after s_endpgm
+               is never reached. */
+            if (avail - off < 4)
                 break;
-            return say(err, errlen, "%s kernel %s: %s", d->t->name, k->info.name, derr);
+            in->words = 1;
+            in->raw[1] = avail - off >= 8 ? (uint32_t)code[off + 4] | (uint32_t)code[off + 5] << 8 |
+                                                (uint32_t)code[off + 6] << 16 | (uint32_t)code[off + 7] << 24
+                                          : 0;
+            n = 4;
         }
-        emu_inst_finalize(&k->code[k->ninsts]);
+        emu_inst_finalize(in);
         k->ninsts++;
         off += (size_t)n;
     }

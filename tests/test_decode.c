@@ -159,8 +159,10 @@ typedef struct {
     char name[160];
 } fsym;
 
-/* Function symbols of a code object from llvm-objdump -t. */
-static int func_symbols(const char *path, fsym *out, int max)
+/* Symbols in .text of a code object from llvm-objdump -t: functions (the
+ * kernels) when funcs, else every symbol (labels llvm-objdump may print as
+ * branch targets). */
+static int text_symbols(const char *path, bool funcs, fsym *out, int max)
 {
     char cmd[600];
     snprintf(cmd, sizeof cmd, "%s -t %s", OBJDUMP, path);
@@ -170,9 +172,10 @@ static int func_symbols(const char *path, fsym *out, int max)
     int n = 0;
     for (char *line = strtok(t, "\n"); line; line = strtok(NULL, "\n")) {
         /* "0000000000001e00 g     F .text	000000000000027c .protected name" */
-        if (!strstr(line, " F .text"))
+        char *p = strstr(line, " .text");
+        if (!p || (funcs && !strstr(line, " F .text")))
             continue;
-        char *p = strstr(line, ".text") + 5;
+        p += 6;
         fsym f = {0};
         f.addr = strtoull(line, NULL, 16);
         f.size = strtoull(p, &p, 16);
@@ -184,6 +187,26 @@ static int func_symbols(const char *path, fsym *out, int max)
     }
     free(t);
     return n;
+}
+
+/* llvm-objdump prints a branch whose target has a symbol with the symbol's
+ * name instead of the word offset. Equal when ours (the offset) reaches
+ * the address of llvm's symbol. */
+static bool same_branch(const char *llvm, const char *ours, uint64_t pc, const fsym *syms, int nsyms)
+{
+    const char *ls = strchr(llvm, ' '), *os = strchr(ours, ' ');
+    if (!ls || !os || (size_t)(ls - llvm) != (size_t)(os - ours) || strncmp(llvm, ours, (size_t)(ls - llvm)) ||
+        (strncmp(llvm, "s_branch", 8) && strncmp(llvm, "s_cbranch_", 10)))
+        return false;
+    char *end;
+    long off = strtol(os + 1, &end, 10);
+    if (*end || off < 0 || off > 65535)
+        return false;
+    uint64_t dest = pc + 4 + (uint64_t)(int64_t)(int16_t)(uint16_t)off * 4;
+    for (int i = 0; i < nsyms; i++)
+        if (!strcmp(syms[i].name, ls + 1))
+            return syms[i].addr == dest;
+    return false;
 }
 
 static void check_code_object(const char *arch, int *kernels_checked, int *insts_checked, int *mismatches)
@@ -201,9 +224,12 @@ static void check_code_object(const char *arch, int *kernels_checked, int *insts
     dline *lines = parse_objdump(dis, &nl);
     assert_non_null(lines);
     assert_true(nl > 0);
-    fsym syms[64];
-    int ns = func_symbols(path, syms, 64);
+    fsym syms[256];
+    int ns = text_symbols(path, true, syms, 256);
     assert_true(ns > 0);
+    fsym *labels = malloc(sizeof *labels * 4096);
+    assert_non_null(labels);
+    int nlabels = text_symbols(path, false, labels, 4096);
 
     emu_device *d = emu_create(target_by_name(arch), &(emu_options){.threads = 1});
     assert_non_null(d);
@@ -241,7 +267,7 @@ static void check_code_object(const char *arch, int *kernels_checked, int *insts
             for (int j = 0; j < oi; j++)
                 if (oaddr[j] == l->addr)
                     t = otext[j];
-            if (!t || strcmp(t, l->text)) {
+            if (!t || (strcmp(t, l->text) && !same_branch(l->text, t, l->addr, labels, nlabels))) {
                 if (++*mismatches <= MAX_REPORT)
                     print_message("%s %s 0x%llx:\n  llvm: %s\n  ours: %s\n", arch, syms[s].name,
                                   (unsigned long long)l->addr, l->text, t ? t : "(no instruction at this address)");
@@ -261,6 +287,7 @@ static void check_code_object(const char *arch, int *kernels_checked, int *insts
     }
     emu_module_free(m);
     emu_destroy(d);
+    free(labels);
     free(lines);
     free(dis);
     free(image);
