@@ -310,6 +310,8 @@ static void bad_sizes_not_numbers(void **state)
     expect_bad_flag("-V", "2", "-V");
     expect_bad_flag("-i", "0", "-i");
     expect_bad_flag("-t", "x", "-t");
+    expect_bad_flag("-s", "2", "-s");
+    expect_bad_flag("--device", "-1", "--device");
 }
 
 static void bad_sizes_too_large(void **state)
@@ -384,7 +386,8 @@ static void bad_missing_value(void **state)
     (void)state;
     static const char *const flags[] = {"-n", "-c", "-H", "-W", "-k", "-y", "-x", "-p", "-q", "-u", "-v",
                                         "-l", "-j", "-g", "-F", "-V", "-t", "-i", "-w", "--arch", "--backend",
-                                        "--solution", "--input", "--batch", "--seed", "--threads"};
+                                        "--solution", "--input", "--batch", "--seed", "--threads",
+                                        "-s", "--perfdb", "--device", "--codeobj-dir"};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
         /* the flag as the last word of an otherwise valid command line */
         const char *args[] = {"conv", "-n", "1", "-c", "1", "-H", "1", "-W", "1", "-k", "1", flags[i], NULL};
