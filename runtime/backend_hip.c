@@ -370,7 +370,7 @@ backend *backend_hip_create(int device, const char *available, char *why, size_t
         goto fail;
     }
     if (h->DeviceGetName) {
-        char name[120] = "";
+        char name[96] = ""; /* fits dev_name after "device %d, " */
         if (h->DeviceGetName(name, (int)sizeof name, device) == hipSuccess && name[0])
             snprintf(h->dev_name, sizeof h->dev_name, "device %d, %s", device, name);
     }
