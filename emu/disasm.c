@@ -7,9 +7,15 @@
 
 #include "isa.h"
 
+/* Operand type a literal is printed for (llvm prints a literal whose value
+ * an inline constant could express the way it prints that constant). */
+enum { LIT_B32, LIT_F16, LIT_I64, LIT_F64 };
+
 typedef struct {
     char *p;
     size_t left;
+    int lit16;  /* the instruction's sources are f16 */
+    int lit64f; /* the instruction's 64-bit sources are f64 */
 } sink;
 
 static void put(sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -88,6 +94,59 @@ static void put_reg(sink *s, unsigned code, int width)
         put(s, "%c[%u:%u]", k, n, n + (unsigned)width - 1);
 }
 
+static const char *const inline_float_text[9] = {"0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0",
+                                                  "0.15915494"};
+
+/* A literal as llvm prints it: like the inline constant with its value
+ * when there is one (decimal -16..64, or the float), else hex. */
+static void put_literal(sink *s, const emu_opnd *o)
+{
+    static const uint32_t f32[9] = {0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000,
+                                    0xc0000000, 0x40800000, 0xc0800000, 0x3e22f983};
+    static const uint16_t f16[9] = {0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118};
+    static const uint32_t f64hi[8] = {0x3fe00000, 0xbfe00000, 0x3ff00000, 0xbff00000,
+                                      0x40000000, 0xc0000000, 0x40100000, 0xc0100000};
+    if (o->width == 2) {
+        uint32_t lit = s->lit64f ? o->value_hi : o->value; /* f64: the high dword; int: zero-extended */
+        if (s->lit64f) {
+            for (int i = 0; i < 8; i++)
+                if (lit == f64hi[i]) {
+                    put(s, "%s", inline_float_text[i]);
+                    return;
+                }
+        }
+        if (s->lit64f ? lit == 0 : lit <= 64) /* f64: the value is lit << 32, an inline integer only when 0 */
+            put(s, "%u", lit);
+        else
+            put(s, "0x%x", lit);
+        return;
+    }
+    if (s->lit16) {
+        uint16_t v = (uint16_t)o->value;
+        if ((int16_t)v >= -16 && (int16_t)v <= 64) {
+            put(s, "%d", (int16_t)v);
+            return;
+        }
+        for (int i = 0; i < 9; i++)
+            if (v == f16[i]) {
+                put(s, "%s", inline_float_text[i]);
+                return;
+            }
+        put(s, "0x%x", v);
+        return;
+    }
+    if ((int32_t)o->value >= -16 && (int32_t)o->value <= 64) {
+        put(s, "%d", (int32_t)o->value);
+        return;
+    }
+    for (int i = 0; i < 9; i++)
+        if (o->value == f32[i]) {
+            put(s, "%s", inline_float_text[i]);
+            return;
+        }
+    put(s, "0x%x", o->value);
+}
+
 static void put_const(sink *s, const emu_opnd *o)
 {
     unsigned c = o->code;
@@ -95,12 +154,11 @@ static void put_const(sink *s, const emu_opnd *o)
         put(s, "%u", c - 128);
     else if (c >= 193 && c <= 208)
         put(s, "-%u", c - 192);
-    else if (c >= 240 && c <= 248) {
-        static const char *const f[] = {"0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0", "0.15915494"};
-        put(s, "%s", f[c - 240]);
-    } else if (c == R_LIT) {
-        put(s, "0x%x", o->width == 2 && o->value_hi && !o->value ? o->value_hi : o->value);
-    } else
+    else if (c >= 240 && c <= 248)
+        put(s, "%s", inline_float_text[c - 240]);
+    else if (c == R_LIT)
+        put_literal(s, o);
+    else
         put(s, "<const%u>", c);
 }
 
@@ -256,10 +314,8 @@ static void disasm_valu(sink *s, const emu_inst *in)
     }
     bool madmk = in->op == OP_V_MADMK_F32, madak = in->op == OP_V_MADAK_F32;
     for (int i = 0; i < nsrc; i++) {
-        if (madmk && i == 1) {
-            put(s, ", ");
-            put_const(s, &in->src[2]);
-        }
+        if (madmk && i == 1)
+            put(s, ", 0x%x", in->src[2].value); /* K is an operand of its own, always hex */
         if ((madmk || madak) && i == 2)
             break;
         put(s, "%s", SEP());
@@ -275,10 +331,8 @@ static void disasm_valu(sink *s, const emu_inst *in)
         if (sext)
             put(s, ")");
     }
-    if (madak) {
-        put(s, ", ");
-        put_const(s, &in->src[2]);
-    }
+    if (madak)
+        put(s, ", 0x%x", in->src[2].value);
     static const char *const om[] = {"", " mul:2", " mul:4", " div:2"};
     if (in->ext == EXT_SDWA) {
         if (in->clamp)
@@ -373,10 +427,16 @@ static void disasm_waitcnt(sink *s, int16_t simm)
 
 void emu_disasm(const emu_inst *in, char *buf, size_t len)
 {
-    sink s = {buf, len};
+    sink s = {buf, len, 0, 0};
     if (len)
         buf[0] = 0;
     const emu_opinfo *r = in->info;
+    if (r) {
+        /* source type, as the decoder's op_type: a conversion's source type, else the operation's */
+        const char *t = strstr(r->name, "_cvt_") ? strrchr(r->name, '_') : r->name;
+        s.lit64f = strstr(t, "f64") != NULL;
+        s.lit16 = !s.lit64f && strstr(t, "f16");
+    }
     if (!r) {
         put(&s, ".long 0x%08x", in->raw[0]); /* as llvm-objdump shows a word it cannot decode */
         return;

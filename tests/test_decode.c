@@ -376,6 +376,33 @@ static const char *const corpus[] = {
     "v_cndmask_b32 v0, 0, 1.0, vcc",
     "v_madmk_f32 v0, v1, 0x3f000000, v2 @gfx906,gfx908",
     "v_madak_f32 v0, v1, v2, 0x3f000000 @gfx906,gfx908",
+    /* literals whose value an inline constant could hold (only expressions
+       or raw words produce them): llvm prints them as that constant */
+    ".long 0x801eff1e, 0x00000018",
+    ".long 0x020002ff, 0x3f800000",
+    ".long 0x020002ff, 0xffffffff",
+    ".long 0x020002ff, 0x3e22f983",
+    ".long 0x020002ff, 0x00000040",
+    ".long 0x020002ff, 0x00000041",
+    ".long 0x020002ff, 0xfffffff0",
+    ".long 0x020002ff, 0xffffffef",
+    ".long 0x680002ff, 0x3f800000",
+    ".long 0xbe8001ff, 0xffffffff",
+    ".long 0xbe8001ff, 0x00000005",
+    ".long 0xbe8001ff, 0x3ff00000",
+    ".long 0x7e0016ff, 0x00003c00",
+    ".long 0x7e0016ff, 0x0000bc00",
+    ".long 0x7e0016ff, 0x00003118",
+    ".long 0x7e0016ff, 0x0000fff0",
+    ".long 0x7e0016ff, 0x00001234",
+    ".long 0x7e001eff, 0x3ff00000",
+    ".long 0x7e001eff, 0xc0100000",
+    ".long 0x7e001eff, 0x00000001",
+    ".long 0x7e001eff, 0x00000000",
+    ".long 0x3e0002ff, 0x00003c00",
+    ".long 0x3e0002ff, 0x3f800000",
+    "s_add_u32 s30, s30, .Lcorpus_b-.Lcorpus_a",
+    "s_mov_b32 s0, .Lcorpus_b-.Lcorpus_a+0x1000",
     /* VOP3 modifiers and _e64 forms */
     "v_add_f32_e64 v0, -v1, |v2|",
     "v_add_f32_e64 v0, -|v1|, v2 clamp",
@@ -826,6 +853,8 @@ static void check_corpus(const char *arch, int *checked, int *bad)
         fprintf(f, "%s\n", line);
         expect++;
     }
+    fputs(".Lcorpus_a:\n.long 0\n.Lcorpus_b:\n", f); /* labels for the expression literals */
+    expect++;
     assert_int_equal(fclose(f), 0);
     snprintf(cmd, sizeof cmd, "%s/llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=%s -filetype=obj %s -o %s 2>%s", LLVM_BIN,
              arch, s, o, log);
