@@ -1,0 +1,800 @@
+/* The public API (runtime/igemm.h) on the emulator backend: every error
+ * path returns its documented status with a message, find mode and the
+ * performance database round trip, launch plans for embedders (launched
+ * here by hand on the emulator), the embedded code objects, and batch
+ * splitting at the per-launch byte limit.
+ *
+ * Expected values come from the definition of backward data (a direct loop
+ * below, not the library's reference), from hand arithmetic written next to
+ * each constant, or from the build's code object files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../runtime/igemm.h"
+#include "common.h"
+
+/* ---- helpers ---- */
+
+static igemm_problem prob(int n, int c, int h, int w, int k, int y, int x)
+{
+    igemm_problem p = IGEMM_PROBLEM_INIT;
+    p.n = n, p.c = c, p.hi = h, p.wi = w, p.k = k, p.y = y, p.x = x;
+    return p;
+}
+
+static igemm_handle *emu_handle(const char *arch, const char *perfdb)
+{
+    igemm_options o = IGEMM_OPTIONS_INIT;
+    o.backend = IGEMM_BACKEND_EMU;
+    o.arch = arch;
+    o.perfdb = perfdb;
+    o.emu_threads = 1;
+    igemm_handle *h = NULL;
+    char why[1024];
+    igemm_status st = igemm_create(&h, &o, why, sizeof why);
+    if (st != IGEMM_OK)
+        fail_msg("igemm_create(%s): %s: %s", arch, igemm_status_name(st), why);
+    return h;
+}
+
+static void expect_contains(const char *text, const char *needle)
+{
+    if (!text || !strstr(text, needle))
+        fail_msg("'%s' does not contain '%s'", text ? text : "(null)", needle);
+}
+
+/* dx from the definition: dx[n][c][hi][wi] = sum over k of the group, y, x
+ * with hi = ho*S - P + y*D (same for w) of w[k][c%cg][y][x] * dy[n][k][ho][wo]. */
+static void direct_bwd(const igemm_problem *p, const float *dy, const float *w, double *dx)
+{
+    int ho_n = (p->hi + 2 * p->pad_h - p->dil_h * (p->y - 1) - 1) / p->stride_h + 1;
+    int wo_n = (p->wi + 2 * p->pad_w - p->dil_w * (p->x - 1) - 1) / p->stride_w + 1;
+    int cg = p->c / p->groups, kg = p->k / p->groups;
+    for (int n = 0; n < p->n; n++)
+        for (int c = 0; c < p->c; c++)
+            for (int hi = 0; hi < p->hi; hi++)
+                for (int wi = 0; wi < p->wi; wi++) {
+                    double s = 0;
+                    int g = c / cg;
+                    for (int k = g * kg; k < (g + 1) * kg; k++)
+                        for (int y = 0; y < p->y; y++)
+                            for (int x = 0; x < p->x; x++) {
+                                int th = hi + p->pad_h - y * p->dil_h, tw = wi + p->pad_w - x * p->dil_w;
+                                if (th < 0 || tw < 0 || th % p->stride_h || tw % p->stride_w)
+                                    continue;
+                                int ho = th / p->stride_h, wo = tw / p->stride_w;
+                                if (ho >= ho_n || wo >= wo_n)
+                                    continue;
+                                s += (double)w[((size_t)k * cg + c % cg) * p->y * p->x + (size_t)y * p->x + x] *
+                                     dy[(((size_t)n * p->k + k) * ho_n + ho) * wo_n + wo];
+                            }
+                    dx[(((size_t)n * p->c + c) * p->hi + hi) * p->wi + wi] = s;
+                }
+}
+
+/* Small integers, so every sum is exact in fp32. */
+static void fill_ints(float *v, size_t n, int seed)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = (float)((int)((i * 7 + (size_t)seed * 13) % 9) - 4);
+}
+
+static size_t elems_dx(const igemm_problem *p) { return (size_t)p->n * p->c * p->hi * p->wi; }
+static size_t elems_dy(const igemm_problem *p)
+{
+    return (size_t)p->n * p->k * igemm_problem_ho(p) * igemm_problem_wo(p);
+}
+static size_t elems_w(const igemm_problem *p) { return (size_t)p->k * (p->c / p->groups) * p->y * p->x; }
+
+typedef struct {
+    float *dx, *dy, *w;
+    double *ref;
+} bufs;
+
+static void bufs_make(bufs *b, const igemm_problem *p)
+{
+    b->dx = calloc(elems_dx(p), 4);
+    b->dy = malloc(elems_dy(p) * 4);
+    b->w = malloc(elems_w(p) * 4);
+    b->ref = malloc(elems_dx(p) * sizeof(double));
+    assert_non_null(b->dx);
+    assert_non_null(b->dy);
+    assert_non_null(b->w);
+    assert_non_null(b->ref);
+    fill_ints(b->dy, elems_dy(p), 1);
+    fill_ints(b->w, elems_w(p), 2);
+    direct_bwd(p, b->dy, b->w, b->ref);
+}
+
+static void bufs_check(const bufs *b, const igemm_problem *p)
+{
+    for (size_t i = 0; i < elems_dx(p); i++)
+        if ((double)b->dx[i] != b->ref[i])
+            fail_msg("dx[%zu] = %g, expected %g", i, (double)b->dx[i], b->ref[i]);
+}
+
+static void bufs_free(bufs *b)
+{
+    free(b->dx);
+    free(b->dy);
+    free(b->w);
+    free(b->ref);
+}
+
+static char *slurp(const char *path)
+{
+    size_t n = 0;
+    char *s = tc_read_file(path, &n);
+    if (!s)
+        return NULL;
+    char *z = realloc(s, n + 1);
+    if (!z) {
+        free(s);
+        return NULL;
+    }
+    z[n] = 0;
+    return z;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_true(fputs(text, f) >= 0);
+    assert_int_equal(fclose(f), 0);
+}
+
+static int count_records(const char *text)
+{
+    int n = 0;
+    for (const char *l = text; l && *l;) {
+        const char *e = strchr(l, '\n');
+        if (*l != '#' && *l != '\n')
+            n++;
+        l = e ? e + 1 : NULL;
+    }
+    return n;
+}
+
+/* ---- handle creation ---- */
+
+static void create_errors(void **state)
+{
+    (void)state;
+    char why[1024];
+    igemm_options o = IGEMM_OPTIONS_INIT;
+    o.backend = IGEMM_BACKEND_EMU;
+
+    assert_int_equal(igemm_create(NULL, &o, why, sizeof why), IGEMM_ERR_INVALID_ARG);
+    expect_contains(why, "NULL");
+
+    igemm_handle *h = (igemm_handle *)&o; /* must be reset to NULL on failure */
+    igemm_options bad = o;
+    bad.backend = (igemm_backend)7;
+    assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_ERR_INVALID_ARG);
+    assert_null(h);
+    expect_contains(why, "unknown backend 7");
+
+    bad = o;
+    bad.device = -1;
+    assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_ERR_INVALID_ARG);
+    expect_contains(why, "device index -1");
+
+    bad = o;
+    bad.emu_threads = -2;
+    assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_ERR_INVALID_ARG);
+    expect_contains(why, "-2");
+
+    /* unsupported target: the reason names it and the known ones */
+    bad = o;
+    bad.arch = "gfx1030";
+    assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_ERR_UNSUPPORTED);
+    assert_null(h);
+    expect_contains(why, "gfx1030");
+    expect_contains(why, "gfx906, gfx908, gfx90a, gfx942");
+    /* why may be NULL */
+    assert_int_equal(igemm_create(&h, &bad, NULL, 0), IGEMM_ERR_UNSUPPORTED);
+
+    /* code object directory without the target's file */
+    char dir[] = "/tmp/igemm-api-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    bad = o;
+    bad.arch = "gfx908";
+    bad.codeobj_dir = dir;
+    assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_ERR_NO_CODE_OBJECT);
+    expect_contains(why, "gfx908.hsaco");
+    expect_contains(why, "no target");
+    /* ... and with a file that is not a code object (the directory now offers gfx908) */
+    char path[256];
+    snprintf(path, sizeof path, "%s/gfx908.hsaco", dir);
+    write_text(path, "this is not an ELF file");
+    assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_ERR_NO_CODE_OBJECT);
+    assert_null(h);
+    expect_contains(why, "loading the gfx908 code object");
+    unlink(path);
+
+    /* malformed performance databases: the file and line are named */
+    snprintf(path, sizeof path, "%s/db.txt", dir);
+    static const char *const dbs[][2] = {
+        {"# ok\ngfx906 n1 naive 10 cycles\ngfx906 n1 naive 10\n", ":3: expected 5 fields"},
+        {"gfx906 n1 naive 10 seconds\n", ":1: unit 'seconds'"},
+        {"\ngfx906 n1 naive -4 cycles\n", ":2: cost '-4'"},
+        {"gfx906 n1 naive ten ms\n", ":1: cost 'ten'"},
+        {"gfx906 n1 naive 1 ms extra\n", ":1: expected 5 fields"},
+    };
+    for (size_t i = 0; i < sizeof dbs / sizeof dbs[0]; i++) {
+        write_text(path, dbs[i][0]);
+        bad = o;
+        bad.perfdb = path;
+        assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_ERR_IO);
+        assert_null(h);
+        expect_contains(why, path);
+        expect_contains(why, dbs[i][1]);
+    }
+    unlink(path);
+    /* a database that is a directory cannot be read */
+    bad = o;
+    bad.perfdb = dir;
+    assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_ERR_IO);
+    expect_contains(why, dir);
+    /* a database that does not exist yet is empty */
+    bad.perfdb = path;
+    assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_OK);
+    assert_string_equal(igemm_handle_backend(h), "emu");
+    assert_string_equal(igemm_handle_arch(h), "gfx906");
+    assert_string_equal(igemm_handle_fallback(h), ""); /* backend chosen explicitly */
+    assert_string_equal(igemm_last_error(h), "");
+    igemm_destroy(h);
+    rmdir(dir);
+}
+
+/* ---- NULL handle and NULL pointers ---- */
+
+static void null_handle(void **state)
+{
+    (void)state;
+    igemm_problem p = prob(1, 1, 1, 1, 1, 1, 1);
+    float buf[4] = {0};
+    void *ptr = NULL;
+    char name[96], why[256];
+    int count = 5;
+    igemm_perf perf[2];
+    igemm_launch l[1];
+    assert_string_equal(igemm_last_error(NULL), "handle is NULL");
+    assert_null(igemm_handle_arch(NULL));
+    assert_null(igemm_handle_backend(NULL));
+    assert_null(igemm_handle_fallback(NULL));
+    igemm_destroy(NULL);
+    igemm_free(NULL, buf);
+    assert_int_equal(igemm_alloc(NULL, &ptr, 4), IGEMM_ERR_INVALID_ARG);
+    assert_int_equal(igemm_copy_to_device(NULL, buf, buf, 4), IGEMM_ERR_INVALID_ARG);
+    assert_int_equal(igemm_copy_to_host(NULL, buf, buf, 4), IGEMM_ERR_INVALID_ARG);
+    assert_int_equal(igemm_set_stream(NULL, NULL), IGEMM_ERR_INVALID_ARG);
+    assert_int_equal(igemm_applicable(NULL, &p, NULL, why, sizeof why), IGEMM_ERR_INVALID_ARG);
+    expect_contains(why, "handle is NULL");
+    assert_int_equal(igemm_select(NULL, &p, name, sizeof name), IGEMM_ERR_INVALID_ARG);
+    assert_int_equal(igemm_conv_bwd_data(NULL, &p, buf, buf, buf), IGEMM_ERR_INVALID_ARG);
+    assert_int_equal(igemm_conv_bwd_data_ex(NULL, &p, "naive", buf, buf, buf, NULL), IGEMM_ERR_INVALID_ARG);
+    assert_int_equal(igemm_find(NULL, &p, buf, buf, buf, perf, 2, &count), IGEMM_ERR_INVALID_ARG);
+    assert_int_equal(count, 0);
+    assert_int_equal(igemm_get_launches(NULL, &p, NULL, l, 1, &count), IGEMM_ERR_INVALID_ARG);
+}
+
+static void null_pointers(void **state)
+{
+    (void)state;
+    igemm_handle *h = emu_handle("gfx906", NULL);
+    igemm_problem p = prob(1, 1, 2, 2, 1, 1, 1);
+    float buf[8] = {0};
+    char name[96];
+    int count;
+    igemm_perf perf[2];
+
+    assert_int_equal(igemm_alloc(h, NULL, 4), IGEMM_ERR_INVALID_ARG);
+    expect_contains(igemm_last_error(h), "igemm_alloc");
+    assert_int_equal(igemm_copy_to_device(h, NULL, buf, 4), IGEMM_ERR_INVALID_ARG);
+    expect_contains(igemm_last_error(h), "destination");
+    assert_int_equal(igemm_copy_to_host(h, buf, NULL, 4), IGEMM_ERR_INVALID_ARG);
+    expect_contains(igemm_last_error(h), "source");
+    /* zero bytes with NULL pointers is a no-op, and a success clears the message */
+    assert_int_equal(igemm_copy_to_host(h, NULL, NULL, 0), IGEMM_OK);
+    assert_string_equal(igemm_last_error(h), "");
+
+    assert_int_equal(igemm_conv_bwd_data(h, &p, NULL, buf, buf), IGEMM_ERR_INVALID_ARG);
+    expect_contains(igemm_last_error(h), "dx must not be NULL");
+    assert_int_equal(igemm_conv_bwd_data(h, &p, buf, NULL, buf), IGEMM_ERR_INVALID_ARG);
+    expect_contains(igemm_last_error(h), "dy must not be NULL");
+    assert_int_equal(igemm_conv_bwd_data(h, &p, buf, buf, NULL), IGEMM_ERR_INVALID_ARG);
+    expect_contains(igemm_last_error(h), "w must not be NULL");
+    assert_int_equal(igemm_conv_bwd_data(h, NULL, buf, buf, buf), IGEMM_ERR_INVALID_ARG);
+    expect_contains(igemm_last_error(h), "problem is NULL");
+
+    assert_int_equal(igemm_select(h, NULL, name, sizeof name), IGEMM_ERR_INVALID_ARG);
+    expect_contains(igemm_last_error(h), "problem");
+    assert_int_equal(igemm_select(h, &p, NULL, 0), IGEMM_ERR_INVALID_ARG);
+    expect_contains(igemm_last_error(h), "solution");
+
+    assert_int_equal(igemm_find(h, &p, buf, NULL, buf, perf, 2, &count), IGEMM_ERR_INVALID_ARG);
+    expect_contains(igemm_last_error(h), "dy must not be NULL");
+    assert_int_equal(igemm_find(h, &p, buf, buf, buf, NULL, 2, &count), IGEMM_ERR_INVALID_ARG);
+    expect_contains(igemm_last_error(h), "results");
+    assert_int_equal(igemm_find(h, &p, buf, buf, buf, perf, -1, &count), IGEMM_ERR_INVALID_ARG);
+
+    assert_int_equal(igemm_get_launches(h, &p, NULL, NULL, 0, NULL), IGEMM_ERR_INVALID_ARG);
+    expect_contains(igemm_last_error(h), "count is NULL");
+
+    /* streams: the emulator takes only NULL */
+    assert_int_equal(igemm_set_stream(h, NULL), IGEMM_OK);
+    assert_int_equal(igemm_set_stream(h, buf), IGEMM_ERR_UNSUPPORTED);
+    expect_contains(igemm_last_error(h), "no streams");
+
+    assert_null(igemm_solution_name(-1));
+    assert_null(igemm_solution_name(igemm_solution_count()));
+    assert_string_equal(igemm_solution_name(0), "naive");
+    igemm_destroy(h);
+}
+
+/* ---- invalid, unsupported and refused problems ---- */
+
+static void invalid_sizes(void **state)
+{
+    (void)state;
+    igemm_handle *h = emu_handle("gfx906", NULL);
+    float buf[64] = {0};
+    char why[1024];
+    struct {
+        igemm_problem p;
+        igemm_status st;
+        const char *reason;
+    } cases[] = {
+        {prob(1, 0, 4, 4, 1, 1, 1), IGEMM_ERR_INVALID_ARG, "c (input channels) must be >= 1, got 0"},
+        {prob(-3, 1, 4, 4, 1, 1, 1), IGEMM_ERR_INVALID_ARG, "n (batch) must be >= 1, got -3"},
+        {prob(1, 1, 2, 2, 1, 3, 3), IGEMM_ERR_INVALID_ARG, "output size"},
+        {prob(1, 3, 4, 4, 4, 1, 1), IGEMM_ERR_INVALID_ARG, "groups"}, /* groups set to 2 below */
+        {prob(1, 1, 4, 4, 1, 1, 1), IGEMM_ERR_INVALID_ARG, "padding"}, /* pad -1 below */
+        {prob(1, 1, 4, 4, 1, 1, 1), IGEMM_ERR_UNSUPPORTED, "NCHW"},    /* NHWC below */
+        {prob(1, 1, 4, 4, 1, 1, 1), IGEMM_ERR_UNSUPPORTED, "fp32"},    /* FP16 below */
+    };
+    cases[3].p.groups = 2;
+    cases[4].p.pad_h = -1;
+    cases[5].p.layout = IGEMM_LAYOUT_NHWC;
+    cases[6].p.dtype = IGEMM_FP16;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const igemm_problem *p = &cases[i].p;
+        assert_int_equal(igemm_applicable(h, p, NULL, why, sizeof why), cases[i].st);
+        expect_contains(why, cases[i].reason);
+        assert_int_equal(igemm_applicable(h, p, "naive", why, sizeof why), cases[i].st);
+        assert_int_equal(igemm_conv_bwd_data(h, p, buf, buf, buf), cases[i].st);
+        expect_contains(igemm_last_error(h), cases[i].reason);
+        char name[96];
+        assert_int_equal(igemm_select(h, p, name, sizeof name), cases[i].st);
+        expect_contains(igemm_last_error(h), cases[i].reason);
+        int count = -1;
+        assert_int_equal(igemm_get_launches(h, p, NULL, NULL, 0, &count), cases[i].st);
+        assert_int_equal(count, 0);
+        igemm_perf perf[1];
+        assert_int_equal(igemm_find(h, p, buf, buf, buf, perf, 1, &count), cases[i].st);
+        expect_contains(igemm_last_error(h), cases[i].reason);
+    }
+    /* unknown configuration */
+    igemm_problem p = prob(1, 1, 4, 4, 1, 1, 1);
+    assert_int_equal(igemm_applicable(h, &p, "no_such_kernel", why, sizeof why), IGEMM_ERR_INVALID_ARG);
+    expect_contains(why, "unknown solution 'no_such_kernel'");
+    assert_int_equal(igemm_conv_bwd_data_ex(h, &p, "no_such_kernel", buf, buf, buf, NULL), IGEMM_ERR_INVALID_ARG);
+    expect_contains(igemm_last_error(h), "no_such_kernel");
+    igemm_destroy(h);
+}
+
+/* One image of 1024 x 1024 x 1024 floats is 4 GiB: no launch can address it
+ * with 32-bit offsets, so every configuration refuses it, with the reason.
+ * Nothing is allocated: the refusal comes before any buffer is touched. */
+static void refused_problem_with_reason(void **state)
+{
+    (void)state;
+    igemm_handle *h = emu_handle("gfx906", NULL);
+    igemm_problem p = prob(1, 1024, 1024, 1024, 1, 1, 1);
+    char why[1024];
+    assert_int_equal(igemm_applicable(h, &p, "naive", why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
+    expect_contains(why, "exceeds");
+    assert_int_equal(igemm_applicable(h, &p, NULL, why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
+    expect_contains(why, "no kernel configuration applies on gfx906 to -n 1 -c 1024 -H 1024 -W 1024");
+    expect_contains(why, "naive: one image exceeds");
+    float dummy[4];
+    assert_int_equal(igemm_conv_bwd_data(h, &p, dummy, dummy, dummy), IGEMM_ERR_NOT_APPLICABLE);
+    expect_contains(igemm_last_error(h), "naive: one image exceeds");
+    assert_int_equal(igemm_conv_bwd_data_ex(h, &p, "naive", dummy, dummy, dummy, NULL), IGEMM_ERR_NOT_APPLICABLE);
+    expect_contains(igemm_last_error(h), "naive does not apply on gfx906: one image exceeds");
+    int count = -1;
+    igemm_perf perf[4];
+    assert_int_equal(igemm_find(h, &p, dummy, dummy, dummy, perf, 4, &count), IGEMM_ERR_NOT_APPLICABLE);
+    assert_int_equal(count, 0);
+    expect_contains(igemm_last_error(h), "no kernel configuration applies");
+    igemm_destroy(h);
+}
+
+/* ---- a run through the public API ---- */
+
+static void run_matches_definition(void **state)
+{
+    (void)state;
+    static const char *const archs[] = {"gfx906", "gfx90a"};
+    for (int a = 0; a < 2; a++) {
+        igemm_handle *h = emu_handle(archs[a], NULL);
+        igemm_problem p = prob(2, 4, 5, 6, 6, 3, 2);
+        p.pad_h = 1, p.stride_w = 2, p.dil_h = 2, p.groups = 2;
+        bufs b;
+        bufs_make(&b, &p);
+        void *dx;
+        assert_int_equal(igemm_alloc(h, &dx, elems_dx(&p) * 4), IGEMM_OK);
+        igemm_run_info ri;
+        igemm_status st = igemm_conv_bwd_data_ex(h, &p, NULL, dx, b.dy, b.w, &ri);
+        if (st != IGEMM_OK)
+            fail_msg("%s: %s", archs[a], igemm_last_error(h));
+        assert_int_equal(igemm_copy_to_host(h, b.dx, dx, elems_dx(&p) * 4), IGEMM_OK);
+        bufs_check(&b, &p);
+        assert_string_equal(ri.source, "heuristic");
+        assert_true(ri.launches >= 1);
+        assert_true(ri.cycles > 0);
+        expect_contains(ri.kernels, "igemm_bwd_");
+        /* the naive kernel by name: one launch of one kernel */
+        memset(b.dx, 0, elems_dx(&p) * 4);
+        assert_int_equal(igemm_conv_bwd_data_ex(h, &p, "naive", b.dx, b.dy, b.w, &ri), IGEMM_OK);
+        bufs_check(&b, &p);
+        assert_string_equal(ri.source, "user");
+        assert_string_equal(ri.kernels, "igemm_bwd_naive_nchw_fp32");
+        assert_int_equal(ri.launches, 1);
+        igemm_free(h, dx);
+        bufs_free(&b);
+        igemm_destroy(h);
+    }
+}
+
+/* ---- find mode and the performance database ---- */
+
+static void find_and_perfdb_round_trip(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/igemm-api-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char db[300];
+    snprintf(db, sizeof db, "%s/perf.db", dir);
+    /* a record of another problem is already there: find must keep it */
+    const char *other = "gfx908 n9,c9,H9,W9,k9,y1,x1,p0,q0,u1,v1,l1,j1,g1,NCHW,FP32 naive 77 cycles\n";
+    write_text(db, other);
+
+    igemm_handle *h = emu_handle("gfx906", db);
+    igemm_problem p = prob(1, 4, 5, 5, 4, 3, 3);
+    p.pad_h = p.pad_w = 1;
+    bufs b;
+    bufs_make(&b, &p);
+
+    /* how many configurations apply, asked one by one */
+    int applicable = 0;
+    for (int i = 0; i < igemm_solution_count(); i++)
+        applicable += igemm_applicable(h, &p, igemm_solution_name(i), NULL, 0) == IGEMM_OK;
+    assert_true(applicable >= 1);
+
+    igemm_perf perf[64];
+    int count = -1;
+    assert_int_equal(igemm_find(h, &p, b.dx, b.dy, b.w, perf, 64, &count), IGEMM_OK);
+    assert_int_equal(count, applicable);
+    bufs_check(&b, &p); /* dx holds the result */
+    for (int i = 0; i < count && i < 64; i++) {
+        assert_int_equal(perf[i].status, IGEMM_OK);
+        assert_string_equal(perf[i].unit, "cycles");
+        if (i)
+            assert_true(perf[i - 1].cost <= perf[i].cost);
+        /* the cost is what a separate run of that configuration counts */
+        igemm_run_info ri;
+        memset(b.dx, 0, elems_dx(&p) * 4);
+        assert_int_equal(igemm_conv_bwd_data_ex(h, &p, perf[i].solution, b.dx, b.dy, b.w, &ri), IGEMM_OK);
+        bufs_check(&b, &p);
+        assert_true((double)ri.cycles == perf[i].cost);
+        assert_int_equal(ri.launches, perf[i].launches);
+    }
+    const char *best = perf[0].solution;
+
+    /* the file: the other record kept, one new record for this problem */
+    char *text = slurp(db);
+    assert_non_null(text);
+    expect_contains(text, other);
+    char line[400];
+    snprintf(line, sizeof line, "gfx906 n1,c4,H5,W5,k4,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32 %s %.17g cycles\n", best,
+             perf[0].cost);
+    expect_contains(text, line);
+    assert_int_equal(count_records(text), 2);
+    free(text);
+
+    /* this handle now selects the best, from the database */
+    char name[96];
+    assert_int_equal(igemm_select(h, &p, name, sizeof name), IGEMM_OK);
+    assert_string_equal(name, best);
+    igemm_run_info ri;
+    assert_int_equal(igemm_conv_bwd_data_ex(h, &p, NULL, b.dx, b.dy, b.w, &ri), IGEMM_OK);
+    assert_string_equal(ri.source, "perfdb");
+    assert_string_equal(ri.solution, best);
+
+    /* find again: the record is replaced, not duplicated */
+    assert_int_equal(igemm_find(h, &p, b.dx, b.dy, b.w, NULL, 0, &count), IGEMM_OK);
+    text = slurp(db);
+    assert_int_equal(count_records(text), 2);
+    free(text);
+    igemm_destroy(h);
+
+    /* a new handle reads it back */
+    h = emu_handle("gfx906", db);
+    assert_int_equal(igemm_conv_bwd_data_ex(h, &p, NULL, b.dx, b.dy, b.w, &ri), IGEMM_OK);
+    assert_string_equal(ri.source, "perfdb");
+    assert_string_equal(ri.solution, best);
+    bufs_check(&b, &p);
+    /* another batch size is another problem */
+    igemm_problem p2 = p;
+    p2.n = 2;
+    char why[256];
+    assert_int_equal(igemm_applicable(h, &p2, NULL, why, sizeof why), IGEMM_OK);
+    float *dx2 = calloc(elems_dx(&p2), 4), *dy2 = calloc(elems_dy(&p2), 4);
+    assert_non_null(dx2);
+    assert_non_null(dy2);
+    assert_int_equal(igemm_conv_bwd_data_ex(h, &p2, NULL, dx2, dy2, b.w, &ri), IGEMM_OK);
+    assert_string_equal(ri.source, "heuristic");
+    free(dx2);
+    free(dy2);
+    igemm_destroy(h);
+
+    /* another target does not use gfx906's record */
+    h = emu_handle("gfx908", db);
+    assert_int_equal(igemm_conv_bwd_data_ex(h, &p, NULL, b.dx, b.dy, b.w, &ri), IGEMM_OK);
+    assert_string_equal(ri.source, "heuristic");
+    igemm_destroy(h);
+
+    /* a record overrides the heuristic: name a configuration the heuristic
+     * does not pick (the last of find's list differs from the first) */
+    if (count >= 2) {
+        h = emu_handle("gfx906", NULL);
+        assert_int_equal(igemm_select(h, &p, name, sizeof name), IGEMM_OK);
+        igemm_destroy(h);
+        const char *pick = NULL;
+        for (int i = 0; i < count && !pick; i++)
+            if (strcmp(perf[i].solution, name))
+                pick = perf[i].solution;
+        assert_non_null(pick);
+        char rec[400];
+        snprintf(rec, sizeof rec, "gfx906 n1,c4,H5,W5,k4,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32 %.95s 1 cycles\n", pick);
+        write_text(db, rec);
+        h = emu_handle("gfx906", db);
+        assert_int_equal(igemm_select(h, &p, name, sizeof name), IGEMM_OK);
+        assert_string_equal(name, pick);
+        igemm_destroy(h);
+    }
+
+    /* a record naming a configuration this library lacks is ignored */
+    write_text(db, "gfx906 n1,c4,H5,W5,k4,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32 retired_kernel 1 cycles\n");
+    h = emu_handle("gfx906", db);
+    assert_int_equal(igemm_conv_bwd_data_ex(h, &p, NULL, b.dx, b.dy, b.w, &ri), IGEMM_OK);
+    assert_string_equal(ri.source, "heuristic");
+    bufs_check(&b, &p);
+    igemm_destroy(h);
+    unlink(db);
+
+    /* a database file that cannot be written: find measures, remembers the
+     * best in the handle and reports IGEMM_ERR_IO */
+    char nodir[320];
+    snprintf(nodir, sizeof nodir, "%s/missing-dir/perf.db", dir);
+    h = emu_handle("gfx906", nodir);
+    assert_int_equal(igemm_find(h, &p, b.dx, b.dy, b.w, perf, 64, &count), IGEMM_ERR_IO);
+    expect_contains(igemm_last_error(h), "missing-dir");
+    assert_int_equal(count, applicable);
+    assert_int_equal(igemm_select(h, &p, name, sizeof name), IGEMM_OK);
+    assert_string_equal(name, perf[0].solution);
+    igemm_destroy(h);
+
+    /* without a database file find still remembers the best in the handle */
+    h = emu_handle("gfx906", NULL);
+    assert_int_equal(igemm_find(h, &p, b.dx, b.dy, b.w, perf, 1, &count), IGEMM_OK);
+    assert_int_equal(count, applicable);
+    assert_int_equal(igemm_conv_bwd_data_ex(h, &p, NULL, b.dx, b.dy, b.w, &ri), IGEMM_OK);
+    assert_string_equal(ri.source, "perfdb");
+    assert_string_equal(ri.solution, perf[0].solution);
+    igemm_destroy(h);
+
+    bufs_free(&b);
+    rmdir(dir);
+}
+
+/* ---- embedding: code objects and launch plans ---- */
+
+static void embedded_code_objects(void **state)
+{
+    (void)state;
+    static const char *const archs[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
+    assert_int_equal(igemm_codeobj_count(), 4);
+    for (int i = 0; i < 4; i++) {
+        const char *arch;
+        const void *image;
+        size_t size;
+        assert_int_equal(igemm_codeobj_get(i, &arch, &image, &size), IGEMM_OK);
+        assert_string_equal(arch, archs[i]);
+        /* the same bytes as the build's code object file */
+        char path[256];
+        size_t fsize = 0;
+        void *file = tc_read_file(tc_codeobj_path(arch, path, sizeof path), &fsize);
+        assert_non_null(file);
+        assert_int_equal(size, fsize);
+        assert_memory_equal(image, file, size);
+        assert_memory_equal(image, "\177ELF", 4);
+        free(file);
+    }
+    assert_int_equal(igemm_codeobj_get(-1, NULL, NULL, NULL), IGEMM_ERR_INVALID_ARG);
+    assert_int_equal(igemm_codeobj_get(4, NULL, NULL, NULL), IGEMM_ERR_INVALID_ARG);
+    assert_string_equal(igemm_version(), IGEMM_VERSION);
+}
+
+/* The naive plan of n=3, c=2, 4x5 images: 3*2*4*5 = 120 dx elements, one
+ * workgroup of 256; 8-byte pointers dx, dy, w at offsets 0, 8, 16 and 30
+ * 32-bit values after them: 144 bytes. Launched by hand on the emulator
+ * with the embedded code object, as a library embedding them would. */
+static void launch_plan_by_hand(void **state)
+{
+    (void)state;
+    igemm_handle *h = emu_handle("gfx908", NULL);
+    igemm_problem p = prob(3, 2, 4, 5, 3, 3, 2);
+    p.pad_w = 1;
+    int count = -1;
+    assert_int_equal(igemm_get_launches(h, &p, "naive", NULL, 0, &count), IGEMM_OK);
+    assert_int_equal(count, 1);
+    igemm_launch l[2];
+    assert_int_equal(igemm_get_launches(h, &p, "naive", l, 0, &count), IGEMM_ERR_INVALID_ARG);
+    assert_int_equal(count, 1);
+    expect_contains(igemm_last_error(h), "has 1 launches");
+    assert_int_equal(igemm_get_launches(h, &p, "naive", l, 2, &count), IGEMM_OK);
+    assert_string_equal(l[0].kernel, "igemm_bwd_naive_nchw_fp32");
+    assert_int_equal(l[0].grid[0], 1);
+    assert_int_equal(l[0].grid[1], 1);
+    assert_int_equal(l[0].block[0], 256);
+    assert_int_equal(l[0].args_size, 144);
+    assert_int_equal(l[0].ptr_offset[0], 0);
+    assert_int_equal(l[0].ptr_offset[1], 8);
+    assert_int_equal(l[0].ptr_offset[2], 16);
+    uint32_t total;
+    memcpy(&total, l[0].args + 24, 4);
+    assert_int_equal(total, 120);
+
+    bufs b;
+    bufs_make(&b, &p);
+    const void *image = NULL;
+    size_t size = 0;
+    for (int i = 0; i < igemm_codeobj_count(); i++) {
+        const char *arch;
+        const void *im;
+        size_t sz;
+        igemm_codeobj_get(i, &arch, &im, &sz);
+        if (!strcmp(arch, "gfx908"))
+            image = im, size = sz;
+    }
+    assert_non_null(image);
+    emu_device *d = emu_create(target_by_name("gfx908"), &(emu_options){.threads = 1});
+    emu_module *m = NULL;
+    char err[512];
+    assert_non_null(d);
+    if (emu_load(d, image, size, &m, err, sizeof err))
+        fail_msg("%s", err);
+    void *base[3] = {b.dx, b.dy, b.w};
+    size_t bytes[3] = {elems_dx(&p) * 4, elems_dy(&p) * 4, elems_w(&p) * 4};
+    for (int t = 0; t < 3; t++) {
+        emu_register(d, base[t], bytes[t]);
+        uint64_t addr = (uint64_t)(uintptr_t)base[t] + l[0].ptr_add[t];
+        memcpy(l[0].args + l[0].ptr_offset[t], &addr, 8);
+    }
+    if (emu_launch(d, emu_find_kernel(m, l[0].kernel), l[0].grid, l[0].block, l[0].args, l[0].args_size, NULL, err,
+                   sizeof err))
+        fail_msg("%s", err);
+    bufs_check(&b, &p);
+    emu_module_free(m);
+    emu_destroy(d);
+    bufs_free(&b);
+    igemm_destroy(h);
+}
+
+/* ---- batch splitting at the per-launch byte limit ---- */
+
+/* dx-dominant, planned only: 600 images of 1024 x 32 x 32 floats, 4 MiB
+ * each (2.5 GB in all). A launch may address at most 0x7fff0000 bytes
+ * (2147418112) of a tensor: floor(2147418112 / 4194304) = 511 images, so
+ * two launches of 511 and 89 images; the second starts 511 * 4194304 =
+ * 2143289344 bytes into dx and 511 * 4096 = 2093056 bytes into dy. */
+static void batch_split_plan(void **state)
+{
+    (void)state;
+    igemm_handle *h = emu_handle("gfx906", NULL);
+    igemm_problem p = prob(600, 1024, 32, 32, 1, 1, 1);
+    int count = -1;
+    igemm_launch l[4];
+    assert_int_equal(igemm_get_launches(h, &p, "naive", l, 4, &count), IGEMM_OK);
+    assert_int_equal(count, 2);
+    uint32_t total[2], batch[2];
+    for (int i = 0; i < 2; i++) {
+        memcpy(&total[i], l[i].args + 24, 4);
+        memcpy(&batch[i], l[i].args + 28, 4);
+    }
+    assert_int_equal(batch[0], 511);
+    assert_int_equal(batch[1], 89);
+    assert_int_equal(total[0], 511u * 1024 * 32 * 32);
+    assert_int_equal(total[1], 89u * 1024 * 32 * 32);
+    assert_int_equal(l[0].ptr_add[0], 0);
+    assert_int_equal(l[1].ptr_add[0], 2143289344ull);
+    assert_int_equal(l[1].ptr_add[1], 2093056ull);
+    assert_int_equal(l[1].ptr_add[2], 0);
+    /* the heuristic's configuration splits too: no launch's dx slice
+     * reaches the limit */
+    assert_int_equal(igemm_get_launches(h, &p, NULL, NULL, 0, &count), IGEMM_OK);
+    assert_true(count >= 2);
+    igemm_destroy(h);
+}
+
+/* dy-dominant, run for real: 1x1 dx images, pad 2048, so dy images are
+ * 4097 x 4097 floats = 67141636 bytes; 40 of them are 2.69 GB, more than a
+ * launch may address. floor(2147418112 / 67141636) = 31 images per launch:
+ * two launches (31 + 9). dy is reserved with mmap and never written except
+ * at the one pixel each dx element reads (dy[n][0][2048][2048] = n + 1), so
+ * only 40 pages are touched. With w = {2, -3}: dx[n][0] = 2(n+1),
+ * dx[n][1] = -3(n+1); the second launch's images come out right only when
+ * its dy base pointer is advanced by 31 images. */
+static void batch_split_runs(void **state)
+{
+    (void)state;
+    igemm_problem p = prob(40, 2, 1, 1, 1, 1, 1);
+    p.pad_h = p.pad_w = 2048;
+    assert_int_equal(igemm_problem_ho(&p), 4097);
+    const size_t image = (size_t)4097 * 4097, bytes = 40 * image * 4;
+    float *dy = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    assert_true(dy != MAP_FAILED);
+    for (int n = 0; n < 40; n++)
+        dy[(size_t)n * image + (size_t)2048 * 4097 + 2048] = (float)(n + 1);
+    float w[2] = {2.0f, -3.0f}, dx[80];
+    igemm_handle *h = emu_handle("gfx906", NULL);
+    const char *solutions[2] = {"naive", NULL};
+    for (int s = 0; s < 2; s++) {
+        for (int i = 0; i < 80; i++)
+            dx[i] = NAN;
+        igemm_run_info ri;
+        igemm_status st = igemm_conv_bwd_data_ex(h, &p, solutions[s], dx, dy, w, &ri);
+        if (st != IGEMM_OK)
+            fail_msg("%s: %s", solutions[s] ? solutions[s] : "selected", igemm_last_error(h));
+        for (int n = 0; n < 40; n++) {
+            assert_true(dx[2 * n] == 2.0f * (float)(n + 1));
+            assert_true(dx[2 * n + 1] == -3.0f * (float)(n + 1));
+        }
+        assert_true(ri.launches >= 2);
+        if (s == 0)
+            assert_int_equal(ri.launches, 2);
+    }
+    igemm_destroy(h);
+    munmap(dy, bytes);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(create_errors),
+        cmocka_unit_test(null_handle),
+        cmocka_unit_test(null_pointers),
+        cmocka_unit_test(invalid_sizes),
+        cmocka_unit_test(refused_problem_with_reason),
+        cmocka_unit_test(run_matches_definition),
+        cmocka_unit_test(find_and_perfdb_round_trip),
+        cmocka_unit_test(embedded_code_objects),
+        cmocka_unit_test(launch_plan_by_hand),
+        cmocka_unit_test(batch_split_plan),
+        cmocka_unit_test(batch_split_runs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
