@@ -1,212 +1,480 @@
 /* Software-managed hazards: wait states the hardware does not enforce and a
- * kernel must provide itself (independent instructions or s_nop N, which
- * counts N+1). Each wave counts wait states (one per issued instruction,
- * N+1 per s_nop N) and remembers, per register, when and by what kind of
+ * kernel must provide itself (independent instructions, or s_nop N, which
+ * counts N+1). Each wave counts wait states (one per issued instruction, N+1
+ * per s_nop N) and remembers, per register, when and by what kind of
  * instruction it was last written. Before an instruction issues, every rule
- * below that applies to it is checked; a shortfall is a fault naming the
- * rule, the writer and the wait states provided and needed.
+ * that applies to it is checked; a shortfall is a fault naming the rule, the
+ * registers, and the wait states provided and needed (emu_fault adds the
+ * target, kernel, workgroup, wave, PC and instruction).
  *
- * The table (docs/EMULATOR.md lists it with sources; LLVM's
- * GCNHazardRecognizer.cpp is the reference):
+ * The numbers are per-target facts (runtime/target.h, hazard_facts); the
+ * rules and their sources are listed in docs/EMULATOR.md, "Hazards". The
+ * reference is LLVM's GCNHazardRecognizer.cpp: like it, a rule counts the
+ * wait states since the most recent instruction of the rule's kind that
+ * wrote the register. Two deliberate differences: an MFMA-dependent wait
+ * uses the passes of the MFMA that wrote (or read) the register, where LLVM
+ * takes the largest MFMA seen in its search window; and "VALU writes VGPR ->
+ * DPP" counts VALU writers only (LLVM counts any instruction, loads
+ * included, whose data arrives through s_waitcnt anyway).
  *
- *  all gfx9   VALU writes SGPR/VCC     -> VMEM reads that SGPR            5
- *  all gfx9   VALU writes SGPR/VCC     -> v_readlane/v_writelane lane sel 4
- *  all gfx9   VALU writes EXEC         -> DPP operation                   5
- *  all gfx9   VALU writes VGPR         -> DPP reads that VGPR             2
- *  all gfx9   VMEM store > 8 bytes     -> VALU writes its data VGPRs      1
- *  MFMA       VALU writes VGPR         -> MFMA reads it (A, B or C)       2
- *  MFMA       VALU writes EXEC         -> MFMA                            4
- *  MFMA       v_accvgpr_write          -> MFMA reads it as C              1
- *  MFMA       v_accvgpr_write          -> MFMA A/B or v_accvgpr_read      3
- *  MFMA       v_accvgpr_read (to VGPR) -> VMEM/DS reads that VGPR         2
- *  gfx908     MFMA writes D            -> v_accvgpr_read of it            passes + 2  (4/10/18)
- *  gfx908     MFMA writes D            -> v_accvgpr_write overlapping it  passes - 1  (1/7/15)
- *  gfx908     MFMA writes D            -> MFMA A/B, or C partly overlapping passes + 2
- *  gfx90a+    MFMA writes D            -> VALU/VMEM/DS/accvgpr_read of it passes + 3 (+ target extra)
- *  gfx90a+    MFMA writes D            -> v_accvgpr_write overlapping it  passes + 1
- *  all MFMA   MFMA writes D            -> MFMA C exactly the same registers: 0 (hardware chains)
- */
+ * Rule names used in reports (and in tests/test_hazards.c):
+ *   valu-sgpr-vmem      VALU writes SGPR        -> VMEM reads it
+ *   valu-sgpr-lanesel   VALU writes SGPR        -> v_readlane/v_writelane lane select
+ *   valu-exec-dpp       VALU writes EXEC        -> DPP
+ *   valu-vgpr-dpp       VALU writes VGPR        -> DPP reads it
+ *   store-data-valu     VMEM store > 8 bytes    -> VALU writes its data registers
+ *   valu-sgpr-valu      VALU writes SGPR/VCC    -> VALU reads it (gfx940+)
+ *   valu-exec-lane      VALU writes EXEC        -> v_readlane/readfirstlane/writelane (gfx940+)
+ *   valu-vgpr-readlane  VALU writes VGPR        -> v_readlane/readfirstlane reads it (gfx940+)
+ *   dot-read, dot-waw   v_dot writes            -> read by another opcode / overwritten (gfx90a+)
+ *   valu-exec-mfma      VALU writes EXEC        -> MFMA
+ *   valu-exec-accw      VALU writes EXEC        -> v_accvgpr_write (gfx908)
+ *   valu-mfma           VALU writes             -> MFMA reads it
+ *   valu-accw           VALU writes VGPR        -> v_accvgpr_write reads it (gfx908)
+ *   accw-mfma-c/-ab     v_accvgpr_write         -> MFMA reads it as C / as A or B
+ *   accw-accr/-accw     v_accvgpr_write         -> v_accvgpr_read / v_accvgpr_write of it (gfx908)
+ *   accr-mem            v_accvgpr_read          -> VMEM/DS reads its VGPR (gfx908)
+ *   accrw-mem-valu      VALU writes VGPR, v_accvgpr_read/write, VMEM/DS reads it (gfx908)
+ *   mfma-c-overlap      MFMA writes             -> MFMA reads an overlapping, not identical C
+ *   mfma-same-c         2-pass MFMA writes      -> MFMA reads exactly that C (gfx940+)
+ *   mfma-ab             MFMA writes             -> MFMA reads it as A/B
+ *   mfma-read           MFMA writes             -> any other instruction reads it
+ *   mfma-waw            MFMA writes             -> any other instruction overwrites it
+ *   mfma-c-war          MFMA reads C            -> any other instruction overwrites it
+ *
+ * State kept here and not in the wave: the last MFMA C reads, the last wide
+ * stores and the last v_accvgpr_read/write, in a per-thread table keyed by
+ * the wave (a workgroup runs on one host thread; the table is reset at a
+ * wave's first instruction). A wave that moved threads would only lose
+ * history, never gain a false report. */
 #include <stdio.h>
 #include <string.h>
 
 #include "exec.h"
 
-enum { HZ_NONE, HZ_VALU, HZ_MFMA, HZ_ACCW, HZ_ACCR, HZ_LOAD };
+/* mfma.c: 1 when the MFMA runs on CDNA3's XDL units (f16/bf16), 0 for the
+ * f32 "SMFMA" ones. */
+int emu_mfma_is_xdl(emu_op op);
 
-static const char *kind_name(int k)
+/* Writer kinds kept per register (low bits) and the XDL flag of an MFMA. */
+enum { HZ_NONE, HZ_VALU, HZ_MFMA, HZ_ACCW, HZ_ACCR, HZ_DOT, HZ_OTHER };
+#define HZ_KIND 0x0f
+#define HZ_XDL 0x80
+
+#define CREAD_RING 16 /* more than the largest WAR wait (15) */
+#define STORE_RING 2  /* the largest store-data wait (2) */
+
+typedef struct {
+    const wave *owner;
+    struct {
+        uint64_t at;  /* ws + 1 of the MFMA; 0: empty */
+        uint16_t code;
+        uint8_t width, passes, xdl;
+    } cread[CREAD_RING];
+    int cread_next;
+    struct {
+        uint64_t at;
+        uint16_t code;
+        uint8_t width;
+    } store[STORE_RING];
+    int store_next;
+    uint64_t accrw_at; /* last v_accvgpr_read/write */
+} hz_side;
+
+static _Thread_local hz_side side_tab[MAX_WAVES];
+
+static hz_side *side_of(const wave *w)
 {
-    switch (k) {
-    case HZ_VALU: return "a VALU write";
-    case HZ_MFMA: return "an MFMA result";
-    case HZ_ACCW: return "v_accvgpr_write";
-    case HZ_ACCR: return "v_accvgpr_read";
-    default: return "a write";
+    hz_side *s = &side_tab[w->id];
+    if (s->owner != w || w->ws == 0) {
+        memset(s, 0, sizeof *s);
+        s->owner = w;
     }
+    return s;
 }
 
 static bool is_vmem(const emu_inst *in) { return in->fmt == F_MUBUF || in->fmt == F_FLAT || in->fmt == F_GLOBAL; }
+static bool is_mem(const emu_inst *in) { return is_vmem(in) || in->fmt == F_DS; }
+static bool is_mfma(const emu_inst *in) { return in->cls == EC_MFMA; }
 static bool is_valu(const emu_inst *in)
 {
     return in->fmt == F_VOP1 || in->fmt == F_VOP2 || in->fmt == F_VOPC || in->fmt == F_VOP3 || in->fmt == F_VOP3P ||
-           (in->fmt == F_MAI && in->cls != EC_MFMA);
+           (in->fmt == F_MAI && !is_mfma(in));
 }
-static bool is_mfma(const emu_inst *in) { return in->cls == EC_MFMA; }
+static bool is_readlane(emu_op op) { return op == OP_V_READLANE_B32 || op == OP_V_READFIRSTLANE_B32; }
 
-/* waits between a write recorded at ws value `at` (stored +1) and now */
-static long waits(const wave *w, uint64_t at) { return (long)w->ws - (long)(at - 1) - 1; }
-
-static int check_sgpr_valu(wg_ctx *c, wave *w, uint16_t code, int width, int need, const char *what)
+/* A small id per v_dot opcode (the "same v_dot" test of dot-read). */
+static int dot_id(emu_op op)
 {
+    switch (op) {
+    case OP_V_DOT2_F32_F16: return 1;
+    case OP_V_DOT2_I32_I16: return 2;
+    case OP_V_DOT2_U32_U16: return 3;
+    case OP_V_DOT4_I32_I8: return 4;
+    case OP_V_DOT4_U32_U8: return 5;
+    case OP_V_DOT2C_F32_F16: return 6;
+    default: return 0;
+    }
+}
+
+static int pass_need(hz_pass_rule r, int passes)
+{
+    int n = r.per_pass * passes + r.base;
+    return n > 0 ? n : 0;
+}
+
+/* Wait states between an instruction recorded at `at` (its ws + 1) and now. */
+static long waits(const wave *w, uint64_t at) { return (long)w->ws - (long)at; }
+
+static void reg_name(unsigned code, char *buf, size_t len)
+{
+    if (code >= R_A0)
+        snprintf(buf, len, "a%u", code - R_A0);
+    else if (code >= R_V0)
+        snprintf(buf, len, "v%u", code - R_V0);
+    else if (code == R_VCC || code == R_VCC + 1)
+        snprintf(buf, len, "vcc");
+    else if (code == R_EXEC || code == R_EXEC + 1)
+        snprintf(buf, len, "exec");
+    else
+        snprintf(buf, len, "s%u", code);
+}
+
+static int hz_fault(wg_ctx *c, wave *w, const char *rule, const char *what, unsigned code, long have, int need)
+{
+    char r[16];
+    reg_name(code, r, sizeof r);
+    return emu_fault(c, w, "hazard %s: %s (%s): %ld wait state%s provided, %d needed", rule, what, r, have,
+                     have == 1 ? "" : "s", need);
+}
+
+/* ---- per-register history ---- */
+
+typedef struct {
+    uint64_t at;
+    int kind, passes;
+    bool xdl;
+} writer;
+
+static writer last_write(const wave *w, unsigned code)
+{
+    uint64_t at;
+    uint8_t k, p;
+    if (code >= R_A0) {
+        at = w->aw_ws[code - R_A0];
+        k = w->aw_kind[code - R_A0];
+        p = w->aw_passes[code - R_A0];
+    } else {
+        at = w->vw_ws[code - R_V0];
+        k = w->vw_kind[code - R_V0];
+        p = w->vw_passes[code - R_V0];
+    }
+    return (writer){.at = at, .kind = at ? k & HZ_KIND : HZ_NONE, .passes = p, .xdl = (k & HZ_XDL) != 0};
+}
+
+/* Is [base, base+width) exactly the destination of the MFMA recorded at
+ * `at` (same instruction on every register, not on the neighbours)? */
+static bool same_tuple(const wave *w, unsigned base, unsigned width, uint64_t at)
+{
+    bool agpr = base >= R_A0;
+    unsigned first = base - (agpr ? R_A0 : R_V0), n = (unsigned)(agpr ? w->na : w->nv);
+    const uint64_t *ws = agpr ? w->aw_ws : w->vw_ws;
+    for (unsigned i = first; i < first + width; i++)
+        if (ws[i] != at)
+            return false;
+    if (first > 0 && ws[first - 1] == at)
+        return false;
+    return !(first + width < n && ws[first + width] == at);
+}
+
+/* ---- scalar rules ---- */
+
+static int check_sgpr(wg_ctx *c, wave *w, unsigned code, int width, int need, const char *rule, const char *what)
+{
+    if (!need)
+        return 0;
     for (int i = 0; i < width; i++) {
         unsigned s = code + (unsigned)i;
         if (s >= 128 || !w->sw_valu_ws[s])
             continue;
         long h = waits(w, w->sw_valu_ws[s]);
         if (h < need)
-            return emu_fault(c, w, "hazard: VALU wrote s%u, then %s reads it, %ld wait state%s provided, %d needed", s,
-                             what, h, h == 1 ? "" : "s", need);
+            return hz_fault(c, w, rule, what, s, h, need);
     }
     return 0;
 }
 
-/* Last write of a vector register (VGPR or AGPR code). */
-static void last_write(const wave *w, unsigned code, uint64_t *ws, int *kind, int *passes)
+static int check_exec(wg_ctx *c, wave *w, int need, const char *rule, const char *what)
 {
-    if (code >= R_A0) {
-        unsigned i = code - R_A0;
-        *ws = w->aw_ws[i];
-        *kind = w->aw_kind[i];
-        *passes = w->aw_passes[i];
-    } else {
-        unsigned i = code - R_V0;
-        *ws = w->vw_ws[i];
-        *kind = w->vw_kind[i];
-        *passes = w->vw_passes[i];
-    }
+    if (need && w->exec_valu_ws && waits(w, w->exec_valu_ws) < need)
+        return hz_fault(c, w, rule, what, R_EXEC, waits(w, w->exec_valu_ws), need);
+    return 0;
 }
 
-static int need_fault(wg_ctx *c, wave *w, unsigned code, int kind, uint64_t at, int need, const char *reader)
+static int scalar_rules(wg_ctx *c, wave *w, const emu_inst *in, const hazard_facts *hz)
 {
-    char rule[200], r[16];
-    if (code >= R_A0)
-        snprintf(r, sizeof r, "a%u", code - R_A0);
-    else
-        snprintf(r, sizeof r, "v%u", code - R_V0);
-    snprintf(rule, sizeof rule, "%s to %s, then %s reads it", kind_name(kind), r, reader);
-    long have = waits(w, at);
-    return emu_fault(c, w, "hazard: %s, %ld wait state%s provided, %d needed", rule, have, have == 1 ? "" : "s", need);
+    emu_op op = (emu_op)in->op;
+    if (is_vmem(in))
+        for (int i = 0; i < in->nrd; i++)
+            if (in->rd[i] < 128 && check_sgpr(c, w, in->rd[i], in->rdw[i], hz->valu_sgpr_vmem, "valu-sgpr-vmem",
+                                              "VALU wrote an SGPR, then a VMEM instruction reads it"))
+                return -1;
+    if ((op == OP_V_READLANE_B32 || op == OP_V_WRITELANE_B32) && in->src[1].kind == K_SGPR &&
+        check_sgpr(c, w, in->src[1].code, 1, hz->valu_sgpr_lanesel, "valu-sgpr-lanesel",
+                   "VALU wrote an SGPR, then v_readlane/v_writelane selects the lane with it"))
+        return -1;
+    if (in->ext == EXT_DPP) {
+        if (check_exec(c, w, hz->valu_exec_dpp, "valu-exec-dpp", "VALU wrote EXEC, then a DPP operation"))
+            return -1;
+        for (int i = 0; hz->valu_vgpr_dpp && i < in->nrd; i++) {
+            unsigned base = in->rd[i];
+            if (base < R_V0 || base >= R_A0)
+                continue;
+            for (unsigned r = base; r < base + in->rdw[i]; r++) {
+                writer wr = last_write(w, r);
+                if ((wr.kind == HZ_VALU || wr.kind == HZ_ACCR || wr.kind == HZ_DOT) && waits(w, wr.at) < hz->valu_vgpr_dpp)
+                    return hz_fault(c, w, "valu-vgpr-dpp", "VALU wrote a VGPR, then a DPP operation reads it", r,
+                                    waits(w, wr.at), hz->valu_vgpr_dpp);
+            }
+        }
+    }
+    if (is_valu(in) && hz->valu_sgpr_valu)
+        for (int i = 0; i < in->nrd; i++)
+            if (in->rd[i] < 128 && check_sgpr(c, w, in->rd[i], in->rdw[i], hz->valu_sgpr_valu, "valu-sgpr-valu",
+                                              "VALU wrote an SGPR, then a VALU instruction reads it"))
+                return -1;
+    if (is_readlane(op) || op == OP_V_WRITELANE_B32) {
+        if (check_exec(c, w, hz->valu_exec_lane, "valu-exec-lane", "VALU wrote EXEC, then a lane read/write"))
+            return -1;
+        if (is_readlane(op) && hz->valu_vgpr_readlane && in->src[0].kind == K_VGPR) {
+            writer wr = last_write(w, in->src[0].code);
+            if ((wr.kind == HZ_VALU || wr.kind == HZ_ACCR || wr.kind == HZ_DOT || wr.kind == HZ_MFMA) &&
+                waits(w, wr.at) < hz->valu_vgpr_readlane)
+                return hz_fault(c, w, "valu-vgpr-readlane", "VALU wrote a VGPR, then v_readlane reads it",
+                                in->src[0].code, waits(w, wr.at), hz->valu_vgpr_readlane);
+        }
+    }
+    return 0;
+}
+
+/* ---- vector register rules ---- */
+
+/* VALU overwriting the data of a recent store of more than 8 bytes. */
+static int store_rule(wg_ctx *c, wave *w, const emu_inst *in, const hazard_facts *hz, hz_side *sd)
+{
+    if (!hz->store_data_valu || !is_valu(in))
+        return 0;
+    for (int s = 0; s < STORE_RING; s++) {
+        if (!sd->store[s].at || waits(w, sd->store[s].at) >= hz->store_data_valu)
+            continue;
+        unsigned lo = sd->store[s].code, hi = lo + sd->store[s].width;
+        for (int i = 0; i < in->nwr; i++)
+            for (unsigned r = in->wr[i]; r < (unsigned)in->wr[i] + in->wrw[i]; r++)
+                if (r >= R_V0 && r >= lo && r < hi)
+                    return hz_fault(c, w, "store-data-valu",
+                                    "a VMEM store of more than 8 bytes, then VALU overwrites its data", r,
+                                    waits(w, sd->store[s].at), hz->store_data_valu);
+    }
+    return 0;
+}
+
+/* Operands of an MFMA: A, B and (unless a constant) C. */
+static int mfma_reads(wg_ctx *c, wave *w, const emu_inst *in, const hazard_facts *hz)
+{
+    bool xdl = emu_mfma_is_xdl((emu_op)in->op);
+    for (int s = 0; s < 3; s++) {
+        const emu_opnd *o = &in->src[s];
+        if (o->kind != K_VGPR && o->kind != K_AGPR)
+            continue;
+        bool is_c = s == 2;
+        for (unsigned r = o->code; r < (unsigned)o->code + o->width; r++) {
+            writer wr = last_write(w, r);
+            long h = waits(w, wr.at);
+            int need = 0;
+            const char *rule = NULL, *what = NULL;
+            switch (wr.kind) {
+            case HZ_VALU: case HZ_ACCR:
+                need = hz->valu_mfma;
+                rule = "valu-mfma";
+                what = "VALU wrote a register, then an MFMA reads it";
+                break;
+            case HZ_ACCW:
+                need = is_c ? hz->accw_mfma_c : hz->accw_mfma_ab;
+                rule = is_c ? "accw-mfma-c" : "accw-mfma-ab";
+                what = is_c ? "v_accvgpr_write, then an MFMA reads the AGPR as C"
+                            : "v_accvgpr_write, then an MFMA reads the AGPR as A/B";
+                break;
+            case HZ_MFMA:
+                if (!is_c) {
+                    need = pass_need(hz->mfma_ab[!wr.xdl], wr.passes);
+                    rule = "mfma-ab";
+                    what = "an MFMA wrote the register, then an MFMA reads it as A/B";
+                } else if (same_tuple(w, o->code, o->width, wr.at)) {
+                    need = wr.passes == 2 ? hz->mfma_same_c_2pass : 0;
+                    rule = "mfma-same-c";
+                    what = "a 2-pass MFMA wrote its result, then an MFMA reads exactly that as C";
+                } else {
+                    need = hz->mfma_c_smfma_xdl_free && xdl && !wr.xdl ? 0
+                                                                       : pass_need(hz->mfma_c_overlap[!wr.xdl], wr.passes);
+                    rule = "mfma-c-overlap";
+                    what = "an MFMA wrote the register, then an MFMA reads an overlapping, different C";
+                }
+                break;
+            default:
+                break;
+            }
+            if (rule && h < need)
+                return hz_fault(c, w, rule, what, r, h, need);
+        }
+    }
+    return 0;
+}
+
+/* Registers read by a non-MFMA instruction. */
+static int other_reads(wg_ctx *c, wave *w, const emu_inst *in, const hazard_facts *hz, hz_side *sd)
+{
+    bool accr = in->op == OP_V_ACCVGPR_READ_B32, mem = is_mem(in), valu = is_valu(in);
+    if (!valu && !mem)
+        return 0;
+    int dot = dot_id((emu_op)in->op);
+    for (int i = 0; i < in->nrd; i++) {
+        unsigned base = in->rd[i];
+        if (base < R_V0)
+            continue;
+        /* src2 of a v_dot is its accumulator: reading it back is not a hazard */
+        bool dot_c = dot && in->src[2].code == base && in->src[2].kind != K_CONST;
+        for (unsigned r = base; r < base + in->rdw[i]; r++) {
+            writer wr = last_write(w, r);
+            long h = waits(w, wr.at);
+            int need = 0;
+            const char *rule = NULL, *what = NULL;
+            switch (wr.kind) {
+            case HZ_MFMA:
+                need = pass_need(hz->mfma_read[!wr.xdl], wr.passes);
+                rule = "mfma-read";
+                what = accr ? "an MFMA wrote the register, then v_accvgpr_read reads it"
+                            : "an MFMA wrote the register, then a VALU/memory instruction reads it";
+                break;
+            case HZ_ACCW:
+                if (accr) {
+                    need = hz->accw_accr;
+                    rule = "accw-accr";
+                    what = "v_accvgpr_write, then v_accvgpr_read of the same AGPR";
+                }
+                break;
+            case HZ_ACCR:
+                if (mem) {
+                    need = hz->accr_mem;
+                    rule = "accr-mem";
+                    what = "v_accvgpr_read wrote a VGPR, then a memory instruction reads it";
+                }
+                break;
+            case HZ_VALU:
+                if (mem && hz->accrw_mem_valu && h < 2 && sd->accrw_at && waits(w, sd->accrw_at) < hz->accrw_mem_valu) {
+                    need = hz->accrw_mem_valu;
+                    h = waits(w, sd->accrw_at);
+                    rule = "accrw-mem-valu";
+                    what = "VALU wrote a VGPR, then v_accvgpr_read/write, then a memory instruction reads the VGPR";
+                }
+                break;
+            case HZ_DOT:
+                if (!(dot == wr.passes && dot_c)) {
+                    need = hz->dot_read;
+                    rule = "dot-read";
+                    what = "v_dot wrote a register, then another instruction reads it";
+                }
+                break;
+            default:
+                break;
+            }
+            if (rule && h < need)
+                return hz_fault(c, w, rule, what, r, h, need);
+        }
+    }
+    return 0;
+}
+
+/* Registers written by a non-MFMA instruction: overwriting an MFMA result
+ * (WAW), an MFMA's C still being read (WAR), a v_dot result, an AGPR just
+ * written by v_accvgpr_write. */
+static int other_writes(wg_ctx *c, wave *w, const emu_inst *in, const hazard_facts *hz, hz_side *sd)
+{
+    bool accw = in->op == OP_V_ACCVGPR_WRITE_B32;
+    if (!is_valu(in) && !is_mem(in))
+        return 0;
+    int dot = dot_id((emu_op)in->op);
+    for (int i = 0; i < in->nwr; i++) {
+        unsigned base = in->wr[i];
+        if (base < R_V0)
+            continue;
+        for (unsigned r = base; r < base + in->wrw[i]; r++) {
+            writer wr = last_write(w, r);
+            long h = waits(w, wr.at);
+            if (wr.kind == HZ_MFMA) {
+                int need = pass_need(hz->mfma_waw[!wr.xdl], wr.passes);
+                if (h < need)
+                    return hz_fault(c, w, "mfma-waw", "an MFMA wrote the register, then another instruction overwrites it",
+                                    r, h, need);
+            } else if (wr.kind == HZ_ACCW && accw && h < hz->accw_accw) {
+                return hz_fault(c, w, "accw-accw", "v_accvgpr_write, then v_accvgpr_write of the same AGPR", r, h,
+                                hz->accw_accw);
+            } else if (wr.kind == HZ_DOT && dot != wr.passes && h < hz->dot_waw) {
+                return hz_fault(c, w, "dot-waw", "v_dot wrote a register, then another instruction overwrites it", r,
+                                h, hz->dot_waw);
+            }
+            for (int k = 0; k < CREAD_RING; k++) {
+                int idx = (sd->cread_next - 1 - k + CREAD_RING) % CREAD_RING;
+                if (!sd->cread[idx].at)
+                    break;
+                long hc = waits(w, sd->cread[idx].at);
+                if (hc >= CREAD_RING)
+                    break;
+                if (r < sd->cread[idx].code || r >= (unsigned)sd->cread[idx].code + sd->cread[idx].width)
+                    continue;
+                int need = pass_need(hz->mfma_c_war[!sd->cread[idx].xdl], sd->cread[idx].passes);
+                if (hc < need)
+                    return hz_fault(c, w, "mfma-c-war", "an MFMA reads the register as C, then another instruction overwrites it",
+                                    r, hc, need);
+            }
+        }
+    }
+    return 0;
 }
 
 int hz_check(wg_ctx *c, wave *w, const emu_inst *in)
 {
     const target *t = c->dev->t;
-    /* SGPRs written by VALU, read by VMEM or as a lane select */
-    if (is_vmem(in)) {
-        for (int i = 0; i < in->nrd; i++)
-            if (in->rd[i] < 128 && check_sgpr_valu(c, w, in->rd[i], in->rdw[i], t->valu_write_sgpr_vmem_ws, "a VMEM instruction"))
-                return -1;
-    }
-    if ((in->op == OP_V_READLANE_B32 || in->op == OP_V_WRITELANE_B32) && in->src[1].kind == K_SGPR &&
-        check_sgpr_valu(c, w, in->src[1].code, 1, 4, "a lane select"))
+    const hazard_facts *hz = &t->hz;
+    hz_side *sd = side_of(w);
+    if (scalar_rules(c, w, in, hz) || store_rule(c, w, in, hz, sd))
         return -1;
-    if (in->ext == EXT_DPP) {
-        if (w->exec_valu_ws && waits(w, w->exec_valu_ws) < 5)
-            return emu_fault(c, w, "hazard: VALU wrote EXEC, then a DPP operation, %ld wait states provided, 5 needed",
-                             waits(w, w->exec_valu_ws));
-        unsigned code = in->src[0].code;
-        if (code >= R_V0 && code < R_A0 && w->vw_kind[code - R_V0] == HZ_VALU && waits(w, w->vw_ws[code - R_V0]) < 2)
-            return need_fault(c, w, code, HZ_VALU, w->vw_ws[code - R_V0], 2, "a DPP operation");
+    if (is_mfma(in)) {
+        if (check_exec(c, w, hz->valu_exec_mfma, "valu-exec-mfma", "VALU wrote EXEC, then an MFMA"))
+            return -1;
+        return mfma_reads(c, w, in, hz);
     }
-    /* VALU overwriting the data of a recent wide store */
-    if (is_valu(in) && w->store_ws && waits(w, w->store_ws) < 1) {
-        for (int i = 0; i < in->nwr; i++) {
-            unsigned a = in->wr[i], b = a + in->wrw[i];
-            if (a < (unsigned)w->store_code + w->store_width && b > w->store_code)
-                return emu_fault(c, w, "hazard: VALU overwrites the data registers of a store of more than 8 bytes "
-                                       "issued just before, 0 wait states provided, 1 needed");
+    if (in->op == OP_V_ACCVGPR_WRITE_B32) {
+        if (check_exec(c, w, hz->valu_exec_accw, "valu-exec-accw", "VALU wrote EXEC, then v_accvgpr_write"))
+            return -1;
+        if (hz->valu_accw && in->src[0].kind == K_VGPR) {
+            writer wr = last_write(w, in->src[0].code);
+            if ((wr.kind == HZ_VALU || wr.kind == HZ_ACCR || wr.kind == HZ_DOT) && waits(w, wr.at) < hz->valu_accw)
+                return hz_fault(c, w, "valu-accw", "VALU wrote a VGPR, then v_accvgpr_write reads it", in->src[0].code,
+                                waits(w, wr.at), hz->valu_accw);
         }
     }
-    if (!t->has_mfma)
-        return 0;
-
-    /* Vector registers read by this instruction against their last writer. */
-    bool mfma = is_mfma(in);
-    bool accr = in->op == OP_V_ACCVGPR_READ_B32;
-    bool mem = is_vmem(in) || in->fmt == F_DS;
-    if (mfma && w->exec_valu_ws && waits(w, w->exec_valu_ws) < 4)
-        return emu_fault(c, w, "hazard: VALU wrote EXEC, then an MFMA, %ld wait states provided, 4 needed",
-                         waits(w, w->exec_valu_ws));
-    for (int i = 0; i < in->nrd; i++) {
-        unsigned base = in->rd[i];
-        if (base < R_V0)
-            continue;
-        bool is_c = mfma && base == in->src[2].code && in->src[2].kind != K_CONST;
-        for (unsigned r = base; r < base + in->rdw[i]; r++) {
-            uint64_t at;
-            int kind, passes;
-            last_write(w, r, &at, &kind, &passes);
-            if (!at)
-                continue;
-            long h = waits(w, at);
-            int need = 0;
-            const char *reader = NULL;
-            if (kind == HZ_VALU && mfma && r < R_A0) {
-                need = 2;
-                reader = "an MFMA";
-            } else if (kind == HZ_ACCW && mfma) {
-                need = is_c ? 1 : 3;
-                reader = is_c ? "an MFMA as C" : "an MFMA as A/B";
-            } else if (kind == HZ_ACCW && accr) {
-                need = 3;
-                reader = "v_accvgpr_read";
-            } else if (kind == HZ_ACCR && mem) {
-                need = 2;
-                reader = "a memory instruction";
-            } else if (kind == HZ_MFMA) {
-                if (mfma && is_c) {
-                    /* chaining into the same C registers is interlocked */
-                    bool same = base == w->mfma_d_code && in->src[2].width == w->mfma_d_width;
-                    need = same ? 0 : passes + 2;
-                    reader = "an MFMA as C (partial overlap)";
-                } else if (mfma) {
-                    need = passes + 2;
-                    reader = "an MFMA as A/B";
-                } else if (t->unified_acc_vgprs) {
-                    need = passes + 3 + t->mfma_read_extra;
-                    reader = accr ? "v_accvgpr_read" : mem ? "a memory instruction" : "a VALU instruction";
-                } else if (accr) {
-                    need = passes + 2;
-                    reader = "v_accvgpr_read";
-                }
-            }
-            if (reader && h < need)
-                return need_fault(c, w, r, kind, at, need, reader);
-        }
-    }
-    /* writes that overlap a recent MFMA result */
-    if (in->op == OP_V_ACCVGPR_WRITE_B32 || (t->unified_acc_vgprs && is_valu(in))) {
-        for (int i = 0; i < in->nwr; i++) {
-            unsigned base = in->wr[i];
-            if (base < R_V0)
-                continue;
-            for (unsigned r = base; r < base + in->wrw[i]; r++) {
-                uint64_t at;
-                int kind, passes;
-                last_write(w, r, &at, &kind, &passes);
-                if (kind != HZ_MFMA || !at)
-                    continue;
-                int need = t->unified_acc_vgprs ? passes + 1 : passes - 1;
-                if (waits(w, at) < need)
-                    return need_fault(c, w, r, kind, at, need, "an overwriting instruction");
-            }
-        }
-    }
+    if (other_reads(c, w, in, hz, sd) || other_writes(c, w, in, hz, sd))
+        return -1;
     return 0;
 }
+
+/* ---- recording ---- */
 
 static void mark(wave *w, unsigned code, int width, int kind, int passes)
 {
     uint64_t at = w->ws + 1;
+    int k = kind & HZ_KIND;
+    bool valu = k == HZ_VALU || k == HZ_ACCR || k == HZ_DOT || k == HZ_MFMA;
     for (unsigned r = code; r < code + (unsigned)width; r++) {
         if (r >= R_A0) {
             w->aw_ws[r - R_A0] = at;
@@ -216,35 +484,55 @@ static void mark(wave *w, unsigned code, int width, int kind, int passes)
             w->vw_ws[r - R_V0] = at;
             w->vw_kind[r - R_V0] = (uint8_t)kind;
             w->vw_passes[r - R_V0] = (uint8_t)passes;
-        } else if (r < 128) {
-            w->sw_valu_ws[r] = kind == HZ_VALU ? at : 0;
-            if (r == R_EXEC)
-                w->exec_valu_ws = kind == HZ_VALU ? at : 0;
+        } else if (r < 128 && valu) {
+            /* as in LLVM, a later SALU write does not end a VALU write's hazard */
+            w->sw_valu_ws[r] = at;
+            if (r == R_EXEC || r == R_EXEC + 1)
+                w->exec_valu_ws = at;
         }
     }
 }
 
 void hz_after(wg_ctx *c, wave *w, const emu_inst *in)
 {
-    (void)c;
-    int kind = HZ_LOAD, passes = 0;
+    const hazard_facts *hz = &c->dev->t->hz;
+    hz_side *sd = side_of(w);
+    uint64_t at = w->ws + 1;
+    int kind = HZ_OTHER, passes = 0;
     if (is_mfma(in)) {
-        kind = HZ_MFMA;
         passes = emu_mfma_passes((emu_op)in->op);
-        w->mfma_d_code = in->dst.code;
-        w->mfma_d_width = in->dst.width;
+        int xdl = emu_mfma_is_xdl((emu_op)in->op);
+        kind = HZ_MFMA | (xdl ? HZ_XDL : 0);
+        if (in->src[2].kind == K_VGPR || in->src[2].kind == K_AGPR) {
+            sd->cread[sd->cread_next].at = at;
+            sd->cread[sd->cread_next].code = in->src[2].code;
+            sd->cread[sd->cread_next].width = in->src[2].width;
+            sd->cread[sd->cread_next].passes = (uint8_t)passes;
+            sd->cread[sd->cread_next].xdl = (uint8_t)xdl;
+            sd->cread_next = (sd->cread_next + 1) % CREAD_RING;
+        }
     } else if (in->op == OP_V_ACCVGPR_WRITE_B32) {
         kind = HZ_ACCW;
+        sd->accrw_at = at;
     } else if (in->op == OP_V_ACCVGPR_READ_B32) {
         kind = HZ_ACCR;
+        sd->accrw_at = at;
+    } else if (dot_id((emu_op)in->op) && (hz->dot_read || hz->dot_waw)) {
+        kind = HZ_DOT;
+        passes = dot_id((emu_op)in->op);
     } else if (is_valu(in)) {
         kind = HZ_VALU;
     }
     for (int i = 0; i < in->nwr; i++)
         mark(w, in->wr[i], in->wrw[i], kind, passes);
-    if (in->is_store && !in->is_atomic && is_vmem(in) && in->mem_dwords > 2) {
-        w->store_ws = w->ws + 1;
-        w->store_code = in->fmt == F_MUBUF ? in->dst.code : in->src[1].code;
-        w->store_width = in->mem_dwords;
+    if (in->is_store && is_vmem(in)) {
+        /* MUBUF only when soffset is not a register (LLVM createsVALUHazard) */
+        const emu_opnd *data = in->fmt == F_MUBUF ? &in->dst : &in->src[1];
+        if (data->width > 2 && (in->fmt != F_MUBUF || in->src[2].kind == K_CONST)) {
+            sd->store[sd->store_next].at = at;
+            sd->store[sd->store_next].code = data->code;
+            sd->store[sd->store_next].width = data->width;
+            sd->store_next = (sd->store_next + 1) % STORE_RING;
+        }
     }
 }

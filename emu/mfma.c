@@ -1,5 +1,6 @@
 /* Matrix FMA (VOP3P-MAI) for CDNA1/2/3, from the register layouts of AMD's
- * matrix instruction calculator (../shared/isa/mfma/ARCH/NAME.md).
+ * matrix instruction calculator (../shared/isa/mfma/ARCH/NAME.md; the
+ * layouts below are checked against every table there by tests/test_mfma.c).
  *
  * Every float MFMA computes, per block b, D[b] = C[b] + A[b] x B[b] with
  * A MxK, B KxN. The lanes of a wave form 64/M groups of M lanes; lane
@@ -8,12 +9,26 @@
  * lane) or a slice of K (single block: K = groups * elements per lane).
  * Elements per lane: 1 for f32, 2 per register for f16/bf16, k = 2*GPR +
  * half within the lane's slice. The C/D layout depends on M only (see
- * cd_slot). CBSZ/ABID broadcast one block's A to 2^CBSZ blocks; BLGP
- * permutes the lanes B is read from (CDNA1/2).
+ * cd_slot).
+ *
+ * Modifiers (semantics from the calculator's source, matrix_calculator.py
+ * _get_cbsz_abid_transformed_block / _get_blgp_transformed_lane, and the
+ * CDNA1/2/3 ISA guides' VOP3P-MAI field descriptions):
+ *   CBSZ/ABID: block b takes its A from block (b & ~(2^CBSZ - 1)) + ABID;
+ *     only multi-block variants have them, CBSZ <= min(4, log2 blocks),
+ *     ABID < 2^CBSZ.
+ *   BLGP: the B value of lane l is read from another lane: 1 l%32,
+ *     2 32+l%32, 3 (l+16)%64, 4..7 16*(BLGP-4)+l%16. On CDNA3 the field
+ *     keeps this meaning for f32/f16/bf16 (it is reused as negation bits only
+ *     by the f64 MFMAs: LLVM D121745, "in gfx940 BLGP argument is replaced by
+ *     NEG bitfield in the DGEMM MFMA"); the CDNA3 single-block f16/bf16
+ *     variants do not support it (calculator: "BLGP bits supported: False"),
+ *     so the emulator reports it there rather than guess.
  *
  * Numerics: the products and C are summed in double and rounded to f32 once
  * per instruction. Hardware rounds inside its adder tree, so results may
- * differ from hardware in the last bits; the tests bound the difference. */
+ * differ from hardware in the last bits; the tests use exactly representable
+ * sums. */
 #include <stdio.h>
 
 #include "exec.h"
@@ -24,46 +39,47 @@ typedef struct {
     emu_op op;
     int m, n, k, blocks, cycles;
     mtype type;
+    bool no_blgp;  /* BLGP not supported (CDNA3 single-block f16/bf16) */
 } mfma_desc;
 
 static const mfma_desc table[] = {
     /* CDNA1 and CDNA2 spellings */
-    {OP_V_MFMA_F32_32X32X1F32, 32, 32, 1, 2, 64, MT_F32},
-    {OP_V_MFMA_F32_16X16X1F32, 16, 16, 1, 4, 32, MT_F32},
-    {OP_V_MFMA_F32_4X4X1F32, 4, 4, 1, 16, 8, MT_F32},
-    {OP_V_MFMA_F32_32X32X2F32, 32, 32, 2, 1, 64, MT_F32},
-    {OP_V_MFMA_F32_16X16X4F32, 16, 16, 4, 1, 32, MT_F32},
-    {OP_V_MFMA_F32_32X32X4F16, 32, 32, 4, 2, 64, MT_F16},
-    {OP_V_MFMA_F32_16X16X4F16, 16, 16, 4, 4, 32, MT_F16},
-    {OP_V_MFMA_F32_4X4X4F16, 4, 4, 4, 16, 8, MT_F16},
-    {OP_V_MFMA_F32_32X32X8F16, 32, 32, 8, 1, 64, MT_F16},
-    {OP_V_MFMA_F32_16X16X16F16, 16, 16, 16, 1, 32, MT_F16},
-    {OP_V_MFMA_F32_32X32X2BF16, 32, 32, 2, 2, 64, MT_BF16},
-    {OP_V_MFMA_F32_16X16X2BF16, 16, 16, 2, 4, 32, MT_BF16},
-    {OP_V_MFMA_F32_4X4X2BF16, 4, 4, 2, 16, 8, MT_BF16},
-    {OP_V_MFMA_F32_32X32X4BF16, 32, 32, 4, 1, 64, MT_BF16},
-    {OP_V_MFMA_F32_16X16X8BF16, 16, 16, 8, 1, 32, MT_BF16},
-    {OP_V_MFMA_F32_32X32X4BF16_1K, 32, 32, 4, 2, 64, MT_BF16},
-    {OP_V_MFMA_F32_16X16X4BF16_1K, 16, 16, 4, 4, 32, MT_BF16},
-    {OP_V_MFMA_F32_4X4X4BF16_1K, 4, 4, 4, 16, 8, MT_BF16},
-    {OP_V_MFMA_F32_32X32X8BF16_1K, 32, 32, 8, 1, 64, MT_BF16},
-    {OP_V_MFMA_F32_16X16X16BF16_1K, 16, 16, 16, 1, 32, MT_BF16},
+    {OP_V_MFMA_F32_32X32X1F32, 32, 32, 1, 2, 64, MT_F32, false},
+    {OP_V_MFMA_F32_16X16X1F32, 16, 16, 1, 4, 32, MT_F32, false},
+    {OP_V_MFMA_F32_4X4X1F32, 4, 4, 1, 16, 8, MT_F32, false},
+    {OP_V_MFMA_F32_32X32X2F32, 32, 32, 2, 1, 64, MT_F32, false},
+    {OP_V_MFMA_F32_16X16X4F32, 16, 16, 4, 1, 32, MT_F32, false},
+    {OP_V_MFMA_F32_32X32X4F16, 32, 32, 4, 2, 64, MT_F16, false},
+    {OP_V_MFMA_F32_16X16X4F16, 16, 16, 4, 4, 32, MT_F16, false},
+    {OP_V_MFMA_F32_4X4X4F16, 4, 4, 4, 16, 8, MT_F16, false},
+    {OP_V_MFMA_F32_32X32X8F16, 32, 32, 8, 1, 64, MT_F16, false},
+    {OP_V_MFMA_F32_16X16X16F16, 16, 16, 16, 1, 32, MT_F16, false},
+    {OP_V_MFMA_F32_32X32X2BF16, 32, 32, 2, 2, 64, MT_BF16, false},
+    {OP_V_MFMA_F32_16X16X2BF16, 16, 16, 2, 4, 32, MT_BF16, false},
+    {OP_V_MFMA_F32_4X4X2BF16, 4, 4, 2, 16, 8, MT_BF16, false},
+    {OP_V_MFMA_F32_32X32X4BF16, 32, 32, 4, 1, 64, MT_BF16, false},
+    {OP_V_MFMA_F32_16X16X8BF16, 16, 16, 8, 1, 32, MT_BF16, false},
+    {OP_V_MFMA_F32_32X32X4BF16_1K, 32, 32, 4, 2, 64, MT_BF16, false},
+    {OP_V_MFMA_F32_16X16X4BF16_1K, 16, 16, 4, 4, 32, MT_BF16, false},
+    {OP_V_MFMA_F32_4X4X4BF16_1K, 4, 4, 4, 16, 8, MT_BF16, false},
+    {OP_V_MFMA_F32_32X32X8BF16_1K, 32, 32, 8, 1, 64, MT_BF16, false},
+    {OP_V_MFMA_F32_16X16X16BF16_1K, 16, 16, 16, 1, 32, MT_BF16, false},
     /* CDNA3 spellings */
-    {OP_V_MFMA_F32_32X32X1_2B_F32, 32, 32, 1, 2, 64, MT_F32},
-    {OP_V_MFMA_F32_16X16X1_4B_F32, 16, 16, 1, 4, 32, MT_F32},
-    {OP_V_MFMA_F32_4X4X1_16B_F32, 4, 4, 1, 16, 8, MT_F32},
-    {OP_V_MFMA_F32_32X32X2_F32, 32, 32, 2, 1, 64, MT_F32},
-    {OP_V_MFMA_F32_16X16X4_F32, 16, 16, 4, 1, 32, MT_F32},
-    {OP_V_MFMA_F32_32X32X4_2B_F16, 32, 32, 4, 2, 64, MT_F16},
-    {OP_V_MFMA_F32_16X16X4_4B_F16, 16, 16, 4, 4, 32, MT_F16},
-    {OP_V_MFMA_F32_4X4X4_16B_F16, 4, 4, 4, 16, 8, MT_F16},
-    {OP_V_MFMA_F32_32X32X8_F16, 32, 32, 8, 1, 32, MT_F16},
-    {OP_V_MFMA_F32_16X16X16_F16, 16, 16, 16, 1, 16, MT_F16},
-    {OP_V_MFMA_F32_32X32X4_2B_BF16, 32, 32, 4, 2, 64, MT_BF16},
-    {OP_V_MFMA_F32_16X16X4_4B_BF16, 16, 16, 4, 4, 32, MT_BF16},
-    {OP_V_MFMA_F32_4X4X4_16B_BF16, 4, 4, 4, 16, 8, MT_BF16},
-    {OP_V_MFMA_F32_32X32X8_BF16, 32, 32, 8, 1, 32, MT_BF16},
-    {OP_V_MFMA_F32_16X16X16_BF16, 16, 16, 16, 1, 16, MT_BF16},
+    {OP_V_MFMA_F32_32X32X1_2B_F32, 32, 32, 1, 2, 64, MT_F32, false},
+    {OP_V_MFMA_F32_16X16X1_4B_F32, 16, 16, 1, 4, 32, MT_F32, false},
+    {OP_V_MFMA_F32_4X4X1_16B_F32, 4, 4, 1, 16, 8, MT_F32, false},
+    {OP_V_MFMA_F32_32X32X2_F32, 32, 32, 2, 1, 64, MT_F32, false},
+    {OP_V_MFMA_F32_16X16X4_F32, 16, 16, 4, 1, 32, MT_F32, false},
+    {OP_V_MFMA_F32_32X32X4_2B_F16, 32, 32, 4, 2, 64, MT_F16, false},
+    {OP_V_MFMA_F32_16X16X4_4B_F16, 16, 16, 4, 4, 32, MT_F16, false},
+    {OP_V_MFMA_F32_4X4X4_16B_F16, 4, 4, 4, 16, 8, MT_F16, false},
+    {OP_V_MFMA_F32_32X32X8_F16, 32, 32, 8, 1, 32, MT_F16, true},
+    {OP_V_MFMA_F32_16X16X16_F16, 16, 16, 16, 1, 16, MT_F16, true},
+    {OP_V_MFMA_F32_32X32X4_2B_BF16, 32, 32, 4, 2, 64, MT_BF16, false},
+    {OP_V_MFMA_F32_16X16X4_4B_BF16, 16, 16, 4, 4, 32, MT_BF16, false},
+    {OP_V_MFMA_F32_4X4X4_16B_BF16, 4, 4, 4, 16, 8, MT_BF16, false},
+    {OP_V_MFMA_F32_32X32X8_BF16, 32, 32, 8, 1, 32, MT_BF16, true},
+    {OP_V_MFMA_F32_16X16X16_BF16, 16, 16, 16, 1, 16, MT_BF16, true},
 };
 
 static const mfma_desc *find(emu_op op)
@@ -78,6 +94,16 @@ int emu_mfma_passes(emu_op op)
 {
     const mfma_desc *d = find(op);
     return d ? d->cycles / 4 : 0;
+}
+
+/* CDNA3 runs the f16/bf16 MFMAs on its XDL units and the f32 ones as
+ * "SMFMA" (LLVM's is_gfx940_xdl flag); the hazard rules of gfx940+ differ
+ * between the two. 1 for XDL, 0 for SMFMA or not an MFMA. */
+int emu_mfma_is_xdl(emu_op op);
+int emu_mfma_is_xdl(emu_op op)
+{
+    const mfma_desc *d = find(op);
+    return d && d->type != MT_F32;
 }
 
 uint64_t emu_mfma_flops(emu_op op)
@@ -128,15 +154,21 @@ int emu_mfma(wg_ctx *c, wave *w, const emu_inst *in)
     const mfma_desc *d = find((emu_op)in->op);
     if (!d)
         return emu_fault(c, w, "matrix operation not implemented by the emulator");
-    if (c->dev->t->mfma_gfx940_names && in->blgp)
-        return emu_fault(c, w, "BLGP on CDNA3 (negation modifiers) is not implemented by the emulator");
     int groups = 64 / d->m;
-    int kpl = d->type == MT_F32 ? 1 : 2 * in->src[0].width; /* elements per lane */
     int blocks = d->blocks;
-    if (in->cbsz && (1 << in->cbsz) > blocks)
-        return emu_fault(c, w, "cbsz:%d broadcasts beyond the %d blocks of this MFMA", in->cbsz, blocks);
-    if (in->abid >= (1 << in->cbsz) && in->cbsz)
-        return emu_fault(c, w, "abid:%d outside the broadcast group of 2^cbsz blocks", in->abid);
+    int kpl = blocks > 1 ? d->k : d->k / groups; /* elements per lane */
+    if (in->cbsz && ((1 << in->cbsz) > blocks || in->cbsz > 4))
+        return emu_fault(c, w, "cbsz:%d broadcasts beyond the %d block%s of this MFMA", in->cbsz, blocks,
+                         blocks == 1 ? "" : "s");
+    if (in->abid >= (1 << in->cbsz))
+        return emu_fault(c, w, "abid:%d outside the broadcast group of 2^cbsz = %d block%s", in->abid,
+                         1 << in->cbsz, in->cbsz ? "s" : "");
+    if (in->blgp && d->no_blgp)
+        return emu_fault(c, w, "blgp:%d on an MFMA without BLGP support", in->blgp);
+    int aregs = d->type == MT_F32 ? 1 : kpl / 2;
+    if (in->src[0].width != aregs || in->src[1].width != aregs || in->dst.width != d->m * d->n * blocks / 64 ||
+        (in->src[2].kind != K_CONST && in->src[2].width != in->dst.width))
+        return emu_fault(c, w, "MFMA operand widths disagree with the operation");
 
     /* Gather A[b][i][k] and B[b][k][j] as doubles. */
     static _Thread_local double A[16][32][16], Bm[16][16][32];
@@ -164,7 +196,6 @@ int emu_mfma(wg_ctx *c, wave *w, const emu_inst *in)
                 out[gpr][lane] = bits_of((float)acc);
             }
     }
-    (void)groups;
     /* Kernels run MFMA with all lanes active; what a partial EXEC does to
        the result registers is not modelled, so it is reported. */
     if (exec_mask(w) != ~0ull)

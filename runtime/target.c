@@ -13,7 +13,13 @@ static const target gfx906 = {
     .acc_vgprs = 0,
     .max_sgprs = 102,
     .has_fmac = true,
-    .valu_write_sgpr_vmem_ws = 5,
+    .hz = {
+        .valu_sgpr_vmem = 5,
+        .valu_sgpr_lanesel = 4,
+        .valu_exec_dpp = 5,
+        .valu_vgpr_dpp = 2,
+        .store_data_valu = 1,
+    },
 };
 
 static const target gfx908 = {
@@ -27,7 +33,28 @@ static const target gfx908 = {
     .max_sgprs = 102,
     .has_fmac = true,
     .has_mfma = true,
-    .valu_write_sgpr_vmem_ws = 5,
+    .hz = {
+        .valu_sgpr_vmem = 5,
+        .valu_sgpr_lanesel = 4,
+        .valu_exec_dpp = 5,
+        .valu_vgpr_dpp = 2,
+        .store_data_valu = 1,
+        .valu_exec_mfma = 4,
+        .valu_exec_accw = 4,
+        .valu_mfma = 2,
+        .valu_accw = 2,
+        .accw_mfma_c = 1,
+        .accw_mfma_ab = 3,
+        .accw_accr = 3,
+        .accw_accw = 3,
+        .accr_mem = 2,
+        .accrw_mem_valu = 1,
+        .mfma_c_overlap = {{0, 2}, {0, 2}},
+        .mfma_ab = {{0, 4}, {0, 4}},
+        .mfma_read = {{1, 2}, {1, 2}},   /* v_accvgpr_read: 4 / 10 / 18 */
+        .mfma_waw = {{1, -1}, {1, -1}},  /* v_accvgpr_write: 1 / 7 / 15 */
+        .mfma_c_war = {{1, -3}, {1, -3}}, /* v_accvgpr_write: 0 / 5 / 13 */
+    },
 };
 
 static const target gfx90a = {
@@ -45,7 +72,24 @@ static const target gfx90a = {
     .packed_workitem_ids = true,
     .has_pk_fma_f32 = true,
     .mfma_bf16_1k = true,
-    .valu_write_sgpr_vmem_ws = 5,
+    .hz = {
+        .valu_sgpr_vmem = 5,
+        .valu_sgpr_lanesel = 4,
+        .valu_exec_dpp = 5,
+        .valu_vgpr_dpp = 2,
+        .store_data_valu = 1,
+        .dot_read = 3,
+        .dot_waw = 3,
+        .valu_exec_mfma = 4,
+        .valu_mfma = 2,
+        .accw_mfma_c = 2,
+        .accw_mfma_ab = 2,
+        .mfma_c_overlap = {{1, 0}, {1, 0}},
+        .mfma_ab = {{1, 3}, {1, 3}},
+        .mfma_read = {{1, 3}, {1, 3}},   /* 5 / 11 / 19 */
+        .mfma_waw = {{1, 3}, {1, 3}},
+        .mfma_c_war = {{1, -1}, {1, -1}}, /* 1 / 7 / 15 */
+    },
 };
 
 static const target gfx942 = {
@@ -65,8 +109,29 @@ static const target gfx942 = {
     .cache_bits_sc = true,
     .has_pk_fma_f32 = true,
     .mfma_bf16_1k = true,
-    .mfma_read_extra = 2,
-    .valu_write_sgpr_vmem_ws = 5,
+    .hz = {
+        .valu_sgpr_vmem = 5,
+        .valu_sgpr_lanesel = 4,
+        .valu_exec_dpp = 5,
+        .valu_vgpr_dpp = 2,
+        .store_data_valu = 2,
+        .valu_sgpr_valu = 2,
+        .valu_exec_lane = 4,
+        .valu_vgpr_readlane = 1,
+        .dot_read = 3,
+        .dot_waw = 3,
+        .valu_exec_mfma = 4,
+        .valu_mfma = 2,
+        .accw_mfma_c = 2,
+        .accw_mfma_ab = 2,
+        .mfma_c_overlap = {{1, 1}, {1, 0}},
+        .mfma_same_c_2pass = 2,
+        .mfma_c_smfma_xdl_free = true,
+        .mfma_ab = {{1, 3}, {1, 2}},
+        .mfma_read = {{1, 3}, {1, 2}},
+        .mfma_waw = {{1, 3}, {1, 2}},
+        .mfma_c_war = {{1, -1}, {0, 0}},
+    },
 };
 
 const target *const igemm_targets[] = {&gfx906, &gfx908, &gfx90a, &gfx942};

@@ -10,6 +10,57 @@
 
 #include <stdbool.h>
 
+/* A wait-state requirement that grows with the passes (4-cycle steps) of
+ * the MFMA involved: need = per_pass * passes + base, never below 0.
+ * {0, 0} means no hazard. */
+typedef struct {
+    int per_pass, base;
+} hz_pass_rule;
+
+/* Software-managed hazards: the wait states (one per issued instruction,
+ * N+1 for s_nop N) a target needs between two instructions and does not
+ * enforce itself. 0 means the target has no such hazard. Every value is from
+ * LLVM's GCNHazardRecognizer.cpp (and GCNSubtarget.h for which target has
+ * which); docs/EMULATOR.md "Hazards" lists them with their sources, and
+ * emu/hazard.c checks them. "VALU" includes v_accvgpr_read/write/mov unless
+ * a field says otherwise; MFMA rules index [0] by an XDL MFMA and [1] by an
+ * SMFMA (gfx940+ runs f32 MFMAs outside the XDL units; earlier targets have
+ * the same value in both). */
+typedef struct {
+    /* VALU and VMEM, every gfx9 target */
+    int valu_sgpr_vmem;      /* VALU writes SGPR -> VMEM reads it: 5 */
+    int valu_sgpr_lanesel;   /* VALU writes SGPR -> v_readlane/v_writelane lane select: 4 */
+    int valu_exec_dpp;       /* VALU writes EXEC -> DPP operation: 5 */
+    int valu_vgpr_dpp;       /* VALU writes VGPR -> DPP reads it: 2 */
+    int store_data_valu;     /* VMEM store of > 8 bytes -> VALU writes its data registers */
+    /* VALU writes SGPRs without interlock (gfx940+, hasVDecCoExecHazard) */
+    int valu_sgpr_valu;      /* VALU writes SGPR/VCC -> VALU reads it */
+    int valu_exec_lane;      /* VALU writes EXEC -> v_readlane/v_readfirstlane/v_writelane */
+    int valu_vgpr_readlane;  /* VALU writes VGPR -> v_readlane/v_readfirstlane reads it */
+    /* v_dot* results (gfx90a+) */
+    int dot_read;            /* v_dot writes -> another opcode reads it, or the same v_dot as A/B */
+    int dot_waw;             /* v_dot writes -> another opcode overwrites it */
+    /* MFMA and the AGPR moves */
+    int valu_exec_mfma;      /* VALU writes EXEC -> MFMA */
+    int valu_exec_accw;      /* VALU writes EXEC -> v_accvgpr_write (gfx908) */
+    int valu_mfma;           /* VALU (not v_accvgpr_write, not v_dot) writes -> MFMA reads it */
+    int valu_accw;           /* VALU writes VGPR -> v_accvgpr_write reads it (gfx908) */
+    int accw_mfma_c;         /* v_accvgpr_write -> MFMA reads it as C */
+    int accw_mfma_ab;        /* v_accvgpr_write -> MFMA reads it as A/B */
+    int accw_accr;           /* v_accvgpr_write -> v_accvgpr_read of it (gfx908) */
+    int accw_accw;           /* v_accvgpr_write -> v_accvgpr_write of it (gfx908) */
+    int accr_mem;            /* v_accvgpr_read -> VMEM/DS reads its VGPR (gfx908) */
+    int accrw_mem_valu;      /* VALU writes VGPR, v_accvgpr_read/write just before a VMEM/DS
+                                that reads it (gfx908) */
+    hz_pass_rule mfma_c_overlap[2]; /* MFMA writes -> MFMA reads an overlapping, not identical C */
+    int mfma_same_c_2pass;   /* 2-pass MFMA writes -> MFMA reads exactly that C (gfx940+) */
+    bool mfma_c_smfma_xdl_free; /* SMFMA writes -> XDL MFMA reads it as C: no wait (gfx940+) */
+    hz_pass_rule mfma_ab[2]; /* MFMA writes -> MFMA reads it as A/B */
+    hz_pass_rule mfma_read[2]; /* MFMA writes -> any other instruction reads it */
+    hz_pass_rule mfma_waw[2];  /* MFMA writes -> any other instruction overwrites it */
+    hz_pass_rule mfma_c_war[2]; /* MFMA reads C -> any other instruction overwrites it */
+} hazard_facts;
+
 typedef struct target {
     const char *name;        /* "gfx906": llvm -mcpu and the code object's target */
     const char *family;      /* human description */
@@ -28,9 +79,7 @@ typedef struct target {
     bool cache_bits_sc;      /* gfx940+: sc0/sc1/nt instead of glc/slc */
     bool has_pk_fma_f32;     /* gfx90a+: packed fp32 */
     bool mfma_bf16_1k;       /* gfx90a+: the _1k bf16 MFMA opcodes exist */
-    /* Hazard wait states (GCNHazardRecognizer; s_nop N provides N+1). */
-    int mfma_read_extra;     /* added to the pass-based MFMA-result-read wait */
-    int valu_write_sgpr_vmem_ws; /* VALU writes SGPR -> VMEM reads it */
+    hazard_facts hz;         /* software-managed hazards (below) */
 } target;
 
 /* Targets in a fixed order: gfx906, gfx908, gfx90a, gfx942. */
