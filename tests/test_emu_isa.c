@@ -1,0 +1,811 @@
+/* Per-instruction-class tests of the emulator: small snippets assembled
+ * with llvm-mc at test time, run on every target that has the
+ * instructions, results compared with values written here (worked out by
+ * hand or with plain C arithmetic from the ISA's definition of the
+ * operation, never by calling emulator code).
+ *
+ * Every snippet starts with the prelude below: s[4:5] = p0 (the output
+ * buffer), s[6:7] = p1 (the input buffer), v1 = 4 * work-item id. Results
+ * are stored with global stores, one row of 64 dwords per value
+ * ("global_store_dword v1, vN, s[4:5] offset:256*row"); scalar results are
+ * gathered into the lanes of one VGPR with v_writelane_b32 first. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+static const char *const archs[4] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
+enum { G906 = 1, G908 = 2, G90A = 4, G942 = 8, ALL = 15, MFMA_T = G908 | G90A | G942 };
+
+#define PRELUDE                                                                                                        \
+    "    s_load_dwordx4 s[4:7], s[0:1], 0x0\n"                                                                         \
+    "    s_waitcnt lgkmcnt(0)\n"                                                                                       \
+    "    v_lshlrev_b32 v1, 2, v0\n"
+
+#define ROWS 64
+#define ROW(r) (out + 64 * (r))
+
+static int nbad;
+
+static void expect_u32(const char *arch, const char *what, int lane, uint32_t got, uint32_t want)
+{
+    if (got != want && nbad++ < 40)
+        print_message("%s: %s lane %d: got 0x%08x, want 0x%08x\n", arch, what, lane, got, want);
+}
+
+static void expect_f32(const char *arch, const char *what, int lane, uint32_t got, float want)
+{
+    uint32_t w;
+    memcpy(&w, &want, 4);
+    expect_u32(arch, what, lane, got, w);
+}
+
+static float f32(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static uint32_t u32(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+/* Assemble PRELUDE + body for arch, run it with `groups` workgroups of
+ * `threads` work-items on `host_threads` emulator threads, p0 = out (nout
+ * dwords), p1 = in (nin dwords). A fault fails the test with the report. */
+static void run(const char *arch, const char *body, unsigned groups, unsigned threads, int lds, int host_threads,
+                uint32_t *out, size_t nout, uint32_t *in, size_t nin)
+{
+    size_t len = strlen(body) + sizeof PRELUDE + 1, size = 0;
+    char *src = malloc(len), err[2048] = "";
+    assert_non_null(src);
+    snprintf(src, len, "%s%s", PRELUDE, body);
+    tc_snippet s = {.arch = arch, .body = src, .vgprs = 64, .sgprs = 80, .lds_bytes = lds, .nptrs = 2};
+    void *image = tc_assemble(&s, &size, err, sizeof err);
+    free(src);
+    if (!image)
+        fail_msg("%s: %s", arch, err);
+    emu_device *d = emu_create(target_by_name(arch), &(emu_options){.threads = host_threads});
+    assert_non_null(d);
+    emu_module *m = NULL;
+    int rc = emu_load(d, image, size, &m, err, sizeof err);
+    free(image);
+    if (rc) {
+        emu_destroy(d);
+        fail_msg("%s: load: %s", arch, err);
+    }
+    emu_register(d, out, nout * 4);
+    emu_register(d, in, nin * 4);
+    uint64_t args[2] = {(uint64_t)(uintptr_t)out, (uint64_t)(uintptr_t)in};
+    unsigned grid[3] = {groups, 1, 1}, block[3] = {threads, 1, 1};
+    rc = emu_launch(d, emu_find_kernel(m, "snippet"), grid, block, args, sizeof args, NULL, err, sizeof err);
+    emu_module_free(m);
+    emu_destroy(d);
+    if (rc)
+        fail_msg("%s: %s", arch, err);
+}
+
+static uint32_t *buf(size_t n, uint32_t fill)
+{
+    uint32_t *p = malloc(n * 4);
+    assert_non_null(p);
+    for (size_t i = 0; i < n; i++)
+        p[i] = fill;
+    return p;
+}
+
+/* Append "v_writelane_b32 vDST, sREG, lane" for each register of regs. */
+static void gather(char *body, size_t cap, int vdst, const int *regs, int n)
+{
+    size_t o = strlen(body);
+    for (int i = 0; i < n && o < cap; i++)
+        o += (size_t)snprintf(body + o, cap - o, "    v_writelane_b32 v%d, s%d, %d\n", vdst, regs[i], i);
+}
+
+/* ---- scalar ALU ---- */
+
+static void salu_scc_and_results(void **state)
+{
+    (void)state;
+    static const char *const code =
+        "    s_mov_b32 s10, -1\n"
+        "    s_add_u32 s11, s10, 2\n"          /* 1, carry: scc 1 */
+        "    s_cselect_b32 s12, 7, 9\n"        /* 7 */
+        "    s_addc_u32 s13, 5, 0\n"           /* 5 + 0 + 1 = 6, scc 0 */
+        "    s_cselect_b32 s14, 7, 9\n"        /* 9 */
+        "    s_sub_u32 s15, 3, 5\n"            /* 0xfffffffe, borrow: scc 1 */
+        "    s_subb_u32 s16, 10, 2\n"          /* 10 - 2 - 1 = 7, scc 0 */
+        "    s_cselect_b32 s17, 1, 0\n"        /* 0 */
+        "    s_brev_b32 s18, 1\n"              /* 0x80000000 */
+        "    s_add_i32 s19, s18, s18\n"        /* 0, signed overflow: scc 1 */
+        "    s_cselect_b32 s20, 1, 0\n"        /* 1 */
+        "    s_cmp_lt_i32 s10, 0\n"            /* -1 < 0 */
+        "    s_cselect_b32 s21, 1, 0\n"        /* 1 */
+        "    s_cmp_lt_u32 s10, 0\n"            /* 0xffffffff < 0: no */
+        "    s_cselect_b32 s22, 1, 0\n"        /* 0 */
+        "    s_min_i32 s23, s10, 5\n"          /* -1 */
+        "    s_max_u32 s24, s10, 5\n"          /* 0xffffffff */
+        "    s_mov_b32 s26, 0x12345678\n"
+        "    s_bfe_u32 s25, s26, 0x80008\n"    /* 8 bits at 8: 0x56 */
+        "    s_mov_b32 s28, 0xf0\n"
+        "    s_bfe_i32 s27, s28, 0x40004\n"    /* 4 bits at 4 = 0xf, signed: -1 */
+        "    s_mov_b64 s[30:31], -1\n"
+        "    s_lshr_b64 s[32:33], s[30:31], 4\n"
+        "    s_ashr_i32 s29, s18, 4\n"         /* 0xf8000000 */
+        "    s_mul_i32 s34, s26, 16\n"         /* 0x23456780 */
+        "    s_mul_hi_u32 s35, s26, 16\n"      /* 1 */
+        "    s_lshl2_add_u32 s36, s10, 8\n"    /* 0x3fffffffc + 8 -> 4, carry: scc 1 */
+        "    s_cselect_b32 s37, 1, 0\n"        /* 1 */
+        "    s_bcnt1_i32_b64 s38, s[32:33]\n"  /* 32 + 28 */
+        "    s_ff1_i32_b32 s39, 0x100\n"       /* 8 */
+        "    s_flbit_i32_b32 s40, s26\n"       /* 3 */
+        "    s_sext_i32_i8 s41, 0x80\n"        /* 0xffffff80 */
+        "    s_movk_i32 s42, 0x8000\n"         /* sign-extended: 0xffff8000 */
+        "    s_cmpk_lg_u32 s42, 0x8000\n"      /* zero-extended 0x8000: differs, scc 1 */
+        "    s_cselect_b32 s43, 1, 0\n"        /* 1 */
+        "    s_cmpk_eq_i32 s42, 0x8000\n"      /* sign-extended: equal, scc 1 */
+        "    s_cselect_b32 s44, 1, 0\n"        /* 1 */
+        "    s_addk_i32 s42, 0x10\n"           /* 0xffff8010 */
+        "    s_absdiff_i32 s45, 3, s10\n"      /* |3 - -1| = 4 */
+        "    s_pack_hh_b32_b16 s46, s26, s42\n" /* 0xffff1234 */
+        "    s_and_b32 s47, s26, 0\n"          /* 0, scc 0 */
+        "    s_cselect_b32 s48, 1, 2\n"        /* 2 */
+        "    s_andn2_b64 s[50:51], s[30:31], s[32:33]\n" /* 0xf0000000_00000000 */
+        "    s_not_b32 s49, s26\n"             /* 0xedcba987 */
+        "    s_cmp_eq_u64 s[30:31], -1\n"      /* scc 1 */
+        "    s_cselect_b64 s[52:53], s[32:33], 0\n"
+        "    s_mov_b32 s54, 0\n"
+        "    s_bitset1_b32 s54, 5\n"           /* 0x20 */
+        "    s_lshl_b32 s55, s26, 36\n"        /* shift by 36 & 31 = 4: 0x23456780 */
+        "    s_mov_b32 s58, 0\n"
+        "    s_xor_b32 s56, s26, s26\n"        /* 0, scc 0 */
+        "    s_bfm_b32 s57, 5, 3\n"            /* 0xf8, scc unchanged */
+        "    s_cmov_b32 s58, 9\n"              /* scc 0: not moved */
+        "    s_cmp_gt_u32 s26, 1\n"            /* scc 1 */
+        "    s_mov_b32 s59, 0\n"
+        "    s_cmovk_i32 s59, 0x44\n"          /* moved */
+        "    s_mul_hi_i32 s60, s10, s26\n"     /* (-0x12345678) >> 32 = -1 */
+        "    s_abs_i32 s61, s18\n"             /* |INT_MIN| = 0x80000000, scc 1 */
+        "    s_addc_u32 s62, s10, s10\n"       /* 0xffffffff + 0xffffffff + 1: 0xffffffff, scc 1 */
+        "    s_cselect_b32 s63, 1, 0\n";       /* 1 */
+    static const int regs[] = {11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27,
+                               28, 29, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
+                               47, 48, 50, 51, 49, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+    static const uint32_t want[] = {
+        1, 7, 6, 9, 0xfffffffe, 7, 0, 0x80000000, 0, 1, 1, 0, 0xffffffff, 0xffffffff, 0x56, 0x12345678,
+        0xffffffff, 0xf0, 0xf8000000, 0xffffffff, 0x0fffffff, 0x23456780, 1, 4, 1, 60, 8, 3, 0xffffff80,
+        0xffff8010, 1, 1, 4, 0xffff1234, 0, 2, 0, 0xf0000000, 0xedcba987, 0xffffffff, 0x0fffffff, 0x20,
+        0x23456780, 0, 0xf8, 0, 0x44, 0xffffffff, 0x80000000, 0xffffffff, 1,
+    };
+    int n = (int)(sizeof regs / sizeof regs[0]);
+    assert_int_equal(n, (int)(sizeof want / sizeof want[0]));
+    char body[8192];
+    snprintf(body, sizeof body, "%s", code);
+    gather(body, sizeof body, 10, regs, n);
+    strcat(body, "    global_store_dword v1, v10, s[4:5]\n");
+    nbad = 0;
+    for (int a = 0; a < 4; a++) {
+        uint32_t *out = buf(64, 0xdeadbeef), *in = buf(1, 0);
+        run(archs[a], body, 1, 64, 0, 1, out, 64, in, 1);
+        for (int i = 0; i < n; i++) {
+            char what[32];
+            snprintf(what, sizeof what, "s%d", regs[i]);
+            expect_u32(archs[a], what, i, out[i], want[i]);
+        }
+        free(out);
+        free(in);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+/* Loops, conditional branches on SCC/VCC/EXEC, saveexec, v_cmpx, setpc. */
+static void salu_branches_and_exec(void **state)
+{
+    (void)state;
+    static const char *const code =
+        "    s_mov_b32 s10, 0\n"
+        "    s_mov_b32 s11, 5\n"
+        "    s_mov_b32 s15, 0\n"
+        "    s_mov_b32 s17, 0\n"
+        ".Lloop:\n"
+        "    s_add_u32 s10, s10, s11\n"
+        "    s_sub_u32 s11, s11, 1\n"
+        "    s_cmp_lg_u32 s11, 0\n"
+        "    s_cbranch_scc1 .Lloop\n"          /* s10 = 5+4+3+2+1 */
+        "    s_mov_b32 s12, 1\n"
+        "    s_cmp_eq_u32 s10, 15\n"
+        "    s_cbranch_scc0 .Lne\n"            /* not taken */
+        "    s_mov_b32 s12, 2\n"
+        ".Lne:\n"
+        "    v_mov_b32 v12, 0\n"
+        "    v_cmp_gt_u32 vcc, 10, v0\n"       /* lanes 0..9 */
+        "    s_mov_b32 s13, 0\n"
+        "    s_cbranch_vccz .Lz\n"             /* not taken */
+        "    s_mov_b32 s13, 3\n"
+        ".Lz:\n"
+        "    s_and_saveexec_b64 s[20:21], vcc\n" /* s[20:21] = old exec, exec = lanes 0..9 */
+        "    s_cselect_b32 s14, 1, 0\n"        /* exec != 0: 1 */
+        "    v_mov_b32 v11, 1\n"
+        "    s_xor_b64 exec, exec, s[20:21]\n" /* lanes 10..63 */
+        "    v_mov_b32 v11, 2\n"
+        "    s_mov_b64 exec, 0\n"
+        "    s_cbranch_execz .Le\n"            /* taken */
+        "    s_mov_b32 s15, 99\n"
+        ".Le:\n"
+        "    s_mov_b64 exec, s[20:21]\n"
+        "    v_cmpx_lt_u32 vcc, 31, v0\n"      /* exec = vcc = lanes 32..63 */
+        "    v_mov_b32 v12, 5\n"
+        "    s_mov_b64 s[22:23], exec\n"
+        "    s_mov_b64 s[26:27], vcc\n"
+        "    s_mov_b64 exec, s[20:21]\n"
+        "    s_andn2_saveexec_b64 s[24:25], s[22:23]\n" /* exec = s[22:23] & ~exec = 0, scc 0 */
+        "    s_cselect_b32 s16, 1, 0\n"
+        "    s_mov_b64 exec, s[20:21]\n"
+        "    s_getpc_b64 s[30:31]\n"
+        ".Lpc:\n"
+        "    s_add_u32 s30, s30, .Ltgt-.Lpc\n"
+        "    s_addc_u32 s31, s31, 0\n"
+        "    s_setpc_b64 s[30:31]\n"
+        "    s_mov_b32 s17, 111\n"             /* jumped over */
+        ".Ltgt:\n"
+        "    s_mov_b32 s18, 222\n"
+        "    v_cmp_eq_u32 vcc, -1, v0\n"       /* no lane: vcc = 0 */
+        "    s_mov_b32 s19, 7\n"
+        "    s_cbranch_vccnz .Lbad\n"
+        "    s_cbranch_scc1 .Lbad\n"           /* scc still 0 from s_andn2_saveexec */
+        "    s_branch .Lgood\n"
+        ".Lbad:\n"
+        "    s_mov_b32 s19, 8\n"
+        ".Lgood:\n";
+    static const int regs[] = {10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27};
+    static const uint32_t want[] = {15, 0, 2, 3, 1, 0, 0, 0, 222, 7, 0xffffffff, 0xffffffff, 0, 0xffffffff,
+                                    0xffffffff, 0xffffffff, 0, 0xffffffff};
+    int n = (int)(sizeof regs / sizeof regs[0]);
+    char body[8192];
+    snprintf(body, sizeof body, "%s", code);
+    gather(body, sizeof body, 10, regs, n);
+    strcat(body, "    global_store_dword v1, v10, s[4:5]\n"
+                 "    global_store_dword v1, v11, s[4:5] offset:256\n"
+                 "    global_store_dword v1, v12, s[4:5] offset:512\n");
+    nbad = 0;
+    for (int a = 0; a < 4; a++) {
+        uint32_t *out = buf(3 * 64, 0xdeadbeef), *in = buf(1, 0);
+        run(archs[a], body, 1, 64, 0, 1, out, 3 * 64, in, 1);
+        for (int i = 0; i < n; i++) {
+            char what[32];
+            snprintf(what, sizeof what, "s%d", regs[i]);
+            expect_u32(archs[a], what, i, out[i], want[i]);
+        }
+        for (int l = 0; l < 64; l++) {
+            expect_u32(archs[a], "v11 under saveexec/xor exec", l, ROW(1)[l], l < 10 ? 1 : 2);
+            expect_u32(archs[a], "v12 under v_cmpx", l, ROW(2)[l], l > 31 ? 5 : 0);
+        }
+        free(out);
+        free(in);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+/* ---- vector integer ---- */
+
+static uint32_t lane_a(int l) { return ((uint32_t)l * 0x01000193u) ^ 0x5bd1e995u; }
+
+static void valu_integer(void **state)
+{
+    (void)state;
+    static const char *const body =
+        "    s_mov_b32 s20, 0x01000193\n"
+        "    s_mov_b32 s21, -7\n"
+        "    s_mov_b32 s22, 0x00ff00ff\n"
+        "    s_mov_b32 s23, 0x0c070004\n"
+        "    v_mul_lo_u32 v2, v0, s20\n"
+        "    v_xor_b32 v2, 0x5bd1e995, v2\n"      /* a */
+        "    v_add_u32 v3, v2, v0\n"
+        "    global_store_dword v1, v3, s[4:5]\n"
+        "    v_subrev_u32 v3, v2, v0\n"           /* l - a */
+        "    global_store_dword v1, v3, s[4:5] offset:256\n"
+        "    v_mul_hi_u32 v3, v2, s20\n"
+        "    global_store_dword v1, v3, s[4:5] offset:512\n"
+        "    v_mul_hi_i32 v3, v2, s21\n"
+        "    global_store_dword v1, v3, s[4:5] offset:768\n"
+        "    v_mad_u32_u24 v3, v2, v0, 5\n"
+        "    global_store_dword v1, v3, s[4:5] offset:1024\n"
+        "    v_mul_i32_i24 v3, -3, v2\n"
+        "    global_store_dword v1, v3, s[4:5] offset:1280\n"
+        "    v_bfe_u32 v3, v2, 5, 7\n"
+        "    global_store_dword v1, v3, s[4:5] offset:1536\n"
+        "    v_bfe_i32 v3, v2, 20, 9\n"
+        "    global_store_dword v1, v3, s[4:5] offset:1792\n"
+        "    v_bfi_b32 v3, s22, v2, v0\n"
+        "    global_store_dword v1, v3, s[4:5] offset:2048\n"
+        "    v_lshl_add_u32 v3, v2, 3, v0\n"
+        "    global_store_dword v1, v3, s[4:5] offset:2304\n"
+        "    v_add3_u32 v3, v2, v0, s20\n"
+        "    global_store_dword v1, v3, s[4:5] offset:2560\n"
+        "    v_lshl_or_b32 v3, v0, 16, v2\n"
+        "    global_store_dword v1, v3, s[4:5] offset:2816\n"
+        "    v_alignbit_b32 v3, v2, v0, 7\n"
+        "    global_store_dword v1, v3, s[4:5] offset:3072\n"
+        "    v_perm_b32 v3, v2, v0, s23\n"
+        "    global_store_dword v1, v3, s[4:5] offset:3328\n"
+        "    v_med3_i32 v3, v2, v0, s21\n"
+        "    global_store_dword v1, v3, s[4:5] offset:3584\n"
+        "    v_mbcnt_lo_u32_b32 v3, -1, 0\n"
+        "    v_mbcnt_hi_u32_b32 v3, -1, v3\n"
+        "    global_store_dword v1, v3, s[4:5] offset:3840\n"
+        "    s_add_u32 s4, s4, 0x1000\n"
+        "    s_addc_u32 s5, s5, 0\n"
+        "    v_bcnt_u32_b32 v3, v2, 1\n"
+        "    global_store_dword v1, v3, s[4:5]\n"
+        "    v_ffbh_u32 v3, v2\n"
+        "    global_store_dword v1, v3, s[4:5] offset:256\n"
+        "    v_ffbl_b32 v3, v2\n"
+        "    global_store_dword v1, v3, s[4:5] offset:512\n"
+        "    v_bfrev_b32 v3, v2\n"
+        "    global_store_dword v1, v3, s[4:5] offset:768\n"
+        "    v_ashrrev_i32 v3, v0, v2\n"
+        "    global_store_dword v1, v3, s[4:5] offset:1024\n"
+        "    v_mov_b32 v6, v2\n"
+        "    v_mov_b32 v7, v0\n"
+        "    v_lshlrev_b64 v[8:9], v0, v[6:7]\n"
+        "    global_store_dword v1, v8, s[4:5] offset:1280\n"
+        "    global_store_dword v1, v9, s[4:5] offset:1536\n"
+        "    v_mad_u64_u32 v[8:9], s[24:25], v2, s20, v[6:7]\n"
+        "    global_store_dword v1, v8, s[4:5] offset:1792\n"
+        "    global_store_dword v1, v9, s[4:5] offset:2048\n"
+        "    v_cvt_pk_u16_u32 v3, v2, v0\n"
+        "    global_store_dword v1, v3, s[4:5] offset:2304\n"
+        "    v_sub_u16 v3, v0, v2\n"
+        "    global_store_dword v1, v3, s[4:5] offset:2560\n"
+        "    v_lshlrev_b16 v3, 3, v2\n"
+        "    global_store_dword v1, v3, s[4:5] offset:2816\n"
+        "    v_xad_u32 v3, v2, v0, s20\n"
+        "    global_store_dword v1, v3, s[4:5] offset:3072\n"
+        "    v_max_i32 v3, v2, s21\n"
+        "    global_store_dword v1, v3, s[4:5] offset:3328\n"
+        "    v_min_u32 v3, v2, v0\n"
+        "    global_store_dword v1, v3, s[4:5] offset:3584\n"
+        "    v_mad_i32_i24 v3, v2, -2, v0\n"
+        "    global_store_dword v1, v3, s[4:5] offset:3840\n";
+    nbad = 0;
+    for (int ai = 0; ai < 4; ai++) {
+        const char *arch = archs[ai];
+        uint32_t *out = buf(32 * 64, 0xdeadbeef), *in = buf(1, 0);
+        run(arch, body, 1, 64, 0, 1, out, 32 * 64, in, 1);
+        for (int l = 0; l < 64; l++) {
+            uint32_t a = lane_a(l), L = (uint32_t)l;
+            int32_t sa24 = (int32_t)(a << 8) >> 8;
+            uint64_t wide = (uint64_t)L << 32 | a;
+            expect_u32(arch, "v_add_u32", l, ROW(0)[l], a + L);
+            expect_u32(arch, "v_subrev_u32", l, ROW(1)[l], L - a);
+            expect_u32(arch, "v_mul_hi_u32", l, ROW(2)[l], (uint32_t)(((uint64_t)a * 0x01000193u) >> 32));
+            expect_u32(arch, "v_mul_hi_i32", l, ROW(3)[l], (uint32_t)(((int64_t)(int32_t)a * -7) >> 32));
+            expect_u32(arch, "v_mad_u32_u24", l, ROW(4)[l], (a & 0xffffff) * L + 5);
+            expect_u32(arch, "v_mul_i32_i24", l, ROW(5)[l], (uint32_t)(sa24 * -3));
+            expect_u32(arch, "v_bfe_u32", l, ROW(6)[l], (a >> 5) & 0x7f);
+            expect_u32(arch, "v_bfe_i32", l, ROW(7)[l], (uint32_t)((int32_t)((a >> 20) << 23) >> 23));
+            expect_u32(arch, "v_bfi_b32", l, ROW(8)[l], (0x00ff00ffu & a) | (~0x00ff00ffu & L));
+            expect_u32(arch, "v_lshl_add_u32", l, ROW(9)[l], (a << 3) + L);
+            expect_u32(arch, "v_add3_u32", l, ROW(10)[l], a + L + 0x01000193u);
+            expect_u32(arch, "v_lshl_or_b32", l, ROW(11)[l], (L << 16) | a);
+            expect_u32(arch, "v_alignbit_b32", l, ROW(12)[l], (uint32_t)(((uint64_t)a << 32 | L) >> 7));
+            /* selector bytes 0x04 (a byte 0), 0x00 (l byte 0), 0x07 (a byte 3), 0x0c (0) */
+            expect_u32(arch, "v_perm_b32", l, ROW(13)[l], (a & 0xff) | (L & 0xff) << 8 | (a >> 24) << 16);
+            int32_t m3[3] = {(int32_t)a, l, -7};
+            for (int i = 0; i < 2; i++) /* sort three */
+                for (int j = 0; j < 2 - i; j++)
+                    if (m3[j] > m3[j + 1]) {
+                        int32_t t = m3[j];
+                        m3[j] = m3[j + 1];
+                        m3[j + 1] = t;
+                    }
+            expect_u32(arch, "v_med3_i32", l, ROW(14)[l], (uint32_t)m3[1]);
+            expect_u32(arch, "v_mbcnt lane id", l, ROW(15)[l], L);
+            expect_u32(arch, "v_bcnt_u32_b32", l, ROW(16)[l], (uint32_t)__builtin_popcount(a) + 1);
+            expect_u32(arch, "v_ffbh_u32", l, ROW(17)[l], a ? (uint32_t)__builtin_clz(a) : 0xffffffffu);
+            expect_u32(arch, "v_ffbl_b32", l, ROW(18)[l], a ? (uint32_t)__builtin_ctz(a) : 0xffffffffu);
+            uint32_t rev = 0;
+            for (int b = 0; b < 32; b++)
+                rev |= ((a >> b) & 1) << (31 - b);
+            expect_u32(arch, "v_bfrev_b32", l, ROW(19)[l], rev);
+            expect_u32(arch, "v_ashrrev_i32", l, ROW(20)[l], (uint32_t)((int32_t)a >> (l & 31)));
+            uint64_t sh = wide << (l & 63);
+            expect_u32(arch, "v_lshlrev_b64 lo", l, ROW(21)[l], (uint32_t)sh);
+            expect_u32(arch, "v_lshlrev_b64 hi", l, ROW(22)[l], (uint32_t)(sh >> 32));
+            uint64_t mad = (uint64_t)a * 0x01000193u + wide;
+            expect_u32(arch, "v_mad_u64_u32 lo", l, ROW(23)[l], (uint32_t)mad);
+            expect_u32(arch, "v_mad_u64_u32 hi", l, ROW(24)[l], (uint32_t)(mad >> 32));
+            expect_u32(arch, "v_cvt_pk_u16_u32", l, ROW(25)[l], 0xffffu | L << 16);
+            expect_u32(arch, "v_sub_u16", l, ROW(26)[l], (uint16_t)(L - a));
+            expect_u32(arch, "v_lshlrev_b16", l, ROW(27)[l], (uint16_t)(a << 3));
+            expect_u32(arch, "v_xad_u32", l, ROW(28)[l], (a ^ L) + 0x01000193u);
+            expect_u32(arch, "v_max_i32", l, ROW(29)[l], (int32_t)a > -7 ? a : (uint32_t)-7);
+            expect_u32(arch, "v_min_u32", l, ROW(30)[l], a < L ? a : L);
+            expect_u32(arch, "v_mad_i32_i24", l, ROW(31)[l], (uint32_t)(sa24 * -2 + l));
+        }
+        free(out);
+        free(in);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+/* ---- vector fp32 ---- */
+
+static void valu_fp32(void **state)
+{
+    (void)state;
+    /* x = (l - 20) / 2, y = l + 1 */
+    static const char *const body =
+        "    v_subrev_u32 v2, 20, v0\n"
+        "    v_cvt_f32_i32 v2, v2\n"
+        "    v_mul_f32 v2, 0.5, v2\n"
+        "    v_cvt_f32_u32 v3, v0\n"
+        "    v_add_f32 v3, 1.0, v3\n"
+        "    v_add_f32_e64 v4, -v2, |v3|\n"
+        "    global_store_dword v1, v4, s[4:5]\n"
+        "    v_mul_f32_e64 v4, v2, v3 mul:2\n"
+        "    global_store_dword v1, v4, s[4:5] offset:256\n"
+        "    v_add_f32_e64 v4, v2, 0.5 clamp\n"
+        "    global_store_dword v1, v4, s[4:5] offset:512\n"
+        "    v_fma_f32 v4, v2, v3, -v2\n"
+        "    global_store_dword v1, v4, s[4:5] offset:768\n"
+        "    v_mov_b32 v4, v2\n"
+        "    v_fmac_f32 v4, v3, v3\n"
+        "    global_store_dword v1, v4, s[4:5] offset:1024\n"
+        "    v_max_f32 v4, v2, -v3\n"
+        "    global_store_dword v1, v4, s[4:5] offset:1280\n"
+        "    v_rcp_f32 v4, v3\n"
+        "    global_store_dword v1, v4, s[4:5] offset:1536\n"
+        "    v_sqrt_f32 v4, v3\n"
+        "    global_store_dword v1, v4, s[4:5] offset:1792\n"
+        "    v_floor_f32 v4, v2\n"
+        "    global_store_dword v1, v4, s[4:5] offset:2048\n"
+        "    v_ceil_f32 v4, v2\n"
+        "    global_store_dword v1, v4, s[4:5] offset:2304\n"
+        "    v_trunc_f32 v4, v2\n"
+        "    global_store_dword v1, v4, s[4:5] offset:2560\n"
+        "    v_rndne_f32 v4, v2\n"
+        "    global_store_dword v1, v4, s[4:5] offset:2816\n"
+        "    v_fract_f32 v4, v2\n"
+        "    global_store_dword v1, v4, s[4:5] offset:3072\n"
+        "    v_cvt_i32_f32 v4, v2\n"
+        "    global_store_dword v1, v4, s[4:5] offset:3328\n"
+        "    v_cvt_u32_f32 v4, v2\n"
+        "    global_store_dword v1, v4, s[4:5] offset:3584\n"
+        "    v_cvt_rpi_i32_f32 v4, v2\n"
+        "    global_store_dword v1, v4, s[4:5] offset:3840\n"
+        "    s_add_u32 s4, s4, 0x1000\n"
+        "    s_addc_u32 s5, s5, 0\n"
+        "    v_cvt_flr_i32_f32 v4, v2\n"
+        "    global_store_dword v1, v4, s[4:5]\n"
+        "    v_ldexp_f32 v4, v2, 3\n"
+        "    global_store_dword v1, v4, s[4:5] offset:256\n"
+        "    v_med3_f32 v4, v2, v3, 1.0\n"
+        "    global_store_dword v1, v4, s[4:5] offset:512\n"
+        "    v_max3_f32 v4, v2, -v3, -4.0\n"
+        "    global_store_dword v1, v4, s[4:5] offset:768\n"
+        "    v_add_f32_sdwa v4, v2, v3 div:2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:DWORD\n"
+        "    global_store_dword v1, v4, s[4:5] offset:1024\n"
+        "    v_cvt_f64_f32 v[6:7], v2\n"
+        "    v_add_f64 v[6:7], v[6:7], 1.0\n"
+        "    v_mul_f64 v[6:7], v[6:7], v[6:7]\n"
+        "    v_cvt_f32_f64 v4, v[6:7]\n"
+        "    global_store_dword v1, v4, s[4:5] offset:1280\n"
+        "    v_cvt_f64_i32 v[6:7], v0\n"
+        "    global_store_dword v1, v6, s[4:5] offset:1536\n"
+        "    global_store_dword v1, v7, s[4:5] offset:1792\n"
+        "    v_mov_b32 v5, 0x00800000\n"         /* 2^-126 */
+        "    v_mul_f32 v4, 0.5, v5\n"            /* denormal 2^-127, kept (denorm mode 3) */
+        "    global_store_dword v1, v4, s[4:5] offset:2048\n"
+        "    v_exp_f32 v4, 2.0\n"
+        "    v_log_f32 v5, 4.0\n"
+        "    v_add_f32 v4, v4, v5\n"             /* 4 + 2 */
+        "    global_store_dword v1, v4, s[4:5] offset:2304\n"
+        "    v_cvt_f32_ubyte2 v4, s22\n"         /* s22 = 0x00ab0000 */
+        "    global_store_dword v1, v4, s[4:5] offset:2560\n"
+        "    v_sub_f32 v4, v3, v2\n"
+        "    global_store_dword v1, v4, s[4:5] offset:2816\n"
+        "    v_mul_f32 v4, 0x3eaaaaab, v3\n"     /* y * (float)(1/3) */
+        "    global_store_dword v1, v4, s[4:5] offset:3072\n"
+        "    v_cvt_f32_i32_e64 v4, v0 div:2\n"
+        "    global_store_dword v1, v4, s[4:5] offset:3328\n"
+        "    v_min_f32_e64 v4, -|v2|, v3\n"
+        "    global_store_dword v1, v4, s[4:5] offset:3584\n";
+    nbad = 0;
+    for (int ai = 0; ai < 4; ai++) {
+        const char *arch = archs[ai];
+        uint32_t *out = buf(32 * 64, 0xdeadbeef), *in = buf(1, 0);
+        char full[8192];
+        snprintf(full, sizeof full, "    s_mov_b32 s22, 0x00ab0000\n%s", body);
+        run(arch, full, 1, 64, 0, 1, out, 32 * 64, in, 1);
+        for (int l = 0; l < 64; l++) {
+            float x = (float)(l - 20) * 0.5f, y = (float)(l + 1);
+            expect_f32(arch, "-x + |y|", l, ROW(0)[l], -x + y);
+            expect_f32(arch, "x*y mul:2", l, ROW(1)[l], x * y * 2.0f);
+            float cl = x + 0.5f;
+            expect_f32(arch, "clamp(x + 0.5)", l, ROW(2)[l], cl < 0.0f ? 0.0f : cl > 1.0f ? 1.0f : cl);
+            expect_f32(arch, "fma(x, y, -x)", l, ROW(3)[l], fmaf(x, y, -x));
+            expect_f32(arch, "fmac x + y*y", l, ROW(4)[l], fmaf(y, y, x));
+            expect_f32(arch, "max(x, -y)", l, ROW(5)[l], x > -y ? x : -y);
+            /* reciprocal and square root: the hardware is accurate to 1 ulp */
+            float r = 1.0f / y, q = sqrtf(y);
+            uint32_t ur = u32(r), uq = u32(q);
+            if (ROW(6)[l] + 1 < ur || ROW(6)[l] > ur + 1)
+                expect_u32(arch, "v_rcp_f32 (1 ulp)", l, ROW(6)[l], ur);
+            if (ROW(7)[l] + 1 < uq || ROW(7)[l] > uq + 1)
+                expect_u32(arch, "v_sqrt_f32 (1 ulp)", l, ROW(7)[l], uq);
+            expect_f32(arch, "floor", l, ROW(8)[l], floorf(x));
+            expect_f32(arch, "ceil", l, ROW(9)[l], ceilf(x));
+            expect_f32(arch, "trunc", l, ROW(10)[l], truncf(x));
+            expect_f32(arch, "rndne", l, ROW(11)[l], rintf(x)); /* ties to even: 2.5 -> 2, -1.5 -> -2 */
+            expect_f32(arch, "fract", l, ROW(12)[l], x - floorf(x));
+            expect_u32(arch, "cvt_i32 (toward 0)", l, ROW(13)[l], (uint32_t)(int32_t)truncf(x));
+            expect_u32(arch, "cvt_u32 (negative -> 0)", l, ROW(14)[l], x < 0 ? 0 : (uint32_t)x);
+            expect_u32(arch, "cvt_rpi", l, ROW(15)[l], (uint32_t)(int32_t)floorf(x + 0.5f));
+            expect_u32(arch, "cvt_flr", l, ROW(16)[l], (uint32_t)(int32_t)floorf(x));
+            expect_f32(arch, "ldexp(x, 3)", l, ROW(17)[l], x * 8.0f);
+            float lo = x < y ? x : y, hi = x < y ? y : x;
+            expect_f32(arch, "med3(x, y, 1)", l, ROW(18)[l], 1.0f < lo ? lo : 1.0f > hi ? hi : 1.0f);
+            float m3 = x > -y ? x : -y;
+            expect_f32(arch, "max3(x, -y, -4)", l, ROW(19)[l], m3 > -4.0f ? m3 : -4.0f);
+            expect_f32(arch, "sdwa (x + y) div:2", l, ROW(20)[l], (x + y) * 0.5f);
+            expect_f32(arch, "f64 (x + 1)^2", l, ROW(21)[l], (float)(((double)x + 1.0) * ((double)x + 1.0)));
+            double dl = (double)l;
+            uint64_t bits;
+            memcpy(&bits, &dl, 8);
+            expect_u32(arch, "cvt_f64_i32 lo", l, ROW(22)[l], (uint32_t)bits);
+            expect_u32(arch, "cvt_f64_i32 hi", l, ROW(23)[l], (uint32_t)(bits >> 32));
+            expect_u32(arch, "denormal kept", l, ROW(24)[l], 0x00400000);
+            expect_f32(arch, "exp2(2) + log2(4)", l, ROW(25)[l], 6.0f);
+            expect_f32(arch, "cvt_f32_ubyte2", l, ROW(26)[l], 171.0f);
+            expect_f32(arch, "y - x", l, ROW(27)[l], y - x);
+            expect_f32(arch, "literal * y", l, ROW(28)[l], f32(0x3eaaaaab) * y);
+            expect_f32(arch, "cvt_f32_i32 div:2", l, ROW(29)[l], (float)l * 0.5f);
+            expect_f32(arch, "min(-|x|, y)", l, ROW(30)[l], -fabsf(x));
+        }
+        free(out);
+        free(in);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+/* Legacy multiply-adds of gfx906/gfx908 (v_mac_f32, v_madmk_f32,
+ * v_madak_f32, v_mad_f32): not fused, denormals flushed. */
+static void valu_legacy_mad(void **state)
+{
+    (void)state;
+    static const char *const body =
+        "    v_cvt_f32_u32 v2, v0\n"
+        "    v_add_f32 v3, 0.5, v2\n"                  /* y = l + 0.5 */
+        "    v_mov_b32 v4, 1.0\n"
+        "    v_mac_f32 v4, v2, v3\n"                   /* 1 + l*(l+0.5) */
+        "    global_store_dword v1, v4, s[4:5]\n"
+        "    v_madmk_f32 v4, v2, 0x40400000, v3\n"     /* l*3 + y */
+        "    global_store_dword v1, v4, s[4:5] offset:256\n"
+        "    v_madak_f32 v4, v2, v3, 0x41200000\n"     /* l*y + 10 */
+        "    global_store_dword v1, v4, s[4:5] offset:512\n"
+        "    v_mad_f32 v4, v2, -v3, 2.0\n"
+        "    global_store_dword v1, v4, s[4:5] offset:768\n"
+        "    v_mov_b32 v5, 0x00800000\n"
+        "    v_mad_f32 v4, v5, 0.5, 0\n"              /* denormal result flushed to 0 */
+        "    global_store_dword v1, v4, s[4:5] offset:1024\n";
+    nbad = 0;
+    for (int ai = 0; ai < 2; ai++) {
+        const char *arch = archs[ai];
+        uint32_t *out = buf(5 * 64, 0xdeadbeef), *in = buf(1, 0);
+        run(arch, body, 1, 64, 0, 1, out, 5 * 64, in, 1);
+        for (int l = 0; l < 64; l++) {
+            float x = (float)l, y = (float)l + 0.5f;
+            expect_f32(arch, "v_mac_f32", l, ROW(0)[l], x * y + 1.0f);
+            expect_f32(arch, "v_madmk_f32", l, ROW(1)[l], x * 3.0f + y);
+            expect_f32(arch, "v_madak_f32", l, ROW(2)[l], x * y + 10.0f);
+            expect_f32(arch, "v_mad_f32", l, ROW(3)[l], x * -y + 2.0f);
+            expect_u32(arch, "v_mad_f32 flushes denormals", l, ROW(4)[l], 0);
+        }
+        free(out);
+        free(in);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+/* ---- fp16, bf16 and packed ---- */
+
+/* f32 -> f16 bits, round to nearest even, for the normal range used here */
+static uint16_t h(float f)
+{
+    uint32_t u = u32(f), sign = (u >> 16) & 0x8000;
+    if (!(u & 0x7fffffff))
+        return (uint16_t)sign;
+    uint32_t e = ((u >> 23) & 255) - 127 + 15, m = u & 0x7fffff;
+    uint32_t r = e << 10 | m >> 13, rest = m & 0x1fff;
+    if (rest > 0x1000 || (rest == 0x1000 && (r & 1)))
+        r++;
+    return (uint16_t)(sign | r);
+}
+
+/* f16 bits -> f32, normal numbers and zero */
+static float hf(uint16_t v)
+{
+    uint32_t sign = (uint32_t)(v & 0x8000) << 16, e = (v >> 10) & 31, m = v & 1023;
+    return f32(e ? sign | (e - 15 + 127) << 23 | m << 13 : sign);
+}
+
+static void valu_fp16_bf16_packed(void **state)
+{
+    (void)state;
+    /* x = (l - 20) / 2, y = l + 1 as f32; hx, hy as f16 */
+    static const char *const body =
+        "    v_subrev_u32 v2, 20, v0\n"
+        "    v_cvt_f32_i32 v2, v2\n"
+        "    v_mul_f32 v2, 0.5, v2\n"
+        "    v_cvt_f32_u32 v3, v0\n"
+        "    v_add_f32 v3, 1.0, v3\n"
+        "    v_cvt_f16_f32 v5, v2\n"
+        "    v_cvt_f16_f32 v6, v3\n"
+        "    global_store_dword v1, v5, s[4:5]\n"
+        "    v_add_f16 v7, v5, v6\n"
+        "    global_store_dword v1, v7, s[4:5] offset:256\n"
+        "    v_mul_f16 v7, v5, v6\n"
+        "    global_store_dword v1, v7, s[4:5] offset:512\n"
+        "    v_fma_f16 v7, v5, v6, -v5\n"
+        "    global_store_dword v1, v7, s[4:5] offset:768\n"
+        "    v_cvt_f32_f16 v8, v7\n"
+        "    global_store_dword v1, v8, s[4:5] offset:1024\n"
+        "    v_pack_b32_f16 v9, v5, v6\n"
+        "    global_store_dword v1, v9, s[4:5] offset:1280\n"
+        "    v_pk_add_f16 v10, v9, v9\n"
+        "    global_store_dword v1, v10, s[4:5] offset:1536\n"
+        "    v_pk_mul_f16 v10, v9, v9 op_sel:[1,0] op_sel_hi:[0,1]\n" /* lo: hy*hx, hi: hx*hy */
+        "    global_store_dword v1, v10, s[4:5] offset:1792\n"
+        "    v_pk_fma_f16 v10, v9, v9, v9 neg_lo:[1,0,0] neg_hi:[0,0,1]\n" /* lo: -hx*hx + hx, hi: hy*hy - hy */
+        "    global_store_dword v1, v10, s[4:5] offset:2048\n"
+        "    v_fma_mix_f32 v11, v9, v3, v2 op_sel:[1,0,0] op_sel_hi:[1,0,0]\n" /* hy * y + x */
+        "    global_store_dword v1, v11, s[4:5] offset:2304\n"
+        "    v_dot2_f32_f16 v11, v9, v9, v2\n"                   /* hx*hx + hy*hy + x */
+        "    s_nop 2\n"                                          /* gfx90a+: dot result read by another op */
+        "    global_store_dword v1, v11, s[4:5] offset:2560\n"
+        "    s_mov_b32 s20, 0x3f801800\n"                        /* 1 + 0.75 ulp(f16) */
+        "    s_mov_b32 s21, 0x3f801000\n"                        /* 1 + 0.5 ulp: tie to even */
+        "    s_mov_b32 s22, 0x3f803000\n"                        /* 1 + 1.5 ulp: tie to even */
+        "    v_cvt_f16_f32 v12, s20\n"
+        "    v_cvt_f16_f32 v13, s21\n"
+        "    v_cvt_f16_f32 v14, s22\n"
+        "    v_cvt_pkrtz_f16_f32 v15, s20, v3\n"                 /* rounds toward zero */
+        "    global_store_dword v1, v12, s[4:5] offset:2816\n"
+        "    global_store_dword v1, v13, s[4:5] offset:3072\n"
+        "    global_store_dword v1, v14, s[4:5] offset:3328\n"
+        "    global_store_dword v1, v15, s[4:5] offset:3584\n"
+        "    v_max_f16_e64 v7, v5, -v6 clamp\n"
+        "    global_store_dword v1, v7, s[4:5] offset:3840\n"
+        "    s_add_u32 s4, s4, 0x1000\n"
+        "    s_addc_u32 s5, s5, 0\n"
+        /* bf16: f32 -> bf16 rounding to nearest even with integer ops, and back */
+        "    s_mov_b32 s23, 0x7fff\n"
+        "    v_mov_b32 v16, 0x3f808000\n"                        /* tie: stays 0x3f80 */
+        "    v_mov_b32 v17, 0x3f818000\n"                        /* tie: to 0x3f82 */
+        "    v_mov_b32 v18, 0x3f80c000\n"                        /* above half: 0x3f81 */
+        "    v_bfe_u32 v19, v16, 16, 1\n"
+        "    v_add3_u32 v19, v16, v19, s23\n"
+        "    v_lshrrev_b32 v19, 16, v19\n"
+        "    v_bfe_u32 v20, v17, 16, 1\n"
+        "    v_add3_u32 v20, v17, v20, s23\n"
+        "    v_lshrrev_b32 v20, 16, v20\n"
+        "    v_bfe_u32 v21, v18, 16, 1\n"
+        "    v_add3_u32 v21, v18, v21, s23\n"
+        "    v_and_b32 v21, 0xffff0000, v21\n"                   /* keep as f32 bits */
+        "    v_lshl_or_b32 v22, v20, 16, v19\n"                  /* packed bf16 pair */
+        "    global_store_dword v1, v22, s[4:5]\n"
+        "    global_store_dword v1, v21, s[4:5] offset:256\n"
+        "    v_mov_b32_sdwa v23, v22 dst_sel:WORD_1 dst_unused:UNUSED_PAD src0_sel:WORD_0\n" /* bf16 lo -> f32 */
+        "    v_and_b32 v24, 0xffff0000, v22\n"                   /* bf16 hi -> f32 */
+        "    v_mul_f32 v25, v23, v24\n"
+        "    global_store_dword v1, v25, s[4:5] offset:512\n"
+        "    v_cvt_f32_f16_sdwa v26, v9 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1\n" /* y */
+        "    global_store_dword v1, v26, s[4:5] offset:768\n"
+        "    v_fma_mixlo_f16 v27, v2, v3, 0 op_sel_hi:[0,0,0]\n" /* f16(x*y) into the low half */
+        "    global_store_dword v1, v27, s[4:5] offset:1024\n";
+    nbad = 0;
+    for (int ai = 0; ai < 4; ai++) {
+        const char *arch = archs[ai];
+        uint32_t *out = buf(32 * 64, 0xdeadbeef), *in = buf(1, 0);
+        char full[8192];
+        snprintf(full, sizeof full, "    v_mov_b32 v27, 0xabcd0000\n%s", body); /* preset for the mixlo */
+        run(arch, full, 1, 64, 0, 1, out, 32 * 64, in, 1);
+        for (int l = 0; l < 64; l++) {
+            float x = (float)(l - 20) * 0.5f, y = (float)(l + 1);
+            uint16_t hx = h(x), hy = h(y);
+            expect_u32(arch, "v_cvt_f16_f32", l, ROW(0)[l], hx);
+            expect_u32(arch, "v_add_f16", l, ROW(1)[l], h(x + y));
+            /* x*y and x*y - x stay exact in f16 below 2048 in steps of 0.5 */
+            expect_u32(arch, "v_mul_f16", l, ROW(2)[l], h(x * y));
+            expect_u32(arch, "v_fma_f16", l, ROW(3)[l], h(x * y - x));
+            expect_f32(arch, "v_cvt_f32_f16", l, ROW(4)[l], hf(h(x * y - x)));
+            expect_u32(arch, "v_pack_b32_f16", l, ROW(5)[l], hx | (uint32_t)hy << 16);
+            expect_u32(arch, "v_pk_add_f16", l, ROW(6)[l], h(2 * x) | (uint32_t)h(2 * y) << 16);
+            expect_u32(arch, "v_pk_mul_f16 op_sel", l, ROW(7)[l], h(x * y) | (uint32_t)h(x * y) << 16);
+            expect_u32(arch, "v_pk_fma_f16 neg", l, ROW(8)[l], h(-x * x + x) | (uint32_t)h(y * y - y) << 16);
+            expect_f32(arch, "v_fma_mix_f32", l, ROW(9)[l], y * y + x);
+            expect_f32(arch, "v_dot2_f32_f16", l, ROW(10)[l], x * x + y * y + x);
+            expect_u32(arch, "cvt_f16 0.75 ulp up", l, ROW(11)[l], 0x3c01);
+            expect_u32(arch, "cvt_f16 tie to even (down)", l, ROW(12)[l], 0x3c00);
+            expect_u32(arch, "cvt_f16 tie to even (up)", l, ROW(13)[l], 0x3c02);
+            expect_u32(arch, "cvt_pkrtz", l, ROW(14)[l], 0x3c00u | (uint32_t)hy << 16);
+            float mx = x > -y ? x : -y;
+            expect_u32(arch, "v_max_f16 clamp", l, ROW(15)[l], h(mx < 0.0f ? 0.0f : mx > 1.0f ? 1.0f : mx));
+            expect_u32(arch, "bf16 pair (RNE)", l, ROW(16)[l], 0x3f80u | 0x3f82u << 16);
+            expect_u32(arch, "bf16 RNE above half", l, ROW(17)[l], 0x3f810000u);
+            expect_f32(arch, "bf16 lo * hi", l, ROW(18)[l], 1.0f * f32(0x3f820000));
+            expect_f32(arch, "cvt_f32_f16 sdwa WORD_1", l, ROW(19)[l], y);
+            expect_u32(arch, "v_fma_mixlo_f16", l, ROW(20)[l], 0xabcd0000u | h(x * y));
+        }
+        free(out);
+        free(in);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+/* Packed fp32 of gfx90a/gfx942. */
+static void valu_packed_f32(void **state)
+{
+    (void)state;
+    static const char *const body =
+        "    v_cvt_f32_u32 v2, v0\n"                     /* x = l */
+        "    v_add_f32 v3, 0.5, v2\n"                    /* y = l + 0.5 */
+        "    v_pk_fma_f32 v[4:5], v[2:3], v[2:3], v[2:3]\n"           /* x*x + x, y*y + y */
+        "    global_store_dword v1, v4, s[4:5]\n"
+        "    global_store_dword v1, v5, s[4:5] offset:256\n"
+        "    v_pk_mul_f32 v[4:5], v[2:3], v[2:3] op_sel:[0,1] op_sel_hi:[1,0]\n" /* x*y, y*x */
+        "    global_store_dword v1, v4, s[4:5] offset:512\n"
+        "    global_store_dword v1, v5, s[4:5] offset:768\n"
+        "    v_pk_add_f32 v[4:5], v[2:3], v[2:3] neg_lo:[1,0] neg_hi:[0,1]\n" /* -x + x, y - y */
+        "    global_store_dword v1, v4, s[4:5] offset:1024\n"
+        "    global_store_dword v1, v5, s[4:5] offset:1280\n"
+        "    v_pk_mov_b32 v[4:5], v[2:3], v[2:3] op_sel:[1,0]\n"       /* lo: src0 dword 1 = y, hi: src1 dword 0 = x */
+        "    global_store_dword v1, v4, s[4:5] offset:1536\n"
+        "    global_store_dword v1, v5, s[4:5] offset:1792\n";
+    nbad = 0;
+    for (int ai = 2; ai < 4; ai++) {
+        const char *arch = archs[ai];
+        uint32_t *out = buf(8 * 64, 0xdeadbeef), *in = buf(1, 0);
+        run(arch, body, 1, 64, 0, 1, out, 8 * 64, in, 1);
+        for (int l = 0; l < 64; l++) {
+            float x = (float)l, y = (float)l + 0.5f;
+            expect_f32(arch, "pk_fma lo", l, ROW(0)[l], fmaf(x, x, x));
+            expect_f32(arch, "pk_fma hi", l, ROW(1)[l], fmaf(y, y, y));
+            expect_f32(arch, "pk_mul op_sel lo", l, ROW(2)[l], x * y);
+            expect_f32(arch, "pk_mul op_sel hi", l, ROW(3)[l], y * x);
+            expect_f32(arch, "pk_add neg lo", l, ROW(4)[l], 0.0f);
+            expect_f32(arch, "pk_add neg hi", l, ROW(5)[l], 0.0f);
+            expect_f32(arch, "pk_mov lo", l, ROW(6)[l], y);
+            expect_f32(arch, "pk_mov hi", l, ROW(7)[l], x);
+        }
+        free(out);
+        free(in);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(salu_scc_and_results),
+        cmocka_unit_test(salu_branches_and_exec),
+        cmocka_unit_test(valu_integer),
+        cmocka_unit_test(valu_fp32),
+        cmocka_unit_test(valu_legacy_mad),
+        cmocka_unit_test(valu_fp16_bf16_packed),
+        cmocka_unit_test(valu_packed_f32),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
