@@ -9,6 +9,7 @@
 #define __HIP_PLATFORM_AMD__ 1
 #include <dlfcn.h>
 #include <hip/hip_runtime_api.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,9 +105,7 @@ static void destroy(backend *b)
         h->EventDestroy(h->ev0);
     if (h->ev1)
         h->EventDestroy(h->ev1);
-    if (h->lib)
-        dlclose(h->lib);
-    free(h);
+    free(h); /* the library stays loaded: see hip_dlopen */
 }
 
 static int load(backend *b, const void *image, size_t size, bk_module **out)
@@ -210,6 +209,31 @@ static int set_stream(backend *b, void *stream)
     return 0;
 }
 
+/* dlopen once per path and never dlclose: the HIP runtime keeps state and
+ * threads that do not survive unloading (dlclose leaks its start-up
+ * allocations here, and on a GPU its worker threads would outlive the
+ * code), and loading it again for every handle is slow. */
+static void *hip_dlopen(const char *path)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static struct {
+        char path[256];
+        void *lib;
+    } open_libs[8];
+    static int n_open;
+    void *lib = NULL;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < n_open && !lib; i++)
+        if (!strcmp(open_libs[i].path, path))
+            lib = open_libs[i].lib;
+    if (!lib && (lib = dlopen(path, RTLD_NOW | RTLD_LOCAL)) && n_open < 8 && strlen(path) < sizeof open_libs[0].path) {
+        snprintf(open_libs[n_open].path, sizeof open_libs[n_open].path, "%s", path);
+        open_libs[n_open++].lib = lib;
+    }
+    pthread_mutex_unlock(&lock);
+    return lib;
+}
+
 /* The first "gfx..." string in the property block: gcnArchName, e.g.
  * "gfx90a:sramecc+:xnack-" (the feature suffix is dropped later). */
 static int find_arch(const unsigned char *props, size_t len, char *arch, size_t alen)
@@ -309,11 +333,11 @@ backend *backend_hip_create(int device, const char *available, char *why, size_t
     const char *path = env && *env ? env : libs[0];
     const char *dlerr = NULL;
     if (env && *env) {
-        h->lib = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+        h->lib = hip_dlopen(env);
         dlerr = h->lib ? NULL : dlerror();
     } else
         for (size_t i = 0; i < sizeof libs / sizeof libs[0] && !h->lib; i++) {
-            h->lib = dlopen(path = libs[i], RTLD_NOW | RTLD_LOCAL);
+            h->lib = hip_dlopen(path = libs[i]);
             if (!h->lib && !dlerr)
                 dlerr = dlerror();
         }
