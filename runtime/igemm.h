@@ -71,6 +71,7 @@ typedef struct igemm_problem {
     igemm_dtype dtype;
 } igemm_problem;
 
+/* Defaults for a problem (C designated initializers; in C++ set the fields). */
 #define IGEMM_PROBLEM_INIT                                                     \
     {                                                                          \
         .n = 1, .c = 1, .hi = 1, .wi = 1, .k = 1, .y = 1, .x = 1,              \
@@ -222,7 +223,10 @@ typedef struct {
 } igemm_run_info;
 
 /* dx = backward data of (dy, w) with the selected configuration.
- * Buffers: device memory (HIP) or host memory (emulator), NCHW fp32.
+ * Buffers: device memory (HIP) or host memory (emulator), NCHW fp32. On
+ * HIP the call returns when the kernels have finished (each launch is
+ * event-timed on the handle's stream). dx is written completely, pixels no
+ * filter tap reaches included (they become 0).
  * Errors: IGEMM_ERR_INVALID_ARG (NULL argument, invalid problem),
  * IGEMM_ERR_UNSUPPORTED, IGEMM_ERR_NOT_APPLICABLE (no configuration applies;
  * the message gives each one's reason), IGEMM_ERR_BACKEND (a HIP call
