@@ -4,6 +4,9 @@
 #   make demo       generate, emulate and verify one ResNet-50 layer (README)
 #   make test       the cmocka suites (what CI runs)
 #   make check-asan the same tests under AddressSanitizer + UBSan
+#   make install PREFIX=DIR  igemm.h, libigemm.{a,so}, igemm.pc, the CLI and
+#                   share/igemm (code objects + manifest.json); make uninstall
+#   make manifest   $(B)/share/igemm: the code objects and manifest.json
 #
 # Missing Debian packages are installed when run as root (tools/deps.sh).
 
