@@ -796,6 +796,219 @@ static void valu_packed_f32(void **state)
     assert_int_equal(nbad, 0);
 }
 
+/* ---- comparisons, v_cndmask, carry chains ---- */
+
+static void valu_compare_cndmask_carry(void **state)
+{
+    (void)state;
+    static const char *const code =
+        "    v_subrev_u32 v2, 20, v0\n"
+        "    v_cvt_f32_i32 v2, v2\n"
+        "    v_mul_f32 v2, 0.5, v2\n"                 /* x = (l - 20) / 2 */
+        "    v_cvt_f32_u32 v3, v0\n"
+        "    v_add_f32 v3, 1.0, v3\n"                 /* y = l + 1 */
+        "    v_cmp_gt_i32 vcc, 40, v0\n"              /* lanes 0..39 */
+        "    s_mov_b64 s[20:21], vcc\n"
+        "    s_nop 1\n" /* gfx942: VALU-written SGPR read by VALU */
+        "    v_cndmask_b32 v4, v0, v2, vcc\n"         /* vcc ? x : l */
+        "    global_store_dword v1, v4, s[4:5]\n"
+        "    v_cmp_lt_f32_e64 s[22:23], v2, 0\n"      /* x < 0: lanes 0..19 */
+        "    s_nop 1\n"
+        "    v_cndmask_b32_e64 v4, 0, 1.0, s[22:23]\n"
+        "    global_store_dword v1, v4, s[4:5] offset:256\n"
+        "    v_cndmask_b32_e64 v4, -v2, |v3|, s[22:23]\n" /* x < 0 ? |y| : -x */
+        "    global_store_dword v1, v4, s[4:5] offset:512\n"
+        "    v_cmp_eq_u32_e64 s[24:25], v0, 0\n"
+        "    s_mov_b32 s60, 0x60\n"
+        "    v_cmp_class_f32_e64 s[26:27], v2, s60\n" /* +-0: lane 20 */
+        "    v_mov_b32 v6, -1\n"
+        "    v_add_co_u32 v8, vcc, v6, v0\n"          /* 64-bit (l << 32 | 0xffffffff) + l */
+        "    s_nop 1\n"
+        "    v_addc_co_u32 v9, vcc, v0, 0, vcc\n"
+        "    s_mov_b64 s[28:29], vcc\n"               /* no carry out of the high half */
+        "    global_store_dword v1, v8, s[4:5] offset:768\n"
+        "    global_store_dword v1, v9, s[4:5] offset:1024\n"
+        "    v_sub_co_u32_e64 v8, s[30:31], v0, 5\n"  /* borrow for l < 5 */
+        "    s_nop 1\n"
+        "    v_subb_co_u32_e64 v9, s[32:33], 0, 0, s[30:31]\n"
+        "    global_store_dword v1, v8, s[4:5] offset:1280\n"
+        "    global_store_dword v1, v9, s[4:5] offset:1536\n"
+        "    v_addc_co_u32_e64 v8, s[34:35], v0, -1, s[30:31]\n"
+        "    global_store_dword v1, v8, s[4:5] offset:1792\n"
+        "    v_mov_b32 v12, -1\n"
+        "    v_mov_b32 v13, v0\n"
+        "    v_mad_u64_u32 v[10:11], s[44:45], v6, v6, v[12:13]\n" /* (2^32-1)^2 + (l << 32 | 2^32-1) */
+        "    global_store_dword v1, v10, s[4:5] offset:2048\n"
+        "    global_store_dword v1, v11, s[4:5] offset:2304\n"
+        "    v_mov_b32 v14, 0x7fc00000\n"             /* NaN */
+        "    v_cmp_lg_f32_e64 s[46:47], v14, v2\n"    /* ordered and not equal: never */
+        "    v_cmp_neq_f32_e64 s[48:49], v14, v2\n"   /* unordered or not equal: always */
+        "    v_cmp_nlt_f32_e64 s[50:51], v2, 0.5\n"   /* !(x < 0.5): lanes 21.. */
+        "    v_cmp_u_f32 vcc, v14, v2\n"
+        "    s_mov_b64 s[52:53], vcc\n"
+        "    v_cmpx_gt_u32_e64 s[36:37], 8, v0\n"     /* exec = lanes 0..7 */
+        "    s_mov_b64 s[38:39], exec\n"
+        "    s_mov_b32 exec_lo, 0x55555555\n"
+        "    s_mov_b32 exec_hi, 0x55555555\n"
+        "    v_cmp_le_u32 vcc, 0, v0\n"               /* true everywhere, inactive lanes 0 */
+        "    s_mov_b64 s[40:41], vcc\n"
+        "    v_cmp_lt_u32_e64 s[42:43], v0, 40\n"
+        "    v_cmp_ne_u64_e64 s[54:55], s[20:21], v[8:9]\n" /* v8 < 64, never 0xffffffff: true in every active lane */
+        "    s_mov_b64 exec, -1\n";
+    static const int regs[] = {20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37,
+                               38, 39, 40, 41, 42, 43, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 44, 45};
+    uint32_t want[] = {0xffffffff, 0xff, 0xfffff, 0, 1, 0, 1u << 20, 0, 0, 0, 0x1f, 0, 0x1f, 0,
+                       0xffffffff, 0xffffffff, 0xff, 0, 0xff, 0, 0x55555555, 0x55555555, 0x55555555, 0x55,
+                       0, 0, 0xffffffff, 0xffffffff, 0xffe00000, 0xffffffff, 0xffffffff, 0xffffffff,
+                       0x55555555, 0x55555555, 0xfffffffe, 0xffffffff}; /* carry out of the mad: lanes 1..63 */
+    int n = (int)(sizeof regs / sizeof regs[0]);
+    assert_int_equal(n, (int)(sizeof want / sizeof want[0]));
+    char body[8192];
+    snprintf(body, sizeof body, "%s", code);
+    strcat(body, "    s_nop 1\n");
+    gather(body, sizeof body, 16, regs, n);
+    strcat(body, "    global_store_dword v1, v16, s[4:5] offset:2560\n");
+    nbad = 0;
+    for (int ai = 0; ai < 4; ai++) {
+        const char *arch = archs[ai];
+        uint32_t *out = buf(11 * 64, 0xdeadbeef), *in = buf(1, 0);
+        run(arch, body, 1, 64, 0, 1, out, 11 * 64, in, 1);
+        for (int l = 0; l < 64; l++) {
+            float x = (float)(l - 20) * 0.5f, y = (float)(l + 1);
+            uint32_t L = (uint32_t)l;
+            expect_u32(arch, "v_cndmask vcc", l, ROW(0)[l], l < 40 ? u32(x) : L);
+            expect_f32(arch, "v_cndmask_e64 consts", l, ROW(1)[l], l < 20 ? 1.0f : 0.0f);
+            expect_f32(arch, "v_cndmask_e64 neg/abs", l, ROW(2)[l], l < 20 ? y : -x);
+            uint64_t s64 = ((uint64_t)L << 32 | 0xffffffffu) + L;
+            expect_u32(arch, "64-bit add lo", l, ROW(3)[l], (uint32_t)s64);
+            expect_u32(arch, "64-bit add hi", l, ROW(4)[l], (uint32_t)(s64 >> 32));
+            expect_u32(arch, "v_sub_co_u32_e64", l, ROW(5)[l], L - 5);
+            expect_u32(arch, "v_subb_co_u32_e64", l, ROW(6)[l], l < 5 ? 0xffffffffu : 0);
+            expect_u32(arch, "v_addc_co_u32_e64", l, ROW(7)[l], l < 5 ? L : L - 1);
+            /* 2^64 - 2^33 + 1 + l * 2^32 + 2^32 - 1 = 2^64 + (l - 1) * 2^32 */
+            expect_u32(arch, "v_mad_u64_u32 lo", l, ROW(8)[l], 0);
+            expect_u32(arch, "v_mad_u64_u32 hi", l, ROW(9)[l], L - 1);
+        }
+        for (int i = 0; i < n; i++) {
+            char what[32];
+            snprintf(what, sizeof what, "s%d", regs[i]);
+            expect_u32(arch, what, i, ROW(10)[i], want[i]);
+        }
+        free(out);
+        free(in);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+/* ---- lane operations, DPP, SDWA ---- */
+
+static void valu_lanes_dpp_sdwa(void **state)
+{
+    (void)state;
+    static const char *const code =
+        "    v_mul_u32_u24 v2, 3, v0\n"               /* 3l */
+        "    v_mov_b32 v5, 0x3e8\n"
+        "    v_mov_b32 v6, 0x3e8\n"
+        "    v_mov_b32 v7, 0x3e8\n"
+        "    v_mov_b32 v8, 0x3e8\n"
+        "    v_mov_b32 v9, 0x3e8\n"
+        "    v_mov_b32 v11, 0x3e8\n"
+        "    v_mov_b32 v13, 0x3e8\n"
+        "    v_readlane_b32 s20, v2, 17\n"
+        "    s_mov_b32 s21, 40\n"
+        "    v_readlane_b32 s22, v2, s21\n"
+        "    s_nop 1\n"
+        "    v_mov_b32 v3, v2\n"
+        "    v_writelane_b32 v3, s22, 5\n"
+        "    global_store_dword v1, v3, s[4:5]\n"
+        "    s_mov_b32 exec_lo, 0xffff0000\n"
+        "    s_mov_b32 exec_hi, 0\n"
+        "    v_readfirstlane_b32 s23, v2\n"           /* first active lane: 16 */
+        "    s_mov_b64 exec, -1\n"
+        "    v_mov_b32_dpp v4, v2 quad_perm:[3,2,1,0] row_mask:0xf bank_mask:0xf\n"
+        "    global_store_dword v1, v4, s[4:5] offset:256\n"
+        "    v_mov_b32_dpp v5, v2 row_shr:1 row_mask:0xf bank_mask:0xf\n"
+        "    global_store_dword v1, v5, s[4:5] offset:512\n"
+        "    v_mov_b32_dpp v6, v2 row_shr:3 row_mask:0xf bank_mask:0xf bound_ctrl:0\n"
+        "    global_store_dword v1, v6, s[4:5] offset:768\n"
+        "    v_mov_b32_dpp v7, v2 row_ror:2 row_mask:0x5 bank_mask:0xf\n"
+        "    global_store_dword v1, v7, s[4:5] offset:1024\n"
+        "    v_add_u32_dpp v8, v2, v0 row_shl:1 row_mask:0xf bank_mask:0x3\n"
+        "    global_store_dword v1, v8, s[4:5] offset:1280\n"
+        "    v_mov_b32_dpp v9, v2 wave_shr:1 row_mask:0xf bank_mask:0xf\n"
+        "    global_store_dword v1, v9, s[4:5] offset:1536\n"
+        "    v_mov_b32_dpp v10, v2 row_mirror row_mask:0xf bank_mask:0xf\n"
+        "    global_store_dword v1, v10, s[4:5] offset:1792\n"
+        "    v_mov_b32_dpp v11, v2 row_bcast:15 row_mask:0xa bank_mask:0xf\n"
+        "    global_store_dword v1, v11, s[4:5] offset:2048\n"
+        "    v_mov_b32_dpp v12, v2 wave_rol:1 row_mask:0xf bank_mask:0xf\n"
+        "    global_store_dword v1, v12, s[4:5] offset:2304\n"
+        "    s_mov_b32 exec_lo, -2\n"                 /* lane 0 off */
+        "    v_mov_b32_dpp v13, v2 quad_perm:[0,0,0,0] row_mask:0xf bank_mask:0xf\n"
+        "    s_mov_b64 exec, -1\n"
+        "    global_store_dword v1, v13, s[4:5] offset:2560\n"
+        "    s_mov_b32 s24, 0x11223344\n"
+        "    v_mov_b32 v14, s24\n"
+        "    v_mov_b32_sdwa v14, v2 dst_sel:BYTE_1 dst_unused:UNUSED_PRESERVE src0_sel:BYTE_0\n"
+        "    global_store_dword v1, v14, s[4:5] offset:2816\n"
+        "    v_mov_b32 v15, 0xff80ff7f\n"
+        "    v_add_u32_sdwa v16, v15, v0 dst_sel:WORD_1 dst_unused:UNUSED_PAD src0_sel:BYTE_0 src1_sel:DWORD\n"
+        "    global_store_dword v1, v16, s[4:5] offset:3072\n"
+        "    v_add_u32_sdwa v17, sext(v15), v0 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_1 src1_sel:DWORD\n"
+        "    global_store_dword v1, v17, s[4:5] offset:3328\n"
+        "    v_mov_b32_sdwa v18, v15 dst_sel:BYTE_0 dst_unused:UNUSED_SEXT src0_sel:BYTE_2\n"
+        "    global_store_dword v1, v18, s[4:5] offset:3584\n"
+        "    v_mov_b32 v19, 0xdead0000\n"
+        "    v_mul_u32_u24_sdwa v19, v15, v0 dst_sel:WORD_0 dst_unused:UNUSED_PRESERVE src0_sel:WORD_1 src1_sel:BYTE_0\n"
+        "    global_store_dword v1, v19, s[4:5] offset:3840\n"
+        "    v_cmp_gt_u32_sdwa vcc, v2, v0 src0_sel:BYTE_0 src1_sel:DWORD\n" /* (3l & 255) > l */
+        "    s_mov_b64 s[26:27], vcc\n";
+    static const int regs[] = {20, 22, 23, 26, 27};
+    static const uint32_t want[] = {51, 120, 48, 0xfffffffe, 0xffffffff};
+    int n = (int)(sizeof regs / sizeof regs[0]);
+    char body[8192];
+    snprintf(body, sizeof body, "%s", code);
+    strcat(body, "    s_nop 1\n");
+    gather(body, sizeof body, 20, regs, n);
+    strcat(body, "    s_add_u32 s4, s4, 0x1000\n    s_addc_u32 s5, s5, 0\n"
+                 "    global_store_dword v1, v20, s[4:5]\n");
+    nbad = 0;
+    for (int ai = 0; ai < 4; ai++) {
+        const char *arch = archs[ai];
+        uint32_t *out = buf(17 * 64, 0xdeadbeef), *in = buf(1, 0);
+        run(arch, body, 1, 64, 0, 1, out, 17 * 64, in, 1);
+        for (int l = 0; l < 64; l++) {
+            uint32_t v2 = 3u * (uint32_t)l;
+            int row = l / 16, li = l % 16;
+            expect_u32(arch, "v_writelane", l, ROW(0)[l], l == 5 ? 120 : v2);
+            expect_u32(arch, "dpp quad_perm", l, ROW(1)[l], 3u * (uint32_t)((l & ~3) + 3 - (l & 3)));
+            expect_u32(arch, "dpp row_shr:1", l, ROW(2)[l], li == 0 ? 1000 : v2 - 3);
+            expect_u32(arch, "dpp row_shr:3 bound_ctrl", l, ROW(3)[l], li < 3 ? 0 : v2 - 9);
+            expect_u32(arch, "dpp row_ror:2 row_mask", l, ROW(4)[l],
+                       row == 1 || row == 3 ? 1000 : 3u * (uint32_t)(row * 16 + (li + 14) % 16));
+            expect_u32(arch, "dpp row_shl:1 bank_mask", l, ROW(5)[l], li >= 8 ? 1000 : 3u * (uint32_t)(l + 1) + (uint32_t)l);
+            expect_u32(arch, "dpp wave_shr:1", l, ROW(6)[l], l == 0 ? 1000 : v2 - 3);
+            expect_u32(arch, "dpp row_mirror", l, ROW(7)[l], 3u * (uint32_t)(row * 16 + 15 - li));
+            expect_u32(arch, "dpp row_bcast:15", l, ROW(8)[l], row == 1 || row == 3 ? 3u * (uint32_t)(row * 16 - 1) : 1000);
+            expect_u32(arch, "dpp wave_rol:1", l, ROW(9)[l], 3u * (uint32_t)((l + 1) % 64));
+            expect_u32(arch, "dpp source lane off", l, ROW(10)[l], l < 4 ? 1000 : 3u * (uint32_t)(l & ~3));
+            expect_u32(arch, "sdwa BYTE_1 preserve", l, ROW(11)[l], (0x11223344u & 0xffff00ffu) | (v2 & 0xff) << 8);
+            expect_u32(arch, "sdwa WORD_1 pad", l, ROW(12)[l], ((0x7fu + (uint32_t)l) & 0xffff) << 16);
+            expect_u32(arch, "sdwa sext BYTE_1", l, ROW(13)[l], (uint32_t)l - 1);
+            expect_u32(arch, "sdwa UNUSED_SEXT", l, ROW(14)[l], 0xffffff80u);
+            expect_u32(arch, "sdwa WORD_0 preserve", l, ROW(15)[l], 0xdead0000u | ((0xff80u * (uint32_t)l) & 0xffff));
+        }
+        for (int i = 0; i < n; i++) {
+            char what[32];
+            snprintf(what, sizeof what, "s%d", regs[i]);
+            expect_u32(arch, what, i, ROW(16)[i], want[i]);
+        }
+        free(out);
+        free(in);
+    }
+    assert_int_equal(nbad, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -806,6 +1019,8 @@ int main(void)
         cmocka_unit_test(valu_legacy_mad),
         cmocka_unit_test(valu_fp16_bf16_packed),
         cmocka_unit_test(valu_packed_f32),
+        cmocka_unit_test(valu_compare_cndmask_carry),
+        cmocka_unit_test(valu_lanes_dpp_sdwa),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
