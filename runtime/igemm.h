@@ -151,7 +151,9 @@ typedef struct igemm_handle igemm_handle;
  *                             ("FILE:LINE: reason"); a missing file is empty
  *   IGEMM_ERR_NO_MEMORY
  * With IGEMM_BACKEND_AUTO a HIP failure is not an error: the handle uses
- * the emulator and igemm_handle_fallback() says why HIP was not used. */
+ * the emulator and igemm_handle_fallback() says why HIP was not used.
+ * The HIP runtime is libamdhip64.so, loaded at run time (once per process),
+ * or the library the environment variable IGEMM_HIP_LIBRARY names. */
 igemm_status igemm_create(igemm_handle **h, const igemm_options *opt, char *why, size_t why_len);
 
 /* Release a handle and everything it holds (NULL is ignored). Buffers from
