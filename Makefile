@@ -38,11 +38,12 @@ $(B)/.deps-ok: tools/deps.sh
 deps: $(B)/.deps-ok
 
 # ---- sources ---------------------------------------------------------------
-CORE_SRC := runtime/problem.c runtime/reference.c runtime/target.c runtime/v4r1_config.c
-GEN_SRC  := gen/main.c gen/emit.c gen/emit_fmt.c gen/emit_helpers.c gen/values.c gen/kern_naive.c gen/kern_v4r1.c
+CORE_SRC := runtime/problem.c runtime/reference.c runtime/target.c runtime/v4r1_config.c runtime/solver.c \
+            runtime/solver_v4r1.c runtime/heuristic.c
+GEN_SRC  := gen/main.c gen/emit.c gen/emit_fmt.c gen/emit_hazard.c gen/emit_helpers.c gen/values.c gen/kern_naive.c gen/kern_v4r1.c
 EMU_SRC  := emu/decode.c emu/disasm.c emu/inst.c emu/loader.c emu/msgpack.c emu/device.c emu/exec.c \
             emu/exec_valu.c emu/exec_mem.c emu/mfma.c emu/hazard.c emu/launch.c
-RT_SRC   := runtime/handle.c runtime/solver.c runtime/solver_v4r1.c runtime/select.c runtime/codeobj.c runtime/backend_emu.c \
+RT_SRC   := runtime/handle.c runtime/select.c runtime/codeobj.c runtime/backend_emu.c \
             runtime/backend_hip.c
 RT_SRC   += runtime/perfdb.c
 CLI_SRC  := tools/igemm.c tools/cli_conv.c tools/cli_emu_run.c
@@ -200,3 +201,16 @@ test: all $(TEST_BIN)
 check-asan:
 	$(MAKE) B=build-asan OPT=-O1 SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test
 -include $(shell find $(B)/obj -name "*.d" 2>/dev/null)
+
+# ---- benchmark: dynamic kernels against their static twins (docs/PERFORMANCE.md)
+BENCH_BATCH ?= 1
+$(B)/obj/tools/bench.o: CFLAGS += -DLLVM_BIN='"$(LLVM_BIN)"'
+$(B)/bin/igemm-bench: $(B)/obj/tools/bench.o $(B)/lib/libigemm.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ $(LDLIBS)
+
+.PHONY: bench
+bench: all $(B)/bin/igemm-bench
+	$(B)/bin/igemm-bench --input ../shared/shapes/resnet50.txt --batch $(BENCH_BATCH) --arch gfx906 \
+	    --igemmgen $(B)/bin/igemmgen -o docs/PERFORMANCE.md
+	@echo "wrote docs/PERFORMANCE.md"

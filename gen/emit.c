@@ -240,7 +240,11 @@ opnd fabs_(opnd o)
 
 label e_label_new(emit *e, const char *hint) { return (label){.id = ++e->label_seq, .hint = hint}; }
 
-void e_label(emit *e, label l) { emit_line(e, ".L%d_%s:", l.id, l.hint); }
+void e_label(emit *e, label l)
+{
+    emit_line(e, ".L%d_%s:", l.id, l.hint);
+    hz_label(e, l);
+}
 
 void e_symbol(emit *e, const char *fmt, ...)
 {
@@ -262,6 +266,7 @@ void emit_init(emit *e, const target *t)
 
 void emit_free(emit *e)
 {
+    hz_free(e);
     free(e->buf);
     free(e->done);
     memset(e, 0, sizeof *e);
@@ -288,6 +293,7 @@ void e_kernel_begin(emit *e, const char *name, int block_size)
     snprintf(e->k.name, sizeof e->k.name, "%s", name);
     e->k.block_size = block_size;
     e->in_kernel = true;
+    hz_reset(e);
     pool_init(&e->sgpr, 's', e->t->max_sgprs - 6); /* keep room for vcc and xnack_mask */
     if (e->t->unified_acc_vgprs) {
         pool_init(&e->vgpr, 'v', e->t->arch_vgprs);
@@ -355,6 +361,7 @@ void e_kernel_end(emit *e)
     }
 
     emit_line(e, "    s_endpgm");
+    hz_issue(e, 1);
     emit_line(e, ".Lfunc_end_%s:", k->name);
     emit_line(e, ".size %s, .Lfunc_end_%s - %s", k->name, k->name, k->name);
     e_blank(e);

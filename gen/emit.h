@@ -94,6 +94,10 @@ typedef struct emit {
     kernel_info k;
     pool sgpr, vgpr, agpr;
     int label_seq;
+    /* hazard tracking (emit_hazard.c): wait states issued so far in the
+       kernel and, per SGPR operand code, when a VALU last wrote it; labels
+       inherit the state of the branches that reach them */
+    struct emit_hz *hz;
     /* finished kernels */
     kernel_info *done;
     int ndone;
@@ -189,6 +193,23 @@ void e_global(emit *e, const char *op, opnd data, opnd vaddr, opnd saddr, int of
 void e_waitcnt(emit *e, int vmcnt, int lgkmcnt);
 /* At least n wait states (s_nop n-1, split as needed). */
 void e_nops(emit *e, int n);
+
+/* Software hazards (emit_hazard.c). The format functions call these:
+ * before an instruction, hz_reads inserts the s_nop wait states the
+ * target's hazard facts require between a VALU write of an SGPR and this
+ * read (kind: HZR_VALU for a VALU operand, HZR_VMEM for a memory
+ * instruction's address SGPRs, HZR_LANESEL for a lane select); after it,
+ * hz_issue counts its wait states and hz_writes records SGPRs it wrote
+ * (valu: whether a VALU wrote them). Branches carry the state to their
+ * label; a backward branch first waits out every pending hazard. */
+enum { HZR_VALU, HZR_VMEM, HZR_LANESEL };
+void hz_reads(emit *e, int kind, const opnd *ops, int n);
+void hz_issue(emit *e, int wait_states);
+void hz_writes(emit *e, const opnd *o, bool valu);
+void hz_branch(emit *e, label l);
+void hz_label(emit *e, label l);
+void hz_reset(emit *e);
+void hz_free(emit *e);
 
 /* Printing of an operand (for the helpers). */
 const char *opnd_str(const opnd *o, char *buf, size_t len);

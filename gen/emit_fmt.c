@@ -103,6 +103,19 @@ static bool need(emit *e, bool cond, const char *op, const char *what)
     return cond && !e->failed;
 }
 
+/* Hazard bookkeeping around a VALU instruction: wait for SGPRs a VALU
+ * wrote recently, then count the instruction and record the SGPRs it writes. */
+static void valu_pre(emit *e, const opnd *srcs, int n) { hz_reads(e, HZR_VALU, srcs, n); }
+
+static void valu_post(emit *e, const opnd *sdst, const opnd *sdst2)
+{
+    hz_issue(e, 1);
+    if (sdst)
+        hz_writes(e, sdst, true);
+    if (sdst2)
+        hz_writes(e, sdst2, true);
+}
+
 /* gfx9 VALU: at most one scalar value (SGPR, special register or literal)
  * per instruction; the same SGPR read twice counts once. */
 static bool const_bus_ok(const opnd *const *srcs, int n, bool implicit_vcc)
@@ -137,6 +150,10 @@ void e_sop1(emit *e, const char *op, opnd d, opnd a)
     if (!need(e, is_scalar_reg(&d) && ssrc_ok(&a), op, "SOP1 takes an SGPR destination and a scalar source"))
         return;
     emit_line(e, "    %s %s, %s", op, S(d), S(a));
+    hz_issue(e, 1);
+    hz_writes(e, &d, false);
+    if (strstr(op, "saveexec"))
+        hz_writes(e, &EXEC, false);
 }
 
 void e_sop2(emit *e, const char *op, opnd d, opnd a, opnd b)
@@ -146,6 +163,8 @@ void e_sop2(emit *e, const char *op, opnd d, opnd a, opnd b)
     if (!need(e, !(is_literal(&a) && is_literal(&b) && a.imm != b.imm), op, "SOP2 allows one literal"))
         return;
     emit_line(e, "    %s %s, %s, %s", op, S(d), S(a), S(b));
+    hz_issue(e, 1);
+    hz_writes(e, &d, false);
 }
 
 void e_sopc(emit *e, const char *op, opnd a, opnd b)
@@ -153,6 +172,7 @@ void e_sopc(emit *e, const char *op, opnd a, opnd b)
     if (!need(e, ssrc_ok(&a) && ssrc_ok(&b), op, "SOPC takes scalar operands"))
         return;
     emit_line(e, "    %s %s, %s", op, S(a), S(b));
+    hz_issue(e, 1);
 }
 
 void e_sopk(emit *e, const char *op, opnd d, int imm16)
@@ -160,6 +180,9 @@ void e_sopk(emit *e, const char *op, opnd d, int imm16)
     if (!need(e, is_scalar_reg(&d) && imm16 >= -32768 && imm16 <= 65535, op, "SOPK takes an SGPR and a 16-bit immediate"))
         return;
     emit_line(e, "    %s %s, 0x%x", op, S(d), imm16 & 0xffff);
+    hz_issue(e, 1);
+    if (!strstr(op, "cmpk"))
+        hz_writes(e, &d, false);
 }
 
 void e_sopp(emit *e, const char *op, int imm16)
@@ -170,9 +193,15 @@ void e_sopp(emit *e, const char *op, int imm16)
         emit_line(e, "    %s", op);
     else
         emit_line(e, "    %s %d", op, imm16);
+    hz_issue(e, !strcmp(op, "s_nop") ? imm16 + 1 : 1);
 }
 
-void e_branch(emit *e, const char *op, label l) { emit_line(e, "    %s .L%d_%s", op, l.id, l.hint); }
+void e_branch(emit *e, const char *op, label l)
+{
+    hz_branch(e, l);
+    emit_line(e, "    %s .L%d_%s", op, l.id, l.hint);
+    hz_issue(e, 1);
+}
 
 void e_smem(emit *e, const char *op, opnd d, opnd base, int offset)
 {
@@ -184,6 +213,8 @@ void e_smem(emit *e, const char *op, opnd d, opnd base, int offset)
     if (!need(e, d.count == 1 || d.index % (d.count > 4 ? 4 : d.count) == 0, op, "SMEM destination misaligned"))
         return;
     emit_line(e, "    %s %s, %s, 0x%x", op, S(d), S(base), offset);
+    hz_issue(e, 1);
+    hz_writes(e, &d, false);
 }
 
 void e_waitcnt(emit *e, int vmcnt, int lgkmcnt)
@@ -196,6 +227,7 @@ void e_waitcnt(emit *e, int vmcnt, int lgkmcnt)
         emit_line(e, "    s_waitcnt vmcnt(%d)", vmcnt);
     else if (lgkmcnt >= 0)
         emit_line(e, "    s_waitcnt lgkmcnt(%d)", lgkmcnt);
+    hz_issue(e, 1);
 }
 
 void e_nops(emit *e, int n)
@@ -203,6 +235,7 @@ void e_nops(emit *e, int n)
     while (n > 0) {
         int k = n > 16 ? 16 : n;
         emit_line(e, "    s_nop %d", k - 1);
+        hz_issue(e, k);
         n -= k;
     }
 }
@@ -214,14 +247,17 @@ void e_vop1(emit *e, const char *op, opnd d, opnd a)
     bool sdst = !strcmp(op, "v_readfirstlane_b32");
     if (!need(e, (sdst ? d.kind == OPK_SGPR : is_vgpr(&d)) && is_src(&a), op, "VOP1 operand kinds"))
         return;
+    valu_pre(e, (opnd[]){a}, 1);
     if (a.mods) {
         const opnd *s[] = {&a};
         if (!need(e, !is_literal(&a) && const_bus_ok(s, 1, false), op, "VOP3 form takes no literal"))
             return;
         emit_line(e, "    %s_e64 %s, %s", op, S(d), S(a));
+        valu_post(e, sdst ? &d : NULL, NULL);
         return;
     }
     emit_line(e, "    %s %s, %s", op, S(d), S(a));
+    valu_post(e, sdst ? &d : NULL, NULL);
 }
 
 void e_vop2(emit *e, const char *op, opnd d, opnd a, opnd b)
@@ -231,14 +267,17 @@ void e_vop2(emit *e, const char *op, opnd d, opnd a, opnd b)
         return;
     if (!need(e, const_bus_ok(s, 2, false), op, "more than one SGPR/literal (gfx9 constant bus)"))
         return;
+    valu_pre(e, (opnd[]){a, b}, 2);
     if (is_vgpr(&b) && !a.mods && !b.mods) {
         emit_line(e, "    %s %s, %s, %s", op, S(d), S(a), S(b));
+        valu_post(e, NULL, NULL);
         return;
     }
     /* src1 is not a VGPR or a modifier is used: VOP3 encoding, no literal. */
     if (!need(e, !is_literal(&a) && !is_literal(&b), op, "literal in a VOP3-encoded operation"))
         return;
     emit_line(e, "    %s_e64 %s, %s, %s", op, S(d), S(a), S(b));
+    valu_post(e, NULL, NULL);
 }
 
 void e_vop2c(emit *e, const char *op, opnd d, opnd co, opnd a, opnd b, opnd ci)
@@ -253,10 +292,12 @@ void e_vop2c(emit *e, const char *op, opnd d, opnd co, opnd a, opnd b, opnd ci)
         return;
     if (!e32 && !need(e, !is_literal(&a) && !is_literal(&b), op, "literal in a VOP3-encoded operation"))
         return;
+    valu_pre(e, (opnd[]){a, b, has_ci ? ci : NOOP}, 3);
     if (has_ci)
         emit_line(e, "    %s%s %s, %s, %s, %s, %s", op, e32 ? "" : "_e64", S(d), S(co), S(a), S(b), S(ci));
     else
         emit_line(e, "    %s%s %s, %s, %s, %s", op, e32 ? "" : "_e64", S(d), S(co), S(a), S(b));
+    valu_post(e, &co, NULL);
 }
 
 void e_vop3(emit *e, const char *op, opnd d, opnd a, opnd b, opnd c)
@@ -270,10 +311,12 @@ void e_vop3(emit *e, const char *op, opnd d, opnd a, opnd b, opnd c)
         return;
     if (!need(e, const_bus_ok(s, has_c ? 3 : 2, false), op, "more than one SGPR (gfx9 constant bus)"))
         return;
+    valu_pre(e, (opnd[]){a, b, has_c ? c : NOOP}, 3);
     if (has_c)
         emit_line(e, "    %s %s, %s, %s, %s", op, S(d), S(a), S(b), S(c));
     else
         emit_line(e, "    %s %s, %s, %s", op, S(d), S(a), S(b));
+    valu_post(e, NULL, NULL);
 }
 
 void e_vopc(emit *e, const char *op, opnd sd, opnd a, opnd b)
@@ -285,13 +328,17 @@ void e_vopc(emit *e, const char *op, opnd sd, opnd a, opnd b)
         return;
     if (!need(e, const_bus_ok(s, 2, false), op, "more than one SGPR/literal (gfx9 constant bus)"))
         return;
+    valu_pre(e, (opnd[]){a, b}, 2);
+    bool cmpx = strstr(op, "cmpx") != NULL;
     if (to_vcc && is_vgpr(&b) && !a.mods && !b.mods) {
         emit_line(e, "    %s %s, %s, %s", op, S(sd), S(a), S(b));
+        valu_post(e, &sd, cmpx ? &EXEC : NULL);
         return;
     }
     if (!need(e, !is_literal(&a) && !is_literal(&b), op, "literal in a VOP3-encoded compare"))
         return;
     emit_line(e, "    %s_e64 %s, %s, %s", op, S(sd), S(a), S(b));
+    valu_post(e, &sd, cmpx ? &EXEC : NULL);
 }
 
 void e_cndmask(emit *e, opnd d, opnd a, opnd b, opnd mask)
@@ -301,10 +348,12 @@ void e_cndmask(emit *e, opnd d, opnd a, opnd b, opnd mask)
     if (!need(e, is_vgpr(&d) && is_src(&a) && is_src(&b) && (vcc || (mask.kind == OPK_SGPR && mask.count == 2)),
               "v_cndmask_b32", "operand kinds"))
         return;
+    valu_pre(e, (opnd[]){a, b, mask}, 3);
     if (vcc && is_vgpr(&b)) {
         if (!need(e, const_bus_ok(s, 2, true), "v_cndmask_b32", "SGPR/literal besides vcc (gfx9 constant bus)"))
             return;
         emit_line(e, "    v_cndmask_b32 %s, %s, %s, %s", S(d), S(a), S(b), S(mask));
+        valu_post(e, NULL, NULL);
         return;
     }
     const opnd *s3[] = {&a, &b, &mask};
@@ -312,6 +361,7 @@ void e_cndmask(emit *e, opnd d, opnd a, opnd b, opnd mask)
               "VOP3 form: no literal, one SGPR including the mask"))
         return;
     emit_line(e, "    v_cndmask_b32_e64 %s, %s, %s, %s", S(d), S(a), S(b), S(mask));
+    valu_post(e, NULL, NULL);
 }
 
 void e_readlane(emit *e, const char *op, opnd sd, opnd v, opnd lane)
@@ -323,7 +373,10 @@ void e_readlane(emit *e, const char *op, opnd sd, opnd v, opnd lane)
     if (!need(e, lane.kind == OPK_SGPR || (lane.kind == OPK_INT && lane.imm >= 0 && lane.imm < 64), op,
               "lane select must be an SGPR or 0..63"))
         return;
+    valu_pre(e, (opnd[]){v}, 1);
+    hz_reads(e, HZR_LANESEL, &lane, 1);
     emit_line(e, "    %s %s, %s, %s", op, S(sd), S(v), S(lane));
+    valu_post(e, write ? NULL : &sd, NULL);
 }
 
 /* ---- memory ---- */
@@ -353,6 +406,7 @@ void e_ds(emit *e, const char *op, opnd d, opnd addr, opnd d0, opnd d1, int off0
             return;
         emit_line(e, "    %s %s, %s%s", op, S(addr), S(d0), offs);
     }
+    hz_issue(e, 1);
 }
 
 void e_mubuf(emit *e, const char *op, opnd data, opnd voff, opnd rsrc, opnd soff, int offset)
@@ -370,7 +424,9 @@ void e_mubuf(emit *e, const char *op, opnd data, opnd voff, opnd rsrc, opnd soff
     char offs[24] = "";
     if (offset)
         snprintf(offs, sizeof offs, " offset:%d", offset);
+    hz_reads(e, HZR_VMEM, (opnd[]){rsrc, soff}, 2);
     emit_line(e, "    %s %s, %s, %s, %s offen%s", op, S(data), S(voff), S(rsrc), S(soff), offs);
+    hz_issue(e, 1);
 }
 
 void e_global(emit *e, const char *op, opnd data, opnd vaddr, opnd saddr, int offset)
@@ -386,6 +442,8 @@ void e_global(emit *e, const char *op, opnd data, opnd vaddr, opnd saddr, int of
     if (offset)
         snprintf(offs, sizeof offs, " offset:%d", offset);
     bool store = strstr(op, "store") != NULL || strstr(op, "atomic") != NULL;
+    hz_reads(e, HZR_VMEM, &saddr, 1);
+    hz_issue(e, 1);
     if (store)
         emit_line(e, "    %s %s, %s, %s%s", op, S(vaddr), S(data), S(saddr), offs);
     else

@@ -41,7 +41,7 @@ static void idx_expr(const opnd *o, char *buf, size_t len)
         snprintf(buf, len, "%d", o->index);
 }
 
-void h_macro(emit *e, const char *name, int n, const opnd *args)
+void h_macro(emit *e, const char *name, int n, const opnd *args, int ninst)
 {
     char line[512];
     int len = snprintf(line, sizeof line, "    %s", name);
@@ -55,6 +55,7 @@ void h_macro(emit *e, const char *name, int n, const opnd *args)
         len += snprintf(line + len, sizeof line - (size_t)len, "%s %s", i ? "," : "", x);
     }
     emit_line(e, "%s", line);
+    hz_issue(e, ninst);
 }
 
 static bool same_reg(opnd a, opnd b) { return a.kind == b.kind && a.index == b.index; }
@@ -66,7 +67,8 @@ void h_mdiv_v(emit *e, opnd q, opnd n, opnd s_magic, opnd s_shift)
         emit_fail(e, "h_mdiv_v: needs distinct VGPRs q, n and SGPR magic/shift");
         return;
     }
-    h_macro(e, "m_mdiv_u32_vs", 4, (opnd[]){q, n, s_magic, s_shift});
+    hz_reads(e, HZR_VALU, (opnd[]){s_magic, s_shift}, 2);
+    h_macro(e, "m_mdiv_u32_vs", 4, (opnd[]){q, n, s_magic, s_shift}, 3);
 }
 
 void h_mdiv_rem_v(emit *e, opnd r, opnd q, opnd n, opnd s_magic, opnd s_shift, opnd s_d)
@@ -76,7 +78,8 @@ void h_mdiv_rem_v(emit *e, opnd r, opnd q, opnd n, opnd s_magic, opnd s_shift, o
         emit_fail(e, "h_mdiv_rem_v: needs distinct VGPRs r, q, n and SGPRs");
         return;
     }
-    h_macro(e, "m_mdiv_rem_u32_vs", 6, (opnd[]){r, q, n, s_magic, s_shift, s_d});
+    hz_reads(e, HZR_VALU, (opnd[]){s_magic, s_shift, s_d}, 3);
+    h_macro(e, "m_mdiv_rem_u32_vs", 6, (opnd[]){r, q, n, s_magic, s_shift, s_d}, 5);
 }
 
 void h_mdiv_s(emit *e, opnd q, opnd n, opnd s_magic, opnd s_shift)
@@ -85,7 +88,8 @@ void h_mdiv_s(emit *e, opnd q, opnd n, opnd s_magic, opnd s_shift)
         emit_fail(e, "h_mdiv_s: needs distinct SGPRs q, n");
         return;
     }
-    h_macro(e, "m_mdiv_u32_ss", 4, (opnd[]){q, n, s_magic, s_shift});
+    h_macro(e, "m_mdiv_u32_ss", 4, (opnd[]){q, n, s_magic, s_shift}, 3);
+    hz_writes(e, &q, false);
 }
 
 void h_mdiv_rem_s(emit *e, opnd r, opnd q, opnd n, opnd s_magic, opnd s_shift, opnd s_d)
@@ -95,7 +99,9 @@ void h_mdiv_rem_s(emit *e, opnd r, opnd q, opnd n, opnd s_magic, opnd s_shift, o
         emit_fail(e, "h_mdiv_rem_s: needs distinct SGPRs r, q, n");
         return;
     }
-    h_macro(e, "m_mdiv_rem_u32_ss", 6, (opnd[]){r, q, n, s_magic, s_shift, s_d});
+    h_macro(e, "m_mdiv_rem_u32_ss", 6, (opnd[]){r, q, n, s_magic, s_shift, s_d}, 5);
+    hz_writes(e, &q, false);
+    hz_writes(e, &r, false);
 }
 
 void h_buffer_rsrc(emit *e, opnd rsrc, opnd ptr, opnd bytes)
@@ -105,7 +111,8 @@ void h_buffer_rsrc(emit *e, opnd rsrc, opnd ptr, opnd bytes)
         emit_fail(e, "h_buffer_rsrc: needs an aligned SGPR quad, an SGPR pair and an SGPR");
         return;
     }
-    h_macro(e, "m_buffer_rsrc", 3, (opnd[]){rsrc, ptr, bytes});
+    h_macro(e, "m_buffer_rsrc", 3, (opnd[]){rsrc, ptr, bytes}, 4);
+    hz_writes(e, &rsrc, false);
 }
 
 void h_vadd(emit *e, opnd d, opnd a, opnd b) { e_vop2(e, "v_add_u32", d, a, b); }

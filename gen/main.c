@@ -1,12 +1,21 @@
-/* igemmgen: writes the assembly of every igemm kernel for one GPU target.
+/* igemmgen: writes the assembly of the igemm kernels for one GPU target.
  *
  *   igemmgen --arch gfx906 -o build/co/gfx906.s
+ *       every dynamic kernel: naive reference, zero fill, every v4r1 tile
+ *       configuration
+ *   igemmgen --arch gfx906 --static "conv -n 2 -c 64 ... -F 2" [--config NAME] -o twin.s
+ *       the static twin of one shape: the same v4r1 configuration (the
+ *       heuristic's pick unless --config names one) with the shape's values
+ *       baked in, one kernel per non-empty phase named <config>_static_p<i>,
+ *       taking only the dx, dy, w pointers; plus the zero fill kernel
  *   igemmgen --list-targets
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../runtime/select.h"
+#include "../runtime/solver.h"
 #include "emit.h"
 #include "kern.h"
 
@@ -14,8 +23,9 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: igemmgen --arch TARGET [-o FILE.s]\n"
+            "       igemmgen --arch TARGET --static \"conv -n N -c C ... -F 2\" [--config NAME] [-o FILE.s]\n"
             "       igemmgen --list-targets\n"
-            "Writes the assembly of every kernel for TARGET (%s).\n",
+            "Writes the assembly of every kernel for TARGET (%s), or the static twin of one shape.\n",
             target_names());
 }
 
@@ -37,14 +47,83 @@ static int write_file(const char *path, const char *text, size_t len)
     return 0;
 }
 
+static int dynamic_kernels(emit *e)
+{
+    kern_naive(e);
+    kern_fill_zero(e);
+    for (int i = 0; i < v4r1_config_count; i++) {
+        v4r1_config c = v4r1_configs[i];
+        char why[256], name[128];
+        if (v4r1_config_derive(&c, why, sizeof why)) {
+            fprintf(stderr, "igemmgen: configuration %d: %s\n", i, why);
+            return -1;
+        }
+        v4r1_config_name(&c, name, sizeof name);
+        kern_v4r1(e, &c, NULL, name);
+    }
+    return 0;
+}
+
+typedef struct {
+    const igemm_shape *sh;
+    const target *t;
+} fit_ctx;
+
+static int fits(void *ctx, const solver *s)
+{
+    fit_ctx *f = ctx;
+    return s->available(s, f->t) && s->applicable(s, f->sh, f->t, NULL, 0) == IGEMM_OK;
+}
+
+static int static_twin(emit *e, const char *conv, const char *config)
+{
+    igemm_problem p;
+    igemm_shape sh;
+    char why[256];
+    if (igemm_problem_parse_line(&p, conv, why, sizeof why) != 1 || igemm_shape_init(&sh, &p, why, sizeof why)) {
+        fprintf(stderr, "igemmgen: --static: %s\n", why[0] ? why : "expected \"conv -n ... -F 2\"");
+        return 2;
+    }
+    fit_ctx fc = {&sh, e->t};
+    const solver *s = config ? solver_find(config) : select_heuristic(&sh, e->t, fits, &fc);
+    if (!s || s->kind != SOLVER_V4R1) {
+        fprintf(stderr, "igemmgen: --static: %s is not a v4r1 configuration\n", config ? config : "the heuristic's pick");
+        return 2;
+    }
+    if (!fits(&fc, s)) {
+        fprintf(stderr, "igemmgen: --static: %s does not apply to this shape\n", s->name);
+        return 2;
+    }
+    if (plan_batch_chunk(&sh) < p.n) {
+        fprintf(stderr, "igemmgen: --static: the shape needs several batch chunks; a static twin covers one launch\n");
+        return 2;
+    }
+    kern_fill_zero(e);
+    for (int ph = 0; ph < igemm_phase_count(&sh); ph++) {
+        igemm_phase g = igemm_phase_get(&sh, ph);
+        if (g.ydot_slice <= 0 || g.xdot_slice <= 0 || sh.h.slice <= 0 || sh.w.slice <= 0)
+            continue;
+        igemm_v4r1_args a;
+        v4r1_fill_args(&a, &sh, s->cfg, ph, p.n);
+        char name[160];
+        snprintf(name, sizeof name, "%s_static_p%d", s->name, ph);
+        kern_v4r1(e, s->cfg, &a, name);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    const char *arch = NULL, *out = NULL;
+    const char *arch = NULL, *out = NULL, *conv = NULL, *config = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--arch") && i + 1 < argc) {
             arch = argv[++i];
         } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
             out = argv[++i];
+        } else if (!strcmp(argv[i], "--static") && i + 1 < argc) {
+            conv = argv[++i];
+        } else if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+            config = argv[++i];
         } else if (!strcmp(argv[i], "--list-targets")) {
             for (int t = 0; t < igemm_target_count; t++)
                 printf("%s\t%s\n", igemm_targets[t]->name, igemm_targets[t]->family);
@@ -62,6 +141,10 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (config && !conv) {
+        fprintf(stderr, "igemmgen: --config only applies with --static\n");
+        return 2;
+    }
     const target *t = target_by_name(arch);
     if (!t) {
         fprintf(stderr, "igemmgen: unknown target '%s' (known: %s)\n", arch, target_names());
@@ -70,25 +153,13 @@ int main(int argc, char **argv)
     emit e;
     emit_init(&e, t);
     emit_begin_file(&e);
-    kern_naive(&e);
-    kern_fill_zero(&e);
-    for (int i = 0; i < v4r1_config_count; i++) {
-        v4r1_config c = v4r1_configs[i];
-        char why[256], name[128];
-        if (v4r1_config_derive(&c, why, sizeof why)) {
-            fprintf(stderr, "igemmgen: configuration %d: %s\n", i, why);
-            emit_free(&e);
-            return 1;
-        }
-        v4r1_config_name(&c, name, sizeof name);
-        kern_v4r1(&e, &c, NULL, name);
-    }
-    if (emit_finish(&e)) {
+    int rc = conv ? static_twin(&e, conv, config) : dynamic_kernels(&e) ? 1 : 0;
+    if (!rc && emit_finish(&e)) {
         fprintf(stderr, "igemmgen: %s\n", e.err);
-        emit_free(&e);
-        return 1;
+        rc = 1;
     }
-    int rc = write_file(out, e.buf, e.len) ? 1 : 0;
+    if (!rc && write_file(out, e.buf, e.len))
+        rc = 1;
     emit_free(&e);
     return rc;
 }

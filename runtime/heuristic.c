@@ -1,0 +1,84 @@
+/* The configuration heuristic (pure: no handle, no device).
+ *
+ * Every applicable v4r1 configuration is scored with a small model of a
+ * target's compute units and the one with the least estimated time wins:
+ *
+ *   per phase GEMM (M = C/G, N = n*HTs*WTs, K steps = taps * ceil(Kg/KPB)):
+ *     workgroups  = ceil(M/MPB) * ceil(N/NPB) * G         (padding waste is
+ *                   the part of these tiles outside M x N: it costs time)
+ *     wave cycles = steps * step cycles + fixed            (issue-cycle model
+ *                   of docs/EMULATOR.md: FMAs, LDS reads/writes, loads,
+ *                   scalar and sync overhead per step; setup and stores)
+ *     occupancy   = workgroups a CU holds: by LDS (64 KiB) and by VGPRs
+ *                   (256 per SIMD lane, at most 10 waves per SIMD)
+ *     rounds      = ceil(workgroups / (CUs * occupancy))
+ *     time        = rounds * (waves per SIMD in a round) * wave cycles
+ *                   * latency factor (1.3 with one wave per SIMD, 1.1 with
+ *                   two: too few waves leave memory latency exposed)
+ *
+ * so big GEMMs pick big tiles (fewest cycles per FLOP), GEMMs too small to
+ * give every one of the target's CUs work pick small tiles, and skinny ones
+ * (few channels) the thin configurations. The naive kernel is the fallback. */
+#include "select.h"
+
+#include "v4r1_config.h"
+
+static double ceil_div(double a, double b) { return (double)(((long long)a + (long long)b - 1) / (long long)b); }
+
+double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t)
+{
+    int tm = 4 * c->rm, tn = 4 * c->rn, waves = c->block / 64;
+    double step = (double)c->kpb * tm * tn * 4        /* v_fmac */
+                  + (double)c->kpb * (c->rm + c->rn) * 8 /* ds_read_b128 */
+                  + (double)(c->va * c->wa + c->vb * c->wb) * 4 /* buffer loads */
+                  + (double)(c->va * c->wa + c->vb * c->wb) * 2 /* LDS writes */
+                  + 40;                                          /* scalar walk, waits, barrier */
+    double fixed = 600 + (double)tm * tn * 6 + (double)tn * 90;   /* setup, column decode, stores */
+    int wps = 256 / ((c->vgprs + 3) / 4 * 4);
+    if (wps > 10)
+        wps = 10;
+    int by_lds = 65536 / c->lds_bytes, by_vgpr = 4 * wps / waves;
+    int occ = by_lds < by_vgpr ? by_lds : by_vgpr;
+    if (occ < 1)
+        return 1e300;
+    double total = 0;
+    for (int i = 0; i < igemm_phase_count(sh); i++) {
+        igemm_phase ph = igemm_phase_get(sh, i);
+        if (ph.ydot_slice <= 0 || ph.xdot_slice <= 0 || ph.gemm_n <= 0)
+            continue;
+        double steps = (double)ph.ydot_slice * ph.xdot_slice * ceil_div(sh->kg, c->kpb);
+        double wgs = ceil_div((double)ph.gemm_m, c->mpb) * ceil_div((double)ph.gemm_n, c->npb) * sh->p.groups;
+        double slots = (double)t->num_cu * occ;
+        double rounds = ceil_div(wgs, slots);
+        double per_round = wgs < slots ? wgs : slots;
+        double wg_per_cu = ceil_div(per_round, t->num_cu);
+        double per_simd = ceil_div(wg_per_cu * waves, 4);
+        double lat = per_simd < 2 ? 1.3 : per_simd < 3 ? 1.1 : 1.0;
+        total += rounds * per_simd * (steps * step + fixed) * lat;
+    }
+    return total;
+}
+
+const solver *select_heuristic(const igemm_shape *sh, const target *t, int (*ok)(void *ctx, const solver *s),
+                               void *ctx)
+{
+    const solver *best = NULL;
+    double best_t = 0;
+    for (int i = 0; i < solver_count(); i++) {
+        const solver *s = solver_get(i);
+        if (s->kind != SOLVER_V4R1 || !ok(ctx, s))
+            continue;
+        double est = v4r1_estimate(s->cfg, sh, t);
+        if (!best || est < best_t) {
+            best = s;
+            best_t = est;
+        }
+    }
+    if (best)
+        return best;
+    for (int i = 0; i < solver_count(); i++)
+        if (solver_get(i)->kind == SOLVER_NAIVE && ok(ctx, solver_get(i)))
+            return solver_get(i);
+    return NULL;
+}
+

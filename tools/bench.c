@@ -1,0 +1,400 @@
+/* igemm-bench: dynamic kernels against their static twins on the emulator.
+ *
+ *   igemm-bench --input SHAPES.txt [--batch N] [--arch gfx906] [-o REPORT.md]
+ *               [--igemmgen PATH] [--llvm-bin DIR] [--threads N]
+ *
+ * For every layer of the shape list (batch scaled to N, default 1): run the
+ * configuration the library's heuristic picks, verify it against the
+ * float64 reference, count its modeled issue cycles and its main-loop
+ * VALU mix; generate the static twin of the same configuration for that
+ * shape (igemmgen --static), assemble it, run the same launches, verify
+ * and count. Writes a Markdown report with one row per layer and a table of
+ * every configuration's main-loop math density. Progress goes to stderr.
+ * Exit status 1 when any run fails verification or faults. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../emu/emu.h"
+#include "../runtime/igemm.h"
+#include "../runtime/kargs.h"
+#include "../runtime/solver.h"
+
+#ifndef LLVM_BIN
+#define LLVM_BIN "/usr/lib/llvm-19/bin"
+#endif
+
+typedef struct {
+    const char *input, *arch, *out, *igemmgen, *llvm_bin;
+    int batch, threads;
+} opts;
+
+typedef struct {
+    igemm_problem p;
+    char comment[128];
+    char solution[96];
+    int launches;
+    double flops;
+    uint64_t dyn_cycles, st_cycles, loop_valu, loop_fma;
+    double dyn_err, st_err;
+    int ok;
+} row;
+
+static void fill_random(float *p, size_t n, unsigned long long seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned long long z = (seed += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        p[i] = (float)((double)(z >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
+    }
+}
+
+static void *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *b = n > 0 ? malloc((size_t)n) : NULL;
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    if (b)
+        *size = (size_t)n;
+    return b;
+}
+
+/* Build the static twin code object of (problem, solution). */
+static void *build_twin(const opts *o, const igemm_problem *p, const char *solution, size_t *size)
+{
+    char dir[] = "/tmp/igemm-bench-XXXXXX", args[256], cmd[2048];
+    if (!mkdtemp(dir))
+        return NULL;
+    igemm_problem_format(p, args, sizeof args);
+    snprintf(cmd, sizeof cmd,
+             "%s --arch %s --static \"conv %s -F 2\" --config %s -o %s/t.s && "
+             "%s/llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=%s -filetype=obj -I asm_templates %s/t.s -o %s/t.o && "
+             "%s/ld.lld -shared %s/t.o -o %s/t.hsaco",
+             o->igemmgen, o->arch, args, solution, dir, o->llvm_bin, o->arch, dir, dir, o->llvm_bin, dir, dir);
+    void *img = NULL;
+    if (!system(cmd)) {
+        char path[300];
+        snprintf(path, sizeof path, "%s/t.hsaco", dir);
+        img = read_file(path, size);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd)) {
+        /* a leftover temporary directory is harmless */
+    }
+    return img;
+}
+
+/* Run the static twin: the dynamic plan's launches with the twin's kernels. */
+static int run_twin(const opts *o, const igemm_problem *p, const solver *s, const void *img, size_t size, float *dx,
+                    const float *dy, const float *w, uint64_t *cycles)
+{
+    igemm_shape sh;
+    igemm_shape_init(&sh, p, NULL, 0);
+    emu_options eo = {.threads = o->threads};
+    emu_device *d = emu_create(target_by_name(o->arch), &eo);
+    emu_module *m = NULL;
+    char err[1024];
+    int rc = -1;
+    launch_plan plan = {0};
+    if (!d || emu_load(d, img, size, &m, err, sizeof err)) {
+        fprintf(stderr, "igemm-bench: static twin: %s\n", d ? err : "no emulator");
+        goto out;
+    }
+    if (s->plan(s, &sh, target_by_name(o->arch), &plan))
+        goto out;
+    emu_register(d, dx, (size_t)sh.dx_elems * 4);
+    emu_register(d, dy, (size_t)sh.dy_elems * 4);
+    emu_register(d, w, (size_t)sh.w_elems * 4);
+    emu_stats st = {0};
+    rc = 0;
+    for (int i = 0; i < plan.n && !rc; i++) {
+        launch_desc *l = &plan.l[i];
+        char name[200];
+        uint8_t args[512];
+        size_t nargs;
+        void *base[3] = {dx, (void *)dy, (void *)w};
+        if (l->phase >= 0) {
+            igemm_static_args a = {0};
+            uint64_t *ptrs[3] = {&a.p_dx, &a.p_dy, &a.p_w};
+            for (int k = 0; k < 3; k++)
+                *ptrs[k] = (uint64_t)(uintptr_t)base[k] + l->ptr_add[k];
+            snprintf(name, sizeof name, "%s_static_p%d", s->name, l->phase);
+            memcpy(args, &a, sizeof a);
+            nargs = sizeof a;
+        } else {
+            snprintf(name, sizeof name, "%s", l->kernel);
+            memcpy(args, l->args, l->args_size);
+            nargs = l->args_size;
+            for (int k = 0; k < 3; k++)
+                if (l->ptr_off[k] >= 0) {
+                    uint64_t ptr = (uint64_t)(uintptr_t)base[k] + l->ptr_add[k];
+                    memcpy(args + l->ptr_off[k], &ptr, 8);
+                }
+        }
+        const emu_kernel *k = emu_find_kernel(m, name);
+        unsigned grid[3] = {l->grid, 1, 1}, block[3] = {l->block, 1, 1};
+        if (!k || emu_launch(d, k, grid, block, args, nargs, &st, err, sizeof err)) {
+            fprintf(stderr, "igemm-bench: static twin %s: %s\n", name, k ? err : "kernel missing");
+            rc = -1;
+        }
+    }
+    *cycles = emu_stats_cycles(&st);
+    emu_unregister(d, dx);
+    emu_unregister(d, dy);
+    emu_unregister(d, w);
+out:
+    plan_free(&plan);
+    emu_module_free(m);
+    emu_destroy(d);
+    return rc;
+}
+
+static int bench_layer(const opts *o, igemm_handle *h, row *r)
+{
+    igemm_shape sh;
+    char why[512];
+    if (igemm_shape_init(&sh, &r->p, why, sizeof why) != IGEMM_OK) {
+        fprintf(stderr, "igemm-bench: %s\n", why);
+        return -1;
+    }
+    size_t nx = (size_t)sh.dx_elems, ny = (size_t)sh.dy_elems, nw = (size_t)sh.w_elems;
+    float *dy = malloc(ny * 4), *w = malloc(nw * 4), *dx = malloc(nx * 4);
+    double *ref = malloc(nx * 8), *abs_sum = malloc(nx * 8);
+    unsigned char *cov = malloc(nx);
+    int rc = -1;
+    if (!dy || !w || !dx || !ref || !abs_sum || !cov)
+        goto out;
+    fill_random(dy, ny, 1);
+    fill_random(w, nw, 2);
+    igemm_reference_bwd_data(&r->p, dy, w, ref, abs_sum, cov);
+    r->flops = (double)sh.flops;
+
+    /* dynamic, the heuristic's configuration */
+    for (size_t i = 0; i < nx; i++)
+        dx[i] = NAN;
+    igemm_run_info ri;
+    if (igemm_conv_bwd_data_ex(h, &r->p, NULL, dx, dy, w, &ri) != IGEMM_OK) {
+        fprintf(stderr, "igemm-bench: %s\n", igemm_last_error(h));
+        goto out;
+    }
+    igemm_verify_result vr;
+    int ok_dyn = igemm_verify(&r->p, dx, ref, abs_sum, cov, 1e-5, &vr);
+    snprintf(r->solution, sizeof r->solution, "%s", ri.solution);
+    r->launches = ri.launches;
+    r->dyn_cycles = ri.cycles;
+    r->loop_valu = ri.loop_valu_cycles;
+    r->loop_fma = ri.loop_fma_cycles;
+    r->dyn_err = vr.max_rel_err;
+
+    /* static twin of the same configuration */
+    const solver *s = solver_find(ri.solution);
+    int ok_st = 0;
+    if (s && s->kind == SOLVER_V4R1) {
+        size_t size;
+        void *img = build_twin(o, &r->p, s->name, &size);
+        if (!img) {
+            fprintf(stderr, "igemm-bench: cannot build the static twin\n");
+            goto out;
+        }
+        for (size_t i = 0; i < nx; i++)
+            dx[i] = NAN;
+        if (!run_twin(o, &r->p, s, img, size, dx, dy, w, &r->st_cycles)) {
+            ok_st = igemm_verify(&r->p, dx, ref, abs_sum, cov, 1e-5, &vr);
+            r->st_err = vr.max_rel_err;
+        }
+        free(img);
+    }
+    r->ok = ok_dyn && ok_st;
+    rc = r->ok ? 0 : -1;
+out:
+    free(dy);
+    free(w);
+    free(dx);
+    free(ref);
+    free(abs_sum);
+    free(cov);
+    return rc;
+}
+
+/* Main-loop math density of every configuration on one layer. */
+static void density_table(FILE *f, igemm_handle *h, const igemm_problem *p)
+{
+    igemm_shape sh;
+    igemm_shape_init(&sh, p, NULL, 0);
+    size_t nx = (size_t)sh.dx_elems, ny = (size_t)sh.dy_elems, nw = (size_t)sh.w_elems;
+    float *dy = calloc(ny, 4), *w = calloc(nw, 4), *dx = calloc(nx, 4);
+    if (!dy || !w || !dx)
+        goto out;
+    char args[256];
+    igemm_problem_format(p, args, sizeof args);
+    fprintf(f, "\n## Main-loop math density per configuration\n\n"
+               "Measured on `%s` (every configuration runs it; the loop is the region between the\n"
+               "`__kloop_begin_`/`__kloop_end_` markers the generator emits). Density = v_fmac issue\n"
+               "cycles / all VALU issue cycles inside the loop; cycles/FLOP over the whole launch.\n\n"
+               "| configuration | loop math density | cycles/FLOP |\n|---|---:|---:|\n",
+            args);
+    for (int i = 0; i < igemm_solution_count(); i++) {
+        const char *name = igemm_solution_name(i);
+        igemm_run_info ri;
+        if (strncmp(name, "igemm_bwd_v4r1", 14) ||
+            igemm_conv_bwd_data_ex(h, p, name, dx, dy, w, &ri) != IGEMM_OK)
+            continue;
+        fprintf(f, "| %s | %.3f | %.4f |\n", name,
+                ri.loop_valu_cycles ? (double)ri.loop_fma_cycles / (double)ri.loop_valu_cycles : 0.0,
+                (double)ri.cycles / (double)sh.flops);
+        fprintf(stderr, "density %s\n", name);
+    }
+out:
+    free(dy);
+    free(w);
+    free(dx);
+}
+
+int main(int argc, char **argv)
+{
+    opts o = {.arch = "gfx906", .batch = 1, .igemmgen = "build/bin/igemmgen", .llvm_bin = LLVM_BIN};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) {
+            fprintf(stderr, "igemm-bench: flag '%s' needs a value\n", a);
+            return 2;
+        }
+        i++;
+        if (!strcmp(a, "--input"))
+            o.input = v;
+        else if (!strcmp(a, "--arch"))
+            o.arch = v;
+        else if (!strcmp(a, "-o"))
+            o.out = v;
+        else if (!strcmp(a, "--igemmgen"))
+            o.igemmgen = v;
+        else if (!strcmp(a, "--llvm-bin"))
+            o.llvm_bin = v;
+        else if (!strcmp(a, "--batch"))
+            o.batch = atoi(v);
+        else if (!strcmp(a, "--threads"))
+            o.threads = atoi(v);
+        else {
+            fprintf(stderr, "igemm-bench: unknown flag '%s'\n", a);
+            return 2;
+        }
+    }
+    if (!o.input || o.batch < 1 || !target_by_name(o.arch)) {
+        fprintf(stderr, "usage: igemm-bench --input SHAPES.txt [--batch N] [--arch TARGET] [-o REPORT.md]\n");
+        return 2;
+    }
+    FILE *in = fopen(o.input, "r");
+    if (!in) {
+        fprintf(stderr, "igemm-bench: cannot read %s\n", o.input);
+        return 2;
+    }
+    row *rows = calloc(256, sizeof *rows);
+    int n = 0;
+    char line[1024];
+    while (rows && n < 256 && fgets(line, sizeof line, in)) {
+        char why[256];
+        int r = igemm_problem_parse_line(&rows[n].p, line, why, sizeof why);
+        if (r < 0) {
+            fprintf(stderr, "igemm-bench: %s: %s\n", o.input, why);
+            return 2;
+        }
+        if (!r)
+            continue;
+        rows[n].p.n = o.batch;
+        char *hash = strchr(line, '#');
+        if (hash) {
+            hash += strspn(hash, "# ");
+            hash[strcspn(hash, "\n")] = 0;
+            snprintf(rows[n].comment, sizeof rows[n].comment, "%s", hash);
+        }
+        n++;
+    }
+    fclose(in);
+
+    igemm_options opt = IGEMM_OPTIONS_INIT;
+    opt.backend = IGEMM_BACKEND_EMU;
+    opt.arch = o.arch;
+    opt.emu_threads = o.threads;
+    igemm_handle *h;
+    char why[512];
+    if (igemm_create(&h, &opt, why, sizeof why) != IGEMM_OK) {
+        fprintf(stderr, "igemm-bench: %s\n", why);
+        return 1;
+    }
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+        char args[256];
+        igemm_problem_format(&rows[i].p, args, sizeof args);
+        fprintf(stderr, "[%d/%d] conv %s\n", i + 1, n, args);
+        if (bench_layer(&o, h, &rows[i]))
+            failed++;
+    }
+
+    FILE *f = o.out ? fopen(o.out, "w") : stdout;
+    if (!f) {
+        fprintf(stderr, "igemm-bench: cannot write %s\n", o.out);
+        return 1;
+    }
+    fprintf(f, "# Performance on the emulator: %s, %s, batch %d\n\n", o.arch, o.input, o.batch);
+    fprintf(f, "Generated by `make bench` (tools/bench.c). Every row ran on the emulator in strict mode and\n"
+               "was verified against the float64 reference (dynamic and static both).\n\n"
+               "**Cost model** (docs/EMULATOR.md): the modeled issue cycles of a launch are the sum over all\n"
+               "wave instructions of: VALU 4 cycles (wave64 on a 16-lane SIMD; quarter-rate ops such as\n"
+               "v_mul_lo_u32 and transcendentals 16, 64-bit ops 8), SALU/SMEM/branch/s_waitcnt 1,\n"
+               "s_nop N N+1, VMEM 4 per dword per lane, LDS bytes/128 per wave (at least 2), MFMA 4 per pass.\n"
+               "A v_fmac_f32 does 128 FLOPs in 4 cycles, so **0.03125 cycles/FLOP is the FMA bound**.\n\n"
+               "- *cycles/FLOP*: modeled issue cycles of all launches (zero fill included) / useful FLOPs\n"
+               "  (2 * N * C/G * K * Ho * Wo * Y * X).\n"
+               "- *dyn/static*: cycles of the dynamic kernel / cycles of its static twin (same configuration,\n"
+               "  the shape's values baked in by `igemmgen --static`: no argument loads for sizes, divisions\n"
+               "  by constants). Goal <= 1.03.\n"
+               "- *loop density*: share of VALU issue cycles inside the main loop that are v_fmac.\n\n");
+    fprintf(f, "| layer | configuration | launches | cycles/FLOP | dyn/static | loop density | max rel err |\n"
+               "|---|---|---:|---:|---:|---:|---:|\n");
+    double worst_ratio = 0, sum_dyn = 0, sum_st = 0, sum_flops = 0;
+    for (int i = 0; i < n; i++) {
+        row *r = &rows[i];
+        char args[256];
+        igemm_problem_format(&r->p, args, sizeof args);
+        double ratio = r->st_cycles ? (double)r->dyn_cycles / (double)r->st_cycles : 0;
+        if (ratio > worst_ratio)
+            worst_ratio = ratio;
+        sum_dyn += (double)r->dyn_cycles;
+        sum_st += (double)r->st_cycles;
+        sum_flops += r->flops;
+        fprintf(f, "| `%s`%s%s | %s | %d | %.4f | %.4f | %.3f | %.1e%s |\n", args, r->comment[0] ? " " : "",
+                r->comment, r->solution + (strncmp(r->solution, "igemm_bwd_", 10) ? 0 : 10), r->launches,
+                (double)r->dyn_cycles / r->flops, ratio,
+                r->loop_valu ? (double)r->loop_fma / (double)r->loop_valu : 0.0, r->dyn_err,
+                r->ok ? "" : " FAIL");
+    }
+    fprintf(f, "\nAll layers: %.4f cycles/FLOP dynamic, %.4f static; dyn/static %.4f overall, worst layer %.4f.\n",
+            sum_dyn / sum_flops, sum_st / sum_flops, sum_dyn / sum_st, worst_ratio);
+    if (n) {
+        /* densities on the layer with the most FLOPs */
+        int big = 0;
+        for (int i = 1; i < n; i++)
+            if (rows[i].flops > rows[big].flops)
+                big = i;
+        density_table(f, h, &rows[big].p);
+    }
+    if (o.out)
+        fclose(f);
+    igemm_destroy(h);
+    free(rows);
+    fprintf(stderr, "%d of %d layers verified\n", n - failed, n);
+    return failed ? 1 : 0;
+}
