@@ -18,9 +18,11 @@
  * or, on gfx90a/gfx942, in VGPRs or AGPRs (the acc_cd bit); C an inline
  * constant; D in place over C; and the modifiers where the .md says the
  * instruction supports them. Modifier semantics, from AMD's calculator
- * (github.com/ROCm/amd_matrix_instruction_calculator, matrix_calculator.py:
- * _get_cbsz_abid_transformed_block and _get_blgp_transformed_lane, which
- * implement the CDNA1/2/3 ISA guides' VOP3P-MAI field descriptions):
+ * (github.com/ROCm/amd_matrix_instruction_calculator: README, "Example of
+ * Using the CBSZ and ABID Modifiers to Change the A Matrix Layout" and the
+ * --cbsz/--abid/--blgp options; matrix_calculator.py,
+ * _get_cbsz_abid_transformed_block and _get_blgp_transformed_lane, AMD's
+ * executable form of the CDNA1/2/3 ISA guides' VOP3P-MAI field text):
  *   CBSZ/ABID: block b reads A from block floor(b / 2^CBSZ) * 2^CBSZ + ABID
  *     (CBSZ <= min(4, log2 blocks), ABID < 2^CBSZ).
  *   BLGP (B lane group pattern): the B value lane l uses is taken from
@@ -28,7 +30,11 @@
  *     + l % 16. On CDNA3 the field has this meaning for the f32/f16/bf16
  *     MFMAs; only the f64 ones reuse it as negation bits (LLVM review
  *     D121745: "in gfx940 BLGP argument is replaced by NEG bitfield in the
- *     DGEMM MFMA").
+ *     DGEMM MFMA"; MLIR's AMDGPU dialect, amdgpu.mfma: negation "only
+ *     supported for double-precision operations on gfx94x").
+ * The products pair the A and B elements of equal k, so the tables' k
+ * labels are checked up to one renaming shared by A and B, which no D can
+ * reveal; every other label (i, j, block, C/D placement) is checked exactly.
  * Where the .md says a modifier is not supported, the emulator must report
  * the instruction rather than compute something.
  *
