@@ -52,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../emu/isa.h"
 #include "common.h"
 
 #define MD_ROOT "../shared/isa/mfma"
@@ -657,6 +658,23 @@ static void run_arch(const char *dir_name, const char *arch, int expect_files)
     }
     assert_true(done_cbsz && done_cbsz_max && done_abid);
     free(d);
+    /* every MFMA the emulator decodes for this target has a .md */
+    unsigned bit = emu_target_bit(arch);
+    int implemented = 0;
+    for (int i = 0; i < emu_optable_len; i++) {
+        const emu_opinfo *o = &emu_optable[i];
+        if (o->fmt != F_MAI || !(o->targets & bit) || strncmp(o->name, "v_mfma_", 7))
+            continue;
+        implemented++;
+        bool found = false;
+        for (int f = 0; f < nf && !found; f++)
+            found = strlen(names[f]) == strlen(o->name) + 3 && !strncmp(names[f], o->name, strlen(o->name));
+        if (!found) {
+            print_error("%s: the emulator has %s, %s has no layout for it\n", arch, o->name, dir);
+            fails++;
+        }
+    }
+    assert_int_equal(implemented, expect_files);
     for (int f = 0; f < nf; f++)
         free(names[f]);
     print_message("%s: %d instructions checked, %d unsupported modifiers reported\n", arch, positive, negative);
