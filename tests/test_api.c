@@ -756,7 +756,9 @@ static void batch_split_runs(void **state)
     assert_int_equal(igemm_problem_ho(&p), 4097);
     const size_t image = (size_t)4097 * 4097, bytes = 40 * image * 4;
     float *dy = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    assert_true(dy != MAP_FAILED);
+    if (dy == MAP_FAILED)
+        fail_msg("cannot reserve %zu bytes of address space with MAP_NORESERVE (is overcommit disabled, "
+                 "vm.overcommit_memory = 2?)", bytes);
     for (int n = 0; n < 40; n++)
         dy[(size_t)n * image + (size_t)2048 * 4097 + 2048] = (float)(n + 1);
     float w[2] = {2.0f, -3.0f}, dx[80];
