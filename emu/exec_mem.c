@@ -17,42 +17,67 @@
 
 /* ---- LDS ---- */
 
-static int lds_track(wg_ctx *c, wave *w, uint32_t addr, int bytes, bool write)
+/* LDS race detection, per dword and barrier epoch. Plain accesses race
+ * when another wave wrote (or, for a write, read) the dword in the same
+ * epoch. LDS atomics of different waves do not race with each other, only
+ * with plain accesses: a dword touched only by atomics this epoch is in
+ * "atomic mode" (writer | 0x80) and its readers mask holds the atomic waves;
+ * a dword a wave has touched plainly stays owned by that wave. */
+enum { LDS_READ, LDS_WRITE, LDS_ATOMIC };
+#define LDS_ATOMIC_MODE 0x80
+
+static int lds_track(wg_ctx *c, wave *w, uint32_t addr, int bytes, int kind)
 {
+    uint32_t ep = c->epoch;
+    uint16_t me = (uint16_t)(1u << w->id);
     for (uint32_t dw = addr / 4; dw <= (addr + (uint32_t)bytes - 1) / 4; dw++) {
-        uint32_t ep = c->epoch;
-        if (write) {
-            if (c->lds_wepoch[dw] == ep && c->lds_writer[dw] != w->id)
-                return emu_fault(c, w, "LDS race: writes 0x%x, which wave %d wrote since the last s_barrier", dw * 4,
-                                 c->lds_writer[dw]);
-            if (c->lds_repoch[dw] == ep && (c->lds_readers[dw] & ~(1u << w->id)))
-                return emu_fault(c, w, "LDS race: writes 0x%x, which wave %d read since the last s_barrier", dw * 4,
-                                 __builtin_ctz(c->lds_readers[dw] & ~(1u << w->id)));
-            c->lds_wepoch[dw] = ep;
-            c->lds_writer[dw] = (uint8_t)w->id;
+        bool wr = c->lds_wepoch[dw] == ep, rd = c->lds_repoch[dw] == ep;
+        bool atomic_mode = wr && (c->lds_writer[dw] & LDS_ATOMIC_MODE);
+        uint16_t others = rd ? (uint16_t)(c->lds_readers[dw] & ~me) : 0;
+        int writer = c->lds_writer[dw] & ~LDS_ATOMIC_MODE;
+        const char *what = kind == LDS_READ ? "reads" : kind == LDS_WRITE ? "writes" : "atomically updates";
+        if (atomic_mode) {
+            if (kind != LDS_ATOMIC && others)
+                return emu_fault(c, w, "LDS race: %s 0x%x, which wave %d updated atomically since the last s_barrier",
+                                 what, dw * 4, __builtin_ctz(others));
         } else {
-            if (c->lds_wepoch[dw] == ep && c->lds_writer[dw] != w->id)
-                return emu_fault(c, w, "LDS race: reads 0x%x, which wave %d wrote since the last s_barrier", dw * 4,
-                                 c->lds_writer[dw]);
-            if (c->lds_repoch[dw] != ep) {
+            if (wr && writer != w->id)
+                return emu_fault(c, w, "LDS race: %s 0x%x, which wave %d wrote since the last s_barrier", what,
+                                 dw * 4, writer);
+            if (kind != LDS_READ && others)
+                return emu_fault(c, w, "LDS race: %s 0x%x, which wave %d read since the last s_barrier", what, dw * 4,
+                                 __builtin_ctz(others));
+        }
+        if (kind == LDS_ATOMIC && (atomic_mode || (!wr && !rd))) {
+            c->lds_writer[dw] = (uint8_t)(w->id | LDS_ATOMIC_MODE);
+        } else if (kind != LDS_READ || atomic_mode) {
+            /* a plain write, an atomic on a dword this wave touched plainly, or a
+               plain access by the only atomic wave: this wave owns the dword */
+            c->lds_writer[dw] = (uint8_t)w->id;
+        }
+        if (kind != LDS_READ || atomic_mode)
+            c->lds_wepoch[dw] = ep;
+        if (kind != LDS_WRITE) {
+            if (!rd) {
                 c->lds_repoch[dw] = ep;
                 c->lds_readers[dw] = 0;
             }
-            c->lds_readers[dw] |= (uint16_t)(1u << w->id);
+            c->lds_readers[dw] |= me;
         }
     }
     return 0;
 }
 
-static int lds_check(wg_ctx *c, wave *w, uint32_t addr, int bytes, int align, bool write)
+static int lds_check(wg_ctx *c, wave *w, uint32_t addr, int bytes, int align, int kind)
 {
+    bool write = kind != LDS_READ;
     if ((uint64_t)addr + (unsigned)bytes > (uint64_t)c->lds_size)
         return emu_fault(c, w, "LDS %s of %d bytes at 0x%x beyond the workgroup's %d bytes", write ? "write" : "read",
                          bytes, addr, c->lds_size);
     if (addr % (uint32_t)align)
         return emu_fault(c, w, "LDS %s of %d bytes at 0x%x is not %d-byte aligned", write ? "write" : "read", bytes,
                          addr, align);
-    return lds_track(c, w, addr, bytes, write);
+    return lds_track(c, w, addr, bytes, kind);
 }
 
 static int ds_bytes(emu_op op, const emu_inst *in, bool *two, int *stride)
@@ -131,7 +156,7 @@ static int exec_ds(wg_ctx *c, wave *w, const emu_inst *in)
             continue;
         for (int e = 0; e < nelem; e++) {
             uint32_t a = addr[l] + (two ? (uint32_t)((e ? in->offset1 : in->offset) * size * stride) : (uint32_t)in->offset);
-            if (lds_check(c, w, a, size, align, !read || in->is_atomic))
+            if (lds_check(c, w, a, size, align, in->is_atomic ? LDS_ATOMIC : read ? LDS_READ : LDS_WRITE))
                 return -1;
             if (read) {
                 int dwords = size >= 4 ? size / 4 : 1;

@@ -1009,6 +1009,467 @@ static void valu_lanes_dpp_sdwa(void **state)
     assert_int_equal(nbad, 0);
 }
 
+/* ---- LDS ---- */
+
+static void ds_single_wave(void **state)
+{
+    (void)state;
+    static const char *const body =
+        "    v_mul_u32_u24 v2, 3, v0\n"                       /* 3l */
+        "    v_add_u32 v3, 0x3e8, v0\n"                       /* l + 1000 */
+        "    ds_write_b32 v1, v2\n"                           /* [0, 256): 3l */
+        "    ds_write2_b32 v1, v2, v3 offset0:64 offset1:128\n" /* [256, 512): 3l, [512, 768): l + 1000 */
+        "    v_lshlrev_b32 v6, 3, v0\n"
+        "    v_mov_b32 v4, v0\n"
+        "    v_not_b32 v5, v0\n"
+        "    ds_write_b64 v6, v[4:5] offset:1024\n"           /* [1024, 1536): l, ~l */
+        "    v_lshlrev_b32 v7, 4, v0\n"
+        "    v_mov_b32 v8, v0\n"
+        "    v_lshlrev_b32 v9, 1, v0\n"
+        "    v_mov_b32 v10, v2\n"
+        "    v_lshlrev_b32 v11, 2, v0\n"
+        "    ds_write_b128 v7, v[8:11] offset:1536\n"         /* [1536, 2560): l, 2l, 3l, 4l */
+        "    v_lshlrev_b32 v12, 1, v0\n"
+        "    v_or_b32 v13, 0x8000, v0\n"
+        "    ds_write_b16 v12, v13 offset:2560\n"             /* [2560, 2688): 0x8000 | l */
+        "    v_or_b32 v14, 0x80, v0\n"
+        "    ds_write_b8 v0, v14 offset:2688\n"               /* [2688, 2752): 0x80 | l */
+        "    v_mov_b32 v15, 0\n"
+        "    ds_write_b32 v15, v15 offset:2816\n"
+        "    ds_write_b32 v15, v15 offset:2820\n"
+        "    s_waitcnt lgkmcnt(0)\n"
+        "    v_add_u32 v17, 1, v0\n"
+        "    ds_add_u32 v15, v17 offset:2816\n"               /* 1 + 2 + ... + 64 */
+        "    v_mov_b32 v18, 0.5\n"
+        "    ds_add_f32 v15, v18 offset:2820\n"               /* 64 * 0.5 */
+        "    s_waitcnt lgkmcnt(0)\n"
+        "    v_mov_b32 v36, 0xabcd1234\n"
+        "    v_mov_b32 v37, 0xabcd1234\n"
+        "    ds_read_b32 v20, v1\n"
+        "    ds_read2_b32 v[22:23], v1 offset0:64 offset1:128\n"
+        "    ds_read2st64_b32 v[24:25], v1 offset1:1\n"        /* dwords l and l + 64 */
+        "    ds_read_b64 v[26:27], v6 offset:1024\n"
+        "    ds_read_b128 v[28:31], v7 offset:1536\n"
+        "    ds_read_u16 v32, v12 offset:2560\n"
+        "    ds_read_i16 v33, v12 offset:2560\n"
+        "    ds_read_u8 v34, v0 offset:2688\n"
+        "    ds_read_i8 v35, v0 offset:2688\n"
+        "    ds_read_u16_d16_hi v36, v12 offset:2560\n"
+        "    ds_read_u16_d16 v37, v12 offset:2560\n"
+        "    ds_read_b32 v38, v15 offset:2816\n"
+        "    ds_read_b32 v39, v15 offset:2820\n"
+        "    ds_read2_b64 v[40:43], v6 offset0:128 offset1:129\n" /* 8-byte units: 1024 + 8l and 1032 + 8l */
+        "    ds_swizzle_b32 v44, v2 offset:swizzle(SWAP,1)\n"
+        "    ds_swizzle_b32 v45, v2 offset:swizzle(QUAD_PERM,3,2,1,0)\n"
+        "    ds_swizzle_b32 v46, v2 offset:swizzle(BROADCAST,8,3)\n"
+        "    v_add_u32 v47, 20, v0\n"
+        "    v_and_b32 v47, 63, v47\n"
+        "    v_lshlrev_b32 v47, 2, v47\n"
+        "    ds_bpermute_b32 v48, v47, v2\n"                  /* reads lane (l + 20) % 64 */
+        "    ds_permute_b32 v49, v47, v2\n"                   /* writes lane (l + 20) % 64 */
+        "    s_waitcnt lgkmcnt(0)\n";
+    static const int regs[] = {20, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38,
+                               39, 40, 41, 42, 43, 44, 45, 46, 48, 49};
+    int n = (int)(sizeof regs / sizeof regs[0]);
+    char full[16384];
+    size_t o = (size_t)snprintf(full, sizeof full, "%s", body);
+    for (int i = 0; i < n; i++) {
+        if (i == 15)
+            o += (size_t)snprintf(full + o, sizeof full - o, "    s_add_u32 s4, s4, 0x1000\n    s_addc_u32 s5, s5, 0\n");
+        o += (size_t)snprintf(full + o, sizeof full - o, "    global_store_dword v1, v%d, s[4:5] offset:%d\n", regs[i],
+                              256 * (i % 15));
+    }
+    nbad = 0;
+    for (int ai = 0; ai < 4; ai++) {
+        const char *arch = archs[ai];
+        uint32_t *out = buf(64 * 64, 0xdeadbeef), *in = buf(1, 0);
+        run(arch, full, 1, 64, 4096, 1, out, 64 * 64, in, 1);
+        for (int l = 0; l < 64; l++) {
+            uint32_t L = (uint32_t)l, v2 = 3 * L;
+            uint32_t got[28];
+            for (int i = 0; i < n; i++)
+                got[i] = out[(i < 15 ? 64 * i : 1024 + 64 * (i - 15)) + l];
+            expect_u32(arch, "ds_read_b32", l, got[0], v2);
+            expect_u32(arch, "ds_read2_b32 [0]", l, got[1], v2);
+            expect_u32(arch, "ds_read2_b32 [1]", l, got[2], L + 1000);
+            expect_u32(arch, "ds_read2st64_b32 [0]", l, got[3], v2);
+            expect_u32(arch, "ds_read2st64_b32 [1]", l, got[4], v2);
+            expect_u32(arch, "ds_read_b64 [0]", l, got[5], L);
+            expect_u32(arch, "ds_read_b64 [1]", l, got[6], ~L);
+            expect_u32(arch, "ds_read_b128 [0]", l, got[7], L);
+            expect_u32(arch, "ds_read_b128 [1]", l, got[8], 2 * L);
+            expect_u32(arch, "ds_read_b128 [2]", l, got[9], 3 * L);
+            expect_u32(arch, "ds_read_b128 [3]", l, got[10], 4 * L);
+            expect_u32(arch, "ds_read_u16", l, got[11], 0x8000 | L);
+            expect_u32(arch, "ds_read_i16", l, got[12], 0xffff8000u | L);
+            expect_u32(arch, "ds_read_u8", l, got[13], 0x80 | L);
+            expect_u32(arch, "ds_read_i8", l, got[14], 0xffffff80u | L);
+            expect_u32(arch, "ds_read_u16_d16_hi", l, got[15], (0x8000 | L) << 16 | 0x1234);
+            expect_u32(arch, "ds_read_u16_d16", l, got[16], 0xabcd0000u | 0x8000 | L);
+            expect_u32(arch, "ds_add_u32 (64 lanes)", l, got[17], 64 * 65 / 2);
+            expect_f32(arch, "ds_add_f32 (64 lanes)", l, got[18], 32.0f);
+            expect_u32(arch, "ds_read2_b64 [0]", l, got[19], L);
+            expect_u32(arch, "ds_read2_b64 [1]", l, got[20], ~L);
+            /* the element after lane 63's is the first dword pair of the b128 area: lane 0's 0, 0 */
+            expect_u32(arch, "ds_read2_b64 [2]", l, got[21], l < 63 ? L + 1 : 0);
+            expect_u32(arch, "ds_read2_b64 [3]", l, got[22], l < 63 ? ~(L + 1) : 0);
+            expect_u32(arch, "ds_swizzle SWAP,1", l, got[23], 3 * (L ^ 1));
+            expect_u32(arch, "ds_swizzle QUAD_PERM", l, got[24], 3 * ((L & ~3u) + 3 - (L & 3)));
+            expect_u32(arch, "ds_swizzle BROADCAST,8,3", l, got[25], 3 * ((L & ~7u) | 3));
+            expect_u32(arch, "ds_bpermute_b32", l, got[26], 3 * ((L + 20) & 63));
+            expect_u32(arch, "ds_permute_b32", l, got[27], 3 * ((L + 44) & 63));
+        }
+        free(out);
+        free(in);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+/* Waves of a workgroup share LDS across s_barrier: each wave reads what the
+ * other wrote, writes again after the barrier, and four waves add to one
+ * dword with ds_add_u32. */
+static void ds_across_waves(void **state)
+{
+    (void)state;
+    static const char *const body =
+        "    ds_write_b32 v1, v0\n"                     /* slot t = t */
+        "    v_mov_b32 v9, 0\n"
+        "    v_cmp_eq_u32 vcc, 0, v0\n"
+        "    s_and_saveexec_b64 s[20:21], vcc\n"
+        "    ds_write_b32 v9, v9 offset:1024\n"         /* thread 0: counter = 0 */
+        "    s_mov_b64 exec, s[20:21]\n"
+        "    s_waitcnt lgkmcnt(0)\n"
+        "    s_barrier\n"
+        "    v_xor_b32 v2, 64, v0\n"                    /* the partner, in the neighbouring wave */
+        "    v_lshlrev_b32 v2, 2, v2\n"
+        "    ds_read_b32 v6, v2\n"
+        "    v_mov_b32 v7, 1\n"
+        "    ds_add_u32 v9, v7 offset:1024\n"
+        "    s_waitcnt lgkmcnt(0)\n"
+        "    global_store_dword v1, v6, s[4:5]\n"
+        "    s_barrier\n"
+        "    v_add_u32 v8, 0x3e8, v0\n"
+        "    ds_write_b32 v2, v8\n"                     /* into the partner's slot, read before the barrier */
+        "    s_waitcnt lgkmcnt(0)\n"
+        "    s_barrier\n"
+        "    ds_read_b32 v10, v1\n"
+        "    ds_read_b32 v11, v9 offset:1024\n"
+        "    s_waitcnt lgkmcnt(0)\n"
+        "    global_store_dword v1, v10, s[4:5] offset:1024\n"
+        "    global_store_dword v1, v11, s[4:5] offset:2048\n";
+    nbad = 0;
+    for (int ai = 0; ai < 4; ai++) {
+        const char *arch = archs[ai];
+        uint32_t *out = buf(3 * 256, 0xdeadbeef), *in = buf(1, 0);
+        run(arch, body, 1, 256, 2048, 1, out, 3 * 256, in, 1);
+        for (int t = 0; t < 256; t++) {
+            expect_u32(arch, "read of the other wave's write", t, out[t], (uint32_t)(t ^ 64));
+            expect_u32(arch, "write after barrier", t, out[256 + t], (uint32_t)(t ^ 64) + 1000);
+            expect_u32(arch, "ds_add_u32 from 4 waves", t, out[512 + t], 256);
+        }
+        free(out);
+        free(in);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+/* ---- buffer (MUBUF) ---- */
+
+static uint32_t in_word(int i) { return (uint32_t)i * 0x00030007u ^ 0x80808080u; }
+static uint32_t in_half(int i) { return (in_word(i / 2) >> (16 * (i & 1))) & 0xffff; }
+static uint32_t in_byte(int i) { return (in_word(i / 4) >> (8 * (i & 3))) & 0xff; }
+
+static void mubuf_loads_stores_range(void **state)
+{
+    (void)state;
+    static const char *const body =
+        /* s[8:11]: input, NUM_RECORDS 256 bytes; s[12:15]: input, stride 8, 20 records;
+           s[16:19]: output, 0x2000 bytes; s[20:23]: output + 0x2000, NUM_RECORDS 128 */
+        "    s_mov_b32 s8, s6\n"
+        "    s_and_b32 s9, s7, 0xffff\n"
+        "    s_movk_i32 s10, 0x100\n"
+        "    s_mov_b32 s11, 0x27000\n"
+        "    s_mov_b32 s12, s6\n"
+        "    s_and_b32 s13, s7, 0xffff\n"
+        "    s_or_b32 s13, s13, 0x80000\n"
+        "    s_mov_b32 s14, 20\n"
+        "    s_mov_b32 s15, 0x27000\n"
+        "    s_mov_b32 s16, s4\n"
+        "    s_and_b32 s17, s5, 0xffff\n"
+        "    s_movk_i32 s18, 0x2000\n"
+        "    s_mov_b32 s19, 0x27000\n"
+        "    s_add_u32 s20, s4, 0x2000\n"
+        "    s_addc_u32 s21, s5, 0\n"
+        "    s_and_b32 s21, s21, 0xffff\n"
+        "    s_movk_i32 s22, 0x80\n"
+        "    s_mov_b32 s23, 0x27000\n"
+        "    s_add_u32 s28, s4, 0x2100\n"
+        "    s_addc_u32 s29, s5, 0\n"
+        "    s_and_b32 s29, s29, 0xffff\n"
+        "    s_movk_i32 s30, 0x80\n"
+        "    s_mov_b32 s31, 0x27000\n"
+        "    s_movk_i32 s24, 0x4\n"
+        "    s_movk_i32 s25, 0x1000\n"
+        "    v_mov_b32 v14, 0xabcd1234\n"
+        "    v_mov_b32 v15, 0xabcd1234\n"
+        "    v_mov_b32 v20, 0\n"
+        "    v_lshlrev_b32 v6, 3, v0\n"
+        "    v_lshlrev_b32 v7, 4, v0\n"
+        "    v_lshlrev_b32 v12, 1, v0\n"
+        "    v_mov_b32 v18, v0\n"
+        "    v_and_b32 v19, 1, v0\n"
+        "    v_lshlrev_b32 v19, 2, v19\n"
+        "    buffer_load_dword v2, v1, s[8:11], 0 offen\n"
+        "    buffer_load_dword v3, v1, s[8:11], 0 offen offset:128\n"  /* lanes 32.. out of range: 0 */
+        "    buffer_load_dwordx2 v[4:5], v6, s[8:11], 0 offen\n"       /* lanes 32.. out of range */
+        "    buffer_load_dwordx4 v[8:11], v7, s[8:11], 0 offen\n"      /* lanes 16.. out of range */
+        "    buffer_load_ushort v13, v12, s[8:11], 0 offen\n"
+        "    buffer_load_short_d16 v14, v12, s[8:11], 0 offen\n"
+        "    buffer_load_short_d16_hi v15, v12, s[8:11], 0 offen\n"
+        "    buffer_load_dword v16, v0, s[12:15], 0 idxen offset:4\n"  /* records 20.. out of range */
+        "    buffer_load_dword v17, v[18:19], s[12:15], 0 idxen offen\n"
+        "    s_mov_b32 exec_hi, 0\n"
+        "    buffer_load_dword v20, v1, s[8:11], s24 offen\n"          /* soffset 4, all in range either way */
+        "    s_mov_b32 exec_hi, -1\n"
+        "    s_waitcnt vmcnt(0)\n"
+        "    buffer_store_dword v2, v1, s[16:19], 0 offen\n"
+        "    buffer_store_dword v3, v1, s[16:19], 0 offen offset:256\n"
+        "    buffer_store_dword v4, v1, s[16:19], 0 offen offset:512\n"
+        "    buffer_store_dword v5, v1, s[16:19], 0 offen offset:768\n"
+        "    buffer_store_dword v8, v1, s[16:19], 0 offen offset:1024\n"
+        "    buffer_store_dword v9, v1, s[16:19], 0 offen offset:1280\n"
+        "    buffer_store_dword v10, v1, s[16:19], 0 offen offset:1536\n"
+        "    buffer_store_dword v11, v1, s[16:19], 0 offen offset:1792\n"
+        "    buffer_store_dword v13, v1, s[16:19], 0 offen offset:2048\n"
+        "    buffer_store_dword v14, v1, s[16:19], 0 offen offset:2304\n"
+        "    buffer_store_dword v15, v1, s[16:19], 0 offen offset:2560\n"
+        "    buffer_store_dword v16, v1, s[16:19], 0 offen offset:2816\n"
+        "    buffer_store_dword v17, v1, s[16:19], 0 offen offset:3072\n"
+        "    buffer_store_dword v20, v1, s[16:19], 0 offen offset:3328\n"
+        "    buffer_store_dwordx2 v[4:5], v6, s[16:19], 0 offen offset:3584\n" /* rows 14, 15 interleaved */
+        "    buffer_store_dwordx4 v[8:11], v7, s[16:19], s25 offen\n"          /* rows 16..19 */
+        "    buffer_store_short v2, v12, s[16:19], s25 offen offset:1280\n"    /* dwords 1344.. */
+        "    buffer_store_short_d16_hi v15, v12, s[16:19], s25 offen offset:1024\n" /* dwords 1280.. */
+        "    buffer_store_dword v2, v1, s[20:23], 0 offen\n"                   /* lanes 32.. dropped */
+        "    buffer_store_dwordx2 v[4:5], v6, s[28:31], 0 offen\n"             /* NUM_RECORDS 128: lanes 16.. dropped */
+        "    s_waitcnt vmcnt(0)\n";
+    nbad = 0;
+    for (int ai = 0; ai < 4; ai++) {
+        const char *arch = archs[ai];
+        uint32_t *out = buf(40 * 64, 0xdeadbeef), *in = buf(256, 0);
+        for (int i = 0; i < 256; i++)
+            in[i] = in_word(i);
+        run(arch, body, 1, 64, 0, 1, out, 40 * 64, in, 256);
+        for (int l = 0; l < 64; l++) {
+            expect_u32(arch, "buffer_load_dword", l, ROW(0)[l], in_word(l));
+            expect_u32(arch, "range check: dword", l, ROW(1)[l], l < 32 ? in_word(l + 32) : 0);
+            expect_u32(arch, "range check: x2 [0]", l, ROW(2)[l], l < 32 ? in_word(2 * l) : 0);
+            expect_u32(arch, "range check: x2 [1]", l, ROW(3)[l], l < 32 ? in_word(2 * l + 1) : 0);
+            for (int j = 0; j < 4; j++)
+                expect_u32(arch, "range check: x4", l, ROW(4 + j)[l], l < 16 ? in_word(4 * l + j) : 0);
+            expect_u32(arch, "buffer_load_ushort", l, ROW(8)[l], in_half(l));
+            expect_u32(arch, "buffer_load_short_d16", l, ROW(9)[l], 0xabcd0000u | in_half(l));
+            expect_u32(arch, "buffer_load_short_d16_hi", l, ROW(10)[l], in_half(l) << 16 | 0x1234);
+            expect_u32(arch, "idxen stride 8", l, ROW(11)[l], l < 20 ? in_word(2 * l + 1) : 0);
+            expect_u32(arch, "idxen offen", l, ROW(12)[l], l < 20 ? in_word(2 * l + (l & 1)) : 0);
+            expect_u32(arch, "soffset 4", l, ROW(13)[l], l < 32 ? in_word(l + 1) : 0);
+            uint32_t x2[2] = {l < 32 ? in_word(2 * l) : 0, l < 32 ? in_word(2 * l + 1) : 0};
+            expect_u32(arch, "buffer_store_dwordx2 [0]", l, out[896 + 2 * l], x2[0]);
+            expect_u32(arch, "buffer_store_dwordx2 [1]", l, out[896 + 2 * l + 1], x2[1]);
+            for (int j = 0; j < 4; j++)
+                expect_u32(arch, "buffer_store_dwordx4 (soffset)", l, out[1024 + 4 * l + j], l < 16 ? in_word(4 * l + j) : 0);
+            if (l < 32) {
+                expect_u32(arch, "buffer_store_short", l, out[1344 + l],
+                           (in_word(2 * l) & 0xffff) | (in_word(2 * l + 1) & 0xffff) << 16);
+                expect_u32(arch, "buffer_store_short_d16_hi", l, out[1280 + l],
+                           in_half(2 * l) | in_half(2 * l + 1) << 16);
+            }
+            expect_u32(arch, "store range check", l, out[2048 + l], l < 32 ? in_word(l) : 0xdeadbeef);
+            bool st = l < 16;
+            expect_u32(arch, "store x2 range check [0]", l, out[2112 + 2 * l], st ? x2[0] : 0xdeadbeef);
+            expect_u32(arch, "store x2 range check [1]", l, out[2112 + 2 * l + 1], st ? x2[1] : 0xdeadbeef);
+        }
+        free(out);
+        free(in);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+/* ---- global and flat ---- */
+
+static void global_flat_loads_stores(void **state)
+{
+    (void)state;
+    static const char *const body =
+        "    v_lshlrev_b32 v16, 4, v0\n"
+        "    v_lshlrev_b32 v18, 1, v0\n"
+        "    v_mov_b32 v21, 0xabcd\n"
+        "    global_load_dword v2, v1, s[6:7]\n"
+        "    v_add_u32 v3, 8, v1\n"
+        "    global_load_dword v4, v3, s[6:7] offset:-8\n"
+        "    v_add_co_u32 v6, vcc, s6, v1\n"
+        "    v_mov_b32 v7, s7\n"
+        "    s_nop 1\n"
+        "    v_addc_co_u32 v7, vcc, v7, 0, vcc\n"
+        "    global_load_dwordx2 v[8:9], v[6:7], off\n"
+        "    flat_load_dword v10, v[6:7] offset:4\n"
+        "    global_load_dwordx4 v[12:15], v16, s[6:7]\n"
+        "    global_load_ushort v17, v18, s[6:7]\n"
+        "    global_load_sshort v19, v18, s[6:7]\n"
+        "    global_load_ubyte v20, v0, s[6:7]\n"
+        "    global_load_short_d16_hi v21, v18, s[6:7]\n"
+        "    global_load_dwordx3 v[22:24], v16, s[6:7] offset:4\n"
+        "    s_waitcnt vmcnt(0) lgkmcnt(0)\n"
+        "    global_store_dword v1, v2, s[4:5]\n"
+        "    global_store_dword v1, v4, s[4:5] offset:256\n"
+        "    global_store_dword v1, v8, s[4:5] offset:512\n"
+        "    global_store_dword v1, v9, s[4:5] offset:768\n"
+        "    global_store_dword v1, v10, s[4:5] offset:1024\n"
+        "    global_store_dword v1, v12, s[4:5] offset:1280\n"
+        "    global_store_dword v1, v13, s[4:5] offset:1536\n"
+        "    global_store_dword v1, v14, s[4:5] offset:1792\n"
+        "    global_store_dword v1, v15, s[4:5] offset:2048\n"
+        "    global_store_dword v1, v17, s[4:5] offset:2304\n"
+        "    global_store_dword v1, v19, s[4:5] offset:2560\n"
+        "    global_store_dword v1, v20, s[4:5] offset:2816\n"
+        "    global_store_dword v1, v21, s[4:5] offset:3072\n"
+        "    global_store_dword v1, v22, s[4:5] offset:3328\n"
+        "    global_store_dword v1, v23, s[4:5] offset:3584\n"
+        "    global_store_dword v1, v24, s[4:5] offset:3840\n"
+        "    s_add_u32 s4, s4, 0x1000\n"
+        "    s_addc_u32 s5, s5, 0\n"
+        "    v_add_co_u32 v26, vcc, s4, v16\n"
+        "    v_mov_b32 v27, s5\n"
+        "    s_nop 1\n"
+        "    v_addc_co_u32 v27, vcc, v27, 0, vcc\n"
+        "    global_store_dwordx4 v[26:27], v[12:15], off\n"     /* dwords 1024 + 4l.. */
+        "    flat_store_dword v[26:27], v2 offset:1024\n"        /* dwords 1280 + 4l */
+        "    global_store_short v18, v2, s[4:5] offset:2048\n"   /* dwords 1536.. */
+        "    global_store_byte v0, v2, s[4:5] offset:2304\n"     /* dwords 1600.. */
+        "    global_store_short_d16_hi v18, v2, s[4:5] offset:2560\n" /* dwords 1664.. */
+        "    global_store_dwordx2 v16, v[8:9], s[4:5] offset:-4096\n" /* out[4l], out[4l + 1] (row 0..3 again) */
+        "    s_waitcnt vmcnt(0) lgkmcnt(0)\n";
+    nbad = 0;
+    for (int ai = 0; ai < 4; ai++) {
+        const char *arch = archs[ai];
+        uint32_t *out = buf(28 * 64, 0xdeadbeef), *in = buf(260, 0);
+        for (int i = 0; i < 260; i++)
+            in[i] = in_word(i);
+        run(arch, body, 1, 64, 0, 1, out, 28 * 64, in, 260);
+        uint32_t *rows = buf(16 * 64, 0); /* rows 0..3 are overwritten by the final x2 store: check the rest */
+        for (int l = 0; l < 64; l++) {
+            /* the x2 store put in[l], in[l + 1] at out[4l], out[4l + 1] */
+            expect_u32(arch, "global_store_dwordx2 saddr negative offset [0]", l, out[4 * l], in_word(l));
+            expect_u32(arch, "global_store_dwordx2 saddr negative offset [1]", l, out[4 * l + 1], in_word(l + 1));
+            expect_u32(arch, "flat_load_dword offset", l, ROW(4)[l], in_word(l + 1));
+            for (int j = 0; j < 4; j++)
+                expect_u32(arch, "global_load_dwordx4", l, ROW(5 + j)[l], in_word(4 * l + j));
+            expect_u32(arch, "global_load_ushort", l, ROW(9)[l], in_half(l));
+            expect_u32(arch, "global_load_sshort", l, ROW(10)[l], (uint32_t)(int32_t)(int16_t)in_half(l));
+            expect_u32(arch, "global_load_ubyte", l, ROW(11)[l], in_byte(l));
+            expect_u32(arch, "global_load_short_d16_hi", l, ROW(12)[l], in_half(l) << 16 | 0xabcd);
+            for (int j = 0; j < 3; j++)
+                expect_u32(arch, "global_load_dwordx3 offset", l, ROW(13 + j)[l], in_word(4 * l + 1 + j));
+            for (int j = 0; j < 4; j++)
+                expect_u32(arch, "global_store_dwordx4 vaddr64", l, out[1024 + 4 * l + j], in_word(4 * l + j));
+            expect_u32(arch, "flat_store_dword", l, out[1280 + 4 * l], in_word(l));
+            if (l < 32)
+                expect_u32(arch, "global_store_short", l, out[1536 + l],
+                           (in_word(2 * l) & 0xffff) | (in_word(2 * l + 1) & 0xffff) << 16);
+            if (l < 16)
+                expect_u32(arch, "global_store_byte", l, out[1600 + l],
+                           (in_word(4 * l) & 0xff) | (in_word(4 * l + 1) & 0xff) << 8 |
+                               (in_word(4 * l + 2) & 0xff) << 16 | (in_word(4 * l + 3) & 0xff) << 24);
+            if (l < 32)
+                expect_u32(arch, "global_store_short_d16_hi", l, out[1664 + l],
+                           in_word(2 * l) >> 16 | (in_word(2 * l + 1) >> 16) << 16);
+        }
+        free(rows);
+        free(out);
+        free(in);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+/* ---- atomics, from 8 workgroups on 2 emulator threads ---- */
+
+static void atomics_concurrent(void **state)
+{
+    (void)state;
+    static const char *const int_part =
+        "    s_lshl_b32 s10, s2, 6\n"
+        "    v_add_u32 v2, s10, v0\n"                       /* global id g */
+        "    v_lshlrev_b32 v5, 2, v2\n"
+        "    v_mov_b32 v20, 0\n"
+        "    v_mov_b32 v3, 1\n"
+        "    s_mov_b32 s12, s4\n"
+        "    s_and_b32 s13, s5, 0xffff\n"
+        "    s_movk_i32 s14, 0x100\n"
+        "    s_mov_b32 s15, 0x27000\n"
+        "    global_atomic_add v4, v20, v3, s[4:5] %s\n"   /* out[0]: returns the old value */
+        "    v_add_u32 v10, 1, v2\n"
+        "    v_mov_b32 v11, 0\n"
+        "    global_atomic_cmpswap v12, v20, v[10:11], s[4:5] offset:20 %s\n" /* out[5]: 0 -> g + 1 */
+        "    buffer_atomic_add v3, v20, s[12:15], 0 offen offset:24\n"         /* out[6] */
+        "    v_mov_b32 v14, v10\n"
+        "    v_mov_b32 v15, 0\n"
+        "    buffer_atomic_cmpswap v[14:15], v20, s[12:15], 0 offen offset:28 %s\n" /* out[7] */
+        "    s_waitcnt vmcnt(0)\n"
+        "    global_store_dword v5, v4, s[4:5] offset:256\n"                  /* out[64 + g] */
+        "    global_store_dword v5, v12, s[4:5] offset:2304\n"                /* out[576 + g] */
+        "    v_add_u32 v5, 0x1000, v5\n"
+        "    global_store_dword v5, v14, s[4:5] offset:512\n";                /* out[1152 + g] */
+    static const char *const float_part =
+        "    v_mov_b32 v6, 1.0\n"
+        "    global_atomic_add_f32 v20, v6, s[4:5] offset:4\n"                /* out[1] */
+        "    v_mov_b32 v7, 0.25\n"
+        "    buffer_atomic_add_f32 v7, v20, s[12:15], 0 offen offset:8\n"     /* out[2] */
+        "    v_mov_b32 v8, 0x38003c00\n"                                      /* (1.0, 0.5) as f16 */
+        "    global_atomic_pk_add_f16 v20, v8, s[4:5] offset:12\n"            /* out[3] */
+        "    buffer_atomic_pk_add_f16 v8, v20, s[12:15], 0 offen offset:16\n" /* out[4] */
+        "    s_waitcnt vmcnt(0)\n";
+    nbad = 0;
+    for (int ai = 0; ai < 4; ai++) {
+        const char *arch = archs[ai];
+        const char *g = ai == 3 ? "sc0" : "glc";
+        char body[8192];
+        int n = snprintf(body, sizeof body, int_part, g, g, g);
+        if (ai > 0)
+            snprintf(body + n, sizeof body - (size_t)n, "%s", float_part);
+        uint32_t *out = buf(1664, 0), *in = buf(1, 0);
+        run(arch, body, 8, 64, 0, 2, out, 1664, in, 1);
+        expect_u32(arch, "global_atomic_add total", 0, out[0], 512);
+        unsigned char seen[512] = {0};
+        for (int i = 0; i < 512; i++)
+            if (out[64 + i] < 512)
+                seen[out[64 + i]]++;
+        for (int i = 0; i < 512; i++)
+            expect_u32(arch, "global_atomic_add returns each old value once", i, seen[i], 1);
+        uint32_t w = out[5];
+        if (w < 1 || w > 512)
+            expect_u32(arch, "global_atomic_cmpswap winner in 1..512", 0, w, 1);
+        else
+            for (int i = 0; i < 512; i++)
+                expect_u32(arch, "global_atomic_cmpswap returns", i, out[576 + i], (uint32_t)i == w - 1 ? 0 : w);
+        expect_u32(arch, "buffer_atomic_add total", 0, out[6], 512);
+        w = out[7];
+        if (w < 1 || w > 512)
+            expect_u32(arch, "buffer_atomic_cmpswap winner in 1..512", 0, w, 1);
+        else
+            for (int i = 0; i < 512; i++)
+                expect_u32(arch, "buffer_atomic_cmpswap returns", i, out[1152 + i], (uint32_t)i == w - 1 ? 0 : w);
+        if (ai > 0) {
+            expect_f32(arch, "global_atomic_add_f32", 0, out[1], 512.0f);
+            expect_f32(arch, "buffer_atomic_add_f32", 0, out[2], 128.0f);
+            expect_u32(arch, "global_atomic_pk_add_f16", 0, out[3], 0x5c006000); /* (512.0, 256.0) */
+            expect_u32(arch, "buffer_atomic_pk_add_f16", 0, out[4], 0x5c006000);
+        }
+        free(out);
+        free(in);
+    }
+    assert_int_equal(nbad, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1021,6 +1482,11 @@ int main(void)
         cmocka_unit_test(valu_packed_f32),
         cmocka_unit_test(valu_compare_cndmask_carry),
         cmocka_unit_test(valu_lanes_dpp_sdwa),
+        cmocka_unit_test(ds_single_wave),
+        cmocka_unit_test(ds_across_waves),
+        cmocka_unit_test(mubuf_loads_stores_range),
+        cmocka_unit_test(global_flat_loads_stores),
+        cmocka_unit_test(atomics_concurrent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
