@@ -187,15 +187,22 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, const
     e_vop2(e, "v_lshlrev_b32", v_ma, imm(log2u((uint32_t)WA)), v_ma);
     e_vop2(e, "v_lshrrev_b32", v_kka, imm(log2u((uint32_t)(MPB / WA))), v_tid);
     {
+        /* base = (kk_a*cg + m_a) * y*x*4; element (i, j) adds j*y*x*4 + i*DKA*cg*y*x*4 */
         sv mlim = sv_sub(e, "s_mlim", a_cg, m0);
+        opnd v_abase = at(v_t, 3);
+        vx_mad24(e, v_abase, v_kka, a_cg, v_ma, at(s_t, 0));
+        vx_mul(e, v_abase, v_abase, yx4, at(s_t, 0));
         for (int i = 0; i < VA; i++)
             for (int j = 0; j < WA; j++) {
                 opnd off = at(v_aoff, i * WA + j);
-                /* m = m_a + j, kk = kk_a + i*DKA */
+                sv dj = sv_mul(e, "s_dj", yx4, sv_const((uint32_t)j));
+                sv di = sv_mul(e, "s_di", cgyx4, sv_const((uint32_t)(i * DKA)));
+                sv dij = sv_add(e, "s_dij", dj, di);
+                h_vadd(e, off, sv_op(dij), v_abase);
+                sv_free(e, dij);
+                sv_free(e, di);
+                sv_free(e, dj);
                 h_vadd(e, at(v_t, 2), imm(j), v_ma);
-                h_vadd(e, at(v_t, 3), imm(i * DKA), v_kka);
-                vx_mad24(e, off, at(v_t, 3), a_cg, at(v_t, 2), at(s_t, 0));
-                vx_mul(e, off, off, yx4, at(s_t, 0));
                 e_vopc(e, "v_cmp_gt_u32", VCC, sv_op(mlim), at(v_t, 2));
                 e_cndmask(e, off, v_inv, off, VCC);
             }
@@ -229,6 +236,8 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, const
         opnd v_n = at(v_t, 1), v_img = at(v_t, 2), v_r = at(v_t, 3);
         opnd v_q = vreg(e, "v_q", 2, 1);
         sv hwts = sv_mul(e, "s_hwts", a_hts, a_wts);
+        opnd v_bkkoff = vreg(e, "v_bkkoff", 1, 1); /* kk_b * ho*wo*4 */
+        vx_mul(e, v_bkkoff, v_bkk, howo4, at(s_t, 0));
         h_vadd(e, v_n, sv_op(n0), v_nb);
         for (int j = 0; j < WB; j++) {
             if (j)
@@ -247,14 +256,15 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, const
             vx_mad24(e, at(v_q, 1), at(v_bht, j), a_wo, at(v_bwt, j), at(s_t, 0));
             e_vop2(e, "v_lshlrev_b32", at(v_q, 1), imm(2), at(v_q, 1));
             h_vadd(e, at(v_q, 0), at(v_q, 0), at(v_q, 1));
+            h_vadd(e, at(v_q, 0), at(v_q, 0), v_bkkoff);
             for (int i = 0; i < VB; i++) {
-                opnd pre = at(v_bpre, i * WB + j);
-                h_vadd(e, at(v_q, 1), imm(i * DKB), v_bkk);
-                vx_mul(e, pre, at(v_q, 1), howo4, at(s_t, 0));
-                h_vadd(e, pre, pre, at(v_q, 0));
+                sv di = sv_mul(e, "s_di", howo4, sv_const((uint32_t)(i * DKB)));
+                h_vadd(e, at(v_bpre, i * WB + j), sv_op(di), at(v_q, 0));
+                sv_free(e, di);
             }
         }
         sv_free(e, hwts);
+        rfree(e, v_bkkoff);
         rfree(e, v_q);
     }
 
@@ -485,19 +495,28 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, const
         e_vop2(e, "v_lshrrev_b32", v_brd, imm(log2u((uint32_t)TX)), v_tid); /* v_brd now holds tn*4 */
         e_vop2(e, "v_lshlrev_b32", v_brd, imm(2), v_brd);
         sv a_sh = ARG(w, stride_h), a_sw = ARG(w, stride_w), a_hoff = ARG(w, hi_off), a_woff = ARG(w, wi_off);
+        /* per thread: the first row's offset tm*4*hi*wi*4, and the column constants */
+        opnd v_rowoff = vreg(e, "v_rowoff", 1, 1), v_ch = vreg(e, "v_ch", 1, 1), v_cw = vreg(e, "v_cw", 1, 1);
+        vx_mul(e, v_rowoff, v_tm4, hiwi4, at(s_t, 0));
+        {
+            sv th = sv_mul(e, "s_th", a_htl, a_sh), ch = sv_add(e, "s_ch", th, a_hoff);
+            h_vmov(e, v_ch, sv_op(ch));
+            sv_free(e, ch);
+            sv_free(e, th);
+            sv tw = sv_mul(e, "s_tw", a_wtl, a_sw), cw = sv_add(e, "s_cw", tw, a_woff);
+            h_vmov(e, v_cw, sv_op(cw));
+            sv_free(e, cw);
+            sv_free(e, tw);
+        }
         for (int j = 0; j < TN; j++) {
             opnd off = at(v_coff, j);
             h_vadd(e, v_n, imm((j / 4) * TY * 4 + j % 4), v_brd);
             h_vadd(e, v_n, sv_op(n0), v_n);
             vx_divmod(e, v_img, v_r, v_n, hwts, a_mdiv_hwts, a_shift_hwts, at(s_t, 0));
             vx_divmod(e, at(v_q, 0), at(v_q, 1), v_r, a_wts, a_mdiv_wts, a_shift_wts, at(s_t, 0));
-            /* hi = (hts_i + htl) * stride_h + hi_off */
-            h_vadd(e, at(v_q, 0), sv_op(a_htl), at(v_q, 0));
-            vx_mul(e, at(v_q, 0), at(v_q, 0), a_sh, at(s_t, 0));
-            h_vadd(e, at(v_q, 0), sv_op(a_hoff), at(v_q, 0));
-            h_vadd(e, at(v_q, 1), sv_op(a_wtl), at(v_q, 1));
-            vx_mul(e, at(v_q, 1), at(v_q, 1), a_sw, at(s_t, 0));
-            h_vadd(e, at(v_q, 1), sv_op(a_woff), at(v_q, 1));
+            /* hi = hts_i * stride_h + (htl * stride_h + hi_off), all below 2^24 */
+            vx_mad24(e, at(v_q, 0), at(v_q, 0), a_sh, v_ch, at(s_t, 0));
+            vx_mad24(e, at(v_q, 1), at(v_q, 1), a_sw, v_cw, at(s_t, 0));
             e_vopc(e, "v_cmp_gt_u32", VCC, sv_op(a_gemm_n), v_n);
             e_vopc(e, "v_cmp_gt_u32", s_m, sv_sgpr(e, a_hi, at(s_t, 1)), at(v_q, 0));
             e_sop2(e, "s_and_b64", VCC, VCC, s_m);
@@ -508,11 +527,13 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, const
             e_vop2(e, "v_lshlrev_b32", at(v_q, 0), imm(2), at(v_q, 0));
             vx_mul(e, off, v_img, chiwi4, at(s_t, 0));
             h_vadd(e, off, off, at(v_q, 0));
-            vx_mul(e, at(v_q, 1), v_tm4, hiwi4, at(s_t, 0));
-            h_vadd(e, off, off, at(v_q, 1));
+            h_vadd(e, off, off, v_rowoff);
             e_cndmask(e, off, v_inv, off, VCC);
         }
         rfree(e, v_q);
+        rfree(e, v_rowoff);
+        rfree(e, v_ch);
+        rfree(e, v_cw);
         sv_free(e, hwts);
         sv_free(e, chiwi4);
 

@@ -96,8 +96,9 @@ void sv_divmod(emit *e, const char *qname, const char *rname, sv n, sv d, sv mag
         return;
     }
     if (d.known && d.k == 1) {
-        *q = n;
-        q->owned = false;
+        /* a copy, so the caller may release n as it would after a division */
+        *q = fresh(e, qname);
+        h_smov(e, q->r, n.r);
         *r = sv_const(0);
         return;
     }

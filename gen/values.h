@@ -27,7 +27,10 @@ opnd sv_op(sv x);
 opnd sv_sgpr(emit *e, sv x, opnd tmp);
 void sv_free(emit *e, sv x);
 
-/* Scalar arithmetic; an unknown result goes to a fresh SGPR named name. */
+/* Scalar arithmetic; an unknown result goes to a fresh SGPR named name.
+ * When an operand makes the operation an identity (x*1, x+0) the result
+ * is that operand itself, not owned: release it only after the result's
+ * last use. */
 sv sv_mul(emit *e, const char *name, sv a, sv b);
 sv sv_add(emit *e, const char *name, sv a, sv b);
 sv sv_sub(emit *e, const char *name, sv a, sv b);
