@@ -1,0 +1,528 @@
+/* Negative tests: kernels that would pass on the emulator by luck, or that
+ * misbehave on hardware, must be reported. Every report is checked to name
+ * the target, the kernel, the workgroup, the wave, the PC and the
+ * instruction text. The faulting instruction of each snippet carries the
+ * label `fault_here`; its address and text come from llvm-objdump (symbol
+ * table and disassembly of the assembled code object), not from the
+ * emulator. Each case has a corrected twin that must run clean, so a case
+ * cannot pass because the snippet fails for another reason.
+ *
+ * (MFMA and VALU hazard shortfalls are tested with the hazard rules.) */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static const char *const archs[4] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
+
+/* s[4:5] = p0 (out), s[6:7] = p1 (in), v1 = 4 * work-item id */
+#define PRELUDE                                                                                                        \
+    "    s_load_dwordx4 s[4:7], s[0:1], 0x0\n"                                                                         \
+    "    s_waitcnt lgkmcnt(0)\n"                                                                                       \
+    "    v_lshlrev_b32 v1, 2, v0\n"
+
+typedef struct {
+    const char *body;
+    unsigned groups, threads;
+    int lds, vgprs;
+    size_t nout, nin; /* dwords of the registered buffers */
+} scase;
+
+static void normalize(char *s)
+{
+    char *o = s;
+    bool space = false;
+    for (char *p = s; *p; p++) {
+        if (isspace((unsigned char)*p)) {
+            space = o != s;
+            continue;
+        }
+        if (space)
+            *o++ = ' ';
+        space = false;
+        *o++ = *p;
+    }
+    *o = 0;
+}
+
+/* Address and llvm-objdump text of the instruction labelled fault_here. */
+static void locate_fault(const void *image, size_t size, const char *arch, uint64_t *pc, char *text, size_t tlen)
+{
+    char path[] = "/tmp/igemm-strict-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, image, size), (ssize_t)size);
+    close(fd);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "%s/llvm-objdump -t -d --mcpu=%s %s", LLVM_BIN, arch, path);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char line[1024];
+    bool found = false;
+    text[0] = 0;
+    while (fgets(line, sizeof line, p)) {
+        size_t n = strlen(line);
+        if (n && line[n - 1] == '\n')
+            line[n - 1] = 0;
+        if (!found && strstr(line, " fault_here") && strstr(line, ".text")) {
+            *pc = strtoull(line, NULL, 16);
+            found = true;
+            continue;
+        }
+        char *cm = strstr(line, "//");
+        if (found && line[0] == '\t' && cm && strtoull(cm + 2, NULL, 16) == *pc && !text[0]) {
+            *cm = 0;
+            snprintf(text, tlen, "%s", line);
+            normalize(text);
+        }
+    }
+    pclose(p);
+    unlink(path);
+    if (!found || !text[0])
+        fail_msg("%s: no instruction labelled fault_here", arch);
+}
+
+/* Run a case; returns the emulator's return code, report in err. */
+static int run_case(const char *arch, const scase *c, void **image_out, size_t *size_out, char *err, size_t errlen)
+{
+    size_t len = strlen(c->body) + sizeof PRELUDE + 1, size = 0;
+    char *src = malloc(len);
+    assert_non_null(src);
+    snprintf(src, len, "%s%s", PRELUDE, c->body);
+    tc_snippet s = {.arch = arch, .body = src, .vgprs = c->vgprs ? c->vgprs : 48, .sgprs = 64, .lds_bytes = c->lds,
+                    .nptrs = 2};
+    void *image = tc_assemble(&s, &size, err, errlen);
+    free(src);
+    if (!image)
+        fail_msg("%s: %s", arch, err);
+    emu_device *d = emu_create(target_by_name(arch), &(emu_options){.threads = 1});
+    emu_module *m = NULL;
+    if (emu_load(d, image, size, &m, err, errlen))
+        fail_msg("%s: load: %s", arch, err);
+    uint32_t *out = calloc(c->nout ? c->nout : 1, 4), *in = calloc(c->nin ? c->nin : 1, 4);
+    assert_true(out && in);
+    emu_register(d, out, 4 * (c->nout ? c->nout : 1));
+    emu_register(d, in, 4 * (c->nin ? c->nin : 1));
+    uint64_t args[2] = {(uint64_t)(uintptr_t)out, (uint64_t)(uintptr_t)in};
+    unsigned grid[3] = {c->groups ? c->groups : 1, 1, 1}, block[3] = {c->threads ? c->threads : 64, 1, 1};
+    err[0] = 0;
+    int rc = emu_launch(d, emu_find_kernel(m, "snippet"), grid, block, args, sizeof args, NULL, err, errlen);
+    emu_module_free(m);
+    emu_destroy(d);
+    free(out);
+    free(in);
+    if (image_out) {
+        *image_out = image;
+        *size_out = size;
+    } else
+        free(image);
+    return rc;
+}
+
+/* The case must fault in workgroup wg, wave `wave`, at fault_here, with a
+ * one-line report that contains `phrase`. */
+static void expect_fault(const char *arch, const scase *c, unsigned wg, int wave, const char *phrase)
+{
+    char err[2048];
+    void *image = NULL;
+    size_t size = 0;
+    int rc = run_case(arch, c, &image, &size, err, sizeof err);
+    if (rc == 0)
+        fail_msg("%s: expected a report containing \"%s\", the run was clean", arch, phrase);
+    uint64_t pc = 0;
+    char text[256], want[320];
+    locate_fault(image, size, arch, &pc, text, sizeof text);
+    free(image);
+    bool ok = strncmp(err, arch, strlen(arch)) == 0 && !strchr(err, '\n');
+    ok = ok && strstr(err, "kernel snippet");
+    snprintf(want, sizeof want, "workgroup (%u,0,0)", wg);
+    ok = ok && strstr(err, want);
+    snprintf(want, sizeof want, "wave %d ", wave);
+    ok = ok && strstr(err, want);
+    snprintf(want, sizeof want, "pc 0x%llx ", (unsigned long long)pc);
+    ok = ok && strstr(err, want);
+    snprintf(want, sizeof want, "`%s`", text);
+    ok = ok && strstr(err, want);
+    ok = ok && strstr(err, phrase);
+    if (!ok)
+        fail_msg("%s: report\n  %s\nshould name %s, kernel snippet, workgroup (%u,0,0), wave %d, pc 0x%llx, `%s` and "
+                 "say \"%s\"",
+                 arch, err, arch, wg, wave, (unsigned long long)pc, text, phrase);
+}
+
+static void expect_clean(const char *arch, const scase *c)
+{
+    char err[2048];
+    if (run_case(arch, c, NULL, NULL, err, sizeof err))
+        fail_msg("%s: the corrected twin should run clean: %s", arch, err);
+}
+
+/* ---- missing s_waitcnt ---- */
+
+static void missing_vmcnt(void **state)
+{
+    (void)state;
+    scase bad = {.body = "    global_load_dword v2, v1, s[6:7]\n"
+                         "fault_here:\n"
+                         "    v_add_u32 v3, v2, v2\n"
+                         "    global_store_dword v1, v3, s[4:5]\n",
+                 .nout = 64, .nin = 64};
+    scase good = bad;
+    good.body = "    global_load_dword v2, v1, s[6:7]\n"
+                "    s_waitcnt vmcnt(0)\n"
+                "    v_add_u32 v3, v2, v2\n"
+                "    global_store_dword v1, v3, s[4:5]\n";
+    /* in order: vmcnt(1) retires the older of two loads only */
+    scase order = bad;
+    order.body = "    global_load_dword v2, v1, s[6:7]\n"
+                 "    buffer_load_dword v3, off, s[8:11], 0\n"
+                 "    s_waitcnt vmcnt(1)\n"
+                 "    v_mov_b32 v4, v2\n"
+                 "fault_here:\n"
+                 "    v_mov_b32 v5, v3\n";
+    scase order_good = order;
+    order_good.body = "    global_load_dword v2, v1, s[6:7]\n"
+                      "    buffer_load_dword v3, off, s[8:11], 0\n"
+                      "    s_waitcnt vmcnt(1)\n"
+                      "    v_mov_b32 v4, v2\n"
+                      "    s_waitcnt vmcnt(0)\n"
+                      "    v_mov_b32 v5, v3\n";
+    /* overwriting a register a load has yet to fill */
+    scase waw = bad;
+    waw.body = "    global_load_dword v2, v1, s[6:7]\n"
+               "fault_here:\n"
+               "    v_mov_b32 v2, 0\n";
+    /* a store's data register: a later overwrite is no error (the data was read at issue) */
+    scase store_ok = bad;
+    store_ok.body = "    v_mov_b32 v2, 1\n"
+                    "    global_store_dword v1, v2, s[4:5]\n"
+                    "    v_mov_b32 v3, 2\n";
+    static const char desc[] = "    s_mov_b32 s8, s6\n    s_and_b32 s9, s7, 0xffff\n    s_movk_i32 s10, 0x100\n"
+                               "    s_mov_b32 s11, 0x27000\n";
+    char ob[1024], ogb[1024];
+    snprintf(ob, sizeof ob, "%s%s", desc, order.body);
+    snprintf(ogb, sizeof ogb, "%s%s", desc, order_good.body);
+    order.body = ob;
+    order_good.body = ogb;
+    for (int a = 0; a < 4; a++) {
+        expect_fault(archs[a], &bad, 0, 0, "missing s_waitcnt vmcnt");
+        expect_clean(archs[a], &good);
+        expect_fault(archs[a], &order, 0, 0, "reads v3 while `buffer_load_dword");
+        expect_clean(archs[a], &order_good);
+        expect_fault(archs[a], &waw, 0, 0, "overwrites v2");
+        expect_clean(archs[a], &store_ok);
+    }
+}
+
+static void missing_lgkmcnt_lds(void **state)
+{
+    (void)state;
+    scase bad = {.body = "    ds_write_b32 v1, v0\n"
+                         "    s_waitcnt lgkmcnt(0)\n"
+                         "    ds_read_b32 v2, v1\n"
+                         "    ds_read_b32 v3, v1\n"
+                         "    s_waitcnt lgkmcnt(1)\n"
+                         "    v_mov_b32 v4, v2\n"      /* the older read is retired */
+                         "fault_here:\n"
+                         "    v_mov_b32 v5, v3\n",
+                 .lds = 256, .nout = 64, .nin = 64};
+    scase good = bad;
+    good.body = "    ds_write_b32 v1, v0\n"
+                "    s_waitcnt lgkmcnt(0)\n"
+                "    ds_read_b32 v2, v1\n"
+                "    ds_read_b32 v3, v1\n"
+                "    s_waitcnt lgkmcnt(0)\n"
+                "    v_mov_b32 v4, v2\n"
+                "    v_mov_b32 v5, v3\n";
+    for (int a = 0; a < 4; a++) {
+        expect_fault(archs[a], &bad, 0, 0, "missing s_waitcnt lgkmcnt");
+        expect_clean(archs[a], &good);
+    }
+}
+
+/* Scalar loads return out of order: with one outstanding, only lgkmcnt(0)
+ * retires it; and an LDS read issued before a scalar load is not retired
+ * by lgkmcnt(1) either. */
+static void missing_lgkmcnt_smem(void **state)
+{
+    (void)state;
+    scase plain = {.body = "    s_load_dword s10, s[6:7], 0x0\n"
+                           "fault_here:\n"
+                           "    s_add_u32 s11, s10, 1\n",
+                   .nout = 64, .nin = 64};
+    scase two = plain;
+    two.body = "    s_load_dword s10, s[6:7], 0x0\n"
+               "    s_load_dword s11, s[6:7], 0x4\n"
+               "    s_waitcnt lgkmcnt(1)\n"
+               "fault_here:\n"
+               "    s_mov_b32 s12, s10\n";
+    scase mixed = plain;
+    mixed.lds = 256;
+    mixed.body = "    ds_read_b32 v2, v1\n"
+                 "    s_load_dword s10, s[6:7], 0x0\n"
+                 "    s_waitcnt lgkmcnt(1)\n"
+                 "fault_here:\n"
+                 "    v_mov_b32 v3, v2\n";
+    scase good = plain;
+    good.lds = 256;
+    good.body = "    ds_read_b32 v2, v1\n"
+                "    s_load_dword s10, s[6:7], 0x0\n"
+                "    s_load_dword s11, s[6:7], 0x4\n"
+                "    s_waitcnt lgkmcnt(0)\n"
+                "    v_mov_b32 v3, v2\n"
+                "    s_add_u32 s12, s10, s11\n";
+    for (int a = 0; a < 4; a++) {
+        expect_fault(archs[a], &plain, 0, 0, "missing s_waitcnt lgkmcnt(0)");
+        expect_fault(archs[a], &two, 0, 0, "reads s10 while `s_load_dword s10");
+        expect_fault(archs[a], &mixed, 0, 0, "reads v2 while `ds_read_b32");
+        expect_clean(archs[a], &good);
+    }
+}
+
+/* ---- LDS ---- */
+
+static void lds_out_of_range(void **state)
+{
+    (void)state;
+    scase bad = {.body = "fault_here:\n"
+                         "    ds_write_b32 v1, v0 offset:4\n", /* lane 63 writes bytes 256..259 */
+                 .lds = 256, .nout = 64, .nin = 64};
+    scase good = bad;
+    good.body = "    ds_write_b32 v1, v0\n    s_waitcnt lgkmcnt(0)\n";
+    scase read = bad;
+    read.body = "    v_lshlrev_b32 v4, 3, v0\n"
+                "fault_here:\n"
+                "    ds_read_b64 v[2:3], v4 offset:8\n"; /* lane 31 reads bytes 256..263 */
+    for (int a = 0; a < 4; a++) {
+        expect_fault(archs[a], &bad, 0, 0, "LDS write of 4 bytes at 0x100 beyond the workgroup's 256 bytes");
+        expect_clean(archs[a], &good);
+        expect_fault(archs[a], &read, 0, 0, "LDS read of 8 bytes at 0x100 beyond the workgroup's 256 bytes");
+    }
+}
+
+/* Two waves of one workgroup touch the same LDS dwords without s_barrier. */
+static void lds_race_without_barrier(void **state)
+{
+    (void)state;
+    /* every thread writes its own slot, then reads the slot of thread t ^ 64
+       (the other wave); wave 0 runs first, so wave 1's write of a slot that
+       wave 0 has read is the first conflict the emulator sees */
+    scase bad = {.body = "    v_xor_b32 v2, 0x100, v1\n"
+                         "fault_here:\n"
+                         "    ds_write_b32 v1, v0\n"
+                         "    ds_read_b32 v3, v2\n"
+                         "    s_waitcnt lgkmcnt(0)\n",
+                 .threads = 128, .lds = 512, .nout = 128, .nin = 64};
+    scase good = bad;
+    good.body = "    v_xor_b32 v2, 0x100, v1\n"
+                "    ds_write_b32 v1, v0\n"
+                "    s_waitcnt lgkmcnt(0)\n"
+                "    s_barrier\n"
+                "    ds_read_b32 v3, v2\n"
+                "    s_waitcnt lgkmcnt(0)\n";
+    /* an LDS atomic of one wave and a plain read of another */
+    scase atomic = bad;
+    atomic.body = "    v_mov_b32 v2, 0\n"
+                  "    v_mov_b32 v4, 1\n"
+                  "    v_cmp_gt_u32 vcc, 64, v0\n"
+                  "    s_and_saveexec_b64 s[20:21], vcc\n"
+                  "    ds_add_u32 v2, v4\n"                /* wave 0 */
+                  "    s_xor_b64 exec, exec, s[20:21]\n"
+                  "fault_here:\n"
+                  "    ds_read_b32 v3, v2\n"               /* wave 1 */
+                  "    s_mov_b64 exec, s[20:21]\n"
+                  "    s_waitcnt lgkmcnt(0)\n";
+    for (int a = 0; a < 4; a++) {
+        expect_fault(archs[a], &bad, 0, 1, "LDS race: writes 0x100, which wave 0 read since the last s_barrier");
+        expect_clean(archs[a], &good);
+        expect_fault(archs[a], &atomic, 0, 1, "which wave 0 updated atomically since the last s_barrier");
+    }
+}
+
+static void barrier_with_lds_write_outstanding(void **state)
+{
+    (void)state;
+    scase bad = {.body = "    ds_write_b32 v1, v0\n"
+                         "fault_here:\n"
+                         "    s_barrier\n",
+                 .threads = 128, .lds = 512, .nout = 64, .nin = 64};
+    scase good = bad;
+    good.body = "    ds_write_b32 v1, v0\n    s_waitcnt lgkmcnt(0)\n    s_barrier\n";
+    for (int a = 0; a < 4; a++) {
+        expect_fault(archs[a], &bad, 0, 0, "s_barrier while an LDS write is outstanding");
+        expect_clean(archs[a], &good);
+    }
+}
+
+/* ---- unknown encodings ---- */
+
+static void unknown_instruction(void **state)
+{
+    (void)state;
+    /* 0xbfff0000: SOPP opcode 0x7f, 0xfc000000: an unused top-level encoding */
+    scase sopp = {.body = "    v_mov_b32 v2, 0\n"
+                          "fault_here:\n"
+                          "    .long 0xbfff0000\n",
+                  .nout = 64, .nin = 64};
+    scase top = sopp;
+    top.body = "    s_cmp_eq_u32 s2, 1\n"
+               "    s_cbranch_scc0 .Lskip\n"
+               "fault_here:\n"
+               "    .long 0xfc000000\n"
+               ".Lskip:\n";
+    top.groups = 2;
+    /* an unknown word that is never executed is no error */
+    scase skipped = sopp;
+    skipped.body = "    s_branch .Lover\n"
+                   "    .long 0xbfff0000\n"
+                   ".Lover:\n";
+    for (int a = 0; a < 4; a++) {
+        expect_fault(archs[a], &sopp, 0, 0, "unknown instruction");
+        expect_fault(archs[a], &top, 1, 0, "unknown instruction");
+        expect_clean(archs[a], &skipped);
+    }
+}
+
+/* ---- buffer range-check corners ---- */
+
+#define DESC_IN                                                                                                        \
+    "    s_mov_b32 s8, s6\n"                                                                                           \
+    "    s_and_b32 s9, s7, 0xffff\n"                                                                                   \
+    "    s_mov_b32 s11, 0x27000\n"
+
+static void buffer_disputed_corners(void **state)
+{
+    (void)state;
+    /* soffset 4 with lane 63 at offset 252 of 256: in range without the
+       soffset, out with it; readings of the rule differ */
+    scase soff = {.body = DESC_IN "    s_movk_i32 s10, 0x100\n"
+                                  "    s_movk_i32 s20, 0x4\n"
+                                  "fault_here:\n"
+                                  "    buffer_load_dword v2, v1, s[8:11], s20 offen\n"
+                                  "    s_waitcnt vmcnt(0)\n",
+                  .nout = 64, .nin = 128};
+    scase soff_ok = soff;
+    soff_ok.body = DESC_IN "    s_movk_i32 s10, 0x100\n"
+                           "    s_movk_i32 s20, 0x4\n"
+                           "    s_mov_b32 exec_hi, 0\n"
+                           "    buffer_load_dword v2, v1, s[8:11], s20 offen\n"
+                           "    s_waitcnt vmcnt(0)\n";
+    /* x4 at 16 * lane with NUM_RECORDS 24: lane 1 has two dwords in range and two out */
+    scase x4 = soff;
+    x4.body = DESC_IN "    s_movk_i32 s10, 0x18\n"
+                      "    v_lshlrev_b32 v8, 4, v0\n"
+                      "fault_here:\n"
+                      "    buffer_load_dwordx4 v[4:7], v8, s[8:11], 0 offen\n"
+                      "    s_waitcnt vmcnt(0)\n";
+    scase x4_ok = x4;
+    x4_ok.body = DESC_IN "    s_movk_i32 s10, 0x20\n"     /* 32: lanes 0, 1 in, the rest out entirely */
+                         "    v_lshlrev_b32 v8, 4, v0\n"
+                         "    buffer_load_dwordx4 v[4:7], v8, s[8:11], 0 offen\n"
+                         "    s_waitcnt vmcnt(0)\n";
+    /* a dword straddling NUM_RECORDS (254) */
+    scase straddle = soff;
+    straddle.body = DESC_IN "    s_movk_i32 s10, 0xfe\n"
+                            "fault_here:\n"
+                            "    buffer_store_dword v0, v1, s[8:11], 0 offen\n";
+    /* the soffset case in workgroup 1, wave 1 only */
+    scase where = soff;
+    where.groups = 2;
+    where.threads = 128;
+    where.body = DESC_IN "    s_movk_i32 s10, 0x100\n"
+                         "    s_movk_i32 s20, 0x4\n"
+                         "    v_subrev_u32 v3, 64, v0\n"          /* wave 1: lanes 0..63 again */
+                         "    v_lshlrev_b32 v3, 2, v3\n"
+                         "    s_cmp_eq_u32 s2, 1\n"
+                         "    s_cselect_b32 s21, 0, 0x100\n"       /* workgroup 0: offset out of range entirely */
+                         "    v_add_u32 v3, s21, v3\n"
+                         "    v_cmp_le_u32 vcc, 64, v0\n"
+                         "    s_and_saveexec_b64 s[22:23], vcc\n"
+                         "fault_here:\n"
+                         "    buffer_load_dword v2, v3, s[8:11], s20 offen\n"
+                         "    s_waitcnt vmcnt(0)\n";
+    for (int a = 0; a < 4; a++) {
+        expect_fault(archs[a], &soff, 0, 0, "depends on whether soffset 0x4 is range-checked");
+        expect_clean(archs[a], &soff_ok);
+        expect_fault(archs[a], &x4, 0, 0, "lane 1: 4-dword access at offset 0x10 is partly in range");
+        expect_clean(archs[a], &x4_ok);
+        expect_fault(archs[a], &straddle, 0, 0, "straddles NUM_RECORDS 0xfe");
+        expect_fault(archs[a], &where, 1, 1, "depends on whether soffset 0x4 is range-checked");
+    }
+}
+
+/* ---- memory outside every registered buffer ---- */
+
+static void access_outside_registered_memory(void **state)
+{
+    (void)state;
+    /* the input buffer holds 1 dword: lanes 1.. read past it */
+    scase global = {.body = "fault_here:\n"
+                            "    global_load_dword v2, v1, s[6:7]\n"
+                            "    s_waitcnt vmcnt(0)\n",
+                    .nout = 64, .nin = 1};
+    scase global_ok = global;
+    global_ok.nin = 64;
+    /* a buffer resource larger than the registered memory */
+    scase buffer = global;
+    /* 1 MiB past the input: far from every buffer this test registers */
+    buffer.body = DESC_IN "    s_mov_b32 s10, 0x200000\n"
+                          "    v_add_u32 v3, 0x100000, v1\n"
+                          "fault_here:\n"
+                          "    buffer_store_dword v0, v3, s[8:11], 0 offen\n";
+    scase scalar = global;
+    scalar.body = "fault_here:\n"
+                  "    s_load_dword s10, s[6:7], 0xffffc\n"
+                  "    s_waitcnt lgkmcnt(0)\n";
+    for (int a = 0; a < 4; a++) {
+        expect_fault(archs[a], &global, 0, 0, "(4 bytes) outside every registered buffer");
+        expect_clean(archs[a], &global_ok);
+        expect_fault(archs[a], &buffer, 0, 0, "writes");
+        expect_fault(archs[a], &scalar, 0, 0, "scalar load from");
+    }
+}
+
+/* ---- registers beyond the descriptor's allocation ---- */
+
+static void vgpr_beyond_allocation(void **state)
+{
+    (void)state;
+    scase bad = {.body = "fault_here:\n"
+                         "    v_mov_b32 v40, v0\n",
+                 .vgprs = 32, .nout = 64, .nin = 64};
+    scase good = bad;
+    good.body = "    v_mov_b32 v31, v0\n";
+    scase read = bad;
+    read.body = "    v_mov_b32 v2, 0\n"
+                "fault_here:\n"
+                "    v_add_u32 v3, v2, v33\n";
+    for (int a = 0; a < 4; a++) {
+        expect_fault(archs[a], &bad, 0, 0, "v40 beyond the 32 VGPRs the descriptor allocates");
+        expect_clean(archs[a], &good);
+        expect_fault(archs[a], &read, 0, 0, "v33 beyond the 32 VGPRs");
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(missing_vmcnt),
+        cmocka_unit_test(missing_lgkmcnt_lds),
+        cmocka_unit_test(missing_lgkmcnt_smem),
+        cmocka_unit_test(lds_out_of_range),
+        cmocka_unit_test(lds_race_without_barrier),
+        cmocka_unit_test(barrier_with_lds_write_outstanding),
+        cmocka_unit_test(unknown_instruction),
+        cmocka_unit_test(buffer_disputed_corners),
+        cmocka_unit_test(access_outside_registered_memory),
+        cmocka_unit_test(vgpr_beyond_allocation),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
