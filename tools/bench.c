@@ -1,7 +1,7 @@
 /* igemm-bench: dynamic kernels against their static twins on the emulator.
  *
  *   igemm-bench --input SHAPES.txt [--batch N] [--arch gfx906] [-o REPORT.md]
- *               [--igemmgen PATH] [--llvm-bin DIR] [--threads N]
+ *               [--igemmgen PATH] [--llvm-bin DIR] [--threads N] [--density "conv ..."]
  *
  * For every layer of the shape list (batch scaled to N, default 1): run the
  * configuration the library's heuristic picks, verify it against the
@@ -27,7 +27,7 @@
 #endif
 
 typedef struct {
-    const char *input, *arch, *out, *igemmgen, *llvm_bin;
+    const char *input, *arch, *out, *igemmgen, *llvm_bin, *density;
     int batch, threads;
 } opts;
 
@@ -265,7 +265,11 @@ out:
 
 int main(int argc, char **argv)
 {
-    opts o = {.arch = "gfx906", .batch = 1, .igemmgen = "build/bin/igemmgen", .llvm_bin = LLVM_BIN};
+    opts o = {.arch = "gfx906",
+              .batch = 1,
+              .igemmgen = "build/bin/igemmgen",
+              .llvm_bin = LLVM_BIN,
+              .density = "conv -n 1 -c 256 -H 14 -W 14 -k 256 -y 3 -x 3 -p 1 -q 1 -F 2"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) {
@@ -285,6 +289,8 @@ int main(int argc, char **argv)
             o.llvm_bin = v;
         else if (!strcmp(a, "--batch"))
             o.batch = atoi(v);
+        else if (!strcmp(a, "--density"))
+            o.density = v;
         else if (!strcmp(a, "--threads"))
             o.threads = atoi(v);
         else {
@@ -383,13 +389,14 @@ int main(int argc, char **argv)
     }
     fprintf(f, "\nAll layers: %.4f cycles/FLOP dynamic, %.4f static; dyn/static %.4f overall, worst layer %.4f.\n",
             sum_dyn / sum_flops, sum_st / sum_flops, sum_dyn / sum_st, worst_ratio);
-    if (n) {
-        /* densities on the layer with the most FLOPs */
-        int big = 0;
-        for (int i = 1; i < n; i++)
-            if (rows[i].flops > rows[big].flops)
-                big = i;
-        density_table(f, h, &rows[big].p);
+    {
+        /* every configuration's loop on one mid-sized layer with a long K loop */
+        igemm_problem dp;
+        char dwhy[256];
+        if (igemm_problem_parse_line(&dp, o.density, dwhy, sizeof dwhy) == 1)
+            density_table(f, h, &dp);
+        else
+            fprintf(stderr, "igemm-bench: --density: %s\n", dwhy);
     }
     if (o.out)
         fclose(f);
