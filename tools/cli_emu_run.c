@@ -12,9 +12,11 @@
  * Exit status: 0 clean run, 1 fault or strictness report, 2 bad usage. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../emu/emu.h"
 #include "cli.h"
@@ -56,8 +58,12 @@ static int parse_dims(const char *flag, const char *s, unsigned d[3])
     return 0;
 }
 
+/* Contents of a regular file (malloc'd), NULL when it is not one or cannot be read. */
 static void *read_all(const char *path, size_t *size)
 {
+    struct stat st;
+    if (stat(path, &st) || !S_ISREG(st.st_mode))
+        return NULL;
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
@@ -72,6 +78,36 @@ static void *read_all(const char *path, size_t *size)
     }
     fclose(f);
     return buf;
+}
+
+static bool isdigit_ascii(char c) { return c >= '0' && c <= '9'; }
+
+/* An integer for a by-value argument of `size` bytes: decimal, or hex with
+ * 0x; it must fit the size as a signed or an unsigned number. */
+static bool parse_int_arg(const char *s, int size, uint64_t *out)
+{
+    const char *digits = s + (*s == '-' || *s == '+');
+    int base = digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X') ? 16 : 10;
+    char *end;
+    errno = 0;
+    if (*s == '-') {
+        long long v = strtoll(s, &end, base);
+        if (end == s || *end || errno)
+            return false;
+        if (size < 8 && v < -(1ll << (8 * size - 1)))
+            return false;
+        *out = (uint64_t)v;
+    } else {
+        if (!isdigit_ascii(*digits))
+            return false;
+        unsigned long long v = strtoull(s, &end, base);
+        if (end == s || *end || errno)
+            return false;
+        if (size < 8 && v >> (8 * size))
+            return false;
+        *out = (uint64_t)v;
+    }
+    return size >= 1 && size <= 8;
 }
 
 static const named *find_named(named *list, int n, const char *name)
@@ -150,12 +186,23 @@ int cmd_emu_run(int argc, char **argv)
             if (*n == MAX_ARGS)
                 return usage_error("too many %s flags", a);
             *eq = 0;
+            for (int j = 0; j < *n; j++)
+                if (!strcmp(list[j].name, v))
+                    return usage_error("%s %s given twice", a, v);
             list[(*n)++] = (named){v, eq + 1, false};
         } else
             return usage_error("unknown flag '%s'", a);
     }
     if (!co || !kname || !have_grid || !have_block)
         return usage_error("emu-run needs --co, --kernel, --grid and --block (see igemm emu-run --help)");
+    for (int i = 0; i < 3; i++)
+        if ((uint64_t)grid[i] * block[i] > UINT32_MAX)
+            return usage_error("--grid times --block is %llu work-items in dimension %c, more than 2^32 - 1",
+                               (unsigned long long)grid[i] * block[i], "xyz"[i]);
+    uint64_t threads_per_block = (uint64_t)block[0] * block[1] * block[2];
+    if (threads_per_block > 1024)
+        return usage_error("--block %u,%u,%u has %llu work-items, more than 1024", block[0], block[1], block[2],
+                           (unsigned long long)threads_per_block);
 
     size_t size = 0;
     void *image = read_all(co, &size);
@@ -180,6 +227,9 @@ int cmd_emu_run(int argc, char **argv)
     free(image);
     int rc = 2;
     buffer bufs[MAX_ARGS] = {{0}};
+    FILE *dumpf[MAX_ARGS] = {0};
+    const char *missing[64];
+    int nmissing = 0;
     uint8_t *ka = NULL;
     const emu_kernel *k = emu_find_kernel(m, kname);
     if (!k) {
@@ -187,6 +237,26 @@ int cmd_emu_run(int argc, char **argv)
         goto out;
     }
     const emu_kernel_info *ki = emu_kernel_get_info(k);
+    for (int i = 0; i < nargs; i++) {
+        int j = 0;
+        while (j < ki->nargs && (strcmp(ki->args[j].name, args[i].name) || !strncmp(ki->args[j].value_kind, "hidden_", 7)))
+            j++;
+        if (j == ki->nargs) {
+            usage_error("kernel %s has no argument '%s'", kname, args[i].name);
+            goto out;
+        }
+    }
+    if (threads_per_block > (uint64_t)ki->max_block) {
+        usage_error("--block has %llu work-items, kernel %s allows at most %d", (unsigned long long)threads_per_block,
+                    kname, ki->max_block);
+        goto out;
+    }
+    if (ki->reqd_block[0] &&
+        (ki->reqd_block[0] != (int)block[0] || ki->reqd_block[1] != (int)block[1] || ki->reqd_block[2] != (int)block[2])) {
+        usage_error("kernel %s requires --block %d,%d,%d", kname, ki->reqd_block[0], ki->reqd_block[1],
+                    ki->reqd_block[2]);
+        goto out;
+    }
     ka = calloc(1, (size_t)ki->kernarg_size + 8);
     if (!ka) {
         usage_error("out of memory");
@@ -206,7 +276,7 @@ int cmd_emu_run(int argc, char **argv)
         const named *nv = find_named(args, nargs, g->name);
         bool is_buf = !strcmp(g->value_kind, "global_buffer") || !strcmp(g->value_kind, "dynamic_shared_pointer");
         if (!nv) {
-            fprintf(stderr, "igemm: warning: argument %s not given, passing 0\n", g->name);
+            missing[nmissing++] = g->name; /* warned about once the command line is known to be good */
             continue;
         }
         if (is_buf) {
@@ -247,13 +317,12 @@ int cmd_emu_run(int argc, char **argv)
                 }
                 memcpy(ka + g->offset, &f, 4);
             } else {
-                errno = 0;
-                long long v = strtoll(s, &end, 0);
-                if (*end || errno || g->size < 1 || g->size > 8) {
-                    usage_error("argument %s: '%s' is not an integer", g->name, s);
+                uint64_t v;
+                if (!parse_int_arg(s, g->size, &v)) {
+                    usage_error("argument %s: '%s' is not an integer that fits its %d bytes", g->name, s, g->size);
                     goto out;
                 }
-                memcpy(ka + g->offset, &v, (size_t)g->size);
+                memcpy(ka + g->offset, &v, (size_t)g->size); /* little endian: the low bytes */
             }
         }
     }
@@ -270,7 +339,15 @@ int cmd_emu_run(int argc, char **argv)
             usage_error("--dump %s: not a buffer argument given with --arg", dumps[i].name);
             goto out;
         }
+        /* open the output now: an unwritable path is bad usage, found before the run */
+        dumpf[i] = fopen(dumps[i].value, "wb");
+        if (!dumpf[i]) {
+            usage_error("--dump %s: cannot write '%s': %s", dumps[i].name, dumps[i].value, strerror(errno));
+            goto out;
+        }
     }
+    for (int i = 0; i < nmissing; i++)
+        fprintf(stderr, "igemm: warning: argument %s not given, passing 0\n", missing[i]);
     emu_stats st = {0};
     if (emu_launch(d, k, grid, block, ka, (size_t)ki->kernarg_size, &st, err, sizeof err)) {
         fprintf(stderr, "igemm: %s\n", err);
@@ -281,13 +358,13 @@ int cmd_emu_run(int argc, char **argv)
     for (int i = 0; i < ndumps; i++)
         for (int j = 0; j < ki->nargs; j++)
             if (!strcmp(ki->args[j].name, dumps[i].name) && bufs[j].p) {
-                FILE *f = fopen(dumps[i].value, "wb");
-                if (!f || fwrite(bufs[j].p, 1, bufs[j].size, f) != bufs[j].size) {
+                FILE *f = dumpf[i];
+                dumpf[i] = NULL;
+                bool ok = fwrite(bufs[j].p, 1, bufs[j].size, f) == bufs[j].size;
+                if (fclose(f) || !ok) {
                     fprintf(stderr, "igemm: cannot write %s\n", dumps[i].value);
                     rc = 1;
                 }
-                if (f && fclose(f))
-                    rc = 1;
             }
     if (stats) {
         printf("kernel %s on %s: %llu workgroups, %llu waves\n", kname, t->name, (unsigned long long)st.workgroups,
@@ -302,6 +379,12 @@ int cmd_emu_run(int argc, char **argv)
         printf("  modeled issue cycles: %llu\n", (unsigned long long)emu_stats_cycles(&st));
     }
 out:
+    for (int i = 0; i < ndumps; i++)
+        if (dumpf[i]) {
+            fclose(dumpf[i]);
+            if (rc)
+                remove(dumps[i].value); /* nothing was written */
+        }
     for (int i = 0; i < MAX_ARGS; i++)
         if (bufs[i].p) {
             emu_unregister(d, bufs[i].p);
