@@ -15,6 +15,11 @@
  *     time        = rounds * (waves per SIMD in a round) * wave cycles
  *                   * latency factor (1.3 with one wave per SIMD, 1.1 with
  *                   two: too few waves leave memory latency exposed)
+ *     work        = workgroups * waves * wave cycles (the issue cycles)
+ *
+ * The least time wins; among configurations within 3% of it, the least
+ * work (when CUs would idle anyway, a smaller tile is as fast and issues
+ * fewer instructions).
  *
  * so big GEMMs pick big tiles (fewest cycles per FLOP), GEMMs too small to
  * give every one of the target's CUs work pick small tiles, and skinny ones
@@ -25,7 +30,7 @@
 
 static double ceil_div(double a, double b) { return (double)(((long long)a + (long long)b - 1) / (long long)b); }
 
-double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t)
+double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t, double *work)
 {
     int tm = 4 * c->rm, tn = 4 * c->rn, waves = c->block / 64;
     double step = (double)c->kpb * tm * tn * 4        /* v_fmac */
@@ -42,6 +47,8 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
     if (occ < 1)
         return 1e300;
     double total = 0;
+    if (work)
+        *work = 0;
     for (int i = 0; i < igemm_phase_count(sh); i++) {
         igemm_phase ph = igemm_phase_get(sh, i);
         if (ph.ydot_slice <= 0 || ph.xdot_slice <= 0 || ph.gemm_n <= 0)
@@ -55,6 +62,8 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         double per_simd = ceil_div(wg_per_cu * waves, 4);
         double lat = per_simd < 2 ? 1.3 : per_simd < 3 ? 1.1 : 1.0;
         total += rounds * per_simd * (steps * step + fixed) * lat;
+        if (work)
+            *work += wgs * waves * (steps * step + fixed);
     }
     return total;
 }
@@ -62,18 +71,25 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
 const solver *select_heuristic(const igemm_shape *sh, const target *t, int (*ok)(void *ctx, const solver *s),
                                void *ctx)
 {
-    const solver *best = NULL;
-    double best_t = 0;
-    for (int i = 0; i < solver_count(); i++) {
+    /* the least estimated time; among configurations within 3% of it, the
+       least work (when CUs idle anyway, a tile that issues fewer
+       instructions is as fast and cheaper) */
+    double est[64], work[64], best_t = -1;
+    int n = solver_count() < 64 ? solver_count() : 64;
+    for (int i = 0; i < n; i++) {
         const solver *s = solver_get(i);
+        est[i] = -1;
         if (s->kind != SOLVER_V4R1 || !ok(ctx, s))
             continue;
-        double est = v4r1_estimate(s->cfg, sh, t);
-        if (!best || est < best_t) {
-            best = s;
-            best_t = est;
-        }
+        est[i] = v4r1_estimate(s->cfg, sh, t, &work[i]);
+        if (best_t < 0 || est[i] < best_t)
+            best_t = est[i];
     }
+    int pick = -1;
+    for (int i = 0; i < n; i++)
+        if (est[i] >= 0 && est[i] <= best_t * 1.03 && (pick < 0 || work[i] < work[pick]))
+            pick = i;
+    const solver *best = pick >= 0 ? solver_get(pick) : NULL;
     if (best)
         return best;
     for (int i = 0; i < solver_count(); i++)

@@ -14,9 +14,10 @@ const solver *select_solver(igemm_handle *h, const igemm_shape *sh);
  * ok(ctx, s) holds. Used by select_solver and by the static-twin generator. */
 const solver *select_heuristic(const igemm_shape *sh, const target *t, int (*ok)(void *ctx, const solver *s),
                                void *ctx);
-/* The heuristic's estimated time of a v4r1 configuration (model cycles). */
+/* The heuristic's estimated time of a v4r1 configuration (model cycles);
+ * *work (may be NULL) receives its estimated issue cycles. */
 #include "v4r1_config.h"
-double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t);
+double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t, double *work);
 
 /* Handle internals the selection needs (handle.c). */
 int handle_solver_ok(igemm_handle *h, const solver *s, const igemm_shape *sh);

@@ -20,6 +20,7 @@ const v4r1_config v4r1_configs[] = {
     {.mpb = 32, .npb = 32, .kpb = 8, .block = 64},
     {.mpb = 32, .npb = 32, .kpb = 16, .block = 64},
     {.mpb = 16, .npb = 128, .kpb = 8, .block = 128},
+    {.mpb = 8, .npb = 128, .kpb = 8, .block = 64},
     {.mpb = 16, .npb = 64, .kpb = 8, .block = 64},
     {.mpb = 128, .npb = 16, .kpb = 8, .block = 128},
 };
