@@ -80,7 +80,9 @@ static void locate_fault(const void *image, size_t size, const char *arch, uint6
         char *cm = strstr(line, "//");
         if (found && line[0] == '\t' && cm && strtoull(cm + 2, NULL, 16) == *pc && !text[0]) {
             *cm = 0;
-            snprintf(text, tlen, "%s", line);
+            size_t tl = strlen(line) < tlen ? strlen(line) : tlen - 1;
+            memcpy(text, line, tl);
+            text[tl] = 0;
             normalize(text);
         }
     }
