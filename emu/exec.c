@@ -133,8 +133,19 @@ static void set_pend(wave *w, uint16_t code, int width, uint8_t v)
         *pend_slot(w, code + (unsigned)j) = v;
 }
 
+static void wait_vm(wave *w, int n);
+static void wait_lgkm(wave *w, int n);
+
+/* The counters are 6 bits (vmcnt) and 4 bits (lgkmcnt) wide: an operation
+ * issued with 63 (15) outstanding stalls until the counter drops, which
+ * retires what every completion order guarantees, as s_waitcnt would. */
+#define VMCNT_MAX 63
+#define LGKMCNT_MAX 15
+
 int emu_issue_vm(wg_ctx *c, wave *w, const emu_inst *in, uint16_t code, int width)
 {
+    if (w->vm_n >= VMCNT_MAX)
+        wait_vm(w, VMCNT_MAX - 1);
     if (w->vm_n == VM_QUEUE)
         return emu_fault(c, w, "more than %d vector memory operations outstanding", VM_QUEUE);
     pend_op *p = &w->vmq[(w->vm_head + w->vm_n++) % VM_QUEUE];
@@ -145,6 +156,8 @@ int emu_issue_vm(wg_ctx *c, wave *w, const emu_inst *in, uint16_t code, int widt
 
 int emu_issue_lgkm(wg_ctx *c, wave *w, const emu_inst *in, uint16_t code, int width, bool smem, bool lds_store)
 {
+    if (w->lq_n >= LGKMCNT_MAX)
+        wait_lgkm(w, LGKMCNT_MAX - 1);
     if (w->lq_n == LGKM_QUEUE)
         return emu_fault(c, w, "more than %d LDS/scalar memory operations outstanding", LGKM_QUEUE);
     w->lq[w->lq_n++] = (pend_op){.code = code, .width = (uint8_t)width, .smem = smem, .lds_store = lds_store,

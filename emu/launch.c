@@ -277,6 +277,11 @@ int emu_launch(emu_device *d, const emu_kernel *k, const unsigned grid[3], const
     uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
     if (!grid[0] || !grid[1] || !grid[2] || !block[0] || !block[1] || !block[2])
         return snprintf(err, errlen, "%s: grid and block sizes must be >= 1", kn), -1;
+    for (int i = 0; i < 3; i++)
+        if ((uint64_t)grid[i] * block[i] > UINT32_MAX)
+            return snprintf(err, errlen, "%s: grid x block is more than 2^32 - 1 work-items in dimension %c", kn,
+                            "xyz"[i]),
+                   -1;
     if (threads > 1024 || threads > (uint64_t)k->info.max_block)
         return snprintf(err, errlen, "%s: block of %llu work-items exceeds the kernel's maximum %d", kn,
                         (unsigned long long)threads, k->info.max_block < 1024 ? k->info.max_block : 1024),

@@ -1470,6 +1470,46 @@ static void atomics_concurrent(void **state)
     assert_int_equal(nbad, 0);
 }
 
+/* The wait counters saturate: an operation issued with vmcnt at 63 (lgkmcnt
+ * at 15) stalls until the oldest returns, so more operations than that may be
+ * outstanding in the code, and the oldest is then ready without s_waitcnt. */
+static void wait_counters_saturate(void **state)
+{
+    (void)state;
+    char body[16384];
+    size_t o = 0;
+    o += (size_t)snprintf(body + o, sizeof body - o, "    v_mov_b32 v2, 7\n    ds_write_b32 v1, v0\n"
+                                                     "    s_waitcnt lgkmcnt(0)\n");
+    for (int i = 0; i < 62; i++) /* 62 stores outstanding */
+        o += (size_t)snprintf(body + o, sizeof body - o, "    global_store_dword v1, v2, s[4:5] offset:%d\n", 4 * (i % 8));
+    o += (size_t)snprintf(body + o, sizeof body - o,
+                          "    global_load_dword v3, v1, s[6:7]\n"           /* 63rd */
+                          "    global_load_dword v4, v1, s[6:7] offset:4\n"  /* stalls: the first store retires */
+                          "    global_load_dword v5, v1, s[6:7] offset:8\n"
+                          "    global_load_dword v6, v1, s[6:7] offset:12\n"
+                          "    s_waitcnt vmcnt(2)\n"                          /* v3, v4 ready */
+                          "    v_add_u32 v7, v3, v4\n");
+    for (int i = 0; i < 16; i++)
+        o += (size_t)snprintf(body + o, sizeof body - o, "    ds_read_b32 v%d, v1\n", 10 + i);
+    o += (size_t)snprintf(body + o, sizeof body - o,
+                          "    v_mov_b32 v8, v10\n"                           /* the 16th read retired the first */
+                          "    s_waitcnt vmcnt(0) lgkmcnt(0)\n"
+                          "    v_add_u32 v7, v7, v8\n"
+                          "    global_store_dword v1, v7, s[4:5] offset:256\n");
+    nbad = 0;
+    for (int ai = 0; ai < 4; ai++) {
+        uint32_t *out = buf(2 * 64, 0), *in = buf(80, 0);
+        for (int i = 0; i < 80; i++)
+            in[i] = (uint32_t)i * 1000u;
+        run(archs[ai], body, 1, 64, 256, 1, out, 2 * 64, in, 80);
+        for (int l = 0; l < 64; l++)
+            expect_u32(archs[ai], "loads after saturation", l, ROW(1)[l], (uint32_t)(2 * l + 1) * 1000u + (uint32_t)l);
+        free(out);
+        free(in);
+    }
+    assert_int_equal(nbad, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1487,6 +1527,7 @@ int main(void)
         cmocka_unit_test(mubuf_loads_stores_range),
         cmocka_unit_test(global_flat_loads_stores),
         cmocka_unit_test(atomics_concurrent),
+        cmocka_unit_test(wait_counters_saturate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
