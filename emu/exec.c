@@ -268,7 +268,7 @@ static int exec_salu(wg_ctx *c, wave *w, const emu_inst *in)
         unsigned off = y & 31, wd = (y >> 16) & 127;
         if (!wd)
             r = 0;
-        else if (wd >= 32)
+        else if (off + wd >= 32) /* the field reaches past bit 31: the arithmetic shift */
             r = (uint32_t)(sx >> off);
         else
             r = (uint32_t)((int32_t)((x >> off) << (32 - wd)) >> (32 - wd));

@@ -493,7 +493,12 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
     case OP_V_BFREV_B32: LANES { uint32_t x = A[l], y = 0; for (int i = 0; i < 32; i++) y |= ((x >> i) & 1) << (31 - i); r[l] = y; } goto out_int;
     case OP_V_FFBH_U32: U2(A[l] ? (uint32_t)__builtin_clz(A[l]) : 0xffffffffu);
     case OP_V_FFBL_B32: U2(A[l] ? (uint32_t)__builtin_ctz(A[l]) : 0xffffffffu);
-    case OP_V_FFBH_I32: LANES { uint32_t x = (int32_t)A[l] < 0 ? ~A[l] : A[l]; r[l] = (A[l] == 0 || A[l] == 0xffffffffu) ? 0xffffffffu : (uint32_t)__builtin_clz(x) - 1; } goto out_int;
+    case OP_V_FFBH_I32: /* position from the MSB of the first bit that differs from the sign bit */
+        LANES {
+            uint32_t x = (int32_t)A[l] < 0 ? ~A[l] : A[l];
+            r[l] = x == 0 ? 0xffffffffu : (uint32_t)__builtin_clz(x);
+        }
+        goto out_int;
     case OP_V_SWAP_B32: {
         uint32_t *d = vdst(w, in->dst.code, 0), *s = vdst(w, in->src[0].code, 0);
         LANES if (exec >> l & 1) { uint32_t t = d[l]; d[l] = s[l]; s[l] = t; }
@@ -621,7 +626,13 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
     case OP_V_MAD_I32_I24: U2((uint32_t)(sext24(A[l]) * sext24(B[l]) + (int32_t)C[l]));
     case OP_V_MAD_U32_U24: U2((A[l] & 0xffffff) * (B[l] & 0xffffff) + C[l]);
     case OP_V_BFE_U32: LANES { unsigned o = B[l] & 31, wd = C[l] & 31; r[l] = wd ? (A[l] >> o) & ((1u << wd) - 1) : 0; } goto out_int;
-    case OP_V_BFE_I32: LANES { unsigned o = B[l] & 31, wd = C[l] & 31; r[l] = wd ? (uint32_t)((int32_t)((A[l] >> o) << (32 - wd)) >> (32 - wd)) : 0; } goto out_int;
+    case OP_V_BFE_I32: /* (S0.i >> offset), masked to width and sign-extended: a field reaching past bit 31 is the arithmetic shift */
+        LANES {
+            unsigned o = B[l] & 31, wd = C[l] & 31;
+            r[l] = !wd ? 0 : o + wd >= 32 ? (uint32_t)((int32_t)A[l] >> o)
+                                          : (uint32_t)((int32_t)((A[l] >> o) << (32 - wd)) >> (32 - wd));
+        }
+        goto out_int;
     case OP_V_BFI_B32: U2((A[l] & B[l]) | (~A[l] & C[l]));
     case OP_V_FMA_F32: F2(ftz(w, k, fmaf(FA, FB, FC)));
     case OP_V_ALIGNBIT_B32: U2((uint32_t)((((uint64_t)A[l] << 32) | B[l]) >> (C[l] & 31)));

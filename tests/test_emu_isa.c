@@ -178,15 +178,17 @@ static void salu_scc_and_results(void **state)
         "    s_mul_hi_i32 s60, s10, s26\n"     /* (-0x12345678) >> 32 = -1 */
         "    s_abs_i32 s61, s18\n"             /* |INT_MIN| = 0x80000000, scc 1 */
         "    s_addc_u32 s62, s10, s10\n"       /* 0xffffffff + 0xffffffff + 1: 0xffffffff, scc 1 */
-        "    s_cselect_b32 s63, 1, 0\n";       /* 1 */
+        "    s_cselect_b32 s63, 1, 0\n"       /* 1 */
+        "    s_bfe_i32 s64, s18, 0x8001c\n"    /* 8 bits at 28 of 0x80000000: past bit 31, 0xfffffff8 */
+        "    s_bfe_i32 s65, s26, 0x8001c\n";   /* of 0x12345678: 1 */
     static const int regs[] = {11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27,
                                28, 29, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46,
-                               47, 48, 50, 51, 49, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+                               47, 48, 50, 51, 49, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65};
     static const uint32_t want[] = {
         1, 7, 6, 9, 0xfffffffe, 7, 0, 0x80000000, 0, 1, 1, 0, 0xffffffff, 0xffffffff, 0x56, 0x12345678,
         0xffffffff, 0xf0, 0xf8000000, 0xffffffff, 0x0fffffff, 0x23456780, 1, 4, 1, 60, 8, 3, 0xffffff80,
         0xffff8010, 1, 1, 4, 0xffff1234, 0, 2, 0, 0xf0000000, 0xedcba987, 0xffffffff, 0x0fffffff, 0x20,
-        0x23456780, 0, 0xf8, 0, 0x44, 0xffffffff, 0x80000000, 0xffffffff, 1,
+        0x23456780, 0, 0xf8, 0, 0x44, 0xffffffff, 0x80000000, 0xffffffff, 1, 0xfffffff8, 1,
     };
     int n = (int)(sizeof regs / sizeof regs[0]);
     assert_int_equal(n, (int)(sizeof want / sizeof want[0]));
@@ -377,14 +379,31 @@ static void valu_integer(void **state)
         "    v_min_u32 v3, v2, v0\n"
         "    global_store_dword v1, v3, s[4:5] offset:3584\n"
         "    v_mad_i32_i24 v3, v2, -2, v0\n"
-        "    global_store_dword v1, v3, s[4:5] offset:3840\n";
+        "    global_store_dword v1, v3, s[4:5] offset:3840\n"
+        "    s_add_u32 s4, s4, 0x1000\n"
+        "    s_addc_u32 s5, s5, 0\n"
+        "    v_ffbh_i32 v3, v2\n"
+        "    global_store_dword v1, v3, s[4:5]\n"
+        "    v_bfe_i32 v3, v2, 28, 8\n"                /* field past bit 31 */
+        "    global_store_dword v1, v3, s[4:5] offset:256\n"
+        "    v_ffbh_i32 v3, v0\n"
+        "    global_store_dword v1, v3, s[4:5] offset:512\n"
+        "    v_not_b32 v4, v0\n"
+        "    v_ffbh_i32 v3, v4\n"
+        "    global_store_dword v1, v3, s[4:5] offset:768\n";
     nbad = 0;
     for (int ai = 0; ai < 4; ai++) {
         const char *arch = archs[ai];
-        uint32_t *out = buf(32 * 64, 0xdeadbeef), *in = buf(1, 0);
-        run(arch, body, 1, 64, 0, 1, out, 32 * 64, in, 1);
+        uint32_t *out = buf(36 * 64, 0xdeadbeef), *in = buf(1, 0);
+        run(arch, body, 1, 64, 0, 1, out, 36 * 64, in, 1);
         for (int l = 0; l < 64; l++) {
             uint32_t a = lane_a(l), L = (uint32_t)l;
+            /* v_ffbh_i32: bits from the MSB up to the first that differs from the sign (-1: none) */
+            uint32_t na = (int32_t)a < 0 ? ~a : a;
+            expect_u32(arch, "v_ffbh_i32", l, ROW(32)[l], na ? (uint32_t)__builtin_clz(na) : 0xffffffffu);
+            expect_u32(arch, "v_bfe_i32 past bit 31", l, ROW(33)[l], (uint32_t)((int32_t)a >> 28));
+            expect_u32(arch, "v_ffbh_i32 of l", l, ROW(34)[l], l ? (uint32_t)__builtin_clz(L) : 0xffffffffu);
+            expect_u32(arch, "v_ffbh_i32 of ~l", l, ROW(35)[l], l ? (uint32_t)__builtin_clz(L) : 0xffffffffu);
             int32_t sa24 = (int32_t)(a << 8) >> 8;
             uint64_t wide = (uint64_t)L << 32 | a;
             expect_u32(arch, "v_add_u32", l, ROW(0)[l], a + L);
