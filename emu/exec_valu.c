@@ -568,14 +568,20 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
         const uint32_t *D = vdst(w, in->dst.code, 0);
         H2(HA * HB + f16_to_f32((uint16_t)D[l]));
     }
-    case OP_V_ADD_U16: U2((uint16_t)(A[l] + B[l]));
-    case OP_V_SUB_U16: U2((uint16_t)(A[l] - B[l]));
+    case OP_V_ADD_U16: /* clamp: unsigned saturation */
+        LANES { uint32_t t = (A[l] & 0xffff) + (B[l] & 0xffff); r[l] = in->clamp && t > 0xffff ? 0xffff : (uint16_t)t; }
+        goto out_sat;
+    case OP_V_SUB_U16:
+        LANES { uint32_t a16 = A[l] & 0xffff, b16 = B[l] & 0xffff; r[l] = in->clamp && b16 > a16 ? 0 : (uint16_t)(a16 - b16); }
+        goto out_sat;
     case OP_V_MUL_LO_U16: U2((uint16_t)(A[l] * B[l]));
     case OP_V_LSHLREV_B16: U2((uint16_t)(B[l] << (A[l] & 15)));
     case OP_V_LSHRREV_B16: U2((uint16_t)((B[l] & 0xffff) >> (A[l] & 15)));
-    case OP_V_ADD_U32: U2(A[l] + B[l]);
-    case OP_V_SUB_U32: U2(A[l] - B[l]);
-    case OP_V_SUBREV_U32: U2(B[l] - A[l]);
+    case OP_V_ADD_U32: /* clamp: unsigned saturation */
+        LANES { uint64_t t = (uint64_t)A[l] + B[l]; r[l] = in->clamp && t >> 32 ? 0xffffffffu : (uint32_t)t; }
+        goto out_sat;
+    case OP_V_SUB_U32: LANES r[l] = in->clamp && B[l] > A[l] ? 0 : A[l] - B[l]; goto out_sat;
+    case OP_V_SUBREV_U32: LANES r[l] = in->clamp && A[l] > B[l] ? 0 : B[l] - A[l]; goto out_sat;
     case OP_V_DOT2C_F32_F16: {
         const uint32_t *D = vdst(w, in->dst.code, 0);
         F2(fmaf(hf(A[l], 1, 0, 0), hf(B[l], 1, 0, 0), fmaf(hf(A[l], 0, 0, 0), hf(B[l], 0, 0, 0), f32_of(D[l]))));
@@ -708,8 +714,15 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
         r[l] = (uint16_t)x | (uint32_t)(uint16_t)y << 16;
     } goto out_int;
     case OP_V_PACK_B32_F16: LANES r[l] = h_sel(A[l], os & 1) | (uint32_t)h_sel(B[l], (os >> 1) & 1) << 16; goto out_int;
-    case OP_V_ADD_I32: U2(A[l] + B[l]);
-    case OP_V_SUB_I32: U2(A[l] - B[l]);
+    case OP_V_ADD_I32: /* clamp: signed saturation */
+    case OP_V_SUB_I32:
+        LANES {
+            int64_t t = op == OP_V_ADD_I32 ? (int64_t)(int32_t)A[l] + (int32_t)B[l] : (int64_t)(int32_t)A[l] - (int32_t)B[l];
+            if (in->clamp)
+                t = t > INT32_MAX ? INT32_MAX : t < INT32_MIN ? INT32_MIN : t;
+            r[l] = (uint32_t)t;
+        }
+        goto out_sat;
     case OP_V_ADD3_U32: U2(A[l] + B[l] + C[l]);
     case OP_V_LSHL_ADD_U32: U2((A[l] << (B[l] & 31)) + C[l]);
     case OP_V_ADD_LSHL_U32: U2((A[l] + B[l]) << (C[l] & 31));
@@ -762,7 +775,14 @@ out_64:
     write_v(w, in, v, r, 0);
     write_v(w, in, v, v->r1, 1);
     return 0;
+out_sat: /* integer results with clamp applied */
+    write_v(w, in, v, r, 0);
+    return 0;
 out_carry:
+    if (in->clamp) { /* saturate: an add that carried gives all ones, a sub that borrowed 0 */
+        bool add = op == OP_V_ADD_CO_U32 || op == OP_V_ADDC_CO_U32;
+        LANES if (carry >> l & 1) r[l] = add ? 0xffffffffu : 0;
+    }
     write_v(w, in, v, r, 0);
     write_mask(w, in->sdst.code, carry & v->mask);
     return 0;

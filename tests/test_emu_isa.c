@@ -390,12 +390,22 @@ static void valu_integer(void **state)
         "    global_store_dword v1, v3, s[4:5] offset:512\n"
         "    v_not_b32 v4, v0\n"
         "    v_ffbh_i32 v3, v4\n"
-        "    global_store_dword v1, v3, s[4:5] offset:768\n";
+        "    global_store_dword v1, v3, s[4:5] offset:768\n"
+        "    v_add_u32_e64 v3, v2, v2 clamp\n"         /* saturating forms */
+        "    global_store_dword v1, v3, s[4:5] offset:1024\n"
+        "    v_sub_u32_e64 v3, v0, v2 clamp\n"
+        "    global_store_dword v1, v3, s[4:5] offset:1280\n"
+        "    v_add_i32 v3, v2, v2 clamp\n"
+        "    global_store_dword v1, v3, s[4:5] offset:1536\n"
+        "    v_add_co_u32_e64 v3, s[26:27], v2, v2 clamp\n"
+        "    global_store_dword v1, v3, s[4:5] offset:1792\n"
+        "    v_sub_u16_e64 v3, v0, v2 clamp\n"
+        "    global_store_dword v1, v3, s[4:5] offset:2048\n";
     nbad = 0;
     for (int ai = 0; ai < 4; ai++) {
         const char *arch = archs[ai];
-        uint32_t *out = buf(36 * 64, 0xdeadbeef), *in = buf(1, 0);
-        run(arch, body, 1, 64, 0, 1, out, 36 * 64, in, 1);
+        uint32_t *out = buf(41 * 64, 0xdeadbeef), *in = buf(1, 0);
+        run(arch, body, 1, 64, 0, 1, out, 41 * 64, in, 1);
         for (int l = 0; l < 64; l++) {
             uint32_t a = lane_a(l), L = (uint32_t)l;
             /* v_ffbh_i32: bits from the MSB up to the first that differs from the sign (-1: none) */
@@ -404,6 +414,13 @@ static void valu_integer(void **state)
             expect_u32(arch, "v_bfe_i32 past bit 31", l, ROW(33)[l], (uint32_t)((int32_t)a >> 28));
             expect_u32(arch, "v_ffbh_i32 of l", l, ROW(34)[l], l ? (uint32_t)__builtin_clz(L) : 0xffffffffu);
             expect_u32(arch, "v_ffbh_i32 of ~l", l, ROW(35)[l], l ? (uint32_t)__builtin_clz(L) : 0xffffffffu);
+            expect_u32(arch, "v_add_u32 clamp", l, ROW(36)[l], a >> 31 ? 0xffffffffu : 2 * a);
+            expect_u32(arch, "v_sub_u32 clamp", l, ROW(37)[l], a > L ? 0 : L - a);
+            int64_t s2 = 2 * (int64_t)(int32_t)a;
+            expect_u32(arch, "v_add_i32 clamp", l, ROW(38)[l],
+                       (uint32_t)(s2 > INT32_MAX ? INT32_MAX : s2 < INT32_MIN ? INT32_MIN : s2));
+            expect_u32(arch, "v_add_co_u32 clamp", l, ROW(39)[l], a >> 31 ? 0xffffffffu : 2 * a);
+            expect_u32(arch, "v_sub_u16 clamp", l, ROW(40)[l], (a & 0xffff) > L ? 0 : L - (a & 0xffff));
             int32_t sa24 = (int32_t)(a << 8) >> 8;
             uint64_t wide = (uint64_t)L << 32 | a;
             expect_u32(arch, "v_add_u32", l, ROW(0)[l], a + L);
