@@ -33,6 +33,7 @@ enum { G906 = 1, G908 = 2, G90A = 4, G942 = 8, ALL = 15, MFMA_T = G908 | G90A | 
 #define ROW(r) (out + 64 * (r))
 
 static int nbad;
+static int run_agprs; /* AGPRs the snippets of the current test allocate */
 
 static void expect_u32(const char *arch, const char *what, int lane, uint32_t got, uint32_t want)
 {
@@ -71,7 +72,8 @@ static void run(const char *arch, const char *body, unsigned groups, unsigned th
     char *src = malloc(len), err[2048] = "";
     assert_non_null(src);
     snprintf(src, len, "%s%s", PRELUDE, body);
-    tc_snippet s = {.arch = arch, .body = src, .vgprs = 64, .sgprs = 80, .lds_bytes = lds, .nptrs = 2};
+    tc_snippet s = {.arch = arch, .body = src, .vgprs = 64, .agprs = run_agprs, .sgprs = 80, .lds_bytes = lds,
+                    .nptrs = 2};
     void *image = tc_assemble(&s, &size, err, sizeof err);
     free(src);
     if (!image)
@@ -1546,6 +1548,81 @@ static void wait_counters_saturate(void **state)
     assert_int_equal(nbad, 0);
 }
 
+/* Accumulation registers outside MFMA: v_accvgpr_write/read (gfx908+),
+ * v_accvgpr_mov and AGPRs as memory data (gfx90a, gfx942). The s_nops cover
+ * the accumulation-register hazards. */
+static void agpr_moves_and_memory(void **state)
+{
+    (void)state;
+    static const char *const moves =
+        "    v_mul_u32_u24 v2, 3, v0\n"
+        "    s_nop 4\n"
+        "    v_accvgpr_write_b32 a0, v2\n"
+        "    v_accvgpr_write_b32 a1, 7\n"
+        "    s_nop 4\n"
+        "    v_accvgpr_read_b32 v3, a0\n"
+        "    v_accvgpr_read_b32 v4, a1\n"
+        "    s_nop 4\n"
+        "    global_store_dword v1, v3, s[4:5]\n"
+        "    global_store_dword v1, v4, s[4:5] offset:256\n";
+    static const char *const unified =
+        "    v_accvgpr_mov_b32 a2, a0\n"
+        "    s_nop 4\n"
+        "    v_accvgpr_read_b32 v5, a2\n"
+        "    s_nop 4\n"
+        "    global_store_dword v1, v5, s[4:5] offset:512\n"
+        "    ds_write_b32 v1, a0\n"
+        "    s_waitcnt lgkmcnt(0)\n"
+        "    ds_read_b32 a5, v1\n"
+        "    global_load_dword a4, v1, s[6:7]\n"
+        "    v_lshlrev_b32 v6, 3, v0\n"
+        "    global_load_dwordx2 a[6:7], v6, s[6:7]\n"
+        "    s_waitcnt vmcnt(0) lgkmcnt(0)\n"
+        "    s_nop 4\n"
+        "    global_store_dword v1, a5, s[4:5] offset:768\n"
+        "    global_store_dword v1, a4, s[4:5] offset:1024\n"
+        "    global_store_dword v1, a7, s[4:5] offset:1280\n"
+        "    s_mov_b32 s8, s4\n"
+        "    s_and_b32 s9, s5, 0xffff\n"
+        "    s_movk_i32 s10, 0x1000\n"
+        "    s_mov_b32 s11, 0x27000\n"
+        "    buffer_store_dword a6, v1, s[8:11], 0 offen offset:1536\n"
+        "    buffer_load_dword a8, v1, s[8:11], 0 offen\n"  /* row 0: 3l */
+        "    s_waitcnt vmcnt(0)\n"
+        "    s_nop 4\n"
+        "    v_accvgpr_read_b32 v7, a8\n"
+        "    s_nop 4\n"
+        "    global_store_dword v1, v7, s[4:5] offset:1792\n";
+    nbad = 0;
+    run_agprs = 16;
+    for (int ai = 1; ai < 4; ai++) {
+        const char *arch = archs[ai];
+        char body[4096];
+        snprintf(body, sizeof body, "%s%s", moves, ai >= 2 ? unified : "");
+        uint32_t *out = buf(8 * 64, 0xdeadbeef), *in = buf(128, 0);
+        for (int i = 0; i < 128; i++)
+            in[i] = in_word(i);
+        run(arch, body, 1, 64, 256, 1, out, 8 * 64, in, 128);
+        for (int l = 0; l < 64; l++) {
+            uint32_t v2 = 3u * (uint32_t)l;
+            expect_u32(arch, "v_accvgpr_write/read", l, ROW(0)[l], v2);
+            expect_u32(arch, "v_accvgpr_write constant", l, ROW(1)[l], 7);
+            if (ai < 2)
+                continue;
+            expect_u32(arch, "v_accvgpr_mov", l, ROW(2)[l], v2);
+            expect_u32(arch, "ds_write/ds_read with AGPRs", l, ROW(3)[l], v2);
+            expect_u32(arch, "global_load to an AGPR", l, ROW(4)[l], in_word(l));
+            expect_u32(arch, "global_load_dwordx2 to AGPRs", l, ROW(5)[l], in_word(2 * l + 1));
+            expect_u32(arch, "buffer_store from an AGPR", l, ROW(6)[l], in_word(2 * l));
+            expect_u32(arch, "buffer_load to an AGPR", l, ROW(7)[l], v2);
+        }
+        free(out);
+        free(in);
+    }
+    run_agprs = 0;
+    assert_int_equal(nbad, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1564,6 +1641,7 @@ int main(void)
         cmocka_unit_test(global_flat_loads_stores),
         cmocka_unit_test(atomics_concurrent),
         cmocka_unit_test(wait_counters_saturate),
+        cmocka_unit_test(agpr_moves_and_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
