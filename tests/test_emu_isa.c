@@ -1623,6 +1623,110 @@ static void agpr_moves_and_memory(void **state)
     assert_int_equal(nbad, 0);
 }
 
+/* Initial state as the descriptor asks: dispatch and kernarg pointers,
+ * workgroup ids x, y, z in SGPRs, work-item ids in v0..v2 (gfx906/gfx908) or
+ * packed into v0 (gfx90a/gfx942), partial waves; grid (2,3,2) of blocks
+ * (4,2,2). Each work-item stores its ids and the dispatch packet's
+ * workgroup_size_x at its flat index. */
+static void launch_ids_and_dispatch(void **state)
+{
+    (void)state;
+    static const char *const src =
+        ".amdgcn_target \"amdgcn-amd-amdhsa--%s\"\n"
+        ".amdhsa_code_object_version 4\n"
+        ".text\n.globl ids\n.p2align 8\n.type ids,@function\n"
+        "ids:\n"
+        "    s_load_dwordx2 s[8:9], s[2:3], 0x0\n"
+        "    s_load_dword s10, s[0:1], 0x4\n"
+        "    s_waitcnt lgkmcnt(0)\n"
+        "%s"
+        "    v_lshlrev_b32 v3, 2, v1\n"
+        "    v_lshl_add_u32 v3, v2, 3, v3\n"
+        "    v_add_u32 v3, v3, v0\n"             /* t = x + 4y + 8z */
+        "    s_mul_i32 s11, s5, 2\n"
+        "    s_add_u32 s11, s11, s4\n"
+        "    s_mul_i32 s12, s6, 6\n"
+        "    s_add_u32 s11, s11, s12\n"          /* g = gx + 2gy + 6gz */
+        "    s_lshl_b32 s11, s11, 4\n"
+        "    v_add_u32 v3, s11, v3\n"
+        "    v_lshlrev_b32 v3, 2, v3\n"
+        "    s_lshl_b32 s13, s5, 4\n"
+        "    s_or_b32 s13, s13, s4\n"
+        "    s_lshl_b32 s14, s6, 8\n"
+        "    s_or_b32 s13, s13, s14\n"
+        "    s_and_b32 s14, s10, 0xffff\n"
+        "    s_lshl_b32 s14, s14, 24\n"
+        "    s_or_b32 s13, s13, s14\n"
+        "    v_lshlrev_b32 v4, 12, v0\n"
+        "    v_lshl_or_b32 v4, v1, 16, v4\n"
+        "    v_lshl_or_b32 v4, v2, 20, v4\n"
+        "    v_or_b32 v4, s13, v4\n"
+        "    global_store_dword v3, v4, s[8:9]\n"
+        "    s_endpgm\n"
+        ".Lids_end:\n.size ids, .Lids_end - ids\n"
+        ".rodata\n.p2align 6\n"
+        ".amdhsa_kernel ids\n"
+        "    .amdhsa_user_sgpr_dispatch_ptr 1\n"
+        "    .amdhsa_user_sgpr_kernarg_segment_ptr 1\n"
+        "    .amdhsa_system_sgpr_workgroup_id_x 1\n"
+        "    .amdhsa_system_sgpr_workgroup_id_y 1\n"
+        "    .amdhsa_system_sgpr_workgroup_id_z 1\n"
+        "    .amdhsa_system_vgpr_workitem_id 2\n"
+        "    .amdhsa_next_free_vgpr 8\n"
+        "    .amdhsa_next_free_sgpr 16\n"
+        "%s"
+        ".end_amdhsa_kernel\n"
+        ".amdgpu_metadata\n---\namdhsa.version: [ 1, 1 ]\namdhsa.kernels:\n"
+        "  - .name: ids\n    .symbol: ids.kd\n    .kernarg_segment_size: 8\n    .kernarg_segment_align: 8\n"
+        "    .group_segment_fixed_size: 0\n    .private_segment_fixed_size: 0\n    .wavefront_size: 64\n"
+        "    .sgpr_count: 18\n    .vgpr_count: 8\n    .max_flat_workgroup_size: 64\n"
+        "    .args:\n"
+        "      - { .name: out, .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }\n"
+        "...\n.end_amdgpu_metadata\n";
+    static const char *const unpack = "    v_bfe_u32 v2, v0, 20, 10\n"
+                                      "    v_bfe_u32 v1, v0, 10, 10\n"
+                                      "    v_and_b32 v0, 0x3ff, v0\n";
+    nbad = 0;
+    for (int ai = 0; ai < 4; ai++) {
+        const char *arch = archs[ai];
+        bool packed = ai >= 2;
+        char text[8192], err[1024];
+        snprintf(text, sizeof text, src, arch, packed ? unpack : "", packed ? "    .amdhsa_accum_offset 8\n" : "");
+        size_t size = 0;
+        void *image = tc_assemble_source(arch, text, &size, err, sizeof err);
+        if (!image)
+            fail_msg("%s: %s", arch, err);
+        emu_device *d = emu_create(target_by_name(arch), &(emu_options){.threads = 2});
+        emu_module *m = NULL;
+        if (emu_load(d, image, size, &m, err, sizeof err))
+            fail_msg("%s: %s", arch, err);
+        free(image);
+        uint32_t *out = buf(192, 0xdeadbeef);
+        emu_register(d, out, 192 * 4);
+        uint64_t arg = (uint64_t)(uintptr_t)out;
+        unsigned grid[3] = {2, 3, 2}, block[3] = {4, 2, 2};
+        emu_stats st = {0};
+        if (emu_launch(d, emu_find_kernel(m, "ids"), grid, block, &arg, 8, &st, err, sizeof err))
+            fail_msg("%s: %s", arch, err);
+        emu_module_free(m);
+        emu_destroy(d);
+        expect_u32(arch, "workgroups run", 0, (uint32_t)st.workgroups, 12);
+        expect_u32(arch, "waves run", 0, (uint32_t)st.waves, 12);
+        for (uint32_t gz = 0; gz < 2; gz++)
+            for (uint32_t gy = 0; gy < 3; gy++)
+                for (uint32_t gx = 0; gx < 2; gx++)
+                    for (uint32_t z = 0; z < 2; z++)
+                        for (uint32_t y = 0; y < 2; y++)
+                            for (uint32_t x = 0; x < 4; x++) {
+                                uint32_t g = gx + 2 * gy + 6 * gz, t = x + 4 * y + 8 * z;
+                                uint32_t want = gx | gy << 4 | gz << 8 | x << 12 | y << 16 | z << 20 | 4u << 24;
+                                expect_u32(arch, "ids", (int)(16 * g + t), out[16 * g + t], want);
+                            }
+        free(out);
+    }
+    assert_int_equal(nbad, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1642,6 +1746,7 @@ int main(void)
         cmocka_unit_test(atomics_concurrent),
         cmocka_unit_test(wait_counters_saturate),
         cmocka_unit_test(agpr_moves_and_memory),
+        cmocka_unit_test(launch_ids_and_dispatch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
