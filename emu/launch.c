@@ -173,6 +173,17 @@ static void wave_setup(const launch *L, wg_ctx *c, wave *w, int id)
     set_exec(w, exec);
 }
 
+/* A new barrier epoch (0 is never current: the tables start zeroed). */
+static void next_epoch(wg_ctx *c)
+{
+    if (++c->epoch == 0) {
+        size_t dw = (size_t)(c->lds_size + 3) / 4 + 1;
+        memset(c->lds_wepoch, 0, dw * sizeof *c->lds_wepoch);
+        memset(c->lds_repoch, 0, dw * sizeof *c->lds_repoch);
+        c->epoch = 1;
+    }
+}
+
 static int run_workgroup(launch *L, wg_ctx *c, uint64_t flat)
 {
     c->wg[0] = (unsigned)(flat % L->grid[0]);
@@ -182,9 +193,10 @@ static int run_workgroup(launch *L, wg_ctx *c, uint64_t flat)
     size_t dw = (size_t)(c->lds_size + 3) / 4;
     for (size_t i = 0; i < dw; i++)
         memcpy(c->lds + 4 * i, &(uint32_t){POISON}, 4);
-    memset(c->lds_wepoch, 0, dw * sizeof *c->lds_wepoch);
-    memset(c->lds_repoch, 0, dw * sizeof *c->lds_repoch);
-    c->epoch = 1;
+    /* Race tracking compares barrier epochs; they keep counting across the
+       workgroups this context runs, so the tables need no clearing (only
+       when the counter wraps). */
+    next_epoch(c);
     for (int i = 0; i < c->nwaves; i++)
         wave_setup(L, c, &c->waves[i], i);
     c->stats.workgroups++;
@@ -201,7 +213,7 @@ static int run_workgroup(launch *L, wg_ctx *c, uint64_t flat)
         if (done == c->nwaves)
             return 0;
         if (done + waiting == c->nwaves) { /* everyone left has arrived */
-            c->epoch++;
+            next_epoch(c);
             for (int i = 0; i < c->nwaves; i++)
                 c->waves[i].at_barrier = false;
         }

@@ -1199,7 +1199,7 @@ static void ds_across_waves(void **state)
     for (int ai = 0; ai < 4; ai++) {
         const char *arch = archs[ai];
         uint32_t *out = buf(3 * 256, 0xdeadbeef), *in = buf(1, 0);
-        run(arch, body, 1, 256, 2048, 1, out, 3 * 256, in, 1);
+        run(arch, body, 3, 256, 2048, 1, out, 3 * 256, in, 1); /* 3 workgroups on one context: LDS and race tables reused */
         for (int t = 0; t < 256; t++) {
             expect_u32(arch, "read of the other wave's write", t, out[t], (uint32_t)(t ^ 64));
             expect_u32(arch, "write after barrier", t, out[256 + t], (uint32_t)(t ^ 64) + 1000);
