@@ -4,6 +4,8 @@
 #   make demo       generate, emulate and verify one ResNet-50 layer (README)
 #   make test       the cmocka suites (what CI runs)
 #   make check-asan the same tests under AddressSanitizer + UBSan
+#   make check-networks  every layer of ResNet-50, ResNeXt-101 and Inception-v3
+#                   at batch 2 on the emulator, verified (~2 min; not in make test)
 #   make install PREFIX=DIR  igemm.h, libigemm.{a,so}, igemm.pc, the CLI and
 #                   share/igemm (code objects + manifest.json); make uninstall
 #   make manifest   $(B)/share/igemm: the code objects and manifest.json
@@ -214,3 +216,12 @@ bench: all $(B)/bin/igemm-bench
 	$(B)/bin/igemm-bench --input ../shared/shapes/resnet50.txt --batch $(BENCH_BATCH) --arch gfx906 \
 	    --igemmgen $(B)/bin/igemmgen -o docs/PERFORMANCE.md
 	@echo "wrote docs/PERFORMANCE.md"
+
+# ---- every network layer on the emulator, verified (tools/check_networks.sh) --
+# ../shared/shapes/{resnet50,resnext101,inception3}.txt at batch CHECK_BATCH,
+# default kernel selection on CHECK_ARCH; exit status 1 when a layer fails.
+CHECK_BATCH ?= 2
+CHECK_ARCH  ?= gfx906
+.PHONY: check-networks
+check-networks: $(B)/bin/igemm $(foreach t,$(TARGETS),$(B)/co/$(t).hsaco)
+	@B=$(B) BATCH=$(CHECK_BATCH) ARCH=$(CHECK_ARCH) sh tools/check_networks.sh

@@ -1,0 +1,86 @@
+#!/bin/sh
+# make check-networks: every layer of ResNet-50, ResNeXt-101 and Inception-v3
+# (../shared/shapes/{resnet50,resnext101,inception3}.txt) with the batch
+# scaled down to $BATCH (default 2: GEMM N then spans two images), run on the
+# emulator (strict mode) with the library's default kernel selection and
+# verified against the float64 CPU reference
+# (relative error <= 1e-5, no NaN, uncovered pixels exactly 0; dx is
+# prefilled with NaN). One line per layer, a summary per network and in
+# total; exit status 1 when any layer fails, 2 when a shape list or the CLI
+# is missing.
+#
+#   B=build sh tools/check_networks.sh             (what `make check-networks` runs)
+#   BATCH=1 ARCH=gfx908 NETWORKS=resnet50 sh tools/check_networks.sh
+#
+# Each layer is a separate `igemm conv ... -V 1 --json` run, so a layer that
+# stops the emulator (fault, strictness report) fails alone and its message
+# is printed under it.
+set -u
+
+B=${B:-build}
+BATCH=${BATCH:-2}
+ARCH=${ARCH:-gfx906}
+SHAPES=${SHAPES:-../shared/shapes}
+NETWORKS=${NETWORKS:-resnet50 resnext101 inception3}
+IGEMM=$B/bin/igemm
+
+[ -x "$IGEMM" ] || { echo "check-networks: $IGEMM is missing (run: make B=$B)" >&2; exit 2; }
+[ -f "$B/co/$ARCH.hsaco" ] || { echo "check-networks: $B/co/$ARCH.hsaco is missing (run: make B=$B)" >&2; exit 2; }
+for net in $NETWORKS; do
+    [ -f "$SHAPES/$net.txt" ] || { echo "check-networks: $SHAPES/$net.txt is missing" >&2; exit 2; }
+done
+
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+# the value of a "key": "string" or "key": number field of a JSON line
+field() { printf '%s\n' "$1" | sed -n "s/.*\"$2\": \"\{0,1\}\([^\",}]*\).*/\1/p"; }
+
+echo "check-networks: $NETWORKS at batch $BATCH on the $ARCH emulator, default selection, verified (rel err <= 1e-5)"
+start=$(now)
+total=0
+failed=0
+summary=""
+for net in $NETWORKS; do
+    list="$SHAPES/$net.txt"
+    n=$(grep -c '^[[:space:]]*conv' "$list")
+    i=0
+    nfail=0
+    t_net=$(now)
+    echo "== $net: $n layers ($list)"
+    while IFS= read -r line; do
+        args=${line%%#*}
+        case "$args" in *conv*) ;; *) continue ;; esac
+        i=$((i + 1))
+        t0=$(now)
+        # shellcheck disable=SC2086 # the layer's flags are split on purpose
+        out=$("$IGEMM" conv $args --batch "$BATCH" --arch "$ARCH" --codeobj-dir "$B/co" -V 1 --json 2>&1)
+        rc=$?
+        json=$(printf '%s\n' "$out" | grep '^{' | tail -n 1)
+        verdict=$(field "$json" verify)
+        shape=$(field "$json" problem)
+        [ -n "$shape" ] || shape=$(printf '%s' "$args" | sed 's/^[[:space:]]*conv[[:space:]]*//; s/[[:space:]]*$//')
+        if [ "$rc" -eq 0 ] && [ "$verdict" = PASS ]; then
+            printf '[%s %d/%d] PASS %s  %s  rel err %s  (%s s)\n' "$net" "$i" "$n" "$shape" \
+                "$(field "$json" solution)" "$(field "$json" max_rel_err)" "$(since "$t0")"
+        else
+            nfail=$((nfail + 1))
+            printf '[%s %d/%d] FAIL %s  (exit %d, %s s)\n' "$net" "$i" "$n" "$shape" "$rc" "$(since "$t0")"
+            printf '%s\n' "$out" | sed 's/^/    /'
+        fi
+    done < "$list"
+    if [ "$i" -ne "$n" ]; then
+        echo "check-networks: $list: read $i layers, expected $n" >&2
+        nfail=$((nfail + 1))
+    fi
+    line="$net: $((i - nfail)) of $i layers passed in $(since "$t_net") s"
+    echo "$line"
+    summary="$summary  $line
+"
+    total=$((total + i))
+    failed=$((failed + nfail))
+done
+echo "check-networks summary (batch $BATCH, $ARCH):"
+printf '%s' "$summary"
+echo "  total: $((total - failed)) of $total layers passed in $(since "$start") s"
+[ "$failed" -eq 0 ] || exit 1
+exit 0
