@@ -225,3 +225,12 @@ CHECK_ARCH  ?= gfx906
 .PHONY: check-networks
 check-networks: $(B)/bin/igemm $(foreach t,$(TARGETS),$(B)/co/$(t).hsaco)
 	@B=$(B) BATCH=$(CHECK_BATCH) ARCH=$(CHECK_ARCH) sh tools/check_networks.sh
+
+# ---- emulator speed (docs/EMULATOR.md, "Speed") -----------------------------
+$(B)/bin/igemm-bench-emu: $(B)/obj/tools/bench_emu.o $(B)/lib/libigemm.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ $(LDLIBS)
+
+.PHONY: bench-emu
+bench-emu: all $(B)/bin/igemm-bench-emu
+	$(B)/bin/igemm-bench-emu --arch gfx906 --repeat 2

@@ -79,6 +79,25 @@ void emu_unregister(emu_device *d, const void *p)
 }
 
 /* Called with the lock held for reading by the launcher for the whole launch. */
+bool emu_mem_region(const emu_device *d, uintptr_t addr, size_t len, uintptr_t *lo, uintptr_t *hi)
+{
+    int a = 0, b = d->nregions - 1;
+    while (a <= b) {
+        int mid = (a + b) / 2;
+        const emu_region *r = &d->regions[mid];
+        if (addr < r->base)
+            b = mid - 1;
+        else if (addr >= r->base + r->size)
+            a = mid + 1;
+        else {
+            *lo = r->base;
+            *hi = r->base + r->size;
+            return len <= r->size - (addr - r->base);
+        }
+    }
+    return false;
+}
+
 bool emu_mem_ok(const emu_device *d, uintptr_t addr, size_t len)
 {
     int lo = 0, hi = d->nregions - 1;

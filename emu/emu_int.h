@@ -53,6 +53,8 @@ struct emu_device {
 
 /* Is [addr, addr+len) inside one registered region? */
 bool emu_mem_ok(const emu_device *d, uintptr_t addr, size_t len);
+/* The same, also giving the bounds of the region that holds addr. */
+bool emu_mem_region(const emu_device *d, uintptr_t addr, size_t len, uintptr_t *lo, uintptr_t *hi);
 
 /* ---- waves and workgroups ---- */
 
@@ -96,6 +98,8 @@ typedef struct wave {
     uint8_t store_width;
     uint16_t mfma_d_code;       /* destination of the last MFMA */
     uint8_t mfma_d_width;
+    bool hz_vec;                /* an MFMA, AGPR move or v_dot ran: the vector-register
+                                   hazard rules can apply (they cannot before) */
 } wave;
 
 typedef struct {
@@ -113,6 +117,7 @@ typedef struct {
     uint8_t *lds_writer;
     uint16_t *lds_readers;
     emu_stats stats;
+    uintptr_t mem_lo, mem_hi; /* the registered region of the last access */
     const void *kernargs;
     /* fault report */
     char *err;

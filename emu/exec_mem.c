@@ -98,6 +98,54 @@ static int ds_bytes(emu_op op, const emu_inst *in, bool *two, int *stride)
     return 0;
 }
 
+/* The common case, kept fast: plain reads and writes of whole dwords
+ * (b32/b64/b96/b128 and read2/write2 of dwords), every check of the general
+ * path (bounds, alignment, races) done per lane, with the race bookkeeping
+ * skipped for a lane whose address an earlier lane of this instruction
+ * already recorded (lanes often read the same LDS words). */
+static int ds_plain(wg_ctx *c, wave *w, const emu_inst *in, int size, bool two, int stride, uint64_t exec)
+{
+    bool read = in->is_load;
+    int nelem = two ? 2 : 1, dwords = size / 4;
+    int align = size >= 12 ? 16 : size;
+    const uint32_t *addr = w->v[in->src[0].code - R_V0];
+    uint32_t *lds = (uint32_t *)(void *)c->lds;
+    uint32_t *regs[8];
+    for (int e = 0; e < nelem; e++)
+        for (int j = 0; j < dwords; j++)
+            regs[e * dwords + j] =
+                read ? vdst(w, in->dst.code, e * dwords + j) : vdst(w, in->src[1 + e].code, j);
+    uint32_t seen[64];
+    memset(seen, 0xff, sizeof seen);
+    for (int l = 0; l < 64; l++) {
+        if (!(exec >> l & 1))
+            continue;
+        for (int e = 0; e < nelem; e++) {
+            uint32_t a = addr[l] + (two ? (uint32_t)((e ? in->offset1 : in->offset) * size * stride) : (uint32_t)in->offset);
+            unsigned slot = (a >> 2) & 63;
+            if (seen[slot] != a) {
+                if (lds_check(c, w, a, size, align, read ? LDS_READ : LDS_WRITE))
+                    return -1;
+                seen[slot] = a;
+            }
+            uint32_t *p = lds + a / 4;
+            if (read)
+                for (int j = 0; j < dwords; j++)
+                    regs[e * dwords + j][l] = p[j];
+            else
+                for (int j = 0; j < dwords; j++)
+                    p[j] = regs[e * dwords + j][l];
+        }
+    }
+    uint64_t bytes = (uint64_t)__builtin_popcountll(exec) * (uint64_t)(size * nelem);
+    if (read) {
+        c->stats.lds_read += bytes;
+        return emu_issue_lgkm(c, w, in, in->dst.code, in->dst.width, false, false);
+    }
+    c->stats.lds_written += bytes;
+    return emu_issue_lgkm(c, w, in, R_NONE, 0, false, true);
+}
+
 static int exec_ds(wg_ctx *c, wave *w, const emu_inst *in)
 {
     emu_op op = (emu_op)in->op;
@@ -149,6 +197,8 @@ static int exec_ds(wg_ctx *c, wave *w, const emu_inst *in)
         if (in->is_atomic)
             size = 4;
     }
+    if (size >= 4 && !in->is_atomic && (!two || size == 4 || size == 8) && op != OP_DS_SWIZZLE_B32)
+        return ds_plain(c, w, in, size, two, stride, exec);
     int align = size >= 12 ? 16 : size;
     int nelem = two ? 2 : 1;
     LANES {
@@ -260,7 +310,8 @@ static uint32_t atomic_rmw(emu_op op, uint32_t *p, uint32_t x, uint32_t cmp)
 static int lane_access(wg_ctx *c, wave *w, const emu_inst *in, int l, uintptr_t a, int size, int j, uint32_t *val)
 {
     emu_op op = (emu_op)in->op;
-    if (!emu_mem_ok(c->dev, a, (size_t)size))
+    if ((a < c->mem_lo || a + (uintptr_t)size > c->mem_hi) &&
+        !emu_mem_region(c->dev, a, (size_t)size, &c->mem_lo, &c->mem_hi))
         return emu_fault(c, w, "lane %d %s 0x%llx (%d bytes) outside every registered buffer", l,
                          in->is_load ? "reads" : "writes", (unsigned long long)a, size);
     if (a % (uintptr_t)(size < 4 ? size : 4))
@@ -304,6 +355,54 @@ static uint32_t store_value(emu_op op, uint32_t x)
 
 /* ---- MUBUF ---- */
 
+/* buffer_load_dword / buffer_store_dword with offen and a raw (stride 0)
+ * resource, the kernels' common case: the same checks as the general path
+ * below (range check per reading, registered memory, alignment), without its
+ * per-element bookkeeping. */
+static int mubuf_dword(wg_ctx *c, wave *w, const emu_inst *in, uint64_t base, uint32_t num, uint32_t soff, uint64_t exec)
+{
+    const uint32_t *voff = w->v[in->src[0].code - R_V0];
+    uint32_t *data = vdst(w, in->dst.code, 0);
+    bool load = in->is_load;
+    uint64_t bytes = 0;
+    for (int l = 0; l < 64; l++) {
+        if (!(exec >> l & 1))
+            continue;
+        uint64_t o = (uint64_t)voff[l] + (uint32_t)in->offset;
+        bool a_in = o + 4 <= num, b_in = o + soff + 4 <= num;
+        if (o < num && o + 4 > num)
+            return emu_fault(c, w, "lane %d: element at offset 0x%llx straddles NUM_RECORDS 0x%x (disputed range check)",
+                             l, (unsigned long long)o, num);
+        if (a_in != b_in)
+            return emu_fault(c, w,
+                             "lane %d: whether offset 0x%llx is in range depends on whether soffset 0x%x is "
+                             "range-checked (disputed corner)",
+                             l, (unsigned long long)o, soff);
+        if (!a_in) {
+            if (load)
+                data[l] = 0;
+            continue;
+        }
+        uintptr_t a = (uintptr_t)(base + soff + o);
+        if ((a < c->mem_lo || a + 4 > c->mem_hi) && !emu_mem_region(c->dev, a, 4, &c->mem_lo, &c->mem_hi))
+            return emu_fault(c, w, "lane %d %s 0x%llx (4 bytes) outside every registered buffer", l,
+                             load ? "reads" : "writes", (unsigned long long)a);
+        if (a & 3)
+            return emu_fault(c, w, "lane %d accesses 0x%llx, not 4-byte aligned", l, (unsigned long long)a);
+        if (load)
+            memcpy(&data[l], (const void *)a, 4);
+        else
+            memcpy((void *)a, &data[l], 4);
+        bytes += 4;
+    }
+    if (load) {
+        c->stats.global_read += bytes;
+        return emu_issue_vm(c, w, in, in->dst.code, 1);
+    }
+    c->stats.global_written += bytes;
+    return emu_issue_vm(c, w, in, R_NONE, 0);
+}
+
 static int exec_mubuf(wg_ctx *c, wave *w, const emu_inst *in)
 {
     emu_op op = (emu_op)in->op;
@@ -318,6 +417,8 @@ static int exec_mubuf(wg_ctx *c, wave *w, const emu_inst *in)
     if (((w3 >> 15) & 15) == 0)
         return emu_fault(c, w, "buffer resource with DATA_FORMAT 0 (invalid): the access may be dropped on hardware");
     uint32_t soff = sval(w, &in->src[2]);
+    if ((op == OP_BUFFER_LOAD_DWORD || op == OP_BUFFER_STORE_DWORD) && in->offen && !in->idxen && stride == 0)
+        return mubuf_dword(c, w, in, base, num, soff, exec);
     int size = access_bytes(op);
     int n = in->is_atomic ? 1 : (size == 4 ? in->dst.width : 1);
     bool cmpswap = op == OP_BUFFER_ATOMIC_CMPSWAP;

@@ -9,6 +9,7 @@
  * Transcendentals (v_rcp, v_rsq, v_sqrt, v_exp, v_log) are computed exactly
  * in double and rounded: the hardware is accurate to 1 ULP, so results can
  * differ in the last bit. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -410,6 +411,59 @@ static int exec_vop3p(wg_ctx *c, wave *w, const emu_inst *in, vctx *v)
     return 0;
 }
 
+/* ---- v_fmac_f32 ----
+ * d = fma(a, b, d) on the lanes of exec, with a single rounding. Where the
+ * host CPU has FMA instructions a clone compiled for them is used (the
+ * 64-lane loop then vectorises); otherwise libm's fmaf, also exact. */
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("fma"))) static void fmac_fma(uint32_t *d, const uint32_t *a, const uint32_t *b, uint64_t exec)
+{
+    float fd[64], fa[64], fb[64];
+    memcpy(fd, d, sizeof fd);
+    memcpy(fa, a, sizeof fa);
+    memcpy(fb, b, sizeof fb);
+    for (int l = 0; l < 64; l++)
+        fa[l] = __builtin_fmaf(fa[l], fb[l], fd[l]);
+    if (exec == ~0ull) {
+        memcpy(d, fa, sizeof fa);
+        return;
+    }
+    for (int l = 0; l < 64; l++)
+        if (exec >> l & 1)
+            memcpy(&d[l], &fa[l], 4);
+}
+#endif
+
+static void fmac_libm(uint32_t *d, const uint32_t *a, const uint32_t *b, uint64_t exec)
+{
+    for (int l = 0; l < 64; l++)
+        if (exec >> l & 1)
+            d[l] = bits_of(fmaf(f32_of(a[l]), f32_of(b[l]), f32_of(d[l])));
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+static int has_fma;
+static pthread_once_t fma_once = PTHREAD_ONCE_INIT;
+static void probe_fma(void)
+{
+    __builtin_cpu_init();
+    has_fma = __builtin_cpu_supports("fma");
+}
+#endif
+
+static void fmac_lanes(uint32_t *d, const uint32_t *a, const uint32_t *b, uint64_t exec)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    pthread_once(&fma_once, probe_fma);
+    if (has_fma) {
+        fmac_fma(d, a, b, exec);
+        return;
+    }
+#endif
+    fmac_libm(d, a, b, exec);
+}
+
 /* ---- the rest ---- */
 
 int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
@@ -424,16 +478,20 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
     if (in->fmt == F_VOP3P)
         return exec_vop3p(c, w, in, v);
 
+    if (in->plain_fmac && k->denorm32 == 3) {
+        /* the main loop's instruction: straight to the lanes */
+        fmac_lanes(vdst(w, in->dst.code, 0), w->v[in->src[0].code - R_V0], w->v[in->src[1].code - R_V0], exec);
+        return 0;
+    }
     const uint32_t *A = NULL, *B = NULL, *C = NULL;
     /* float source modifiers: also v_cndmask_b32, whose VOP3 form takes neg/abs */
-    bool fp = strstr(in->info->name, "_f32") || strstr(in->info->name, "_f16") || op == OP_V_CNDMASK_B32;
-    bool f16op = strstr(in->info->name, "_f16") && !strstr(in->info->name, "_f32");
+    bool fpm = in->fp_mods;
     if (in->src[0].code != R_NONE && in->src[0].width == 1)
-        A = src32(w, in, 0, v->t[0], v, fp && !f16op);
+        A = src32(w, in, 0, v->t[0], v, fpm);
     if (in->src[1].code != R_NONE && in->src[1].width == 1)
-        B = src32(w, in, 1, v->t[1], v, fp && !f16op);
+        B = src32(w, in, 1, v->t[1], v, fpm);
     if (in->src[2].code != R_NONE && in->src[2].width == 1)
-        C = src32(w, in, 2, v->t[2], v, fp && !f16op);
+        C = src32(w, in, 2, v->t[2], v, fpm);
     uint64_t m = 0, carry = 0;
     uint64_t cin = 0;
     if (in->src[2].code != R_NONE && in->src[2].width == 2)

@@ -463,7 +463,10 @@ int hz_check(wg_ctx *c, wave *w, const emu_inst *in)
                                 waits(w, wr.at), hz->valu_accw);
         }
     }
-    if (other_reads(c, w, in, hz, sd) || other_writes(c, w, in, hz, sd))
+    /* The rules below all concern registers written by an MFMA, an AGPR
+       move or a v_dot, or C operands an MFMA read: a wave that ran none of
+       these (every wave of an FMA kernel) skips them. */
+    if (w->hz_vec && (other_reads(c, w, in, hz, sd) || other_writes(c, w, in, hz, sd)))
         return -1;
     return 0;
 }
@@ -523,6 +526,8 @@ void hz_after(wg_ctx *c, wave *w, const emu_inst *in)
     } else if (is_valu(in)) {
         kind = HZ_VALU;
     }
+    if ((kind & HZ_KIND) != HZ_VALU && (kind & HZ_KIND) != HZ_OTHER)
+        w->hz_vec = true;
     for (int i = 0; i < in->nwr; i++)
         mark(w, in->wr[i], in->wrw[i], kind, passes);
     if (in->is_store && is_vmem(in)) {

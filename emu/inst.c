@@ -126,6 +126,12 @@ void emu_inst_finalize(emu_inst *in)
         add_wr(in, in->sdst.code, 2);
         if (name_has(in, "v_cmpx"))
             add_wr(in, R_EXEC, 2);
+        {
+            bool f32 = name_has(in, "_f32"), f16 = name_has(in, "_f16");
+            in->fp_mods = (f32 || f16 || op == OP_V_CNDMASK_B32) && !(f16 && !f32);
+        }
+        in->plain_fmac = op == OP_V_FMAC_F32 && in->ext == EXT_NONE && !in->neg && !in->abs && !in->clamp &&
+                         !in->omod && in->src[0].kind == K_VGPR && in->src[1].kind == K_VGPR;
         break;
     case F_MAI:
         if (op == OP_V_ACCVGPR_READ_B32 || op == OP_V_ACCVGPR_WRITE_B32) {

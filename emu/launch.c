@@ -91,6 +91,7 @@ static void wave_init(wave *w, int id)
     w->scc = 0;
     w->exec_valu_ws = w->store_ws = 0;
     w->mfma_d_code = R_NONE;
+    w->hz_vec = false;
     for (int i = 0; i < 128; i++)
         w->s[i] = POISON;
     memset(w->pend_s, 0, sizeof w->pend_s);
