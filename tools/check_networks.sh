@@ -58,7 +58,7 @@ for net in $NETWORKS; do
         json=$(printf '%s\n' "$out" | grep '^{' | tail -n 1)
         verdict=$(field "$json" verify)
         shape=$(field "$json" problem)
-        [ -n "$shape" ] || shape=$(printf '%s' "$args" | sed 's/^[[:space:]]*conv[[:space:]]*//; s/[[:space:]]*$//')
+        [ -n "$shape" ] || shape="$(printf '%s' "$args" | sed 's/^[[:space:]]*conv[[:space:]]*//; s/[[:space:]]*$//') --batch $BATCH"
         if [ "$rc" -eq 0 ] && [ "$verdict" = PASS ]; then
             printf '[%s %d/%d] PASS %s  %s  rel err %s  (%s s)\n' "$net" "$i" "$n" "$shape" \
                 "$(field "$json" solution)" "$(field "$json" max_rel_err)" "$(since "$t0")"
