@@ -22,6 +22,7 @@ emu_device *emu_create(const target *t, const emu_options *opt)
     if (opt)
         d->opt = *opt;
     pthread_rwlock_init(&d->lock, NULL);
+    emu_sched_create(&d->sched, t->num_cu); /* without it only the device-wide schedule is missing */
     return d;
 }
 
@@ -30,6 +31,7 @@ void emu_destroy(emu_device *d)
     if (!d)
         return;
     pthread_rwlock_destroy(&d->lock);
+    free(d->sched.simd);
     free(d->regions);
     free(d);
 }

@@ -44,6 +44,8 @@ typedef struct {
     uint64_t mfma_flops;
     uint64_t waves, workgroups;
     uint64_t loop_valu_cycles, loop_fma_cycles; /* VALU issue cycles inside marked loops */
+    uint64_t makespan; /* modeled time of the launch on the target's CUs, in cycles
+                          (sum over launches when accumulated; see emu_schedule_*) */
 } emu_stats;
 
 /* Kernel argument as the metadata lists it. */
@@ -95,6 +97,17 @@ char *emu_kernel_disasm(const emu_kernel *k);
  * Returns 0, or -1 with a one-line report in err. */
 int emu_launch(emu_device *d, const emu_kernel *k, const unsigned grid[3], const unsigned block[3],
                const void *kernargs, size_t kernarg_size, emu_stats *stats, char *err, size_t errlen);
+
+/* The schedule model: every launch places its workgroups, in dispatch
+ * order, on the least-loaded of the target's CUs (runtime/target.h num_cu),
+ * each wave on the least-loaded of the CU's 4 SIMDs; a SIMD's time is the
+ * sum of its waves' issue cycles (throughput-bound: latency and occupancy
+ * limits are not modelled). A launch's makespan (emu_stats.makespan) is
+ * its busiest SIMD's time. The device also keeps one schedule across
+ * launches: emu_schedule_makespan() is what those launches would take as
+ * one (a merged, "multihead" launch); emu_schedule_reset() starts a new one. */
+void emu_schedule_reset(emu_device *d);
+uint64_t emu_schedule_makespan(const emu_device *d);
 
 /* Modeled cycles of a stats block: sum of the classes' issue cycles. */
 uint64_t emu_stats_cycles(const emu_stats *s);

@@ -41,8 +41,15 @@ typedef struct {
     size_t size;
 } emu_region;
 
+/* The schedule model (launch.c): waves placed on the target's SIMDs. */
+typedef struct {
+    int ncu;
+    uint64_t *simd;   /* [ncu * 4] accumulated issue cycles */
+} emu_sched;
+
 struct emu_device {
     const target *t;
+    emu_sched sched;  /* accumulates across launches until emu_schedule_reset */
     unsigned tbit;
     const emu_decoder *dec;
     emu_options opt;
@@ -50,6 +57,8 @@ struct emu_device {
     emu_region *regions;
     int nregions, cap;
 };
+
+int emu_sched_create(emu_sched *s, int ncu);
 
 /* Is [addr, addr+len) inside one registered region? */
 bool emu_mem_ok(const emu_device *d, uintptr_t addr, size_t len);
@@ -98,6 +107,7 @@ typedef struct wave {
     uint8_t store_width;
     uint16_t mfma_d_code;       /* destination of the last MFMA */
     uint8_t mfma_d_width;
+    uint64_t cycles;            /* modeled issue cycles of this wave so far */
     bool hz_vec;                /* an MFMA, AGPR move or v_dot ran: the vector-register
                                    hazard rules can apply (they cannot before) */
 } wave;

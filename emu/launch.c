@@ -14,6 +14,8 @@ typedef struct {
     emu_device *dev;
     const emu_kernel *k;
     unsigned grid[3], block[3];
+    uint64_t *wave_cycles; /* [workgroup * waves + wave], NULL when too many to keep */
+    int nwaves;
     const void *kernargs;
     const void *dispatch;
     uint64_t total;
@@ -92,6 +94,7 @@ static void wave_init(wave *w, int id)
     w->exec_valu_ws = w->store_ws = 0;
     w->mfma_d_code = R_NONE;
     w->hz_vec = false;
+    w->cycles = 0;
     for (int i = 0; i < 128; i++)
         w->s[i] = POISON;
     memset(w->pend_s, 0, sizeof w->pend_s);
@@ -256,7 +259,11 @@ static void *worker(void *arg)
         uint64_t wg = atomic_fetch_add(&L->next, 1);
         if (wg >= L->total)
             break;
-        if (run_workgroup(L, c, wg)) {
+        int rc = run_workgroup(L, c, wg);
+        if (!rc && L->wave_cycles)
+            for (int i = 0; i < nwaves; i++)
+                L->wave_cycles[wg * (uint64_t)nwaves + (uint64_t)i] = c->waves[i].cycles;
+        if (rc) {
             pthread_mutex_lock(&L->lock);
             if (!L->failed) {
                 L->failed = true;
@@ -274,6 +281,92 @@ static void *worker(void *arg)
     free(c);
     return NULL;
 }
+
+/* ---- the schedule model (emu.h) ---- */
+
+static int sched_init(emu_sched *s, int ncu)
+{
+    s->ncu = ncu > 0 ? ncu : 1;
+    s->simd = calloc((size_t)s->ncu * 4, sizeof *s->simd);
+    return s->simd ? 0 : -1;
+}
+
+static uint64_t cu_load(const emu_sched *s, int cu)
+{
+    const uint64_t *p = &s->simd[4 * cu];
+    return p[0] + p[1] + p[2] + p[3];
+}
+
+/* Place the launch's workgroups in dispatch order on the least-loaded CU
+ * (a binary min-heap of CUs by total load), each wave on that CU's
+ * least-loaded SIMD. */
+static void sched_place(emu_sched *s, const uint64_t *wave_cycles, uint64_t nwg, int nwaves)
+{
+    int n = s->ncu, *heap = malloc(sizeof *heap * (size_t)n);
+    if (!heap)
+        return;
+    for (int i = 0; i < n; i++)
+        heap[i] = i;
+    /* heapify */
+    for (int i = n / 2 - 1; i >= 0; i--)
+        for (int j = i;;) {
+            int m = j, a = 2 * j + 1, b = a + 1;
+            if (a < n && cu_load(s, heap[a]) < cu_load(s, heap[m]))
+                m = a;
+            if (b < n && cu_load(s, heap[b]) < cu_load(s, heap[m]))
+                m = b;
+            if (m == j)
+                break;
+            int t = heap[j];
+            heap[j] = heap[m];
+            heap[m] = t;
+            j = m;
+        }
+    for (uint64_t g = 0; g < nwg; g++) {
+        int cu = heap[0];
+        uint64_t *simd = &s->simd[4 * cu];
+        for (int wv = 0; wv < nwaves; wv++) {
+            int best = 0;
+            for (int k = 1; k < 4; k++)
+                if (simd[k] < simd[best])
+                    best = k;
+            simd[best] += wave_cycles[g * (uint64_t)nwaves + (uint64_t)wv];
+        }
+        for (int j = 0;;) { /* sift the root down */
+            int m = j, a = 2 * j + 1, b = a + 1;
+            if (a < n && cu_load(s, heap[a]) < cu_load(s, heap[m]))
+                m = a;
+            if (b < n && cu_load(s, heap[b]) < cu_load(s, heap[m]))
+                m = b;
+            if (m == j)
+                break;
+            int t = heap[j];
+            heap[j] = heap[m];
+            heap[m] = t;
+            j = m;
+        }
+    }
+    free(heap);
+}
+
+static uint64_t sched_makespan(const emu_sched *s)
+{
+    uint64_t m = 0;
+    for (int i = 0; i < 4 * s->ncu; i++)
+        if (s->simd[i] > m)
+            m = s->simd[i];
+    return m;
+}
+
+void emu_schedule_reset(emu_device *d)
+{
+    if (d && d->sched.simd)
+        memset(d->sched.simd, 0, sizeof *d->sched.simd * 4 * (size_t)d->sched.ncu);
+}
+
+uint64_t emu_schedule_makespan(const emu_device *d) { return d && d->sched.simd ? sched_makespan(&d->sched) : 0; }
+
+int emu_sched_create(emu_sched *s, int ncu) { return sched_init(s, ncu); }
 
 int emu_launch(emu_device *d, const emu_kernel *k, const unsigned grid[3], const unsigned block[3],
                const void *kernargs, size_t kernarg_size, emu_stats *stats, char *err, size_t errlen)
@@ -345,6 +438,9 @@ int emu_launch(emu_device *d, const emu_kernel *k, const unsigned grid[3], const
         L.block[i] = block[i];
     }
     L.total = (uint64_t)grid[0] * grid[1] * grid[2];
+    L.nwaves = (int)((threads + 63) / 64);
+    if (L.total * (uint64_t)L.nwaves <= (1u << 26))
+        L.wave_cycles = calloc((size_t)(L.total * (uint64_t)L.nwaves), sizeof *L.wave_cycles);
     atomic_init(&L.next, 0);
     atomic_init(&L.stop, false);
     pthread_mutex_init(&L.lock, NULL);
@@ -376,6 +472,17 @@ int emu_launch(emu_device *d, const emu_kernel *k, const unsigned grid[3], const
     free(kbuf);
     free(pkt);
     pthread_mutex_destroy(&L.lock);
+    if (L.wave_cycles && !L.failed) {
+        emu_sched one;
+        if (!sched_init(&one, d->t->num_cu)) {
+            sched_place(&one, L.wave_cycles, L.total, L.nwaves);
+            L.stats.makespan = sched_makespan(&one);
+            free(one.simd);
+        }
+        if (d->sched.simd)
+            sched_place(&d->sched, L.wave_cycles, L.total, L.nwaves);
+    }
+    free(L.wave_cycles);
     if (stats)
         emu_stats_add(stats, &L.stats);
     return L.failed ? -1 : 0;
@@ -404,4 +511,5 @@ void emu_stats_add(emu_stats *dst, const emu_stats *src)
     dst->workgroups += src->workgroups;
     dst->loop_valu_cycles += src->loop_valu_cycles;
     dst->loop_fma_cycles += src->loop_fma_cycles;
+    dst->makespan += src->makespan;
 }

@@ -175,6 +175,8 @@ void e_sopk(emit *e, const char *op, opnd d, int imm16);
 void e_sopp(emit *e, const char *op, int imm16);
 void e_branch(emit *e, const char *op, label l);
 void e_smem(emit *e, const char *op, opnd d, opnd base, int offset);
+/* SMEM with the offset in an SGPR. */
+void e_smem_soff(emit *e, const char *op, opnd d, opnd base, opnd soff);
 void e_vop1(emit *e, const char *op, opnd d, opnd a);
 void e_vop2(emit *e, const char *op, opnd d, opnd a, opnd b);
 /* VOP2 with a carry (v_add_co_u32 d, vcc, a, b). */

@@ -217,6 +217,19 @@ void e_smem(emit *e, const char *op, opnd d, opnd base, int offset)
     hz_writes(e, &d, false);
 }
 
+void e_smem_soff(emit *e, const char *op, opnd d, opnd base, opnd soff)
+{
+    if (!need(e, d.kind == OPK_SGPR && base.kind == OPK_SGPR && base.count == 2 && base.index % 2 == 0 &&
+                     soff.kind == OPK_SGPR && soff.count == 1,
+              op, "SMEM takes SGPRs, an aligned 64-bit base and an SGPR offset"))
+        return;
+    if (!need(e, d.count == 1 || d.index % (d.count > 4 ? 4 : d.count) == 0, op, "SMEM destination misaligned"))
+        return;
+    emit_line(e, "    %s %s, %s, %s", op, S(d), S(base), S(soff));
+    hz_issue(e, 1);
+    hz_writes(e, &d, false);
+}
+
 void e_waitcnt(emit *e, int vmcnt, int lgkmcnt)
 {
     if (!need(e, vmcnt <= 63 && lgkmcnt <= 15, "s_waitcnt", "counter beyond the gfx9 limit (vmcnt 63, lgkmcnt 15)"))

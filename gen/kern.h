@@ -18,10 +18,11 @@ void kern_naive(emit *e);
 void kern_fill_zero(emit *e);
 
 /* The v4r1 FMA kernel for one tile configuration (v4r1_config.h); st holds
- * a shape's values for a static twin, NULL for the dynamic kernel. */
+ * a shape's values for a static twin (its phase table with nph phases),
+ * NULL for the dynamic kernel. */
 #include "../runtime/kargs.h"
 #include "../runtime/v4r1_config.h"
-void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, const char *name);
+void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int nph, const char *name);
 
 /* Declare the metadata of an argument list given as an X-macro. */
 #define KARG_DECLARE(type, name, desc) e_karg(e, #name, (int)offsetof(KARG_STRUCT, name), (int)sizeof(((KARG_STRUCT *)0)->name), #type[0] == 'P', 0);

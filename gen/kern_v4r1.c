@@ -1,7 +1,10 @@
 /* The v4r1 backward-data kernel with v_fmac_f32 (one writer, every tile
  * configuration; dynamic, or static when the shape's values are given).
  *
- * One launch computes one phase (iy, ix) of DESIGN.md section 2 as a GEMM
+ * A workgroup computes (part of) one phase (iy, ix) of DESIGN.md section 2;
+ * one launch covers every non-empty phase ("multihead": the phase is
+ * block / workgroups-per-phase, its values a row of a table in the kernel
+ * arguments). A phase is the GEMM
  *   C[M x N] = A[K x M]^T B[K x N],  M = C/G, N = n * HTs * WTs,
  *   K = (K/G) * YDotSlice * XDotSlice,
  * with A = w (rows gemm_k = (k, ydot, xdot), columns c) and B = dy (columns
@@ -71,7 +74,7 @@ static const char *ds_width_op(int w, bool read)
     return w == 4 ? "ds_write_b128" : w == 2 ? "ds_write_b64" : "ds_write_b32";
 }
 
-void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, const char *name)
+void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int nph, const char *name)
 {
     kw W = {.e = e, .c = cfg, .st = st};
     kw *w = &W;
@@ -99,14 +102,19 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, const
 #define KARG_STRUCT igemm_v4r1_args
         IGEMM_V4R1_ARGS(KARG_DECLARE)
 #undef KARG_STRUCT
+        e_karg(e, "phases", (int)offsetof(igemm_v4r1_args, ph), (int)sizeof(((igemm_v4r1_args *)0)->ph), false,
+               false);
     }
     e_kernel_lds(e, cfg->lds_bytes);
     e_comment(e, "v4r1 bwd-data, %s: tile %dx%dx%d, %d threads as %dx%d, thread tile %dx%d, A %dx%d B %dx%d loads",
               st ? "static" : "dynamic", MPB, NPB, KPB, BLOCK, TX, TY, TM, TN, VA, WA, VB, WB);
 
     opnd s_ka = sreg_fixed(e, "s_karg", 0, 2), s_bx = sreg_fixed(e, "s_bx", 2, 1);
-    int nargs = st ? (int)(sizeof(igemm_static_args) / 4) : (int)(sizeof(igemm_v4r1_args) / 4);
-    w->s_args = sreg(e, "s_args", nargs, 4);
+    /* the scalar arguments, and room after them (4-aligned) for this
+       workgroup's row of the phase table */
+    int nargs = st ? (int)(sizeof(igemm_static_args) / 4) : (int)(offsetof(igemm_v4r1_args, ph) / 4);
+    int ph_at = (nargs + 3) / 4 * 4;
+    w->s_args = sreg(e, "s_args", ph_at + PH_WORDS, 4);
     h_load_kargs(e, s_ka, w->s_args, 0, nargs);
     opnd p_dx = alias(e, "s_p_dx", sub(w->s_args, 0, 2));
     opnd p_dy = alias(e, "s_p_dy", sub(w->s_args, 2, 2));
@@ -122,11 +130,49 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, const
     sv a_mdiv_wts = ARG(w, mdiv_wts), a_shift_wts = ARG(w, shift_wts);
     sv a_htl = ARG(w, htl), a_wtl = ARG(w, wtl), a_dh_step = ARG(w, dh_step), a_dw_step = ARG(w, dw_step);
 
-    /* ---- workgroup -> (group, m tile, n tile) ---- */
-    e_comment(e, "block id -> n tile, m tile, group");
+    /* ---- workgroup -> phase, then (group, m tile, n tile) ---- */
+    e_comment(e, "block id -> phase (every phase has the same number of workgroups) and its row of the table");
+    sv phase, lbx;
+    sv_divmod(e, "s_phase", "s_lbx", sv_reg(s_bx), ARG(w, wgs), ARG(w, mdiv_wgs), ARG(w, shift_wgs), &phase, &lbx);
+    sv ph[PH_WORDS];
+    opnd s_ph = sub(w->s_args, ph_at, PH_WORDS);
+    if (!st) {
+        e_sop2(e, "s_lshl_b32", at(s_t, 0), phase.r, imm(5));
+        e_sop2(e, "s_add_u32", at(s_t, 0), at(s_t, 0), imm((int)offsetof(igemm_v4r1_args, ph)));
+        e_smem_soff(e, "s_load_dwordx8", s_ph, s_ka, at(s_t, 0));
+        e_waitcnt(e, -1, 0);
+        for (int f = 0; f < PH_WORDS; f++)
+            ph[f] = sv_reg(at(s_ph, f));
+    } else if (nph == 1) {
+        for (int f = 0; f < PH_WORDS; f++)
+            ph[f] = sv_const(st->ph[0][f]);
+    } else {
+        /* the static twin selects its phase's constants without branches */
+        for (int f = 0; f < PH_WORDS; f++) {
+            h_smov(e, at(s_ph, f), imm(st->ph[0][f]));
+            ph[f] = sv_reg(at(s_ph, f));
+        }
+        for (int p = 1; p < nph; p++) {
+            e_sopc(e, "s_cmp_eq_u32", sv_op(phase), imm(p));
+            for (int f = 0; f < PH_WORDS; f++)
+                if (st->ph[p][f] != st->ph[0][f])
+                    e_sop2(e, "s_cselect_b32", at(s_ph, f), imm(st->ph[p][f]), at(s_ph, f));
+        }
+    }
+    sv_free(e, phase);
+    sv a_iy = ph[PH_IY], a_ix = ph[PH_IX], a_ydot = ph[PH_YDOT], a_xdot = ph[PH_XDOT];
+    sv a_hoff = ph[PH_HI_OFF], a_woff = ph[PH_WI_OFF];
+    if (!st || nph > 1) {
+        a_iy.r = alias(e, "s_iy", a_iy.r), a_ix.r = alias(e, "s_ix", a_ix.r);
+        a_ydot.r = alias(e, "s_ydot_slice", a_ydot.r), a_xdot.r = alias(e, "s_xdot_slice", a_xdot.r);
+        a_hoff.r = alias(e, "s_hi_off", a_hoff.r), a_woff.r = alias(e, "s_wi_off", a_woff.r);
+    }
+
+    e_comment(e, "block in phase -> n tile, m tile, group");
     sv bid_q, n_tile, g, m_tile;
-    sv_divmod(e, "s_bq", "s_ntile", sv_reg(s_bx), ARG(w, n_tiles), ARG(w, mdiv_ntiles), ARG(w, shift_ntiles), &bid_q,
+    sv_divmod(e, "s_bq", "s_ntile", lbx, ARG(w, n_tiles), ARG(w, mdiv_ntiles), ARG(w, shift_ntiles), &bid_q,
               &n_tile);
+    sv_free(e, lbx);
     sv_divmod(e, "s_g", "s_mtile", bid_q, ARG(w, m_tiles), ARG(w, mdiv_mtiles), ARG(w, shift_mtiles), &g, &m_tile);
     sv_free(e, bid_q);
     sv m0 = sv_shl(e, "s_m0", m_tile, log2u((uint32_t)MPB));
@@ -153,8 +199,8 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, const
         sv t1 = sv_mul(e, "s_t1", gk, cgyx4);
         sv t2 = sv_mul(e, "s_t2", m0, yx4);
         sv t3 = sv_add(e, "s_t3", t1, t2);
-        sv t4 = sv_mul(e, "s_t4", ARG(w, iy), a_fx);
-        sv t5 = sv_add(e, "s_t5", t4, ARG(w, ix));
+        sv t4 = sv_mul(e, "s_t4", a_iy, a_fx);
+        sv t5 = sv_add(e, "s_t5", t4, a_ix);
         sv t6 = sv_shl(e, "s_t6", t5, 2);
         sv t7 = sv_add(e, "s_t7", t3, t6);
         ptr_add(e, s_wbase, p_w, t7);
@@ -290,7 +336,7 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, const
     sv a_ystep = sv_mul(e, "s_a_ystep", ARG(w, ytilda), fx4);
     sv_free(e, fx4);
     sv a_xstep = sv_shl(e, "s_a_xstep", ARG(w, xtilda), 2);
-    sv xslice = ARG(w, xdot_slice);
+    sv xslice = a_xdot;
 
     /* tap (ydot, xdot): bases and which dy elements are inside */
 #define SET_TAP()                                                                                                   \
@@ -393,7 +439,7 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, const
     SET_TAP();
     LOAD_TILE();
     {
-        sv taps = sv_mul(e, "s_taps", ARG(w, ydot_slice), xslice);
+        sv taps = sv_mul(e, "s_taps", a_ydot, xslice);
         sv total = sv_mul(e, "s_total", taps, a_nkb);
         h_smov(e, s_iter, sv_op(total));
         sv_free(e, total);
@@ -494,7 +540,7 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, const
         sv hwts = sv_mul(e, "s_hwts", a_hts, a_wts);
         e_vop2(e, "v_lshrrev_b32", v_brd, imm(log2u((uint32_t)TX)), v_tid); /* v_brd now holds tn*4 */
         e_vop2(e, "v_lshlrev_b32", v_brd, imm(2), v_brd);
-        sv a_sh = ARG(w, stride_h), a_sw = ARG(w, stride_w), a_hoff = ARG(w, hi_off), a_woff = ARG(w, wi_off);
+        sv a_sh = ARG(w, stride_h), a_sw = ARG(w, stride_w);
         /* per thread: the first row's offset tm*4*hi*wi*4, and the column constants */
         opnd v_rowoff = vreg(e, "v_rowoff", 1, 1), v_ch = vreg(e, "v_ch", 1, 1), v_cw = vreg(e, "v_cw", 1, 1);
         vx_mul(e, v_rowoff, v_tm4, hiwi4, at(s_t, 0));

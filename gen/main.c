@@ -6,8 +6,9 @@
  *   igemmgen --arch gfx906 --static "conv -n 2 -c 64 ... -F 2" [--config NAME] -o twin.s
  *       the static twin of one shape: the same v4r1 configuration (the
  *       heuristic's pick unless --config names one) with the shape's values
- *       baked in, one kernel per non-empty phase named <config>_static_p<i>,
- *       taking only the dx, dy, w pointers; plus the zero fill kernel
+ *       baked in, one kernel per launch of the dynamic plan (every 16 phases)
+ *       named <config>_static_p<i>, taking only the dx, dy, w pointers; plus
+ *       the zero fill kernel
  *   igemmgen --list-targets
  */
 #include <stdio.h>
@@ -59,7 +60,7 @@ static int dynamic_kernels(emit *e)
             return -1;
         }
         v4r1_config_name(&c, name, sizeof name);
-        kern_v4r1(e, &c, NULL, name);
+        kern_v4r1(e, &c, NULL, 0, name);
     }
     return 0;
 }
@@ -99,15 +100,15 @@ static int static_twin(emit *e, const char *conv, const char *config)
         return 2;
     }
     kern_fill_zero(e);
-    for (int ph = 0; ph < igemm_phase_count(&sh); ph++) {
-        igemm_phase g = igemm_phase_get(&sh, ph);
-        if (g.ydot_slice <= 0 || g.xdot_slice <= 0 || sh.h.slice <= 0 || sh.w.slice <= 0)
-            continue;
+    int phases[1024];
+    int nph = v4r1_phases(&sh, phases, 1024);
+    for (int first = 0, part = 0; first < nph; first += V4R1_MAX_PHASES, part++) {
+        int n = nph - first < V4R1_MAX_PHASES ? nph - first : V4R1_MAX_PHASES;
         igemm_v4r1_args a;
-        v4r1_fill_args(&a, &sh, s->cfg, ph, p.n);
+        v4r1_fill_args(&a, &sh, s->cfg, phases + first, n, p.n);
         char name[160];
-        snprintf(name, sizeof name, "%s_static_p%d", s->name, ph);
-        kern_v4r1(e, s->cfg, &a, name);
+        snprintf(name, sizeof name, "%s_static_p%d", s->name, part);
+        kern_v4r1(e, s->cfg, &a, n, name);
     }
     return 0;
 }

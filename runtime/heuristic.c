@@ -9,13 +9,16 @@
  *     wave cycles = steps * step cycles + fixed            (issue-cycle model
  *                   of docs/EMULATOR.md: FMAs, LDS reads/writes, loads,
  *                   scalar and sync overhead per step; setup and stores)
- *     occupancy   = workgroups a CU holds: by LDS (64 KiB) and by VGPRs
- *                   (256 per SIMD lane, at most 10 waves per SIMD)
- *     rounds      = ceil(workgroups / (CUs * occupancy))
- *     time        = rounds * (waves per SIMD in a round) * wave cycles
- *                   * latency factor (1.3 with one wave per SIMD, 1.1 with
- *                   two: too few waves leave memory latency exposed)
- *     work        = workgroups * waves * wave cycles (the issue cycles)
+ *   all phases run in one multihead launch, so their waves share the
+ *   target's 4 * CUs SIMDs:
+ *     per SIMD    = ceil(waves of all phases / (4 * CUs))
+ *     time        = max(per SIMD * mean wave cycles, longest wave)
+ *                   * latency factor (1.3 when a SIMD holds one wave at a
+ *                   time, 1.1 with two: memory latency stays exposed); the
+ *                   waves a SIMD holds come from the occupancy, limited by
+ *                   LDS (64 KiB per CU) and VGPRs (256 per lane, at most 10
+ *                   waves per SIMD)
+ *     work        = the waves' issue cycles
  *
  * The least time wins; among configurations within 3% of it, the least
  * work (when CUs would idle anyway, a smaller tile is as fast and issues
@@ -46,25 +49,33 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
     int occ = by_lds < by_vgpr ? by_lds : by_vgpr;
     if (occ < 1)
         return 1e300;
-    double total = 0;
-    if (work)
-        *work = 0;
+    /* every phase's workgroups in one (multihead) launch: the waves of all
+       of them share the SIMDs */
+    double waves_total = 0, cycles_total = 0, longest = 0;
     for (int i = 0; i < igemm_phase_count(sh); i++) {
         igemm_phase ph = igemm_phase_get(sh, i);
         if (ph.ydot_slice <= 0 || ph.xdot_slice <= 0 || ph.gemm_n <= 0)
             continue;
         double steps = (double)ph.ydot_slice * ph.xdot_slice * ceil_div(sh->kg, c->kpb);
         double wgs = ceil_div((double)ph.gemm_m, c->mpb) * ceil_div((double)ph.gemm_n, c->npb) * sh->p.groups;
-        double slots = (double)t->num_cu * occ;
-        double rounds = ceil_div(wgs, slots);
-        double per_round = wgs < slots ? wgs : slots;
-        double wg_per_cu = ceil_div(per_round, t->num_cu);
-        double per_simd = ceil_div(wg_per_cu * waves, 4);
-        double lat = per_simd < 2 ? 1.3 : per_simd < 3 ? 1.1 : 1.0;
-        total += rounds * per_simd * (steps * step + fixed) * lat;
-        if (work)
-            *work += wgs * waves * (steps * step + fixed);
+        double cyc = steps * step + fixed;
+        waves_total += wgs * waves;
+        cycles_total += wgs * waves * cyc;
+        if (cyc > longest)
+            longest = cyc;
     }
+    if (work)
+        *work = cycles_total;
+    if (waves_total == 0)
+        return 0;
+    double simds = 4.0 * t->num_cu;
+    double per_simd = ceil_div(waves_total, simds);          /* waves each SIMD runs */
+    double resident = (double)occ * waves / 4;              /* waves a SIMD holds at once */
+    if (resident > per_simd)
+        resident = per_simd;
+    double lat = resident < 2 ? 1.3 : resident < 3 ? 1.1 : 1.0;
+    double busy = per_simd * cycles_total / waves_total;
+    double total = (busy > longest ? busy : longest) * lat;
     return total;
 }
 

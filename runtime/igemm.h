@@ -288,7 +288,7 @@ typedef struct {
     char kernel[128];
     unsigned grid[3];
     unsigned block[3];
-    unsigned char args[512];
+    unsigned char args[1024];
     size_t args_size;
     int ptr_offset[3];
     uint64_t ptr_add[3];

@@ -57,9 +57,15 @@ typedef struct {
     IGEMM_NAIVE_ARGS(KARG_FIELD)
 } igemm_naive_args;
 
-/* The v4r1 kernels: one launch per non-empty phase (iy, ix). Everything
- * the host can derive is passed precomputed; signed values (hi_off, wi_off)
- * travel as two's complement. */
+/* The v4r1 kernels are "multihead": one launch computes up to
+ * V4R1_MAX_PHASES non-empty phases (iy, ix), each with the same number of
+ * workgroups (wgs); a workgroup finds its phase as block / wgs and reads
+ * that phase's values from the table ph[][] at the end of the arguments.
+ * Everything else the host can derive is passed precomputed; signed values
+ * (hi_off, wi_off) travel as two's complement. */
+#define V4R1_MAX_PHASES 16
+enum { PH_IY, PH_IX, PH_YDOT, PH_XDOT, PH_HI_OFF, PH_WI_OFF, PH_WORDS = 8 };
+
 #define IGEMM_V4R1_ARGS(X)                                                     \
     X(PTR, p_dx, "dx, written")                                                \
     X(PTR, p_dy, "dy")                                                         \
@@ -78,22 +84,19 @@ typedef struct {
     X(U32, stride_w, "stride width")                                           \
     X(U32, ytilda, "phases along h (S/gcd)")                                   \
     X(U32, xtilda, "phases along w")                                           \
-    X(U32, iy, "phase along h")                                                \
-    X(U32, ix, "phase along w")                                                \
-    X(U32, ydot_slice, "filter taps of this phase along h")                    \
-    X(U32, xdot_slice, "filter taps of this phase along w")                    \
     X(U32, dh_step, "dilation_h / gcd: ho step per tap")                       \
     X(U32, dw_step, "dilation_w / gcd")                                        \
     X(U32, htl, "HTildaLeft")                                                  \
     X(U32, wtl, "WTildaLeft")                                                  \
     X(U32, hts, "HTildaSlice")                                                 \
     X(U32, wts, "WTildaSlice")                                                 \
-    X(U32, hi_off, "iy*dil_h - pad_h (signed)")                                \
-    X(U32, wi_off, "ix*dil_w - pad_w (signed)")                                \
     X(U32, gemm_n, "GEMM N: images * hts * wts")                               \
     X(U32, n_tiles, "ceil(gemm_n / NPB)")                                      \
     X(U32, m_tiles, "ceil(cg / MPB)")                                          \
     X(U32, nkb, "ceil(kg / KPB): K steps per filter tap")                      \
+    X(U32, wgs, "workgroups per phase: n_tiles * m_tiles * groups")            \
+    X(U32, mdiv_wgs, "magic for / wgs")                                        \
+    X(U32, shift_wgs, "shift for / wgs")                                       \
     X(U32, mdiv_hwts, "magic for / (hts*wts)")                                 \
     X(U32, shift_hwts, "shift for / (hts*wts)")                                \
     X(U32, mdiv_wts, "magic for / wts")                                        \
@@ -105,6 +108,9 @@ typedef struct {
 
 typedef struct {
     IGEMM_V4R1_ARGS(KARG_FIELD)
+    /* per phase of the launch: iy, ix, ydot_slice, xdot_slice, hi_off
+       (iy*dil_h - pad_h), wi_off, 2 unused words (32-byte rows) */
+    uint32_t ph[V4R1_MAX_PHASES][PH_WORDS];
 } igemm_v4r1_args;
 
 /* Static twins take only the tensors. */

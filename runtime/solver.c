@@ -26,7 +26,7 @@ launch_desc *plan_add(launch_plan *p)
     launch_desc *d = &p->l[p->n++];
     memset(d, 0, sizeof *d);
     d->ptr_off[0] = d->ptr_off[1] = d->ptr_off[2] = -1;
-    d->phase = -1;
+    d->part = -1;
     return d;
 }
 

@@ -20,11 +20,12 @@ enum { ARG_DX, ARG_DY, ARG_W };
 typedef struct {
     char kernel[128];
     unsigned grid, block;
-    uint8_t args[512];
+    uint8_t args[1024];
     size_t args_size;
     int ptr_off[3];        /* byte offset of the dx/dy/w pointer in args, -1 if absent */
     uint64_t ptr_add[3];   /* bytes added to the user's base pointer */
-    int phase;             /* v4r1 phase of this launch, -1 for none */
+    int part;              /* index of this GEMM launch (a group of phases) within its
+                              batch chunk; -1 for launches that are not GEMMs */
 } launch_desc;
 
 typedef struct {

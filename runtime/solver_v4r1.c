@@ -1,6 +1,7 @@
 /* The v4r1 FMA solvers: one per tile configuration. A problem becomes, per
  * batch chunk, a zero fill of dx when some pixels get no contribution, and
- * one launch per non-empty phase. */
+ * one multihead launch over every non-empty phase (more only past
+ * V4R1_MAX_PHASES phases). */
 #include <stdio.h>
 #include <string.h>
 
@@ -36,25 +37,24 @@ static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, la
     (void)t;
     int chunk = plan_batch_chunk(sh);
     uint64_t dx_image = (uint64_t)p->c * p->hi * p->wi * 4, dy_image = (uint64_t)p->k * sh->ho * sh->wo * 4;
+    int phases[1024];
+    int nph = v4r1_phases(sh, phases, 1024);
     for (int n0 = 0; n0 < p->n; n0 += chunk) {
         int nb = p->n - n0 < chunk ? p->n - n0 : chunk;
         if (!sh->full_coverage && plan_zero_fill(plan, sh, n0, nb))
             return -1;
-        if (sh->h.slice <= 0 || sh->w.slice <= 0)
-            continue;
-        for (int ph = 0; ph < igemm_phase_count(sh); ph++) {
-            igemm_phase g = igemm_phase_get(sh, ph);
-            if (g.ydot_slice <= 0 || g.xdot_slice <= 0)
-                continue;
+        /* all non-empty phases in as few launches as the phase table allows */
+        for (int first = 0, part = 0; first < nph; first += V4R1_MAX_PHASES, part++) {
+            int n = nph - first < V4R1_MAX_PHASES ? nph - first : V4R1_MAX_PHASES;
             launch_desc *d = plan_add(plan);
             if (!d)
                 return -1;
             igemm_v4r1_args a;
-            v4r1_fill_args(&a, sh, c, ph, nb);
+            v4r1_fill_args(&a, sh, c, phases + first, n, nb);
             snprintf(d->kernel, sizeof d->kernel, "%s", s->name);
             d->block = (unsigned)c->block;
-            d->grid = v4r1_grid(&a, sh);
-            d->phase = ph;
+            d->grid = v4r1_grid(&a, n);
+            d->part = part;
             memcpy(d->args, &a, sizeof a);
             d->args_size = sizeof a;
             d->ptr_off[ARG_DX] = (int)offsetof(igemm_v4r1_args, p_dx);

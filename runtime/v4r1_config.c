@@ -95,10 +95,23 @@ void v4r1_config_name(const v4r1_config *c, char *buf, size_t len)
     snprintf(buf, len, "igemm_bwd_v4r1_fma_fp32_nchw_%dx%dx%d_t%d", c->mpb, c->npb, c->kpb, c->block);
 }
 
-void v4r1_fill_args(igemm_v4r1_args *a, const igemm_shape *sh, const v4r1_config *c, int phase, int nb)
+int v4r1_phases(const igemm_shape *sh, int *phases, int max)
+{
+    int n = 0;
+    if (sh->h.slice <= 0 || sh->w.slice <= 0)
+        return 0;
+    for (int i = 0; i < igemm_phase_count(sh) && n < max; i++) {
+        igemm_phase g = igemm_phase_get(sh, i);
+        if (g.ydot_slice > 0 && g.xdot_slice > 0)
+            phases[n++] = i;
+    }
+    return n;
+}
+
+void v4r1_fill_args(igemm_v4r1_args *a, const igemm_shape *sh, const v4r1_config *c, const int *phases, int nph,
+                    int nb)
 {
     const igemm_problem *p = &sh->p;
-    igemm_phase ph = igemm_phase_get(sh, phase);
     memset(a, 0, sizeof *a);
     a->c = (uint32_t)p->c;
     a->hi = (uint32_t)p->hi;
@@ -114,30 +127,32 @@ void v4r1_fill_args(igemm_v4r1_args *a, const igemm_shape *sh, const v4r1_config
     a->stride_w = (uint32_t)p->stride_w;
     a->ytilda = (uint32_t)sh->h.tilda;
     a->xtilda = (uint32_t)sh->w.tilda;
-    a->iy = (uint32_t)ph.iy;
-    a->ix = (uint32_t)ph.ix;
-    a->ydot_slice = (uint32_t)ph.ydot_slice;
-    a->xdot_slice = (uint32_t)ph.xdot_slice;
     a->dh_step = (uint32_t)sh->h.dil_step;
     a->dw_step = (uint32_t)sh->w.dil_step;
     a->htl = (uint32_t)sh->h.tilda_left;
     a->wtl = (uint32_t)sh->w.tilda_left;
     a->hts = (uint32_t)sh->h.slice;
     a->wts = (uint32_t)sh->w.slice;
-    a->hi_off = (uint32_t)(ph.iy * p->dil_h - p->pad_h);
-    a->wi_off = (uint32_t)(ph.ix * p->dil_w - p->pad_w);
     a->gemm_n = (uint32_t)nb * a->hts * a->wts;
     a->n_tiles = (a->gemm_n + (uint32_t)c->npb - 1) / (uint32_t)c->npb;
     a->m_tiles = (a->cg + (uint32_t)c->mpb - 1) / (uint32_t)c->mpb;
     a->nkb = (a->kg + (uint32_t)c->kpb - 1) / (uint32_t)c->kpb;
+    a->wgs = a->n_tiles * a->m_tiles * (uint32_t)p->groups;
     igemm_magic m;
+    m = igemm_magic_for(a->wgs), a->mdiv_wgs = m.magic, a->shift_wgs = m.shift;
     m = igemm_magic_for(a->hts * a->wts), a->mdiv_hwts = m.magic, a->shift_hwts = m.shift;
     m = igemm_magic_for(a->wts), a->mdiv_wts = m.magic, a->shift_wts = m.shift;
     m = igemm_magic_for(a->n_tiles), a->mdiv_ntiles = m.magic, a->shift_ntiles = m.shift;
     m = igemm_magic_for(a->m_tiles), a->mdiv_mtiles = m.magic, a->shift_mtiles = m.shift;
+    for (int i = 0; i < nph && i < V4R1_MAX_PHASES; i++) {
+        igemm_phase g = igemm_phase_get(sh, phases[i]);
+        a->ph[i][PH_IY] = (uint32_t)g.iy;
+        a->ph[i][PH_IX] = (uint32_t)g.ix;
+        a->ph[i][PH_YDOT] = (uint32_t)g.ydot_slice;
+        a->ph[i][PH_XDOT] = (uint32_t)g.xdot_slice;
+        a->ph[i][PH_HI_OFF] = (uint32_t)(g.iy * p->dil_h - p->pad_h);
+        a->ph[i][PH_WI_OFF] = (uint32_t)(g.ix * p->dil_w - p->pad_w);
+    }
 }
 
-unsigned v4r1_grid(const igemm_v4r1_args *a, const igemm_shape *sh)
-{
-    return a->n_tiles * a->m_tiles * (unsigned)sh->p.groups;
-}
+unsigned v4r1_grid(const igemm_v4r1_args *a, int nph) { return a->wgs * (unsigned)nph; }

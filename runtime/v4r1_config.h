@@ -41,11 +41,15 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len);
 /* "igemm_bwd_v4r1_fma_fp32_nchw_128x128x8_t256" */
 void v4r1_config_name(const v4r1_config *c, char *buf, size_t len);
 
-/* Kernel arguments of phase `phase` for images [n0, n0 + nb) (the pointers
- * are filled by the caller). */
-void v4r1_fill_args(igemm_v4r1_args *a, const igemm_shape *sh, const v4r1_config *c, int phase, int nb);
+/* Kernel arguments of one launch over nph (<= V4R1_MAX_PHASES) non-empty
+ * phases for nb images (the pointers are filled by the caller). */
+void v4r1_fill_args(igemm_v4r1_args *a, const igemm_shape *sh, const v4r1_config *c, const int *phases, int nph,
+                    int nb);
 
-/* Workgroups of one phase launch. */
-unsigned v4r1_grid(const igemm_v4r1_args *a, const igemm_shape *sh);
+/* The non-empty phases of a problem in order; returns how many. */
+int v4r1_phases(const igemm_shape *sh, int *phases, int max);
+
+/* Workgroups of one launch over nph phases. */
+unsigned v4r1_grid(const igemm_v4r1_args *a, int nph);
 
 #endif

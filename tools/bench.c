@@ -27,8 +27,11 @@
 #endif
 
 typedef struct {
-    const char *input, *arch, *out, *igemmgen, *llvm_bin, *density;
+    const char *input, *arch, *out, *igemmgen, *llvm_bin, *density, *co_dir;
     int batch, threads;
+    double launch_us;     /* modeled cost of one kernel launch */
+    void *co;             /* the project's code object for arch */
+    size_t co_size;
 } opts;
 
 typedef struct {
@@ -38,6 +41,8 @@ typedef struct {
     int launches;
     double flops;
     uint64_t dyn_cycles, st_cycles, loop_valu, loop_fma;
+    double us_run, us_split; /* modeled time: as run (multihead), one launch per phase */
+    int phases;
     double dyn_err, st_err;
     int ok;
 } row;
@@ -97,61 +102,114 @@ static void *build_twin(const opts *o, const igemm_problem *p, const char *solut
     return img;
 }
 
-/* Run the static twin: the dynamic plan's launches with the twin's kernels. */
-static int run_twin(const opts *o, const igemm_problem *p, const solver *s, const void *img, size_t size, float *dx,
-                    const float *dy, const float *w, uint64_t *cycles)
+typedef struct {
+    uint64_t cycles;          /* modeled issue cycles, all launches */
+    uint64_t loop_valu, loop_fma;
+    uint64_t fill_span;       /* makespan of the zero fill (0 when none) */
+    uint64_t phase_spans;     /* sum of the phase launches' makespans */
+    uint64_t merged_span;     /* the phase launches scheduled as one */
+    int phase_launches, launches;
+} plan_run;
+
+/* Run a solver's launch plan on the emulator with the kernels of img: the
+ * dynamic kernels as planned, or (twin) each phase's static twin. */
+static int run_plan(const opts *o, const igemm_problem *p, const solver *s, const void *img, size_t size, bool twin,
+                    bool split, float *dx, const float *dy, const float *w, plan_run *out)
 {
     igemm_shape sh;
     igemm_shape_init(&sh, p, NULL, 0);
+    const target *t = target_by_name(o->arch);
     emu_options eo = {.threads = o->threads};
-    emu_device *d = emu_create(target_by_name(o->arch), &eo);
+    emu_device *d = emu_create(t, &eo);
     emu_module *m = NULL;
     char err[1024];
     int rc = -1;
     launch_plan plan = {0};
+    memset(out, 0, sizeof *out);
     if (!d || emu_load(d, img, size, &m, err, sizeof err)) {
-        fprintf(stderr, "igemm-bench: static twin: %s\n", d ? err : "no emulator");
+        fprintf(stderr, "igemm-bench: %s\n", d ? err : "no emulator");
         goto out;
     }
-    if (s->plan(s, &sh, target_by_name(o->arch), &plan))
+    if (s->plan(s, &sh, t, &plan))
         goto out;
     emu_register(d, dx, (size_t)sh.dx_elems * 4);
     emu_register(d, dy, (size_t)sh.dy_elems * 4);
     emu_register(d, w, (size_t)sh.w_elems * 4);
-    emu_stats st = {0};
+    if (split) {
+        /* the alternative to multihead launches: one launch per phase */
+        launch_plan one = {0};
+        for (int i = 0; i < plan.n; i++) {
+            launch_desc *l = &plan.l[i];
+            igemm_v4r1_args a;
+            if (l->part < 0 || s->kind != SOLVER_V4R1) {
+                launch_desc *c = plan_add(&one);
+                if (!c)
+                    goto out;
+                *c = *l;
+                continue;
+            }
+            memcpy(&a, l->args, sizeof a);
+            for (unsigned ph = 0; ph < l->grid / a.wgs; ph++) {
+                launch_desc *c = plan_add(&one);
+                if (!c)
+                    goto out;
+                *c = *l;
+                igemm_v4r1_args b = a;
+                memcpy(b.ph[0], a.ph[ph], sizeof b.ph[0]);
+                memcpy(c->args, &b, sizeof b);
+                c->grid = a.wgs;
+            }
+        }
+        plan_free(&plan);
+        plan = one;
+    }
+    emu_schedule_reset(d);
     rc = 0;
     for (int i = 0; i < plan.n && !rc; i++) {
         launch_desc *l = &plan.l[i];
         char name[200];
         uint8_t args[512];
-        size_t nargs;
+        size_t nargs = l->args_size;
         void *base[3] = {dx, (void *)dy, (void *)w};
-        if (l->phase >= 0) {
-            igemm_static_args a = {0};
-            uint64_t *ptrs[3] = {&a.p_dx, &a.p_dy, &a.p_w};
-            for (int k = 0; k < 3; k++)
-                *ptrs[k] = (uint64_t)(uintptr_t)base[k] + l->ptr_add[k];
-            snprintf(name, sizeof name, "%s_static_p%d", s->name, l->phase);
+        memcpy(args, l->args, l->args_size);
+        for (int k = 0; k < 3; k++)
+            if (l->ptr_off[k] >= 0) {
+                uint64_t ptr = (uint64_t)(uintptr_t)base[k] + l->ptr_add[k];
+                memcpy(args + l->ptr_off[k], &ptr, 8);
+            }
+        snprintf(name, sizeof name, "%s", l->kernel);
+        if (twin && l->part >= 0) {
+            igemm_static_args a;
+            memcpy(&a.p_dx, args + l->ptr_off[ARG_DX], 8);
+            memcpy(&a.p_dy, args + l->ptr_off[ARG_DY], 8);
+            memcpy(&a.p_w, args + l->ptr_off[ARG_W], 8);
+            snprintf(name, sizeof name, "%s_static_p%d", s->name, l->part);
             memcpy(args, &a, sizeof a);
             nargs = sizeof a;
-        } else {
-            snprintf(name, sizeof name, "%s", l->kernel);
-            memcpy(args, l->args, l->args_size);
-            nargs = l->args_size;
-            for (int k = 0; k < 3; k++)
-                if (l->ptr_off[k] >= 0) {
-                    uint64_t ptr = (uint64_t)(uintptr_t)base[k] + l->ptr_add[k];
-                    memcpy(args + l->ptr_off[k], &ptr, 8);
-                }
         }
         const emu_kernel *k = emu_find_kernel(m, name);
         unsigned grid[3] = {l->grid, 1, 1}, block[3] = {l->block, 1, 1};
+        emu_stats st = {0};
+        if (l->part < 0)
+            emu_schedule_reset(d); /* the zero fill stays a launch of its own */
         if (!k || emu_launch(d, k, grid, block, args, nargs, &st, err, sizeof err)) {
-            fprintf(stderr, "igemm-bench: static twin %s: %s\n", name, k ? err : "kernel missing");
+            fprintf(stderr, "igemm-bench: %s: %s\n", name, k ? err : "kernel missing");
             rc = -1;
+            break;
         }
+        if (l->part < 0) {
+            out->fill_span += st.makespan;
+            emu_schedule_reset(d);
+        } else {
+            out->phase_spans += st.makespan;
+            out->phase_launches++;
+        }
+        out->launches++;
+        out->cycles += emu_stats_cycles(&st);
+        out->loop_valu += st.loop_valu_cycles;
+        out->loop_fma += st.loop_fma_cycles;
     }
-    *cycles = emu_stats_cycles(&st);
+    out->merged_span = emu_schedule_makespan(d);
     emu_unregister(d, dx);
     emu_unregister(d, dy);
     emu_unregister(d, w);
@@ -182,27 +240,43 @@ static int bench_layer(const opts *o, igemm_handle *h, row *r)
     igemm_reference_bwd_data(&r->p, dy, w, ref, abs_sum, cov);
     r->flops = (double)sh.flops;
 
-    /* dynamic, the heuristic's configuration */
-    for (size_t i = 0; i < nx; i++)
-        dx[i] = NAN;
-    igemm_run_info ri;
-    if (igemm_conv_bwd_data_ex(h, &r->p, NULL, dx, dy, w, &ri) != IGEMM_OK) {
+    /* dynamic: the library's pick, run on the project's code object */
+    char sol[96];
+    if (igemm_select(h, &r->p, sol, sizeof sol) != IGEMM_OK) {
         fprintf(stderr, "igemm-bench: %s\n", igemm_last_error(h));
         goto out;
     }
+    const solver *s = solver_find(sol);
+    for (size_t i = 0; i < nx; i++)
+        dx[i] = NAN;
+    plan_run dyn, st;
+    if (!s || run_plan(o, &r->p, s, o->co, o->co_size, false, false, dx, dy, w, &dyn))
+        goto out;
     igemm_verify_result vr;
     int ok_dyn = igemm_verify(&r->p, dx, ref, abs_sum, cov, 1e-5, &vr);
-    snprintf(r->solution, sizeof r->solution, "%s", ri.solution);
-    r->launches = ri.launches;
-    r->dyn_cycles = ri.cycles;
-    r->loop_valu = ri.loop_valu_cycles;
-    r->loop_fma = ri.loop_fma_cycles;
+    snprintf(r->solution, sizeof r->solution, "%s", sol);
+    r->launches = dyn.launches;
+    r->dyn_cycles = dyn.cycles;
+    r->loop_valu = dyn.loop_valu;
+    r->loop_fma = dyn.loop_fma;
     r->dyn_err = vr.max_rel_err;
+    double clk = target_by_name(o->arch)->clock_ghz * 1e3; /* cycles per microsecond */
+    r->us_run = ((double)(dyn.fill_span + dyn.phase_spans)) / clk + o->launch_us * dyn.launches;
+    r->us_split = r->us_run;
+    {
+        /* the same kernels launched phase by phase: what multihead saves */
+        plan_run sp;
+        igemm_shape shp;
+        igemm_shape_init(&shp, &r->p, NULL, 0);
+        int phases[1024];
+        r->phases = s->kind == SOLVER_V4R1 ? v4r1_phases(&shp, phases, 1024) : 1;
+        if (r->phases > 1 && !run_plan(o, &r->p, s, o->co, o->co_size, false, true, dx, dy, w, &sp))
+            r->us_split = ((double)(sp.fill_span + sp.phase_spans)) / clk + o->launch_us * sp.launches;
+    }
 
     /* static twin of the same configuration */
-    const solver *s = solver_find(ri.solution);
     int ok_st = 0;
-    if (s && s->kind == SOLVER_V4R1) {
+    if (s->kind == SOLVER_V4R1) {
         size_t size;
         void *img = build_twin(o, &r->p, s->name, &size);
         if (!img) {
@@ -211,7 +285,10 @@ static int bench_layer(const opts *o, igemm_handle *h, row *r)
         }
         for (size_t i = 0; i < nx; i++)
             dx[i] = NAN;
-        if (!run_twin(o, &r->p, s, img, size, dx, dy, w, &r->st_cycles)) {
+        for (size_t i = 0; i < nx; i++)
+            dx[i] = NAN;
+        if (!run_plan(o, &r->p, s, img, size, true, false, dx, dy, w, &st)) {
+            r->st_cycles = st.cycles;
             ok_st = igemm_verify(&r->p, dx, ref, abs_sum, cov, 1e-5, &vr);
             r->st_err = vr.max_rel_err;
         }
@@ -269,7 +346,9 @@ int main(int argc, char **argv)
               .batch = 1,
               .igemmgen = "build/bin/igemmgen",
               .llvm_bin = LLVM_BIN,
-              .density = "conv -n 1 -c 256 -H 14 -W 14 -k 256 -y 3 -x 3 -p 1 -q 1 -F 2"};
+              .density = "conv -n 1 -c 256 -H 14 -W 14 -k 256 -y 3 -x 3 -p 1 -q 1 -F 2",
+              .co_dir = "build/co",
+              .launch_us = 5.0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) {
@@ -289,6 +368,10 @@ int main(int argc, char **argv)
             o.llvm_bin = v;
         else if (!strcmp(a, "--batch"))
             o.batch = atoi(v);
+        else if (!strcmp(a, "--co-dir"))
+            o.co_dir = v;
+        else if (!strcmp(a, "--launch-us"))
+            o.launch_us = atof(v);
         else if (!strcmp(a, "--density"))
             o.density = v;
         else if (!strcmp(a, "--threads"))
@@ -301,6 +384,15 @@ int main(int argc, char **argv)
     if (!o.input || o.batch < 1 || !target_by_name(o.arch)) {
         fprintf(stderr, "usage: igemm-bench --input SHAPES.txt [--batch N] [--arch TARGET] [-o REPORT.md]\n");
         return 2;
+    }
+    {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s.hsaco", o.co_dir, o.arch);
+        o.co = read_file(path, &o.co_size);
+        if (!o.co) {
+            fprintf(stderr, "igemm-bench: cannot read %s\n", path);
+            return 2;
+        }
     }
     FILE *in = fopen(o.input, "r");
     if (!in) {
@@ -367,10 +459,17 @@ int main(int argc, char **argv)
                "- *dyn/static*: cycles of the dynamic kernel / cycles of its static twin (same configuration,\n"
                "  the shape's values baked in by `igemmgen --static`: no argument loads for sizes, divisions\n"
                "  by constants). Goal <= 1.03.\n"
-               "- *loop density*: share of VALU issue cycles inside the main loop that are v_fmac.\n\n");
-    fprintf(f, "| layer | configuration | launches | cycles/FLOP | dyn/static | loop density | max rel err |\n"
-               "|---|---|---:|---:|---:|---:|---:|\n");
-    double worst_ratio = 0, sum_dyn = 0, sum_st = 0, sum_flops = 0;
+               "- *loop density*: share of VALU issue cycles inside the main loop that are v_fmac.\n"
+               "- *modeled us*: the emulator's schedule model (docs/EMULATOR.md): each launch's workgroups\n"
+               "  placed on the target's %d CUs (least-loaded CU, least-loaded of its 4 SIMDs; a SIMD's time\n"
+               "  is the sum of its waves' issue cycles), the busiest SIMD's time at %.3g GHz, plus %.1f us\n"
+               "  per launch. *multihead* is the plan as run: one launch for every phase; *per phase* runs\n"
+               "  the same kernel once per phase (the alternative; same as multihead for one phase).\n\n",
+            target_by_name(o.arch)->num_cu, target_by_name(o.arch)->clock_ghz, o.launch_us);
+    fprintf(f, "| layer | configuration | launches | cycles/FLOP | dyn/static | loop density | modeled us: multihead | per phase | max rel err |\n"
+               "|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    double worst_ratio = 0, sum_dyn = 0, sum_st = 0, sum_flops = 0, us_ph = 0, us_mg = 0, us_ph_multi = 0,
+           us_mg_multi = 0;
     for (int i = 0; i < n; i++) {
         row *r = &rows[i];
         char args[256];
@@ -381,14 +480,23 @@ int main(int argc, char **argv)
         sum_dyn += (double)r->dyn_cycles;
         sum_st += (double)r->st_cycles;
         sum_flops += r->flops;
-        fprintf(f, "| `%s`%s%s | %s | %d | %.4f | %.4f | %.3f | %.1e%s |\n", args, r->comment[0] ? " " : "",
-                r->comment, r->solution + (strncmp(r->solution, "igemm_bwd_", 10) ? 0 : 10), r->launches,
-                (double)r->dyn_cycles / r->flops, ratio,
-                r->loop_valu ? (double)r->loop_fma / (double)r->loop_valu : 0.0, r->dyn_err,
-                r->ok ? "" : " FAIL");
+        us_ph += r->us_run;
+        us_mg += r->us_split;
+        if (r->phases > 1) {
+            us_ph_multi += r->us_run;
+            us_mg_multi += r->us_split;
+        }
+        fprintf(f, "| `%s`%s%s | %s | %d | %.4f | %.4f | %.3f | %.1f | %.1f | %.1e%s |\n", args,
+                r->comment[0] ? " " : "", r->comment, r->solution + (strncmp(r->solution, "igemm_bwd_", 10) ? 0 : 10),
+                r->launches, (double)r->dyn_cycles / r->flops, ratio,
+                r->loop_valu ? (double)r->loop_fma / (double)r->loop_valu : 0.0, r->us_run, r->us_split,
+                r->dyn_err, r->ok ? "" : " FAIL");
     }
     fprintf(f, "\nAll layers: %.4f cycles/FLOP dynamic, %.4f static; dyn/static %.4f overall, worst layer %.4f.\n",
             sum_dyn / sum_flops, sum_st / sum_flops, sum_dyn / sum_st, worst_ratio);
+    fprintf(f, "Modeled time of all layers: %.1f us multihead, %.1f us with one launch per phase "
+               "(layers with several phases: %.1f us vs %.1f us).\n",
+            us_ph, us_mg, us_ph_multi, us_mg_multi);
     {
         /* every configuration's loop on one mid-sized layer with a long K loop */
         igemm_problem dp;
