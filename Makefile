@@ -205,6 +205,8 @@ check-asan:
 -include $(shell find $(B)/obj -name "*.d" 2>/dev/null)
 
 # ---- benchmark: dynamic kernels against their static twins (docs/PERFORMANCE.md)
+# Network shape lists are vendored in tests/shapes/ (copies of ../shared/shapes/).
+SHAPES_DIR  ?= tests/shapes
 BENCH_BATCH ?= 1
 $(B)/obj/tools/bench.o: CFLAGS += -DLLVM_BIN='"$(LLVM_BIN)"'
 $(B)/bin/igemm-bench: $(B)/obj/tools/bench.o $(B)/lib/libigemm.a
@@ -213,18 +215,18 @@ $(B)/bin/igemm-bench: $(B)/obj/tools/bench.o $(B)/lib/libigemm.a
 
 .PHONY: bench
 bench: all $(B)/bin/igemm-bench
-	$(B)/bin/igemm-bench --input ../shared/shapes/resnet50.txt --batch $(BENCH_BATCH) --arch gfx906 \
+	$(B)/bin/igemm-bench --input $(SHAPES_DIR)/resnet50.txt --batch $(BENCH_BATCH) --arch gfx906 \
 	    --igemmgen $(B)/bin/igemmgen -o docs/PERFORMANCE.md
 	@echo "wrote docs/PERFORMANCE.md"
 
 # ---- every network layer on the emulator, verified (tools/check_networks.sh) --
-# ../shared/shapes/{resnet50,resnext101,inception3}.txt at batch CHECK_BATCH,
+# $(SHAPES_DIR)/{resnet50,resnext101,inception3}.txt at batch CHECK_BATCH,
 # default kernel selection on CHECK_ARCH; exit status 1 when a layer fails.
 CHECK_BATCH ?= 2
 CHECK_ARCH  ?= gfx906
 .PHONY: check-networks
 check-networks: $(B)/bin/igemm $(foreach t,$(TARGETS),$(B)/co/$(t).hsaco)
-	@B=$(B) BATCH=$(CHECK_BATCH) ARCH=$(CHECK_ARCH) sh tools/check_networks.sh
+	@B=$(B) SHAPES=$(SHAPES_DIR) BATCH=$(CHECK_BATCH) ARCH=$(CHECK_ARCH) sh tools/check_networks.sh
 
 # ---- emulator speed (docs/EMULATOR.md, "Speed") -----------------------------
 $(B)/bin/igemm-bench-emu: $(B)/obj/tools/bench_emu.o $(B)/lib/libigemm.a
