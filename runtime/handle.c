@@ -46,17 +46,6 @@ static igemm_status fail(igemm_handle *h, igemm_status st, const char *fmt, ...)
     return st;
 }
 
-static void say(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *why, size_t len, const char *fmt, ...)
-{
-    if (!why || !len)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, len, fmt, ap);
-    va_end(ap);
-}
-
 static void *read_file(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
@@ -80,7 +69,7 @@ const char *igemm_version(void) { return IGEMM_VERSION; }
 igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *why, size_t why_len)
 {
     if (!out) {
-        say(why, why_len, "igemm_create: handle pointer is NULL");
+        why_printf(why, why_len, "igemm_create: handle pointer is NULL");
         return IGEMM_ERR_INVALID_ARG;
     }
     *out = NULL;
@@ -88,25 +77,25 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
     if (opt)
         o = *opt;
     if (o.backend != IGEMM_BACKEND_AUTO && o.backend != IGEMM_BACKEND_HIP && o.backend != IGEMM_BACKEND_EMU) {
-        say(why, why_len, "unknown backend %d (IGEMM_BACKEND_AUTO, _HIP or _EMU)", (int)o.backend);
+        why_printf(why, why_len, "unknown backend %d (IGEMM_BACKEND_AUTO, _HIP or _EMU)", (int)o.backend);
         return IGEMM_ERR_INVALID_ARG;
     }
     if (o.device < 0) {
-        say(why, why_len, "HIP device index %d is negative", o.device);
+        why_printf(why, why_len, "HIP device index %d is negative", o.device);
         return IGEMM_ERR_INVALID_ARG;
     }
     if (o.emu_threads < 0) {
-        say(why, why_len, "emulator thread count %d is negative (0: one per CPU)", o.emu_threads);
+        why_printf(why, why_len, "emulator thread count %d is negative (0: one per CPU)", o.emu_threads);
         return IGEMM_ERR_INVALID_ARG;
     }
     const target *emu_t = target_by_name(o.arch ? o.arch : "gfx906");
     if (!emu_t) {
-        say(why, why_len, "unknown target '%s' (known: %s)", o.arch, target_names());
+        why_printf(why, why_len, "unknown target '%s' (known: %s)", o.arch, target_names());
         return IGEMM_ERR_UNSUPPORTED;
     }
     igemm_handle *h = calloc(1, sizeof *h);
     if (!h) {
-        say(why, why_len, "out of memory");
+        why_printf(why, why_len, "out of memory");
         return IGEMM_ERR_NO_MEMORY;
     }
     char available[256];
@@ -116,7 +105,7 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
     if (o.backend == IGEMM_BACKEND_HIP || o.backend == IGEMM_BACKEND_AUTO) {
         h->b = backend_hip_create(o.device, available, reason, sizeof reason, &st);
         if (!h->b && o.backend == IGEMM_BACKEND_HIP) {
-            say(why, why_len, "%s", reason);
+            why_printf(why, why_len, "%s", reason);
             free(h);
             return st;
         }
@@ -126,7 +115,7 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
     if (!h->b) {
         h->b = backend_emu_create(emu_t, o.emu_threads, reason, sizeof reason);
         if (!h->b) {
-            say(why, why_len, "%s", reason);
+            why_printf(why, why_len, "%s", reason);
             free(h);
             return IGEMM_ERR_BACKEND;
         }
@@ -140,7 +129,7 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
         snprintf(path, sizeof path, "%s/%s.hsaco", o.codeobj_dir, h->t->name);
         h->co_file = read_file(path, &size);
         if (!h->co_file) {
-            say(why, why_len, "cannot read code object %s (that directory has code objects for: %s)", path,
+            why_printf(why, why_len, "cannot read code object %s (that directory has code objects for: %s)", path,
                 available[0] ? available : "no target");
             igemm_destroy(h);
             return IGEMM_ERR_NO_CODE_OBJECT;
@@ -149,7 +138,7 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
     } else {
         const igemm_codeobj *co = igemm_codeobj_find(h->t->name);
         if (!co) {
-            say(why, why_len, "no embedded code object for %s (available: %s)", h->t->name, igemm_codeobj_list());
+            why_printf(why, why_len, "no embedded code object for %s (available: %s)", h->t->name, igemm_codeobj_list());
             igemm_destroy(h);
             return IGEMM_ERR_NO_CODE_OBJECT;
         }
@@ -157,14 +146,14 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
         size = co->size;
     }
     if (h->b->load(h->b, image, size, &h->mod)) {
-        say(why, why_len, "loading the %s code object%s%s: %s", h->t->name, o.codeobj_dir ? " from " : "",
+        why_printf(why, why_len, "loading the %s code object%s%s: %s", h->t->name, o.codeobj_dir ? " from " : "",
             o.codeobj_dir ? o.codeobj_dir : "", h->b->err);
         igemm_destroy(h);
         return IGEMM_ERR_NO_CODE_OBJECT;
     }
     if (o.perfdb) {
         if (!(h->perfdb = strdup(o.perfdb))) {
-            say(why, why_len, "out of memory");
+            why_printf(why, why_len, "out of memory");
             igemm_destroy(h);
             return IGEMM_ERR_NO_MEMORY;
         }
@@ -264,7 +253,7 @@ const char *igemm_solution_name(int i) { return solver_get(i) ? solver_get(i)->n
 static igemm_status check_solver(igemm_handle *h, const solver *s, const igemm_shape *sh, char *why, size_t len)
 {
     if (!s->available(s, h->t)) {
-        say(why, len, "%s has no %s kernel", h->t->name, s->name);
+        why_printf(why, len, "%s has no %s kernel", h->t->name, s->name);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
     return s->applicable(s, sh, h->t, why, len);
@@ -287,7 +276,7 @@ igemm_status igemm_applicable(igemm_handle *h, const igemm_problem *p, const cha
                               size_t why_len)
 {
     if (!h) {
-        say(why, why_len, "handle is NULL");
+        why_printf(why, why_len, "handle is NULL");
         return IGEMM_ERR_INVALID_ARG;
     }
     h->err[0] = 0;
@@ -298,7 +287,7 @@ igemm_status igemm_applicable(igemm_handle *h, const igemm_problem *p, const cha
     if (solution) {
         const solver *s = solver_find(solution);
         if (!s) {
-            say(why, why_len, "unknown solution '%s'", solution);
+            why_printf(why, why_len, "unknown solution '%s'", solution);
             return IGEMM_ERR_INVALID_ARG;
         }
         return check_solver(h, s, &sh, why, why_len);
@@ -308,7 +297,7 @@ igemm_status igemm_applicable(igemm_handle *h, const igemm_problem *p, const cha
             return IGEMM_OK;
     char buf[1024];
     refusal(h, &sh, buf, sizeof buf);
-    say(why, why_len, "%s", buf);
+    why_printf(why, why_len, "%s", buf);
     return IGEMM_ERR_NOT_APPLICABLE;
 }
 

@@ -3,22 +3,10 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static void say(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *why, size_t len, const char *fmt, ...)
-{
-    if (!why || !len)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, len, fmt, ap);
-    va_end(ap);
-}
 
 void perfdb_key(const igemm_problem *p, char *buf, size_t len)
 {
@@ -102,24 +90,24 @@ static int parse_line(char *line, perfdb_rec *r, char *why, size_t len)
     if (!nf)
         return 0;
     if (nf != 5) {
-        say(why, len, "expected 5 fields (target problem configuration cost unit), got %s", nf > 5 ? "more" : "fewer");
+        why_printf(why, len, "expected 5 fields (target problem configuration cost unit), got %s", nf > 5 ? "more" : "fewer");
         return -1;
     }
     memset(r, 0, sizeof *r);
     if (field(r->arch, sizeof r->arch, f[0]) || field(r->key, sizeof r->key, f[1]) ||
         field(r->solution, sizeof r->solution, f[2])) {
-        say(why, len, "a field is too long");
+        why_printf(why, len, "a field is too long");
         return -1;
     }
     char *end;
     errno = 0;
     r->cost = strtod(f[3], &end);
     if (*end || errno || !isfinite(r->cost) || r->cost < 0) {
-        say(why, len, "cost '%s' is not a number >= 0", f[3]);
+        why_printf(why, len, "cost '%s' is not a number >= 0", f[3]);
         return -1;
     }
     if (strcmp(f[4], "cycles") && strcmp(f[4], "ms")) {
-        say(why, len, "unit '%s' is neither 'cycles' nor 'ms'", f[4]);
+        why_printf(why, len, "unit '%s' is neither 'cycles' nor 'ms'", f[4]);
         return -1;
     }
     snprintf(r->unit, sizeof r->unit, "%s", f[4]);
@@ -133,7 +121,7 @@ igemm_status perfdb_load(perfdb *db, const char *path, char *why, size_t len)
     if (!f) {
         if (errno == ENOENT)
             return IGEMM_OK;
-        say(why, len, "cannot read performance database %s: %s", path, strerror(errno));
+        why_printf(why, len, "cannot read performance database %s: %s", path, strerror(errno));
         return IGEMM_ERR_IO;
     }
     char line[1024];
@@ -143,7 +131,7 @@ igemm_status perfdb_load(perfdb *db, const char *path, char *why, size_t len)
         lineno++;
         size_t n = strlen(line);
         if (n == sizeof line - 1 && line[n - 1] != '\n') {
-            say(why, len, "%s:%d: line too long", path, lineno);
+            why_printf(why, len, "%s:%d: line too long", path, lineno);
             st = IGEMM_ERR_IO;
             break;
         }
@@ -151,18 +139,18 @@ igemm_status perfdb_load(perfdb *db, const char *path, char *why, size_t len)
         char reason[256];
         int k = parse_line(line, &r, reason, sizeof reason);
         if (k < 0) {
-            say(why, len, "%s:%d: %s", path, lineno, reason);
+            why_printf(why, len, "%s:%d: %s", path, lineno, reason);
             st = IGEMM_ERR_IO;
             break;
         }
         if (k && perfdb_put(db, &r)) {
-            say(why, len, "out of memory reading %s", path);
+            why_printf(why, len, "out of memory reading %s", path);
             st = IGEMM_ERR_NO_MEMORY;
             break;
         }
     }
     if (st == IGEMM_OK && ferror(f)) {
-        say(why, len, "error reading %s", path);
+        why_printf(why, len, "error reading %s", path);
         st = IGEMM_ERR_IO;
     }
     fclose(f);
@@ -179,20 +167,20 @@ igemm_status perfdb_store(const char *path, const perfdb_rec *r, char *why, size
         return st;
     if (perfdb_put(&db, r)) {
         perfdb_free(&db);
-        say(why, len, "out of memory");
+        why_printf(why, len, "out of memory");
         return IGEMM_ERR_NO_MEMORY;
     }
     size_t tl = strlen(path) + 32;
     char *tmp = malloc(tl);
     if (!tmp) {
         perfdb_free(&db);
-        say(why, len, "out of memory");
+        why_printf(why, len, "out of memory");
         return IGEMM_ERR_NO_MEMORY;
     }
     snprintf(tmp, tl, "%s.tmp.%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) {
-        say(why, len, "cannot write performance database %s: %s", tmp, strerror(errno));
+        why_printf(why, len, "cannot write performance database %s: %s", tmp, strerror(errno));
         st = IGEMM_ERR_IO;
         goto out;
     }
@@ -202,13 +190,13 @@ igemm_status perfdb_store(const char *path, const perfdb_rec *r, char *why, size
         bad = fprintf(f, "%s %s %s %.17g %s\n", db.r[i].arch, db.r[i].key, db.r[i].solution, db.r[i].cost,
                       db.r[i].unit) < 0;
     if (fclose(f) || bad) {
-        say(why, len, "error writing %s", tmp);
+        why_printf(why, len, "error writing %s", tmp);
         remove(tmp);
         st = IGEMM_ERR_IO;
         goto out;
     }
     if (rename(tmp, path)) {
-        say(why, len, "cannot replace %s: %s", path, strerror(errno));
+        why_printf(why, len, "cannot replace %s: %s", path, strerror(errno));
         remove(tmp);
         st = IGEMM_ERR_IO;
     }

@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void say(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *why, size_t len, const char *fmt, ...)
+void why_printf(char *why, size_t len, const char *fmt, ...)
 {
     if (!why || !len)
         return;
@@ -72,7 +71,7 @@ static int product_exceeds(int64_t limit, int n, const int *f)
 igemm_status igemm_problem_check(const igemm_problem *p, char *why, size_t why_len)
 {
     if (!p) {
-        say(why, why_len, "problem is NULL");
+        why_printf(why, why_len, "problem is NULL");
         return IGEMM_ERR_INVALID_ARG;
     }
     struct {
@@ -86,29 +85,29 @@ igemm_status igemm_problem_check(const igemm_problem *p, char *why, size_t why_l
     };
     for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++) {
         if (pos[i].v < 1) {
-            say(why, why_len, "%s must be >= 1, got %d", pos[i].name, pos[i].v);
+            why_printf(why, why_len, "%s must be >= 1, got %d", pos[i].name, pos[i].v);
             return IGEMM_ERR_INVALID_ARG;
         }
         if (pos[i].v >= MAX_DIM) {
-            say(why, why_len, "%s = %d is too large (limit %d)", pos[i].name, pos[i].v, MAX_DIM - 1);
+            why_printf(why, why_len, "%s = %d is too large (limit %d)", pos[i].name, pos[i].v, MAX_DIM - 1);
             return IGEMM_ERR_INVALID_ARG;
         }
     }
     if (p->pad_h < 0 || p->pad_w < 0) {
-        say(why, why_len, "padding must be >= 0, got p=%d q=%d", p->pad_h, p->pad_w);
+        why_printf(why, why_len, "padding must be >= 0, got p=%d q=%d", p->pad_h, p->pad_w);
         return IGEMM_ERR_INVALID_ARG;
     }
     if (p->pad_h >= MAX_DIM || p->pad_w >= MAX_DIM) {
-        say(why, why_len, "padding p=%d q=%d is too large", p->pad_h, p->pad_w);
+        why_printf(why, why_len, "padding p=%d q=%d is too large", p->pad_h, p->pad_w);
         return IGEMM_ERR_INVALID_ARG;
     }
     if (p->c % p->groups || p->k % p->groups) {
-        say(why, why_len, "groups g=%d must divide c=%d and k=%d", p->groups, p->c, p->k);
+        why_printf(why, why_len, "groups g=%d must divide c=%d and k=%d", p->groups, p->c, p->k);
         return IGEMM_ERR_INVALID_ARG;
     }
     int ho = igemm_problem_ho(p), wo = igemm_problem_wo(p);
     if (ho < 1 || wo < 1) {
-        say(why, why_len,
+        why_printf(why, why_len,
             "output size %dx%d < 1: H=%d W=%d with filter %dx%d, pad %d,%d, dilation %d,%d",
             ho, wo, p->hi, p->wi, p->y, p->x, p->pad_h, p->pad_w, p->dil_h, p->dil_w);
         return IGEMM_ERR_INVALID_ARG;
@@ -118,15 +117,15 @@ igemm_status igemm_problem_check(const igemm_problem *p, char *why, size_t why_l
         PRODUCT_EXCEEDS(INT64_C(1) << 40, p->n, p->k, ho, wo) ||
         PRODUCT_EXCEEDS(INT64_C(1) << 31, p->k, p->c / p->groups, p->y, p->x) ||
         PRODUCT_EXCEEDS(INT64_C(1) << 61, p->n, p->k, ho, wo, p->c / p->groups, p->y, p->x)) {
-        say(why, why_len, "tensors too large");
+        why_printf(why, why_len, "tensors too large");
         return IGEMM_ERR_INVALID_ARG;
     }
     if (p->layout != IGEMM_LAYOUT_NCHW) {
-        say(why, why_len, "only the NCHW layout is supported");
+        why_printf(why, why_len, "only the NCHW layout is supported");
         return IGEMM_ERR_UNSUPPORTED;
     }
     if (p->dtype != IGEMM_FP32) {
-        say(why, why_len, "only fp32 is supported");
+        why_printf(why, why_len, "only fp32 is supported");
         return IGEMM_ERR_UNSUPPORTED;
     }
     return IGEMM_OK;
@@ -254,7 +253,7 @@ int igemm_problem_parse_args(igemm_problem *p, int argc, char **argv, char *why,
         const char *a = argv[i];
         int *field = NULL;
         if (a[0] != '-' || !a[1] || a[2]) {
-            say(why, why_len, "unexpected argument '%s'", a);
+            why_printf(why, why_len, "unexpected argument '%s'", a);
             return -1;
         }
         int direction = 0;
@@ -275,19 +274,19 @@ int igemm_problem_parse_args(igemm_problem *p, int argc, char **argv, char *why,
         case 'g': field = &p->groups; break;
         case 'F': field = &direction; break;
         default:
-            say(why, why_len, "unknown flag '%s'", a);
+            why_printf(why, why_len, "unknown flag '%s'", a);
             return -1;
         }
         if (i + 1 >= argc) {
-            say(why, why_len, "flag '%s' needs a value", a);
+            why_printf(why, why_len, "flag '%s' needs a value", a);
             return -1;
         }
         if (parse_int(argv[i + 1], field)) {
-            say(why, why_len, "flag '%s' needs an integer, got '%s'", a, argv[i + 1]);
+            why_printf(why, why_len, "flag '%s' needs an integer, got '%s'", a, argv[i + 1]);
             return -1;
         }
         if (field == &direction && direction != 2) {
-            say(why, why_len, "only backward data (-F 2) is supported, got -F %s", argv[i + 1]);
+            why_printf(why, why_len, "only backward data (-F 2) is supported, got -F %s", argv[i + 1]);
             return -1;
         }
         i++;
@@ -300,7 +299,7 @@ int igemm_problem_parse_line(igemm_problem *p, const char *line, char *why, size
     char buf[1024];
     size_t n = strlen(line);
     if (n >= sizeof buf) {
-        say(why, why_len, "line too long");
+        why_printf(why, why_len, "line too long");
         return -1;
     }
     memcpy(buf, line, n + 1);
@@ -311,7 +310,7 @@ int igemm_problem_parse_line(igemm_problem *p, const char *line, char *why, size
     int argc = 0;
     for (char *tok = strtok(buf, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
         if (argc == 64) {
-            say(why, why_len, "too many words");
+            why_printf(why, why_len, "too many words");
             return -1;
         }
         argv[argc++] = tok;
@@ -319,7 +318,7 @@ int igemm_problem_parse_line(igemm_problem *p, const char *line, char *why, size
     if (!argc)
         return 0;
     if (strcmp(argv[0], "conv")) {
-        say(why, why_len, "expected a line starting with 'conv', got '%s'", argv[0]);
+        why_printf(why, why_len, "expected a line starting with 'conv', got '%s'", argv[0]);
         return -1;
     }
     return igemm_problem_parse_args(p, argc, argv, why, why_len) ? -1 : 1;
