@@ -26,7 +26,8 @@
  *
  * Shape lists are read from ../shared/shapes/ (beside the repository, as on
  * the project's machines and CI); a clone without it uses the vendored copies
- * in tests/shapes/, and when both exist they must be identical. */
+ * in tests/shapes/, and when both exist they must be identical (also for the
+ * ResNeXt-101 and Inception-v3 lists that make check-networks reads). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -319,6 +320,9 @@ static void shape_lists_are_complete(void **state)
     assert_int_equal(resnet50.n, 23);
     expect_same_as_shared("edge.txt");
     expect_same_as_shared("resnet50.txt");
+    /* make check-networks reads the vendored copies of these two */
+    expect_same_as_shared("resnext101.txt");
+    expect_same_as_shared("inception3.txt");
 }
 
 /* Every v4r1 solution name decodes to an entry of the configuration table

@@ -9,7 +9,8 @@
 # total; exit status 1 when any layer fails, 2 when a shape list or the CLI
 # is missing.
 #
-#   B=build sh tools/check_networks.sh             (what `make check-networks` runs)
+#   B=build SHAPES=tests/shapes sh tools/check_networks.sh   (what `make check-networks`
+#                                      runs: the vendored copies, SHAPES_DIR)
 #   BATCH=1 ARCH=gfx908 NETWORKS=resnet50 sh tools/check_networks.sh
 #
 # Each layer is a separate `igemm conv ... -V 1 --json` run, so a layer that
