@@ -297,6 +297,24 @@ static uint64_t cu_load(const emu_sched *s, int cu)
     return p[0] + p[1] + p[2] + p[3];
 }
 
+/* Restores the min-heap of CUs (by load) below position j. */
+static void sift_down(const emu_sched *s, int *heap, int n, int j)
+{
+    for (;;) {
+        int m = j, a = 2 * j + 1, b = a + 1;
+        if (a < n && cu_load(s, heap[a]) < cu_load(s, heap[m]))
+            m = a;
+        if (b < n && cu_load(s, heap[b]) < cu_load(s, heap[m]))
+            m = b;
+        if (m == j)
+            return;
+        int t = heap[j];
+        heap[j] = heap[m];
+        heap[m] = t;
+        j = m;
+    }
+}
+
 /* Place the launch's workgroups in dispatch order on the least-loaded CU
  * (a binary min-heap of CUs by total load), each wave on that CU's
  * least-loaded SIMD. */
@@ -307,21 +325,8 @@ static void sched_place(emu_sched *s, const uint64_t *wave_cycles, uint64_t nwg,
         return;
     for (int i = 0; i < n; i++)
         heap[i] = i;
-    /* heapify */
     for (int i = n / 2 - 1; i >= 0; i--)
-        for (int j = i;;) {
-            int m = j, a = 2 * j + 1, b = a + 1;
-            if (a < n && cu_load(s, heap[a]) < cu_load(s, heap[m]))
-                m = a;
-            if (b < n && cu_load(s, heap[b]) < cu_load(s, heap[m]))
-                m = b;
-            if (m == j)
-                break;
-            int t = heap[j];
-            heap[j] = heap[m];
-            heap[m] = t;
-            j = m;
-        }
+        sift_down(s, heap, n, i);
     for (uint64_t g = 0; g < nwg; g++) {
         int cu = heap[0];
         uint64_t *simd = &s->simd[4 * cu];
@@ -332,19 +337,7 @@ static void sched_place(emu_sched *s, const uint64_t *wave_cycles, uint64_t nwg,
                     best = k;
             simd[best] += wave_cycles[g * (uint64_t)nwaves + (uint64_t)wv];
         }
-        for (int j = 0;;) { /* sift the root down */
-            int m = j, a = 2 * j + 1, b = a + 1;
-            if (a < n && cu_load(s, heap[a]) < cu_load(s, heap[m]))
-                m = a;
-            if (b < n && cu_load(s, heap[b]) < cu_load(s, heap[m]))
-                m = b;
-            if (m == j)
-                break;
-            int t = heap[j];
-            heap[j] = heap[m];
-            heap[m] = t;
-            j = m;
-        }
+        sift_down(s, heap, n, 0);
     }
     free(heap);
 }

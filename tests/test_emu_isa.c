@@ -1727,6 +1727,114 @@ static void launch_ids_and_dispatch(void **state)
     assert_int_equal(nbad, 0);
 }
 
+/* ---- the schedule model (emu.h: emu_stats.makespan, emu_schedule_*) ----
+ * A kernel whose workgroup 0 loops `first` times and every other workgroup
+ * once; every wave of a workgroup does the same work. Expected makespans
+ * follow from the rule (workgroups in dispatch order on the least-loaded CU,
+ * each wave on that CU's least-loaded SIMD) and the per-wave costs measured
+ * from single-workgroup launches. */
+typedef struct {
+    emu_device *d;
+    emu_module *m;
+} sched_kernel;
+
+static sched_kernel sched_load(const char *arch, int first)
+{
+    char body[512], err[2048] = "";
+    snprintf(body, sizeof body,
+             "    v_mov_b32 v1, 1.0\n"
+             "    v_mov_b32 v3, 0\n"
+             "    s_cmp_eq_u32 s2, 0\n"
+             "    s_cselect_b32 s10, %d, 1\n"
+             ".Lsched_loop:\n"
+             "    v_fmac_f32 v3, v1, v1\n"
+             "    s_sub_u32 s10, s10, 1\n"
+             "    s_cmp_lg_u32 s10, 0\n"
+             "    s_cbranch_scc1 .Lsched_loop\n",
+             first);
+    tc_snippet sn = {.arch = arch, .body = body, .vgprs = 8, .sgprs = 16, .nptrs = 0};
+    size_t size = 0;
+    void *image = tc_assemble(&sn, &size, err, sizeof err);
+    if (!image)
+        fail_msg("%s: %s", arch, err);
+    sched_kernel k = {emu_create(target_by_name(arch), &(emu_options){.threads = 2}), NULL};
+    assert_non_null(k.d);
+    if (emu_load(k.d, image, size, &k.m, err, sizeof err))
+        fail_msg("%s: load: %s", arch, err);
+    free(image);
+    return k;
+}
+
+static void sched_free(sched_kernel *k)
+{
+    emu_module_free(k->m);
+    emu_destroy(k->d);
+}
+
+/* Launch `groups` workgroups of `threads` work-items; returns the stats. */
+static emu_stats sched_launch(sched_kernel *k, unsigned groups, unsigned threads)
+{
+    char err[2048] = "";
+    uint64_t arg = 0;
+    unsigned grid[3] = {groups, 1, 1}, block[3] = {threads, 1, 1};
+    emu_stats st = {0};
+    if (emu_launch(k->d, emu_find_kernel(k->m, "snippet"), grid, block, &arg, 8, &st, err, sizeof err))
+        fail_msg("%s", err);
+    return st;
+}
+
+static void schedule_model_makespans(void **state)
+{
+    (void)state;
+    const char *arch = "gfx906";
+    const uint64_t ncu = (uint64_t)target_by_name(arch)->num_cu;
+    sched_kernel flat = sched_load(arch, 1), skew = sched_load(arch, 100);
+
+    /* per-wave costs: c for a one-iteration wave, l for workgroup 0 of skew */
+    emu_stats one = sched_launch(&flat, 1, 64);
+    const uint64_t c = emu_stats_cycles(&one);
+    assert_true(c > 0);
+    assert_int_equal(one.makespan, c);
+    emu_stats lone = sched_launch(&skew, 1, 256);
+    const uint64_t l = emu_stats_cycles(&lone) / 4;
+    assert_int_equal(emu_stats_cycles(&lone), 4 * l);
+    assert_int_equal(lone.makespan, l);
+    assert_true(l > 2 * c);
+
+    /* one wave per workgroup: 4 * ncu SIMDs take one wave each */
+    assert_int_equal(sched_launch(&flat, (unsigned)(4 * ncu), 64).makespan, c);
+    assert_int_equal(sched_launch(&flat, (unsigned)(4 * ncu + 1), 64).makespan, 2 * c);
+    /* four waves per workgroup: a CU per workgroup */
+    assert_int_equal(sched_launch(&flat, (unsigned)ncu, 256).makespan, c);
+    assert_int_equal(sched_launch(&flat, (unsigned)ncu + 1, 256).makespan, 2 * c);
+    /* two waves per workgroup: two workgroups share a CU on different SIMDs */
+    assert_int_equal(sched_launch(&flat, (unsigned)(2 * ncu), 128).makespan, c);
+
+    /* the long workgroup 0 keeps its CU to itself: the 2 * ncu - 2 short
+     * ones pair up on the other CUs (round-robin placement would put
+     * workgroup ncu after workgroup 0 and take l + c) */
+    assert_int_equal(sched_launch(&skew, (unsigned)(2 * ncu - 1), 256).makespan, l);
+
+    /* the device schedule spans launches. Two launches of ncu workgroups
+     * (one long, the rest short: every CU busy) take l each; merged, the
+     * second one's long workgroup lands on a CU the first loaded with a
+     * short one, so l + c, not 2l */
+    sched_free(&flat);
+    emu_schedule_reset(skew.d);
+    assert_int_equal(emu_schedule_makespan(skew.d), 0);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(sched_launch(&skew, (unsigned)ncu, 256).makespan, l);
+    assert_int_equal(emu_schedule_makespan(skew.d), l + c);
+    /* one-workgroup launches: ncu of them fill the CUs, one more doubles up */
+    emu_schedule_reset(skew.d);
+    for (uint64_t i = 0; i < ncu; i++)
+        sched_launch(&skew, 1, 256);
+    assert_int_equal(emu_schedule_makespan(skew.d), l);
+    sched_launch(&skew, 1, 256);
+    assert_int_equal(emu_schedule_makespan(skew.d), 2 * l);
+    sched_free(&skew);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1747,6 +1855,7 @@ int main(void)
         cmocka_unit_test(wait_counters_saturate),
         cmocka_unit_test(agpr_moves_and_memory),
         cmocka_unit_test(launch_ids_and_dispatch),
+        cmocka_unit_test(schedule_model_makespans),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
