@@ -2,6 +2,7 @@
  * bwd-data entry points that turn a problem into launches, find mode and the
  * performance database lookup. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,28 +222,27 @@ void igemm_free(igemm_handle *h, void *p)
         h->b->free(h->b, p);
 }
 
-igemm_status igemm_copy_to_device(igemm_handle *h, void *dst, const void *src, size_t bytes)
+/* The two copy directions share their checks; fn names the caller. */
+static igemm_status copy(igemm_handle *h, const char *fn, bool to_device, void *dst, const void *src, size_t bytes)
 {
     if (!h)
         return IGEMM_ERR_INVALID_ARG;
     h->err[0] = 0;
     if ((!dst || !src) && bytes)
-        return fail(h, IGEMM_ERR_INVALID_ARG, "igemm_copy_to_device: %s pointer is NULL", dst ? "source" : "destination");
-    if (bytes && h->b->to_device(h->b, dst, src, bytes))
+        return fail(h, IGEMM_ERR_INVALID_ARG, "%s: %s pointer is NULL", fn, dst ? "source" : "destination");
+    if (bytes && (to_device ? h->b->to_device : h->b->to_host)(h->b, dst, src, bytes))
         return fail(h, IGEMM_ERR_BACKEND, "%s", h->b->err);
     return IGEMM_OK;
 }
 
+igemm_status igemm_copy_to_device(igemm_handle *h, void *dst, const void *src, size_t bytes)
+{
+    return copy(h, "igemm_copy_to_device", true, dst, src, bytes);
+}
+
 igemm_status igemm_copy_to_host(igemm_handle *h, void *dst, const void *src, size_t bytes)
 {
-    if (!h)
-        return IGEMM_ERR_INVALID_ARG;
-    h->err[0] = 0;
-    if ((!dst || !src) && bytes)
-        return fail(h, IGEMM_ERR_INVALID_ARG, "igemm_copy_to_host: %s pointer is NULL", dst ? "source" : "destination");
-    if (bytes && h->b->to_host(h->b, dst, src, bytes))
-        return fail(h, IGEMM_ERR_BACKEND, "%s", h->b->err);
-    return IGEMM_OK;
+    return copy(h, "igemm_copy_to_host", false, dst, src, bytes);
 }
 
 /* ---- solutions ---- */
