@@ -55,7 +55,8 @@
 #include "../emu/isa.h"
 #include "common.h"
 
-#define MD_ROOT "../shared/isa/mfma"
+#define MD_ROOT "../shared/isa/mfma"   /* beside the repository, as on the project's machines */
+#define MD_LOCAL "tests/isa/mfma"      /* the vendored copy a clone without it uses */
 
 enum { TY_F32, TY_F16, TY_BF16 };
 
@@ -590,14 +591,34 @@ static int run_unsupported(const mdesc *d, const char *arch, const char *mods, c
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* The vendored copy (tests/isa/mfma) must not drift from the shared one. */
+static bool same_as_vendored(const char *path, const char *local_dir, const char *name)
+{
+    char local[400];
+    snprintf(local, sizeof local, "%s/%s", local_dir, name);
+    size_t na = 0, nb = 0;
+    char *a = tc_read_file(path, &na), *b = tc_read_file(local, &nb);
+    bool same = a && b && na == nb && !memcmp(a, b, na);
+    if (!same)
+        print_error("%s %s %s: copy the shared file into the repository\n", local,
+                    b ? "differs from" : "is missing, vendor", path);
+    free(a);
+    free(b);
+    return same;
+}
+
 /* Every instruction of one architecture directory. */
 static void run_arch(const char *dir_name, const char *arch, int expect_files)
 {
-    char dir[256];
+    char dir[256], local[256];
     snprintf(dir, sizeof dir, "%s/%s", MD_ROOT, dir_name);
+    snprintf(local, sizeof local, "%s/%s", MD_LOCAL, dir_name);
     DIR *dp = opendir(dir);
+    bool shared = dp != NULL;
+    if (!dp && (dp = opendir(local)))
+        snprintf(dir, sizeof dir, "%s", local);
     if (!dp)
-        fail_msg("cannot open %s (run the tests from the repository root)", dir);
+        fail_msg("cannot open %s or %s (run the tests from the repository root)", dir, local);
     char *names[64];
     int nf = 0;
     struct dirent *de;
@@ -617,6 +638,10 @@ static void run_arch(const char *dir_name, const char *arch, int expect_files)
     for (int f = 0; f < nf; f++) {
         char path[400], err[1024];
         snprintf(path, sizeof path, "%s/%s", dir, names[f]);
+        if (shared && !same_as_vendored(path, local, names[f])) {
+            fails++;
+            continue;
+        }
         if (parse_md(path, d, err, sizeof err)) {
             print_error("%s\n", err);
             fails++;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # make check-networks: every layer of ResNet-50, ResNeXt-101 and Inception-v3
-# (../shared/shapes/{resnet50,resnext101,inception3}.txt) with the batch
+# (tests/shapes/{resnet50,resnext101,inception3}.txt, copies of ../shared/shapes) with the batch
 # scaled down to $BATCH (default 2: GEMM N then spans two images), run on the
 # emulator (strict mode) with the library's default kernel selection and
 # verified against the float64 CPU reference
@@ -21,7 +21,7 @@ set -u
 B=${B:-build}
 BATCH=${BATCH:-2}
 ARCH=${ARCH:-gfx906}
-SHAPES=${SHAPES:-../shared/shapes}
+SHAPES=${SHAPES:-tests/shapes}
 NETWORKS=${NETWORKS:-resnet50 resnext101 inception3}
 IGEMM=$B/bin/igemm
 
