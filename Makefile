@@ -40,7 +40,7 @@ $(B)/.deps-ok: tools/deps.sh
 deps: $(B)/.deps-ok
 
 # ---- sources ---------------------------------------------------------------
-CORE_SRC := runtime/problem.c runtime/reference.c runtime/target.c runtime/v4r1_config.c runtime/solver.c \
+CORE_SRC := runtime/util.c runtime/problem.c runtime/reference.c runtime/target.c runtime/v4r1_config.c runtime/solver.c \
             runtime/solver_v4r1.c runtime/heuristic.c
 GEN_SRC  := gen/main.c gen/emit.c gen/emit_fmt.c gen/emit_hazard.c gen/emit_helpers.c gen/values.c gen/kern_naive.c gen/kern_v4r1.c
 EMU_SRC  := emu/decode.c emu/disasm.c emu/inst.c emu/loader.c emu/msgpack.c emu/device.c emu/exec.c \

@@ -47,24 +47,6 @@ static igemm_status fail(igemm_handle *h, igemm_status st, const char *fmt, ...)
     return st;
 }
 
-static void *read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    void *buf = NULL;
-    long n;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n))) {
-        if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-            free(buf);
-            buf = NULL;
-        } else
-            *size = (size_t)n;
-    }
-    fclose(f);
-    return buf;
-}
-
 const char *igemm_version(void) { return IGEMM_VERSION; }
 
 igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *why, size_t why_len)
@@ -129,7 +111,7 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
         char path[1024];
         snprintf(path, sizeof path, "%s/%s.hsaco", o.codeobj_dir, h->t->name);
         h->co_file = read_file(path, &size);
-        if (!h->co_file) {
+        if (!h->co_file || !size) {
             why_printf(why, why_len, "cannot read code object %s (that directory has code objects for: %s)", path,
                 available[0] ? available : "no target");
             igemm_destroy(h);

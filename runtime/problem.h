@@ -10,10 +10,7 @@
 #include <stdint.h>
 
 #include "igemm.h"
-
-/* Formats a reason into why[len] (nothing when why is NULL or len is 0): the
- * runtime's one way of filling the caller's message buffers. */
-void why_printf(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#include "util.h"
 
 /* One spatial dimension of the v4r1 backward-data formulation
  * (docs: ../shared/docs/DESIGN.md section 2). */

@@ -14,24 +14,6 @@
 #define BUILD_DIR "build"
 #endif
 
-void *tc_read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    void *buf = NULL;
-    long n;
-    if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET) && (buf = malloc(n ? (size_t)n : 1))) {
-        if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-            free(buf);
-            buf = NULL;
-        } else
-            *size = (size_t)n;
-    }
-    fclose(f);
-    return buf;
-}
-
 const char *tc_codeobj_path(const char *arch, char *buf, size_t len)
 {
     snprintf(buf, len, "%s/co/%s.hsaco", BUILD_DIR, arch);
@@ -44,7 +26,7 @@ static int run(const char *cmd, const char *errfile, char *err, size_t errlen)
     int rc = system(cmd);
     if (rc != 0 && err && errlen) {
         size_t n = 0;
-        char *msg = tc_read_file(errfile, &n);
+        char *msg = read_file(errfile, &n);
         snprintf(err, errlen, "%s: %.*s", cmd, msg ? (int)(n < 600 ? n : 600) : 0, msg ? msg : "");
         free(msg);
     }
@@ -75,7 +57,7 @@ void *tc_assemble_source(const char *arch, const char *source, size_t *size, cha
              LLVM_BIN, arch, s, o, log, LLVM_BIN, o, co, log);
     if (run(cmd, log, err, errlen))
         goto out;
-    image = tc_read_file(co, size);
+    image = read_file(co, size);
     if (!image)
         snprintf(err, errlen, "cannot read %s", co);
 out:

@@ -9,9 +9,7 @@
 #include <stdint.h>
 
 #include "../emu/emu.h"
-
-/* Read a whole file; NULL when it cannot be read. */
-void *tc_read_file(const char *path, size_t *size);
+#include "../runtime/util.h" /* read_file */
 
 /* Path of the project's code object for a target (BUILD_DIR/co/<arch>.hsaco). */
 const char *tc_codeobj_path(const char *arch, char *buf, size_t len);

@@ -133,7 +133,7 @@ static void bufs_free(bufs *b)
 static char *slurp(const char *path)
 {
     size_t n = 0;
-    char *s = tc_read_file(path, &n);
+    char *s = read_file(path, &n);
     if (!s)
         return NULL;
     char *z = realloc(s, n + 1);
@@ -626,7 +626,7 @@ static void embedded_code_objects(void **state)
         /* the same bytes as the build's code object file */
         char path[256];
         size_t fsize = 0;
-        void *file = tc_read_file(tc_codeobj_path(arch, path, sizeof path), &fsize);
+        void *file = read_file(tc_codeobj_path(arch, path, sizeof path), &fsize);
         assert_non_null(file);
         assert_int_equal(size, fsize);
         assert_memory_equal(image, file, size);

@@ -214,7 +214,7 @@ static void check_code_object(const char *arch, int *kernels_checked, int *insts
     char path[300], cmd[700], err[600] = "";
     tc_codeobj_path(arch, path, sizeof path);
     size_t size = 0;
-    void *image = tc_read_file(path, &size);
+    void *image = read_file(path, &size);
     if (!image)
         fail_msg("cannot read %s (build the code objects first)", path);
     snprintf(cmd, sizeof cmd, "%s -d --mcpu=%s %s", OBJDUMP, arch, path);
@@ -742,7 +742,7 @@ static const char *const corpus[] = {
 static int ops_list_lines(const char *arch, char ***out)
 {
     size_t n = 0;
-    char *text = tc_read_file("tools/isa/ops.list", &n);
+    char *text = read_file("tools/isa/ops.list", &n);
     if (!text)
         return -1;
     char *buf = realloc(text, n + 1);
@@ -860,7 +860,7 @@ static void check_corpus(const char *arch, int *checked, int *bad)
              arch, s, o, log);
     if (system(cmd)) {
         size_t ln = 0;
-        char *msg = tc_read_file(log, &ln);
+        char *msg = read_file(log, &ln);
         fail_msg("%s: the corpus does not assemble: %.*s", arch, msg ? (int)(ln < 2000 ? ln : 2000) : 0,
                  msg ? msg : "");
     }

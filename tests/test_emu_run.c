@@ -190,10 +190,10 @@ static void run_igemm(result *r, const char *const *argv)
     assert_int_equal(waitpid(pid, &st, 0), pid);
     r->status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? -WTERMSIG(st) : -1000;
     size_t sz = 0;
-    char *o = tc_read_file(outp, &sz), *e;
+    char *o = read_file(outp, &sz), *e;
     snprintf(r->out, sizeof r->out, "%.*s", o ? (int)sz : 0, o ? o : "");
     free(o);
-    e = tc_read_file(errp, &sz);
+    e = read_file(errp, &sz);
     snprintf(r->err, sizeof r->err, "%.*s", e ? (int)sz : 0, e ? e : "");
     free(e);
 }
@@ -223,7 +223,7 @@ static void clean_run_dumps_expected_bytes(void **state)
         assert_string_equal(r.err, "");
         assert_non_null(strstr(r.out, "2 workgroups, 2 waves"));
         size_t size = 0;
-        float *got = tc_read_file(dump_path, &size);
+        float *got = read_file(dump_path, &size);
         assert_non_null(got);
         assert_int_equal(size, 512);
         for (int i = 0; i < 128; i++) {
@@ -253,7 +253,7 @@ static void missing_argument_is_zero_with_warning(void **state)
     assert_non_null(strstr(r.err, "warning"));
     assert_non_null(strstr(r.err, "scale"));
     size_t size = 0;
-    float *got = tc_read_file(dump_path, &size);
+    float *got = read_file(dump_path, &size);
     assert_non_null(got);
     assert_int_equal(size, 256);
     for (int i = 0; i < 64; i++)

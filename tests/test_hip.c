@@ -174,13 +174,13 @@ static void cli_backend_hip(void **state)
     char path[300];
     size_t n = 0;
     snprintf(path, sizeof path, "%s/out", dir);
-    char *out = tc_read_file(path, &n);
+    char *out = read_file(path, &n);
     assert_non_null(out);
     assert_int_equal(n, 0);
     free(out);
     unlink(path);
     snprintf(path, sizeof path, "%s/err", dir);
-    char *err = tc_read_file(path, &n);
+    char *err = read_file(path, &n);
     assert_non_null(err);
     char *text = calloc(n + 1, 1);
     assert_non_null(text);

@@ -55,7 +55,7 @@ static int sh(char **log, const char *fmt, ...)
     snprintf(full, sizeof full, "( %s ) >%s 2>&1", cmd, path);
     int rc = system(full);
     size_t n = 0;
-    char *text = tc_read_file(path, &n);
+    char *text = read_file(path, &n);
     char *z = calloc(n + 1, 1);
     if (z && text)
         memcpy(z, text, n);
@@ -122,7 +122,7 @@ static void install_files(void **state)
     size_t a = 0, b = 0;
     char path[300];
     snprintf(path, sizeof path, "%s/include/igemm.h", prefix);
-    void *inst = tc_read_file(path, &a), *src = tc_read_file("runtime/igemm.h", &b);
+    void *inst = read_file(path, &a), *src = read_file("runtime/igemm.h", &b);
     assert_non_null(inst);
     assert_non_null(src);
     assert_int_equal(a, b);
@@ -310,7 +310,7 @@ static void manifest_installed(void **state)
     char path[300];
     size_t n = 0;
     snprintf(path, sizeof path, "%s/share/igemm/manifest.json", prefix);
-    char *m = tc_read_file(path, &n);
+    char *m = read_file(path, &n);
     assert_non_null(m);
     char *z = calloc(n + 1, 1);
     assert_non_null(z);
@@ -327,7 +327,7 @@ static void manifest_installed(void **state)
     size_t a = 0, b = 0;
     char built[300];
     snprintf(path, sizeof path, "%s/share/igemm/gfx90a.hsaco", prefix);
-    void *x = tc_read_file(path, &a), *y = tc_read_file(tc_codeobj_path("gfx90a", built, sizeof built), &b);
+    void *x = read_file(path, &a), *y = read_file(tc_codeobj_path("gfx90a", built, sizeof built), &b);
     assert_non_null(x);
     assert_non_null(y);
     assert_int_equal(a, b);

@@ -205,7 +205,7 @@ static bool bijective(const int *elem, int slots, int count, char *err, size_t e
 static int parse_md(const char *path, mdesc *d, char *err, size_t errlen)
 {
     size_t size;
-    char *text = tc_read_file(path, &size);
+    char *text = read_file(path, &size);
     if (!text) {
         snprintf(err, errlen, "cannot read %.300s", path);
         return -1;
@@ -597,7 +597,7 @@ static bool same_as_vendored(const char *path, const char *local_dir, const char
     char local[400];
     snprintf(local, sizeof local, "%s/%s", local_dir, name);
     size_t na = 0, nb = 0;
-    char *a = tc_read_file(path, &na), *b = tc_read_file(local, &nb);
+    char *a = read_file(path, &na), *b = read_file(local, &nb);
     bool same = a && b && na == nb && !memcmp(a, b, na);
     if (!same)
         print_error("%s %s %s: copy the shared file into the repository\n", local,

@@ -91,7 +91,7 @@ static void edge_list_is_complete(void **state)
     /* edge.txt holds twelve shapes; fewer means lines were lost. */
     assert_int_equal(nshapes, 12);
     size_t na = 0, nb = 0;
-    char *a = tc_read_file(SHARED_EDGE, &na), *b = tc_read_file(LOCAL_EDGE, &nb);
+    char *a = read_file(SHARED_EDGE, &na), *b = read_file(LOCAL_EDGE, &nb);
     assert_non_null(b);
     if (a) {
         if (na != nb || memcmp(a, b, na))

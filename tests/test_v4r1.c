@@ -119,7 +119,7 @@ static void expect_same_as_shared(const char *file)
     snprintf(shared, sizeof shared, "%s%s", SHARED_DIR, file);
     snprintf(local, sizeof local, "%s%s", LOCAL_DIR, file);
     size_t na = 0, nb = 0;
-    char *a = tc_read_file(shared, &na), *b = tc_read_file(local, &nb);
+    char *a = read_file(shared, &na), *b = read_file(local, &nb);
     if (!b)
         fail_msg("%s is missing: vendor a copy of %s", local, shared);
     if (a && (na != nb || memcmp(a, b, na)))
@@ -383,7 +383,7 @@ static void names_match_code_objects_and_plans(void **state)
     for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
         char path[512], err[512];
         size_t size = 0;
-        void *image = tc_read_file(tc_codeobj_path(archs[a], path, sizeof path), &size);
+        void *image = read_file(tc_codeobj_path(archs[a], path, sizeof path), &size);
         if (!image)
             fail_msg("cannot read %s", path);
         emu_device *d = emu_create(target_by_name(archs[a]), &(emu_options){.threads = 1});
@@ -434,7 +434,7 @@ static void vgpr_estimates_cover_code_objects(void **state)
     for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
         char path[512], err[512];
         size_t size = 0;
-        void *image = tc_read_file(tc_codeobj_path(archs[a], path, sizeof path), &size);
+        void *image = read_file(tc_codeobj_path(archs[a], path, sizeof path), &size);
         if (!image)
             fail_msg("cannot read %s", path);
         emu_device *d = emu_create(target_by_name(archs[a]), &(emu_options){.threads = 1});

@@ -21,6 +21,7 @@
 #include "../runtime/igemm.h"
 #include "../runtime/kargs.h"
 #include "../runtime/solver.h"
+#include "../runtime/util.h"
 
 #ifndef LLVM_BIN
 #define LLVM_BIN "/usr/lib/llvm-19/bin"
@@ -56,25 +57,6 @@ static void fill_random(float *p, size_t n, unsigned long long seed)
         z ^= z >> 31;
         p[i] = (float)((double)(z >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
     }
-}
-
-static void *read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *b = n > 0 ? malloc((size_t)n) : NULL;
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    if (b)
-        *size = (size_t)n;
-    return b;
 }
 
 /* Build the static twin code object of (problem, solution). */

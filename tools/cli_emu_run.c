@@ -16,9 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "../emu/emu.h"
+#include "../runtime/util.h"
 #include "cli.h"
 
 #define MAX_ARGS 64
@@ -56,28 +56,6 @@ static int parse_dims(const char *flag, const char *s, unsigned d[3])
         p = end + 1;
     }
     return 0;
-}
-
-/* Contents of a regular file (malloc'd), NULL when it is not one or cannot be read. */
-static void *read_all(const char *path, size_t *size)
-{
-    struct stat st;
-    if (stat(path, &st) || !S_ISREG(st.st_mode))
-        return NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    void *buf = NULL;
-    long n;
-    if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET) && (buf = malloc(n ? (size_t)n : 1))) {
-        if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-            free(buf);
-            buf = NULL;
-        } else
-            *size = (size_t)n;
-    }
-    fclose(f);
-    return buf;
 }
 
 static bool isdigit_ascii(char c) { return c >= '0' && c <= '9'; }
@@ -205,7 +183,7 @@ int cmd_emu_run(int argc, char **argv)
                            (unsigned long long)threads_per_block);
 
     size_t size = 0;
-    void *image = read_all(co, &size);
+    void *image = read_file(co, &size);
     if (!image)
         return usage_error("cannot read code object '%s'", co);
     const char *tname = emu_elf_target(image, size);
@@ -290,7 +268,7 @@ int cmd_emu_run(int argc, char **argv)
                 bufs[i].p = calloc(1, (size_t)n);
                 bufs[i].size = (size_t)n;
             } else if (nv->value[0] == '@') {
-                bufs[i].p = read_all(nv->value + 1, &bufs[i].size);
+                bufs[i].p = read_file(nv->value + 1, &bufs[i].size);
                 if (!bufs[i].p) {
                     usage_error("argument %s: cannot read '%s'", g->name, nv->value + 1);
                     goto out;

@@ -20,6 +20,7 @@
 #include "../runtime/igemm.h"
 #include "../runtime/kargs.h"
 #include "../runtime/solver.h"
+#include "../runtime/util.h"
 #include "cli.h"
 
 typedef struct {
@@ -266,24 +267,6 @@ static int code_object(json *j, const char *arch, const void *image, size_t size
     return 0;
 }
 
-static void *slurp(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    void *buf = NULL;
-    long n;
-    if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) > 0 && !fseek(f, 0, SEEK_SET) && (buf = malloc((size_t)n))) {
-        if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-            free(buf);
-            buf = NULL;
-        } else
-            *size = (size_t)n;
-    }
-    fclose(f);
-    return buf;
-}
-
 int cmd_manifest(int argc, char **argv)
 {
     const char *dir = NULL, *out = NULL;
@@ -320,7 +303,11 @@ int cmd_manifest(int argc, char **argv)
         if (dir) {
             char path[1024];
             snprintf(path, sizeof path, "%s/%s.hsaco", dir, a);
-            if (!(img[nt] = slurp(path, &size[nt])))
+            if ((img[nt] = read_file(path, &size[nt])) && !size[nt]) {
+                free(img[nt]); /* an empty file is no code object */
+                img[nt] = NULL;
+            }
+            if (!img[nt])
                 continue;
         } else if (!igemm_codeobj_find(a))
             continue;
