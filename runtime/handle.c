@@ -410,11 +410,7 @@ static igemm_status run(igemm_handle *h, const igemm_shape *sh, const solver *s,
         }
     for (int i = 0; st == IGEMM_OK && i < plan.n; i++) {
         launch_desc *d = &plan.l[i];
-        for (int a = 0; a < 3; a++)
-            if (d->ptr_off[a] >= 0) {
-                uint64_t ptr = (uint64_t)(uintptr_t)base[a] + d->ptr_add[a];
-                memcpy(d->args + d->ptr_off[a], &ptr, 8);
-            }
+        plan_bind(d, base);
         bk_kernel *k = kernel_lookup(h, d->kernel);
         if (!k) {
             st = fail(h, IGEMM_ERR_NO_CODE_OBJECT, "%s", h->b->err);

@@ -30,6 +30,15 @@ launch_desc *plan_add(launch_plan *p)
     return d;
 }
 
+void plan_bind(launch_desc *d, void *const base[3])
+{
+    for (int a = 0; a < 3; a++)
+        if (d->ptr_off[a] >= 0) {
+            uint64_t ptr = (uint64_t)(uintptr_t)base[a] + d->ptr_add[a];
+            memcpy(d->args + d->ptr_off[a], &ptr, 8);
+        }
+}
+
 void plan_free(launch_plan *p)
 {
     free(p->l);

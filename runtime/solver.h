@@ -62,6 +62,10 @@ int v4r1_solvers(solver *out, v4r1_config *cfgs, int max);
 launch_desc *plan_add(launch_plan *p);
 void plan_free(launch_plan *p);
 
+/* Write the device addresses of the user's tensors (base[ARG_DX..ARG_W])
+ * into a launch's arguments: base + ptr_add at ptr_off. */
+void plan_bind(launch_desc *d, void *const base[3]);
+
 /* Images per launch so that each tensor's slice stays under LAUNCH_MAX_BYTES. */
 int plan_batch_chunk(const igemm_shape *sh);
 

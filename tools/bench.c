@@ -150,23 +150,17 @@ static int run_plan(const opts *o, const igemm_problem *p, const solver *s, cons
     for (int i = 0; i < plan.n && !rc; i++) {
         launch_desc *l = &plan.l[i];
         char name[200];
-        uint8_t args[512];
+        plan_bind(l, (void *const[3]){dx, (void *)dy, (void *)w});
+        const void *args = l->args;
         size_t nargs = l->args_size;
-        void *base[3] = {dx, (void *)dy, (void *)w};
-        memcpy(args, l->args, l->args_size);
-        for (int k = 0; k < 3; k++)
-            if (l->ptr_off[k] >= 0) {
-                uint64_t ptr = (uint64_t)(uintptr_t)base[k] + l->ptr_add[k];
-                memcpy(args + l->ptr_off[k], &ptr, 8);
-            }
+        igemm_static_args a;
         snprintf(name, sizeof name, "%s", l->kernel);
-        if (twin && l->part >= 0) {
-            igemm_static_args a;
-            memcpy(&a.p_dx, args + l->ptr_off[ARG_DX], 8);
-            memcpy(&a.p_dy, args + l->ptr_off[ARG_DY], 8);
-            memcpy(&a.p_w, args + l->ptr_off[ARG_W], 8);
+        if (twin && l->part >= 0) { /* the twin takes only the three pointers */
+            memcpy(&a.p_dx, l->args + l->ptr_off[ARG_DX], 8);
+            memcpy(&a.p_dy, l->args + l->ptr_off[ARG_DY], 8);
+            memcpy(&a.p_w, l->args + l->ptr_off[ARG_W], 8);
             snprintf(name, sizeof name, "%s_static_p%d", s->name, l->part);
-            memcpy(args, &a, sizeof a);
+            args = &a;
             nargs = sizeof a;
         }
         const emu_kernel *k = emu_find_kernel(m, name);
