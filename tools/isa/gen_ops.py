@@ -45,7 +45,7 @@ def parse_list(path):
 
 
 def assemble(target, lines):
-    """Return {line_index: bytes} for the lines llvm-mc accepts."""
+    """Return {line_index: encoding bytes} for the lines llvm-mc accepts."""
     with tempfile.NamedTemporaryFile("w", suffix=".s") as f:
         f.write("\n".join(lines) + "\n")
         f.flush()
@@ -62,7 +62,7 @@ def assemble(target, lines):
             continue
         l = next(it)
         hexes = re.search(r"encoding: \[(.*)\]", l).group(1)
-        out[i] = (bytes(int(h, 16) for h in hexes.split(",")), l.split(";")[0].strip())
+        out[i] = bytes(int(h, 16) for h in hexes.split(","))
     return out
 
 
@@ -167,14 +167,13 @@ def main():
             if j not in enc:
                 sys.stderr.write("%s: not accepted: %s\n" % (t, ex))
                 continue
-            b, text = enc[j]
+            b = enc[j]
             dw0 = int.from_bytes(b[0:4], "little")
             if fmt in ("VOP1", "VOP2", "VOPC") and dw0 >> 26 == 0x34:
                 fmt = "VOP3"  # this target has only the VOP3 encoding
             lsb, nb = OPFIELD[fmt]
             opc = (dw0 >> lsb) & ((1 << nb) - 1)
             name = ex.split()[0]
-            printed = text.split()[0]
             w = widths(fmt, name, operands(ex))
             key = (name, rows[i][0])
             if key not in results:
@@ -200,12 +199,8 @@ def main():
         for (opc, w, fmt), ts in groups.items():
             mask = " | ".join("T_" + t.upper() for t in TARGETS if t in ts)
             ident = re.sub(r"[^A-Za-z0-9]", "_", name).upper()
-            if fmt == "GLOBAL":
-                fmt_c = "GLOBAL"
-            else:
-                fmt_c = fmt
             print('OP(%s, "%s", F_%s, 0x%x, %s, %d, %d, %d, %d, %d)' %
-                  (ident, name, fmt_c, opc, mask, w[0], w[1], w[2], w[3], w[4]))
+                  (ident, name, fmt, opc, mask, w[0], w[1], w[2], w[3], w[4]))
 
 
 if __name__ == "__main__":
