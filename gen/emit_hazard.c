@@ -126,20 +126,23 @@ static int grow(emit *e, struct emit_hz *h, int id)
 {
     if (id < h->nlabels)
         return 0;
+    /* store each block as soon as its realloc succeeds (the old one may be
+       gone); nlabels grows once both have, so hz_free stays right on failure */
     int n = id + 64;
     hz_state *l = realloc(h->labels, sizeof *l * (size_t)n);
-    unsigned char *has = realloc(h->has, sizeof *has * (size_t)n);
-    if (!l || !has) {
-        free(l ? l : h->labels);
-        h->labels = NULL;
-        emit_fail(e, "out of memory");
-        return -1;
-    }
-    memset(has + h->nlabels, 0, sizeof *has * (size_t)(n - h->nlabels));
+    if (!l)
+        goto oom;
     h->labels = l;
+    unsigned char *has = realloc(h->has, sizeof *has * (size_t)n);
+    if (!has)
+        goto oom;
+    memset(has + h->nlabels, 0, sizeof *has * (size_t)(n - h->nlabels));
     h->has = has;
     h->nlabels = n;
     return 0;
+oom:
+    emit_fail(e, "out of memory");
+    return -1;
 }
 
 void hz_branch(emit *e, label l)
