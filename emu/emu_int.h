@@ -79,6 +79,28 @@ typedef struct {
     int32_t pc;           /* issuing instruction (for reports) */
 } pend_op;
 
+/* Hazard history besides the per-register last writers (hazard.c): the
+ * last MFMA C reads, the last stores of more than 8 bytes and the last
+ * v_accvgpr_read/write. */
+#define HZ_CREAD_RING 16 /* more than the largest WAR wait (15) */
+#define HZ_STORE_RING 2  /* the largest store-data wait (2) */
+
+typedef struct {
+    struct {
+        uint64_t at;  /* ws + 1 of the MFMA; 0: empty */
+        uint16_t code;
+        uint8_t width, passes, xdl;
+    } cread[HZ_CREAD_RING];
+    int cread_next;
+    struct {
+        uint64_t at;
+        uint16_t code;
+        uint8_t width;
+    } store[HZ_STORE_RING];
+    int store_next;
+    uint64_t accrw_at; /* last v_accvgpr_read/write */
+} hz_side;
+
 typedef struct wave {
     uint32_t s[128];      /* SGPRs and specials by operand code */
     int scc;
@@ -102,11 +124,7 @@ typedef struct wave {
     uint8_t *vw_passes, *aw_passes;
     uint64_t sw_valu_ws[128];   /* ws of the last VALU write per SGPR (0: never) */
     uint64_t exec_valu_ws;
-    uint64_t store_ws;          /* last VMEM store with more than 8 bytes of data */
-    uint16_t store_code;
-    uint8_t store_width;
-    uint16_t mfma_d_code;       /* destination of the last MFMA */
-    uint8_t mfma_d_width;
+    hz_side hz_side;
     uint64_t cycles;            /* modeled issue cycles of this wave so far */
     bool hz_vec;                /* an MFMA, AGPR move or v_dot ran: the vector-register
                                    hazard rules can apply (they cannot before) */

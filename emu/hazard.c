@@ -41,14 +41,8 @@
  *   mfma-read           MFMA writes             -> any other instruction reads it
  *   mfma-waw            MFMA writes             -> any other instruction overwrites it
  *   mfma-c-war          MFMA reads C            -> any other instruction overwrites it
- *
- * State kept here and not in the wave: the last MFMA C reads, the last wide
- * stores and the last v_accvgpr_read/write, in a per-thread table keyed by
- * the wave (a workgroup runs on one host thread; the table is reset at a
- * wave's first instruction). A wave that moved threads would only lose
- * history, never gain a false report. */
+ */
 #include <stdio.h>
-#include <string.h>
 
 #include "exec.h"
 
@@ -60,38 +54,6 @@ int emu_mfma_is_xdl(emu_op op);
 enum { HZ_NONE, HZ_VALU, HZ_MFMA, HZ_ACCW, HZ_ACCR, HZ_DOT, HZ_OTHER };
 #define HZ_KIND 0x0f
 #define HZ_XDL 0x80
-
-#define CREAD_RING 16 /* more than the largest WAR wait (15) */
-#define STORE_RING 2  /* the largest store-data wait (2) */
-
-typedef struct {
-    const wave *owner;
-    struct {
-        uint64_t at;  /* ws + 1 of the MFMA; 0: empty */
-        uint16_t code;
-        uint8_t width, passes, xdl;
-    } cread[CREAD_RING];
-    int cread_next;
-    struct {
-        uint64_t at;
-        uint16_t code;
-        uint8_t width;
-    } store[STORE_RING];
-    int store_next;
-    uint64_t accrw_at; /* last v_accvgpr_read/write */
-} hz_side;
-
-static _Thread_local hz_side side_tab[MAX_WAVES];
-
-static hz_side *side_of(const wave *w)
-{
-    hz_side *s = &side_tab[w->id];
-    if (s->owner != w || w->ws == 0) {
-        memset(s, 0, sizeof *s);
-        s->owner = w;
-    }
-    return s;
-}
 
 static bool is_vmem(const emu_inst *in) { return in->fmt == F_MUBUF || in->fmt == F_FLAT || in->fmt == F_GLOBAL; }
 static bool is_mem(const emu_inst *in) { return is_vmem(in) || in->fmt == F_DS; }
@@ -264,7 +226,7 @@ static int store_rule(wg_ctx *c, wave *w, const emu_inst *in, const hazard_facts
 {
     if (!hz->store_data_valu || !is_valu(in))
         return 0;
-    for (int s = 0; s < STORE_RING; s++) {
+    for (int s = 0; s < HZ_STORE_RING; s++) {
         if (!sd->store[s].at || waits(w, sd->store[s].at) >= hz->store_data_valu)
             continue;
         unsigned lo = sd->store[s].code, hi = lo + sd->store[s].width;
@@ -422,12 +384,12 @@ static int other_writes(wg_ctx *c, wave *w, const emu_inst *in, const hazard_fac
                 return hz_fault(c, w, "dot-waw", "v_dot wrote a register, then another instruction overwrites it", r,
                                 h, hz->dot_waw);
             }
-            for (int k = 0; k < CREAD_RING; k++) {
-                int idx = (sd->cread_next - 1 - k + CREAD_RING) % CREAD_RING;
+            for (int k = 0; k < HZ_CREAD_RING; k++) {
+                int idx = (sd->cread_next - 1 - k + HZ_CREAD_RING) % HZ_CREAD_RING;
                 if (!sd->cread[idx].at)
                     break;
                 long hc = waits(w, sd->cread[idx].at);
-                if (hc >= CREAD_RING)
+                if (hc >= HZ_CREAD_RING)
                     break;
                 if (r < sd->cread[idx].code || r >= (unsigned)sd->cread[idx].code + sd->cread[idx].width)
                     continue;
@@ -445,7 +407,7 @@ int hz_check(wg_ctx *c, wave *w, const emu_inst *in)
 {
     const target *t = c->dev->t;
     const hazard_facts *hz = &t->hz;
-    hz_side *sd = side_of(w);
+    hz_side *sd = &w->hz_side;
     if (scalar_rules(c, w, in, hz) || store_rule(c, w, in, hz, sd))
         return -1;
     if (is_mfma(in)) {
@@ -499,7 +461,7 @@ static void mark(wave *w, unsigned code, int width, int kind, int passes)
 void hz_after(wg_ctx *c, wave *w, const emu_inst *in)
 {
     const hazard_facts *hz = &c->dev->t->hz;
-    hz_side *sd = side_of(w);
+    hz_side *sd = &w->hz_side;
     uint64_t at = w->ws + 1;
     int kind = HZ_OTHER, passes = 0;
     if (is_mfma(in)) {
@@ -512,7 +474,7 @@ void hz_after(wg_ctx *c, wave *w, const emu_inst *in)
             sd->cread[sd->cread_next].width = in->src[2].width;
             sd->cread[sd->cread_next].passes = (uint8_t)passes;
             sd->cread[sd->cread_next].xdl = (uint8_t)xdl;
-            sd->cread_next = (sd->cread_next + 1) % CREAD_RING;
+            sd->cread_next = (sd->cread_next + 1) % HZ_CREAD_RING;
         }
     } else if (in->op == OP_V_ACCVGPR_WRITE_B32) {
         kind = HZ_ACCW;
@@ -537,7 +499,7 @@ void hz_after(wg_ctx *c, wave *w, const emu_inst *in)
             sd->store[sd->store_next].at = at;
             sd->store[sd->store_next].code = data->code;
             sd->store[sd->store_next].width = data->width;
-            sd->store_next = (sd->store_next + 1) % STORE_RING;
+            sd->store_next = (sd->store_next + 1) % HZ_STORE_RING;
         }
     }
 }

@@ -91,8 +91,8 @@ static void wave_init(wave *w, int id)
     w->vm_head = w->vm_n = w->lq_n = 0;
     w->ws = 0;
     w->scc = 0;
-    w->exec_valu_ws = w->store_ws = 0;
-    w->mfma_d_code = R_NONE;
+    w->exec_valu_ws = 0;
+    memset(&w->hz_side, 0, sizeof w->hz_side);
     w->hz_vec = false;
     w->cycles = 0;
     for (int i = 0; i < 128; i++)
