@@ -201,13 +201,16 @@ void e_nops(emit *e, int n);
  * target's hazard facts require between a VALU write of an SGPR and this
  * read (kind: HZR_VALU for a VALU operand, HZR_VMEM for a memory
  * instruction's address SGPRs, HZR_LANESEL for a lane select); after it,
- * hz_issue counts its wait states and hz_writes records SGPRs it wrote
- * (valu: whether a VALU wrote them). Branches carry the state to their
- * label; a backward branch first waits out every pending hazard. */
+ * hz_issue counts its wait states and, for a VALU instruction, hz_writes
+ * records the SGPRs it wrote. SALU and SMEM writes are not recorded: as in
+ * LLVM's GCNHazardRecognizer (and the emulator), the wait is measured from
+ * the last VALU write even when a SALU instruction wrote the register since.
+ * Branches carry the state to their label; a backward branch first waits
+ * out every pending hazard. */
 enum { HZR_VALU, HZR_VMEM, HZR_LANESEL };
 void hz_reads(emit *e, int kind, const opnd *ops, int n);
 void hz_issue(emit *e, int wait_states);
-void hz_writes(emit *e, const opnd *o, bool valu);
+void hz_writes(emit *e, const opnd *o);
 void hz_branch(emit *e, label l);
 void hz_label(emit *e, label l);
 void hz_reset(emit *e);

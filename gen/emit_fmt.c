@@ -111,9 +111,9 @@ static void valu_post(emit *e, const opnd *sdst, const opnd *sdst2)
 {
     hz_issue(e, 1);
     if (sdst)
-        hz_writes(e, sdst, true);
+        hz_writes(e, sdst);
     if (sdst2)
-        hz_writes(e, sdst2, true);
+        hz_writes(e, sdst2);
 }
 
 /* gfx9 VALU: at most one scalar value (SGPR, special register or literal)
@@ -151,9 +151,6 @@ void e_sop1(emit *e, const char *op, opnd d, opnd a)
         return;
     emit_line(e, "    %s %s, %s", op, S(d), S(a));
     hz_issue(e, 1);
-    hz_writes(e, &d, false);
-    if (strstr(op, "saveexec"))
-        hz_writes(e, &EXEC, false);
 }
 
 void e_sop2(emit *e, const char *op, opnd d, opnd a, opnd b)
@@ -164,7 +161,6 @@ void e_sop2(emit *e, const char *op, opnd d, opnd a, opnd b)
         return;
     emit_line(e, "    %s %s, %s, %s", op, S(d), S(a), S(b));
     hz_issue(e, 1);
-    hz_writes(e, &d, false);
 }
 
 void e_sopc(emit *e, const char *op, opnd a, opnd b)
@@ -181,8 +177,6 @@ void e_sopk(emit *e, const char *op, opnd d, int imm16)
         return;
     emit_line(e, "    %s %s, 0x%x", op, S(d), imm16 & 0xffff);
     hz_issue(e, 1);
-    if (!strstr(op, "cmpk"))
-        hz_writes(e, &d, false);
 }
 
 void e_sopp(emit *e, const char *op, int imm16)
@@ -214,7 +208,6 @@ void e_smem(emit *e, const char *op, opnd d, opnd base, int offset)
         return;
     emit_line(e, "    %s %s, %s, 0x%x", op, S(d), S(base), offset);
     hz_issue(e, 1);
-    hz_writes(e, &d, false);
 }
 
 void e_smem_soff(emit *e, const char *op, opnd d, opnd base, opnd soff)
@@ -227,7 +220,6 @@ void e_smem_soff(emit *e, const char *op, opnd d, opnd base, opnd soff)
         return;
     emit_line(e, "    %s %s, %s, %s", op, S(d), S(base), S(soff));
     hz_issue(e, 1);
-    hz_writes(e, &d, false);
 }
 
 void e_waitcnt(emit *e, int vmcnt, int lgkmcnt)

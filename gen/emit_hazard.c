@@ -105,16 +105,11 @@ void hz_issue(emit *e, int wait_states)
         h->pos += wait_states;
 }
 
-void hz_writes(emit *e, const opnd *o, bool valu)
+void hz_writes(emit *e, const opnd *o)
 {
     struct emit_hz *h = get(e);
     int lo, cnt;
     if (!h)
-        return;
-    /* Only VALU writes count: like LLVM's GCNHazardRecognizer (and the
-       emulator), the wait is measured from the last VALU write even when a
-       SALU instruction wrote the register since. */
-    if (!valu)
         return;
     regs_of(o, &lo, &cnt);
     /* the write happened at the instruction just counted */

@@ -89,7 +89,6 @@ void h_mdiv_s(emit *e, opnd q, opnd n, opnd s_magic, opnd s_shift)
         return;
     }
     h_macro(e, "m_mdiv_u32_ss", 4, (opnd[]){q, n, s_magic, s_shift}, 3);
-    hz_writes(e, &q, false);
 }
 
 void h_mdiv_rem_s(emit *e, opnd r, opnd q, opnd n, opnd s_magic, opnd s_shift, opnd s_d)
@@ -100,8 +99,6 @@ void h_mdiv_rem_s(emit *e, opnd r, opnd q, opnd n, opnd s_magic, opnd s_shift, o
         return;
     }
     h_macro(e, "m_mdiv_rem_u32_ss", 6, (opnd[]){r, q, n, s_magic, s_shift, s_d}, 5);
-    hz_writes(e, &q, false);
-    hz_writes(e, &r, false);
 }
 
 void h_buffer_rsrc(emit *e, opnd rsrc, opnd ptr, opnd bytes)
@@ -112,7 +109,6 @@ void h_buffer_rsrc(emit *e, opnd rsrc, opnd ptr, opnd bytes)
         return;
     }
     h_macro(e, "m_buffer_rsrc", 3, (opnd[]){rsrc, ptr, bytes}, 4);
-    hz_writes(e, &rsrc, false);
 }
 
 void h_vadd(emit *e, opnd d, opnd a, opnd b) { e_vop2(e, "v_add_u32", d, a, b); }
