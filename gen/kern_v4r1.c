@@ -40,7 +40,6 @@
 
 typedef struct {
     emit *e;
-    const v4r1_config *c;
     const igemm_v4r1_args *st; /* static: the shape's values; NULL: dynamic */
     opnd s_args;
     /* LDS layout: byte offsets of buffer 0 of A and B; buffer 1 is at
@@ -76,7 +75,7 @@ static const char *ds_width_op(int w, bool read)
 
 void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int nph, const char *name)
 {
-    kw W = {.e = e, .c = cfg, .st = st};
+    kw W = {.e = e, .st = st};
     kw *w = &W;
     const int MPB = cfg->mpb, NPB = cfg->npb, KPB = cfg->kpb, BLOCK = cfg->block;
     const int TX = cfg->tx, TY = cfg->ty, RM = cfg->rm, RN = cfg->rn;

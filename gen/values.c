@@ -118,8 +118,6 @@ void sv_divmod(emit *e, const char *qname, const char *rname, sv n, sv d, sv mag
         e_sop2(e, "s_sub_u32", r->r, n.r, r->r);
         return;
     }
-    (void)magic;
-    (void)shift;
     h_mdiv_rem_s(e, r->r, q->r, n.r, magic.r, shift.r, d.r);
 }
 

@@ -16,7 +16,7 @@ static int v4r1_available(const solver *s, const target *t)
 
 static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, const target *t, char *why, size_t len)
 {
-    const v4r1_config *c = s->cfg;
+    (void)s;
     (void)t;
     if (!plan_batch_chunk(sh)) {
         snprintf(why, len, "one image's dx or dy exceeds %llu bytes", (unsigned long long)LAUNCH_MAX_BYTES);
@@ -26,7 +26,6 @@ static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, cons
         snprintf(why, len, "w exceeds %llu bytes", (unsigned long long)LAUNCH_MAX_BYTES);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
-    (void)c;
     return IGEMM_OK;
 }
 
