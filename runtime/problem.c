@@ -320,3 +320,78 @@ void igemm_problem_format(const igemm_problem *p, char *buf, size_t len)
              p->n, p->c, p->hi, p->wi, p->k, p->y, p->x, p->pad_h, p->pad_w, p->stride_h, p->stride_w,
              p->dil_h, p->dil_w, p->groups);
 }
+
+igemm_status igemm_problem_read_list(const char *path, int batch, igemm_problem **probs, int *n, char ***comments,
+                                     char *why, size_t why_len)
+{
+    *probs = NULL;
+    *n = 0;
+    if (comments)
+        *comments = NULL;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        why_printf(why, why_len, "cannot read shape list '%s'", path);
+        return IGEMM_ERR_IO;
+    }
+    igemm_problem *ps = NULL;
+    char **cs = NULL, line[1024];
+    int count = 0, cap = 0, lineno = 0;
+    igemm_status st = IGEMM_OK;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        igemm_problem p;
+        char reason[256];
+        int r = igemm_problem_parse_line(&p, line, reason, sizeof reason);
+        if (!r)
+            continue;
+        if (r > 0 && batch)
+            p.n = batch;
+        if (r < 0 || igemm_problem_check(&p, reason, sizeof reason) != IGEMM_OK) {
+            why_printf(why, why_len, "%s:%d: %s", path, lineno, reason);
+            st = IGEMM_ERR_INVALID_ARG;
+            break;
+        }
+        if (count == cap) {
+            cap = cap ? 2 * cap : 32;
+            igemm_problem *np = realloc(ps, sizeof *np * (size_t)cap);
+            char **nc = np && comments ? realloc(cs, sizeof *nc * (size_t)cap) : NULL;
+            ps = np ? np : ps;
+            cs = nc ? nc : cs;
+            if (!np || (comments && !nc)) {
+                st = IGEMM_ERR_NO_MEMORY;
+                break;
+            }
+        }
+        if (comments) {
+            char *text = strchr(line, '#');
+            if (text) {
+                text += strspn(text, "# ");
+                text[strcspn(text, "\n")] = 0;
+            }
+            if (!(cs[count] = strdup(text ? text : ""))) {
+                st = IGEMM_ERR_NO_MEMORY;
+                break;
+            }
+        }
+        ps[count++] = p;
+    }
+    fclose(f);
+    if (st == IGEMM_ERR_NO_MEMORY)
+        why_printf(why, why_len, "out of memory");
+    else if (st == IGEMM_OK && !count) {
+        why_printf(why, why_len, "%s holds no problems", path);
+        st = IGEMM_ERR_INVALID_ARG;
+    }
+    if (st != IGEMM_OK) {
+        for (int i = 0; cs && i < count; i++)
+            free(cs[i]);
+        free(cs);
+        free(ps);
+        return st;
+    }
+    *probs = ps;
+    *n = count;
+    if (comments)
+        *comments = cs;
+    return IGEMM_OK;
+}

@@ -82,4 +82,20 @@ int igemm_problem_parse_line(igemm_problem *p, const char *line, char *why, size
 /* Format as MIOpenDriver arguments: "-n 1 -c 3 -H 5 ...". */
 void igemm_problem_format(const igemm_problem *p, char *buf, size_t len);
 
+/* Read a shape list: every problem line (igemm_problem_parse_line), its -n
+ * replaced by batch unless batch is 0, checked by igemm_problem_check. On
+ * IGEMM_OK *probs (malloc'd) holds the *n >= 1 problems in file order and,
+ * when comments is not NULL, *comments (malloc'd, *n malloc'd strings) the
+ * text after the "#" of each problem's line ("" when none). Otherwise
+ * nothing is allocated and why says "PATH:LINE: reason", "PATH holds no
+ * problems" (IGEMM_ERR_INVALID_ARG), that the file cannot be read
+ * (IGEMM_ERR_IO) or IGEMM_ERR_NO_MEMORY. */
+igemm_status igemm_problem_read_list(const char *path, int batch, igemm_problem **probs, int *n, char ***comments,
+                                     char *why, size_t why_len);
+
+/* Test data: n floats uniform in [-1, 1) from the splitmix64 sequence after
+ * state seed; returns the state to continue the sequence from
+ * (runtime/reference.c). */
+uint64_t igemm_fill_random(float *v, size_t n, uint64_t seed);
+
 #endif

@@ -5,6 +5,18 @@
 
 #include "problem.h"
 
+uint64_t igemm_fill_random(float *v, size_t n, uint64_t seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        v[i] = (float)((double)(z >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
+    }
+    return seed;
+}
+
 igemm_status igemm_reference_bwd_data(const igemm_problem *p, const float *dy, const float *w,
                                       double *dx, double *abs_sum, unsigned char *covered)
 {
