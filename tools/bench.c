@@ -20,6 +20,7 @@
 #include "../emu/emu.h"
 #include "../runtime/igemm.h"
 #include "../runtime/kargs.h"
+#include "../runtime/problem.h"
 #include "../runtime/solver.h"
 #include "../runtime/util.h"
 
@@ -47,17 +48,6 @@ typedef struct {
     double dyn_err, st_err;
     int ok;
 } row;
-
-static void fill_random(float *p, size_t n, unsigned long long seed)
-{
-    for (size_t i = 0; i < n; i++) {
-        unsigned long long z = (seed += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        z ^= z >> 31;
-        p[i] = (float)((double)(z >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
-    }
-}
 
 /* Build the static twin code object of (problem, solution). */
 static void *build_twin(const opts *o, const igemm_problem *p, const char *solution, size_t *size)
@@ -211,8 +201,8 @@ static int bench_layer(const opts *o, igemm_handle *h, row *r)
     int rc = -1;
     if (!dy || !w || !dx || !ref || !abs_sum || !cov)
         goto out;
-    fill_random(dy, ny, 1);
-    fill_random(w, nw, 2);
+    igemm_fill_random(dy, ny, 1);
+    igemm_fill_random(w, nw, 2);
     igemm_reference_bwd_data(&r->p, dy, w, ref, abs_sum, cov);
     r->flops = (double)sh.flops;
 

@@ -155,18 +155,6 @@ static int parse(int argc, char **argv, conv_opts *o, int *pargc, char **pargv)
     return 0;
 }
 
-/* splitmix64 -> uniform floats in [-1, 1) */
-static void fill_random(float *p, size_t n, unsigned long long *state)
-{
-    for (size_t i = 0; i < n; i++) {
-        unsigned long long z = (*state += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        z ^= z >> 31;
-        p[i] = (float)((double)(z >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
-    }
-}
-
 typedef struct {
     int ok, verified;
     igemm_verify_result vr;
@@ -192,9 +180,8 @@ static int run_one(igemm_handle *h, const igemm_problem *p, const conv_opts *o, 
         fprintf(stderr, "igemm: out of host memory\n");
         goto out;
     }
-    unsigned long long state = o->seed;
-    fill_random(hy, ny, &state);
-    fill_random(hw, nw, &state);
+    uint64_t state = igemm_fill_random(hy, ny, o->seed); /* one sequence: dy, then w */
+    igemm_fill_random(hw, nw, state);
     for (size_t i = 0; i < nx; i++)
         hx[i] = NAN; /* a kernel that misses a pixel shows up */
     if (igemm_alloc(h, &dx, nx * 4) || igemm_alloc(h, &dy, ny * 4) || igemm_alloc(h, &dw, nw * 4) ||
