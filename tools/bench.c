@@ -38,7 +38,7 @@ typedef struct {
 
 typedef struct {
     igemm_problem p;
-    char comment[128];
+    const char *comment; /* the text after '#' on its line of the shape list */
     char solution[96];
     int launches;
     double flops;
@@ -360,40 +360,29 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    FILE *in = fopen(o.input, "r");
-    if (!in) {
-        fprintf(stderr, "igemm-bench: cannot read %s\n", o.input);
+    igemm_problem *probs;
+    char **comments, why[512];
+    int n;
+    if (igemm_problem_read_list(o.input, o.batch, &probs, &n, &comments, why, sizeof why) != IGEMM_OK) {
+        fprintf(stderr, "igemm-bench: %s\n", why);
         return 2;
     }
-    row *rows = calloc(256, sizeof *rows);
-    int n = 0;
-    char line[1024];
-    while (rows && n < 256 && fgets(line, sizeof line, in)) {
-        char why[256];
-        int r = igemm_problem_parse_line(&rows[n].p, line, why, sizeof why);
-        if (r < 0) {
-            fprintf(stderr, "igemm-bench: %s: %s\n", o.input, why);
-            return 2;
-        }
-        if (!r)
-            continue;
-        rows[n].p.n = o.batch;
-        char *hash = strchr(line, '#');
-        if (hash) {
-            hash += strspn(hash, "# ");
-            hash[strcspn(hash, "\n")] = 0;
-            snprintf(rows[n].comment, sizeof rows[n].comment, "%s", hash);
-        }
-        n++;
+    row *rows = calloc((size_t)n, sizeof *rows);
+    if (!rows) {
+        fprintf(stderr, "igemm-bench: out of memory\n");
+        return 1;
     }
-    fclose(in);
+    for (int i = 0; i < n; i++) {
+        rows[i].p = probs[i];
+        rows[i].comment = comments[i];
+    }
+    free(probs);
 
     igemm_options opt = IGEMM_OPTIONS_INIT;
     opt.backend = IGEMM_BACKEND_EMU;
     opt.arch = o.arch;
     opt.emu_threads = o.threads;
     igemm_handle *h;
-    char why[512];
     if (igemm_create(&h, &opt, why, sizeof why) != IGEMM_OK) {
         fprintf(stderr, "igemm-bench: %s\n", why);
         return 1;
@@ -475,6 +464,9 @@ int main(int argc, char **argv)
     if (o.out)
         fclose(f);
     igemm_destroy(h);
+    for (int i = 0; i < n; i++)
+        free(comments[i]);
+    free(comments);
     free(rows);
     fprintf(stderr, "%d of %d layers verified\n", n - failed, n);
     return failed ? 1 : 0;

@@ -327,52 +327,6 @@ static void report(const igemm_handle *h, const igemm_problem *p, const conv_opt
                r->ok ? "PASS" : "FAIL");
 }
 
-static int read_shapes(const char *path, int batch, igemm_problem **out, int *n)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return usage_error("cannot read shape list '%s'", path);
-    char line[1024];
-    int cap = 0, lineno = 0;
-    *n = 0;
-    *out = NULL;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        igemm_problem p;
-        char why[256];
-        int r = igemm_problem_parse_line(&p, line, why, sizeof why);
-        if (r < 0) {
-            fclose(f);
-            free(*out);
-            return usage_error("%s:%d: %s", path, lineno, why);
-        }
-        if (!r)
-            continue;
-        if (batch)
-            p.n = batch;
-        if (igemm_problem_check(&p, why, sizeof why) != IGEMM_OK) {
-            fclose(f);
-            free(*out);
-            return usage_error("%s:%d: %s", path, lineno, why);
-        }
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 32;
-            igemm_problem *np = realloc(*out, sizeof *np * (size_t)cap);
-            if (!np) {
-                fclose(f);
-                free(*out);
-                return usage_error("out of memory");
-            }
-            *out = np;
-        }
-        (*out)[(*n)++] = p;
-    }
-    fclose(f);
-    if (!*n)
-        return usage_error("%s holds no problems", path);
-    return 0;
-}
-
 int cmd_conv(int argc, char **argv)
 {
     conv_opts o = {.iters = 1, .seed = 1};
@@ -393,9 +347,10 @@ int cmd_conv(int argc, char **argv)
             free(pargv);
             return rc;
         }
-        if ((rc = read_shapes(o.input, o.batch, &probs, &nprobs))) {
+        char why[512];
+        if (igemm_problem_read_list(o.input, o.batch, &probs, &nprobs, NULL, why, sizeof why) != IGEMM_OK) {
             free(pargv);
-            return rc;
+            return usage_error("%s", why);
         }
     } else {
         char why[256];
