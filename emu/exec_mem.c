@@ -310,7 +310,7 @@ static uint32_t atomic_rmw(emu_op op, uint32_t *p, uint32_t x, uint32_t cmp)
 static int lane_access(wg_ctx *c, wave *w, const emu_inst *in, int l, uintptr_t a, int size, int j, uint32_t *val)
 {
     emu_op op = (emu_op)in->op;
-    if ((a < c->mem_lo || a + (uintptr_t)size > c->mem_hi) &&
+    if ((a < c->mem_lo || a >= c->mem_hi || (uintptr_t)size > c->mem_hi - a) &&
         !emu_mem_region(c->dev, a, (size_t)size, &c->mem_lo, &c->mem_hi))
         return emu_fault(c, w, "lane %d %s 0x%llx (%d bytes) outside every registered buffer", l,
                          in->is_load ? "reads" : "writes", (unsigned long long)a, size);
@@ -384,7 +384,8 @@ static int mubuf_dword(wg_ctx *c, wave *w, const emu_inst *in, uint64_t base, ui
             continue;
         }
         uintptr_t a = (uintptr_t)(base + soff + o);
-        if ((a < c->mem_lo || a + 4 > c->mem_hi) && !emu_mem_region(c->dev, a, 4, &c->mem_lo, &c->mem_hi))
+        if ((a < c->mem_lo || a >= c->mem_hi || 4 > c->mem_hi - a) &&
+            !emu_mem_region(c->dev, a, 4, &c->mem_lo, &c->mem_hi))
             return emu_fault(c, w, "lane %d %s 0x%llx (4 bytes) outside every registered buffer", l,
                              load ? "reads" : "writes", (unsigned long long)a);
         if (a & 3)
