@@ -282,10 +282,12 @@ static void faulting_kernel_exits_1(void **state)
 static void bad_usage_exits_2(void **state)
 {
     (void)state;
-    char missing_in[200], dir_in[200], dump_dir[200];
+    char missing_in[200], dir_in[200], dump_dir[200], x_path[100], dump_x[120];
     snprintf(missing_in, sizeof missing_in, "in=@%s/no-such-file.bin", dir);
     snprintf(dir_in, sizeof dir_in, "in=@%s", dir);
     snprintf(dump_dir, sizeof dump_dir, "out=%s/no-such-dir/out.bin", dir);
+    snprintf(x_path, sizeof x_path, "%s/x.bin", dir);
+    snprintf(dump_x, sizeof dump_x, "count=%s", x_path);
     char notes[200];
     snprintf(notes, sizeof notes, "%s/notes.txt", dir);
     const char *co = co_path[0];
@@ -319,7 +321,7 @@ static void bad_usage_exits_2(void **state)
         {"emu-run", "--co", co, K, G, B, "--arg", "count=4294967296", NULL},      /* does not fit 4 bytes */
         {"emu-run", "--co", co, K, G, B, "--arg", "count=", NULL},
         {"emu-run", "--co", co, K, G, B, "--arg", "=5", NULL},
-        {"emu-run", "--co", co, K, G, B, "--dump", "count=x.bin", NULL},          /* not a buffer */
+        {"emu-run", "--co", co, K, G, B, "--dump", dump_x, NULL},                 /* not a buffer */
         {"emu-run", "--co", co, K, G, B, "--arg", "out=zeros:64", "--dump", dump_dir, NULL}, /* unwritable */
         {"emu-run", "--co", co, "--kernel", "nosuch", G, B, NULL},
         {"emu-run", "--co", notes, K, G, B, NULL},                                /* not a code object */
@@ -343,10 +345,8 @@ static void bad_usage_exits_2(void **state)
                      line, r.status, r.out, r.err);
     }
     /* a refused --dump leaves no file behind */
-    char path[200];
-    snprintf(path, sizeof path, "%s/x.bin", dir);
     struct stat st;
-    assert_int_not_equal(stat(path, &st), 0);
+    assert_int_not_equal(stat(x_path, &st), 0);
 }
 
 static void help_exits_0(void **state)
