@@ -148,11 +148,9 @@ void hz_branch(emit *e, label l)
     if (h->has[l.id] == 2) {
         /* backward: wait out everything pending before leaving */
         int worst = 0, need = 0;
-        const hazard_facts *f = &e->t->hz;
-        int needs[] = {f->valu_sgpr_valu, f->valu_sgpr_vmem, f->valu_sgpr_lanesel};
-        for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++)
-            if (needs[i] > need)
-                need = needs[i];
+        for (int kind = HZR_VALU; kind <= HZR_LANESEL; kind++)
+            if (need_of(e, kind) > need)
+                need = need_of(e, kind);
         for (int r = 0; r < NREG; r++) {
             /* the first instruction after the label runs one wait state after the branch */
             int have = h->pos + 1 - h->cur.last[r] - 1;
