@@ -99,19 +99,3 @@ bool emu_mem_region(const emu_device *d, uintptr_t addr, size_t len, uintptr_t *
     }
     return false;
 }
-
-bool emu_mem_ok(const emu_device *d, uintptr_t addr, size_t len)
-{
-    int lo = 0, hi = d->nregions - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        const emu_region *r = &d->regions[mid];
-        if (addr < r->base)
-            hi = mid - 1;
-        else if (addr >= r->base + r->size)
-            lo = mid + 1;
-        else
-            return len <= r->size - (addr - r->base);
-    }
-    return false;
-}

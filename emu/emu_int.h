@@ -60,9 +60,8 @@ struct emu_device {
 
 int emu_sched_create(emu_sched *s, int ncu);
 
-/* Is [addr, addr+len) inside one registered region? */
-bool emu_mem_ok(const emu_device *d, uintptr_t addr, size_t len);
-/* The same, also giving the bounds of the region that holds addr. */
+/* Is [addr, addr+len) inside one registered region? Also gives the bounds
+ * of the region that holds addr. */
 bool emu_mem_region(const emu_device *d, uintptr_t addr, size_t len, uintptr_t *lo, uintptr_t *hi);
 
 /* ---- waves and workgroups ---- */

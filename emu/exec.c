@@ -402,7 +402,7 @@ static int exec_smem(wg_ctx *c, wave *w, const emu_inst *in)
         uint32_t v = 0;
         if (!buffer || o + 4 <= limit) {
             uintptr_t a = (uintptr_t)(addr + o);
-            if (!emu_mem_ok(c->dev, a, 4))
+            if (!mem_ok(c, a, 4))
                 return emu_fault(c, w, "scalar load from 0x%llx outside every registered buffer",
                                  (unsigned long long)a);
             memcpy(&v, (const void *)a, 4);

@@ -87,7 +87,14 @@ static inline void wb(uint32_t *d, const uint32_t *r, uint64_t exec)
             d[l] = r[l];
 }
 
-
+/* Is [a, a+len) inside one registered region? The region of the last hit
+ * is kept in c->mem_lo/mem_hi, so a run of accesses to one buffer skips
+ * the search. */
+static inline bool mem_ok(wg_ctx *c, uintptr_t a, size_t len)
+{
+    return (a >= c->mem_lo && a < c->mem_hi && len <= c->mem_hi - a) ||
+           emu_mem_region(c->dev, a, len, &c->mem_lo, &c->mem_hi);
+}
 
 /* Outstanding-operation bookkeeping (exec.c). */
 int emu_issue_vm(wg_ctx *c, wave *w, const emu_inst *in, uint16_t code, int width);

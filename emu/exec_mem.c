@@ -310,8 +310,7 @@ static uint32_t atomic_rmw(emu_op op, uint32_t *p, uint32_t x, uint32_t cmp)
 static int lane_access(wg_ctx *c, wave *w, const emu_inst *in, int l, uintptr_t a, int size, int j, uint32_t *val)
 {
     emu_op op = (emu_op)in->op;
-    if ((a < c->mem_lo || a >= c->mem_hi || (uintptr_t)size > c->mem_hi - a) &&
-        !emu_mem_region(c->dev, a, (size_t)size, &c->mem_lo, &c->mem_hi))
+    if (!mem_ok(c, a, (size_t)size))
         return emu_fault(c, w, "lane %d %s 0x%llx (%d bytes) outside every registered buffer", l,
                          in->is_load ? "reads" : "writes", (unsigned long long)a, size);
     if (a % (uintptr_t)(size < 4 ? size : 4))
@@ -355,6 +354,25 @@ static uint32_t store_value(emu_op op, uint32_t x)
 
 /* ---- MUBUF ---- */
 
+/* The gfx9 range check of an element of `size` bytes at offset o of a raw
+ * (stride 0) buffer: in range when o + size <= NUM_RECORDS. An element
+ * straddling NUM_RECORDS, or one whose outcome depends on whether soffset
+ * is range-checked, is reported. Returns 1 in range, 0 out, -1 after a
+ * fault. */
+static int raw_in_range(wg_ctx *c, wave *w, int l, uint64_t o, int size, uint32_t num, uint32_t soff)
+{
+    bool a_in = o + (uint64_t)size <= num, b_in = o + soff + (uint64_t)size <= num;
+    if (o < num && o + (uint64_t)size > num)
+        return emu_fault(c, w, "lane %d: element at offset 0x%llx straddles NUM_RECORDS 0x%x (disputed range check)",
+                         l, (unsigned long long)o, num);
+    if (a_in != b_in)
+        return emu_fault(c, w,
+                         "lane %d: whether offset 0x%llx is in range depends on whether soffset 0x%x is "
+                         "range-checked (disputed corner)",
+                         l, (unsigned long long)o, soff);
+    return a_in;
+}
+
 /* buffer_load_dword / buffer_store_dword with offen and a raw (stride 0)
  * resource, the kernels' common case: the same checks as the general path
  * below (range check per reading, registered memory, alignment), without its
@@ -369,23 +387,16 @@ static int mubuf_dword(wg_ctx *c, wave *w, const emu_inst *in, uint64_t base, ui
         if (!(exec >> l & 1))
             continue;
         uint64_t o = (uint64_t)voff[l] + (uint32_t)in->offset;
-        bool a_in = o + 4 <= num, b_in = o + soff + 4 <= num;
-        if (o < num && o + 4 > num)
-            return emu_fault(c, w, "lane %d: element at offset 0x%llx straddles NUM_RECORDS 0x%x (disputed range check)",
-                             l, (unsigned long long)o, num);
-        if (a_in != b_in)
-            return emu_fault(c, w,
-                             "lane %d: whether offset 0x%llx is in range depends on whether soffset 0x%x is "
-                             "range-checked (disputed corner)",
-                             l, (unsigned long long)o, soff);
-        if (!a_in) {
+        int in_range = raw_in_range(c, w, l, o, 4, num, soff);
+        if (in_range < 0)
+            return -1;
+        if (!in_range) {
             if (load)
                 data[l] = 0;
             continue;
         }
         uintptr_t a = (uintptr_t)(base + soff + o);
-        if ((a < c->mem_lo || a >= c->mem_hi || 4 > c->mem_hi - a) &&
-            !emu_mem_region(c->dev, a, 4, &c->mem_lo, &c->mem_hi))
+        if (!mem_ok(c, a, 4))
             return emu_fault(c, w, "lane %d %s 0x%llx (4 bytes) outside every registered buffer", l,
                              load ? "reads" : "writes", (unsigned long long)a);
         if (a & 3)
@@ -442,26 +453,19 @@ static int exec_mubuf(wg_ctx *c, wave *w, const emu_inst *in)
         bool inr[4];
         for (int j = 0; j < n; j++) {
             uint64_t o = off + (uint64_t)(size * j);
-            bool a_in, b_in;
+            int in_range;
             if (stride == 0) {
-                a_in = o + (uint64_t)size <= num;
-                b_in = o + soff + (uint64_t)size <= num;
-                if (o < num && o + (uint64_t)size > num)
-                    return emu_fault(c, w, "lane %d: element at offset 0x%llx straddles NUM_RECORDS 0x%x (disputed range check)",
-                                     l, (unsigned long long)o, num);
-            } else {
-                a_in = b_in = idx < num;
+                in_range = raw_in_range(c, w, l, o, size, num, soff);
+                if (in_range < 0)
+                    return -1;
+            } else { /* soffset does not enter the check: no disputed corner */
+                in_range = idx < num;
                 if (o + (uint64_t)size > stride)
                     return emu_fault(c, w, "lane %d: offset 0x%llx beyond the record stride %u (disputed range check)", l,
                                      (unsigned long long)o, stride);
             }
-            if (a_in != b_in)
-                return emu_fault(c, w,
-                                 "lane %d: whether offset 0x%llx is in range depends on whether soffset 0x%x is "
-                                 "range-checked (disputed corner)",
-                                 l, (unsigned long long)o, soff);
-            inr[j] = a_in;
-            in_count += a_in;
+            inr[j] = in_range;
+            in_count += in_range;
         }
         if (in_count && in_count != n)
             return emu_fault(c, w, "lane %d: %d-dword access at offset 0x%llx is partly in range (disputed corner)", l, n,
