@@ -1385,20 +1385,22 @@ static void global_flat_loads_stores(void **state)
         "    global_store_short v18, v2, s[4:5] offset:2048\n"   /* dwords 1536.. */
         "    global_store_byte v0, v2, s[4:5] offset:2304\n"     /* dwords 1600.. */
         "    global_store_short_d16_hi v18, v2, s[4:5] offset:2560\n" /* dwords 1664.. */
-        "    global_store_dwordx2 v16, v[8:9], s[4:5] offset:-4096\n" /* out[4l], out[4l + 1] (row 0..3 again) */
+        "    s_add_u32 s4, s4, 0x2000\n"
+        "    s_addc_u32 s5, s5, 0\n"
+        "    global_store_dwordx2 v16, v[8:9], s[4:5] offset:-4096\n" /* dwords 2048 + 4l, 2049 + 4l */
         "    s_waitcnt vmcnt(0) lgkmcnt(0)\n";
     nbad = 0;
     for (int ai = 0; ai < 4; ai++) {
         const char *arch = archs[ai];
-        uint32_t *out = buf(28 * 64, 0xdeadbeef), *in = buf(260, 0);
+        uint32_t *out = buf(36 * 64, 0xdeadbeef), *in = buf(260, 0);
         for (int i = 0; i < 260; i++)
             in[i] = in_word(i);
-        run(arch, body, 1, 64, 0, 1, out, 28 * 64, in, 260);
-        uint32_t *rows = buf(16 * 64, 0); /* rows 0..3 are overwritten by the final x2 store: check the rest */
+        run(arch, body, 1, 64, 0, 1, out, 36 * 64, in, 260);
         for (int l = 0; l < 64; l++) {
-            /* the x2 store put in[l], in[l + 1] at out[4l], out[4l + 1] */
-            expect_u32(arch, "global_store_dwordx2 saddr negative offset [0]", l, out[4 * l], in_word(l));
-            expect_u32(arch, "global_store_dwordx2 saddr negative offset [1]", l, out[4 * l + 1], in_word(l + 1));
+            expect_u32(arch, "global_load_dword saddr", l, ROW(0)[l], in_word(l));
+            expect_u32(arch, "global_load_dword saddr negative offset", l, ROW(1)[l], in_word(l));
+            expect_u32(arch, "global_load_dwordx2 vaddr64 [0]", l, ROW(2)[l], in_word(l));
+            expect_u32(arch, "global_load_dwordx2 vaddr64 [1]", l, ROW(3)[l], in_word(l + 1));
             expect_u32(arch, "flat_load_dword offset", l, ROW(4)[l], in_word(l + 1));
             for (int j = 0; j < 4; j++)
                 expect_u32(arch, "global_load_dwordx4", l, ROW(5 + j)[l], in_word(4 * l + j));
@@ -1421,8 +1423,13 @@ static void global_flat_loads_stores(void **state)
             if (l < 32)
                 expect_u32(arch, "global_store_short_d16_hi", l, out[1664 + l],
                            in_word(2 * l) >> 16 | (in_word(2 * l + 1) >> 16) << 16);
+            /* v[8:9] = in[l], in[l + 1]; the two dwords after them untouched */
+            expect_u32(arch, "global_store_dwordx2 saddr negative offset [0]", l, out[2048 + 4 * l], in_word(l));
+            expect_u32(arch, "global_store_dwordx2 saddr negative offset [1]", l, out[2048 + 4 * l + 1],
+                       in_word(l + 1));
+            expect_u32(arch, "global_store_dwordx2 writes two dwords", l, out[2048 + 4 * l + 2], 0xdeadbeef);
+            expect_u32(arch, "global_store_dwordx2 writes two dwords", l, out[2048 + 4 * l + 3], 0xdeadbeef);
         }
-        free(rows);
         free(out);
         free(in);
     }
