@@ -847,7 +847,7 @@ out_carry:
 out_cmp:
     m &= exec;
     write_mask(w, in->sdst.code, m);
-    if (strstr(in->info->name, "v_cmpx"))
+    if (in->cmpx)
         set_exec(w, m);
     return 0;
 }

@@ -124,7 +124,8 @@ void emu_inst_finalize(emu_inst *in)
             add_rd(in, &in->dst);
         add_wr(in, in->dst.code, in->dst.width);
         add_wr(in, in->sdst.code, 2);
-        if (name_has(in, "v_cmpx"))
+        in->cmpx = name_has(in, "v_cmpx");
+        if (in->cmpx)
             add_wr(in, R_EXEC, 2);
         {
             bool f32 = name_has(in, "_f32"), f16 = name_has(in, "_f16");

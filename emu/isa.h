@@ -102,6 +102,7 @@ typedef struct emu_inst {
     uint8_t cls;          /* emu_class (emu.h) */
     uint8_t mem_dwords;   /* VMEM/DS/SMEM data dwords per lane */
     uint8_t is_store, is_atomic, is_load;
+    uint8_t cmpx;         /* v_cmpx_*: the result also goes to EXEC */
     uint8_t fp_mods;      /* VALU: neg/abs act on f32 sources (f32 ops and v_cndmask) */
     uint8_t plain_fmac;   /* v_fmac_f32 with VGPR sources, no modifiers, no DPP/SDWA */
     uint16_t cycles;
