@@ -6,6 +6,7 @@
 
 #include "../emu/emu.h"
 #include "backend.h"
+#include "util.h"
 
 typedef struct {
     backend b;
@@ -130,7 +131,7 @@ backend *backend_emu_create(const target *t, int threads, char *why, size_t len)
     emu_backend *e = calloc(1, sizeof *e);
     emu_options o = {.threads = threads};
     if (!e || !(e->dev = emu_create(t, &o))) {
-        snprintf(why, len, "cannot create the %s emulator (out of memory or threads)", t ? t->name : "(null)");
+        why_printf(why, len, "cannot create the %s emulator (out of memory or threads)", t ? t->name : "(null)");
         free(e);
         return NULL;
     }

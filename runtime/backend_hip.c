@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "util.h"
 
 typedef struct {
     backend b;
@@ -277,10 +278,10 @@ igemm_status backend_hip_match_arch(const char *gcn_arch_name, const char *avail
     memcpy(arch, gcn_arch_name, n);
     arch[n] = 0;
     if (!target_by_name(arch) || !in_list(available, arch)) {
-        snprintf(why, len,
-                 "the GPU is a %s (%s), and igemm has code objects only for %s: run on one of those GPUs, or "
-                 "use the emulator (--backend emu --arch TARGET)",
-                 arch, gcn_arch_name, available && *available ? available : "no target");
+        why_printf(why, len,
+                   "the GPU is a %s (%s), and igemm has code objects only for %s: run on one of those GPUs, or "
+                   "use the emulator (--backend emu --arch TARGET)",
+                   arch, gcn_arch_name, available && *available ? available : "no target");
         return IGEMM_ERR_NO_CODE_OBJECT;
     }
     return IGEMM_OK;
@@ -303,15 +304,16 @@ static void explain_no_device(char *why, size_t len, const char *call, int code,
                  "/dev/kfd is accessible: check HIP_VISIBLE_DEVICES (%s) and ROCR_VISIBLE_DEVICES (%s), and that "
                  "this ROCm release supports the GPU",
                  vis ? vis : "unset", rvis ? rvis : "unset");
-    snprintf(why, len, "no AMD GPU: %s returned %s (%d), meaning %s; %s. Use the emulator instead (--backend emu)",
-             call, name, code, backend_hip_error_meaning(code), hint);
+    why_printf(why, len, "no AMD GPU: %s returned %s (%d), meaning %s; %s. Use the emulator instead (--backend emu)",
+               call, name, code, backend_hip_error_meaning(code), hint);
 }
 
 #define SYM(name)                                                                                                    \
     do {                                                                                                             \
         *(void **)&h->name = dlsym(h->lib, "hip" #name);                                                            \
         if (!h->name) {                                                                                              \
-            snprintf(why, len, "the HIP runtime %s lacks hip" #name " (too old? igemm needs ROCm 5 or later)", path); \
+            why_printf(why, len, "the HIP runtime %s lacks hip" #name " (too old? igemm needs ROCm 5 or later)",     \
+                       path);                                                                                        \
             *st = IGEMM_ERR_NO_DEVICE;                                                                               \
             goto fail;                                                                                               \
         }                                                                                                            \
@@ -322,7 +324,7 @@ backend *backend_hip_create(int device, const char *available, char *why, size_t
     *st = IGEMM_ERR_NO_DEVICE;
     hip_backend *h = calloc(1, sizeof *h);
     if (!h) {
-        snprintf(why, len, "out of memory");
+        why_printf(why, len, "out of memory");
         *st = IGEMM_ERR_NO_MEMORY;
         return NULL;
     }
@@ -342,10 +344,10 @@ backend *backend_hip_create(int device, const char *available, char *why, size_t
                 dlerr = dlerror();
         }
     if (!h->lib) {
-        snprintf(why, len,
-                 "HIP runtime not found: %s (install Debian's libamdhip64-5 or ROCm, or name the library in "
-                 "IGEMM_HIP_LIBRARY; without HIP use the emulator, --backend emu)",
-                 dlerr ? dlerr : "dlopen failed");
+        why_printf(why, len,
+                   "HIP runtime not found: %s (install Debian's libamdhip64-5 or ROCm, or name the library in "
+                   "IGEMM_HIP_LIBRARY; without HIP use the emulator, --backend emu)",
+                   dlerr ? dlerr : "dlopen failed");
         free(h);
         return NULL;
     }
@@ -378,18 +380,18 @@ backend *backend_hip_create(int device, const char *available, char *why, size_t
         goto fail;
     }
     if (e != hipSuccess) {
-        snprintf(why, len, "HIP device query failed: hipGetDeviceCount returned %s (%d): %s", h->GetErrorName(e),
-                 (int)e, backend_hip_error_meaning((int)e));
+        why_printf(why, len, "HIP device query failed: hipGetDeviceCount returned %s (%d): %s", h->GetErrorName(e),
+                   (int)e, backend_hip_error_meaning((int)e));
         goto fail;
     }
     if (device >= n) {
-        snprintf(why, len, "HIP device %d does not exist: HIP sees %d device%s (0..%d)", device, n, n == 1 ? "" : "s",
-                 n - 1);
+        why_printf(why, len, "HIP device %d does not exist: HIP sees %d device%s (0..%d)", device, n, n == 1 ? "" : "s",
+                   n - 1);
         goto fail;
     }
     if ((e = h->SetDevice(device)) != hipSuccess) {
-        snprintf(why, len, "hipSetDevice(%d) returned %s (%d): %s", device, h->GetErrorName(e), (int)e,
-                 backend_hip_error_meaning((int)e));
+        why_printf(why, len, "hipSetDevice(%d) returned %s (%d): %s", device, h->GetErrorName(e), (int)e,
+                   backend_hip_error_meaning((int)e));
         *st = IGEMM_ERR_BACKEND;
         goto fail;
     }
@@ -402,20 +404,20 @@ backend *backend_hip_create(int device, const char *available, char *why, size_t
     memset(props, 0, sizeof props);
     char gcn[64];
     if ((e = h->GetDeviceProperties(props, device)) != hipSuccess || find_arch(props, sizeof props, gcn, sizeof gcn)) {
-        snprintf(why, len, "cannot read the gfx architecture of HIP %s (hipGetDeviceProperties: %s)", h->dev_name,
-                 e == hipSuccess ? "no gcnArchName" : h->GetErrorName(e));
+        why_printf(why, len, "cannot read the gfx architecture of HIP %s (hipGetDeviceProperties: %s)", h->dev_name,
+                   e == hipSuccess ? "no gcnArchName" : h->GetErrorName(e));
         *st = IGEMM_ERR_BACKEND;
         goto fail;
     }
     char reason[512];
     if ((*st = backend_hip_match_arch(gcn, available, h->arch, sizeof h->arch, reason, sizeof reason)) != IGEMM_OK) {
-        snprintf(why, len, "HIP %s: %s", h->dev_name, reason);
+        why_printf(why, len, "HIP %s: %s", h->dev_name, reason);
         goto fail;
     }
     h->b.t = target_by_name(h->arch);
     if ((e = h->EventCreate(&h->ev0)) != hipSuccess || (e = h->EventCreate(&h->ev1)) != hipSuccess) {
-        snprintf(why, len, "hipEventCreate returned %s (%d): %s", h->GetErrorName(e), (int)e,
-                 backend_hip_error_meaning((int)e));
+        why_printf(why, len, "hipEventCreate returned %s (%d): %s", h->GetErrorName(e), (int)e,
+                   backend_hip_error_meaning((int)e));
         *st = IGEMM_ERR_BACKEND;
         goto fail;
     }

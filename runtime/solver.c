@@ -90,7 +90,7 @@ static igemm_status naive_applicable(const solver *s, const igemm_shape *sh, con
     (void)s;
     (void)t;
     if (!plan_batch_chunk(sh)) {
-        snprintf(why, len, "one image exceeds %llu bytes", (unsigned long long)LAUNCH_MAX_BYTES);
+        why_printf(why, len, "one image exceeds %llu bytes", (unsigned long long)LAUNCH_MAX_BYTES);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
     return IGEMM_OK;

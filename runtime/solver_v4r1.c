@@ -19,11 +19,11 @@ static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, cons
     (void)s;
     (void)t;
     if (!plan_batch_chunk(sh)) {
-        snprintf(why, len, "one image's dx or dy exceeds %llu bytes", (unsigned long long)LAUNCH_MAX_BYTES);
+        why_printf(why, len, "one image's dx or dy exceeds %llu bytes", (unsigned long long)LAUNCH_MAX_BYTES);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
     if ((uint64_t)sh->w_elems * 4 > LAUNCH_MAX_BYTES) {
-        snprintf(why, len, "w exceeds %llu bytes", (unsigned long long)LAUNCH_MAX_BYTES);
+        why_printf(why, len, "w exceeds %llu bytes", (unsigned long long)LAUNCH_MAX_BYTES);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
     return IGEMM_OK;

@@ -41,14 +41,14 @@ static int pow2(int x) { return x > 0 && !(x & (x - 1)); }
 int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
 {
     if (!pow2(c->mpb) || !pow2(c->npb) || !pow2(c->kpb) || !pow2(c->block)) {
-        snprintf(why, len, "tile %dx%dx%d with %d threads: every size must be a power of two", c->mpb, c->npb,
-                 c->kpb, c->block);
+        why_printf(why, len, "tile %dx%dx%d with %d threads: every size must be a power of two", c->mpb, c->npb,
+                   c->kpb, c->block);
         return -1;
     }
     if (c->mpb < 4 || c->npb < 4 || c->mpb % 4 || c->npb % 4 || c->kpb < 1 || c->block < 64 || c->block % 64 ||
         c->block > 1024) {
-        snprintf(why, len, "tile %dx%dx%d with %d threads: sizes must be multiples of 4 and threads of 64",
-                 c->mpb, c->npb, c->kpb, c->block);
+        why_printf(why, len, "tile %dx%dx%d with %d threads: sizes must be multiples of 4 and threads of 64",
+                   c->mpb, c->npb, c->kpb, c->block);
         return -1;
     }
     /* the squarest thread tile whose thread grid has exactly `block` threads */
@@ -67,14 +67,14 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
             }
         }
     if (best < 0) {
-        snprintf(why, len, "no thread grid of %d threads tiles %dx%d with 4x4, 8x8 or 16x16 thread tiles", c->block,
-                 c->mpb, c->npb);
+        why_printf(why, len, "no thread grid of %d threads tiles %dx%d with 4x4, 8x8 or 16x16 thread tiles", c->block,
+                   c->mpb, c->npb);
         return -1;
     }
     if (vec_width(c->kpb * c->mpb, c->mpb, c->block, &c->wa, &c->va) ||
         vec_width(c->kpb * c->npb, c->npb, c->block, &c->wb, &c->vb)) {
-        snprintf(why, len, "a %dx%d or %dx%d tile is not a whole number of elements for each of %d threads", c->kpb,
-                 c->mpb, c->kpb, c->npb, c->block);
+        why_printf(why, len, "a %dx%d or %dx%d tile is not a whole number of elements for each of %d threads", c->kpb,
+                   c->mpb, c->kpb, c->npb, c->block);
         return -1;
     }
     c->lds_bytes = 2 * 4 * c->kpb * (c->mpb + c->npb);
@@ -84,7 +84,7 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
     int tm = 4 * c->rm, tn = 4 * c->rn;
     c->vgprs = tm * tn + 2 * (tm + tn) + 2 * c->va * c->wa + 3 * c->vb * c->wb + 2 * c->wb + 14 + 8;
     if (c->lds_bytes > 65536) {
-        snprintf(why, len, "needs %d bytes of LDS", c->lds_bytes);
+        why_printf(why, len, "needs %d bytes of LDS", c->lds_bytes);
         return -1;
     }
     return 0;
