@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../emu/emu.h"
+#include "../runtime/codeobj.h"
 #include "../runtime/igemm.h"
 #include "../runtime/kargs.h"
 #include "../runtime/problem.h"
@@ -32,7 +33,7 @@ typedef struct {
     const char *input, *arch, *out, *igemmgen, *llvm_bin, *density, *co_dir;
     int batch, threads;
     double launch_us;     /* modeled cost of one kernel launch */
-    void *co;             /* the project's code object for arch */
+    const void *co;       /* the project's code object for arch: embedded, or read from co_dir */
     size_t co_size;
 } opts;
 
@@ -313,7 +314,6 @@ int main(int argc, char **argv)
               .igemmgen = "build/bin/igemmgen",
               .llvm_bin = LLVM_BIN,
               .density = "conv -n 1 -c 256 -H 14 -W 14 -k 256 -y 3 -x 3 -p 1 -q 1 -F 2",
-              .co_dir = "build/co",
               .launch_us = 5.0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -351,14 +351,24 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: igemm-bench --input SHAPES.txt [--batch N] [--arch TARGET] [-o REPORT.md]\n");
         return 2;
     }
-    {
+    /* one code object for the runs here and the handle's selection and density runs */
+    void *co_file = NULL;
+    if (o.co_dir) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s.hsaco", o.co_dir, o.arch);
-        o.co = read_file(path, &o.co_size);
+        o.co = co_file = read_file(path, &o.co_size);
         if (!o.co) {
             fprintf(stderr, "igemm-bench: cannot read %s\n", path);
             return 2;
         }
+    } else {
+        const igemm_codeobj *co = igemm_codeobj_find(o.arch);
+        if (!co) {
+            fprintf(stderr, "igemm-bench: no embedded code object for %s\n", o.arch);
+            return 2;
+        }
+        o.co = co->data;
+        o.co_size = co->size;
     }
     igemm_problem *probs;
     char **comments, why[512];
@@ -381,6 +391,7 @@ int main(int argc, char **argv)
     igemm_options opt = IGEMM_OPTIONS_INIT;
     opt.backend = IGEMM_BACKEND_EMU;
     opt.arch = o.arch;
+    opt.codeobj_dir = o.co_dir;
     opt.emu_threads = o.threads;
     igemm_handle *h;
     if (igemm_create(&h, &opt, why, sizeof why) != IGEMM_OK) {
@@ -468,6 +479,7 @@ int main(int argc, char **argv)
         free(comments[i]);
     free(comments);
     free(rows);
+    free(co_file);
     fprintf(stderr, "%d of %d layers verified\n", n - failed, n);
     return failed ? 1 : 0;
 }
