@@ -742,15 +742,9 @@ static const char *const corpus[] = {
 static int ops_list_lines(const char *arch, char ***out)
 {
     size_t n = 0;
-    char *text = read_file("tools/isa/ops.list", &n);
-    if (!text)
+    char *buf = read_file("tools/isa/ops.list", &n);
+    if (!buf)
         return -1;
-    char *buf = realloc(text, n + 1);
-    if (!buf) {
-        free(text);
-        return -1;
-    }
-    buf[n] = 0;
     int cap = 1024, cnt = 0;
     char **v = malloc(sizeof *v * (size_t)cap);
     for (char *line = strtok(buf, "\n"); line && v; line = strtok(NULL, "\n")) {

@@ -210,13 +210,6 @@ static int parse_md(const char *path, mdesc *d, char *err, size_t errlen)
         snprintf(err, errlen, "cannot read %.300s", path);
         return -1;
     }
-    char *t = realloc(text, size + 1);
-    if (!t) {
-        free(text);
-        return -1;
-    }
-    text = t;
-    text[size] = 0;
     int rc = -1;
     memset(d->a_elem, 0xff, sizeof d->a_elem);
     memset(d->b_elem, 0xff, sizeof d->b_elem);
