@@ -233,10 +233,8 @@ static int bench_layer(const opts *o, igemm_handle *h, row *r)
     {
         /* the same kernels launched phase by phase: what multihead saves */
         plan_run sp;
-        igemm_shape shp;
-        igemm_shape_init(&shp, &r->p, NULL, 0);
         int phases[1024];
-        r->phases = s->kind == SOLVER_V4R1 ? v4r1_phases(&shp, phases, 1024) : 1;
+        r->phases = s->kind == SOLVER_V4R1 ? v4r1_phases(&sh, phases, 1024) : 1;
         if (r->phases > 1 && !run_plan(o, &r->p, s, o->co, o->co_size, false, true, dx, dy, w, &sp))
             r->us_split = ((double)(sp.fill_span + sp.phase_spans)) / clk + o->launch_us * sp.launches;
     }
@@ -250,8 +248,6 @@ static int bench_layer(const opts *o, igemm_handle *h, row *r)
             fprintf(stderr, "igemm-bench: cannot build the static twin\n");
             goto out;
         }
-        for (size_t i = 0; i < nx; i++)
-            dx[i] = NAN;
         for (size_t i = 0; i < nx; i++)
             dx[i] = NAN;
         if (!run_plan(o, &r->p, s, img, size, true, false, dx, dy, w, &st)) {
