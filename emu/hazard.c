@@ -46,10 +46,6 @@
 
 #include "exec.h"
 
-/* mfma.c: 1 when the MFMA runs on CDNA3's XDL units (f16/bf16), 0 for the
- * f32 "SMFMA" ones. */
-int emu_mfma_is_xdl(emu_op op);
-
 /* Writer kinds kept per register (low bits) and the XDL flag of an MFMA. */
 enum { HZ_NONE, HZ_VALU, HZ_MFMA, HZ_ACCW, HZ_ACCR, HZ_DOT, HZ_OTHER };
 #define HZ_KIND 0x0f
@@ -243,7 +239,7 @@ static int store_rule(wg_ctx *c, wave *w, const emu_inst *in, const hazard_facts
 /* Operands of an MFMA: A, B and (unless a constant) C. */
 static int mfma_reads(wg_ctx *c, wave *w, const emu_inst *in, const hazard_facts *hz)
 {
-    bool xdl = emu_mfma_is_xdl((emu_op)in->op);
+    bool xdl = in->mfma_xdl;
     for (int s = 0; s < 3; s++) {
         const emu_opnd *o = &in->src[s];
         if (o->kind != K_VGPR && o->kind != K_AGPR)
@@ -465,8 +461,8 @@ void hz_after(wg_ctx *c, wave *w, const emu_inst *in)
     uint64_t at = w->ws + 1;
     int kind = HZ_OTHER, passes = 0;
     if (is_mfma(in)) {
-        passes = emu_mfma_passes((emu_op)in->op);
-        int xdl = emu_mfma_is_xdl((emu_op)in->op);
+        passes = in->mfma_passes;
+        int xdl = in->mfma_xdl;
         kind = HZ_MFMA | (xdl ? HZ_XDL : 0);
         if (in->src[2].kind == K_VGPR || in->src[2].kind == K_AGPR) {
             sd->cread[sd->cread_next].at = at;

@@ -139,7 +139,9 @@ void emu_inst_finalize(emu_inst *in)
             in->cls = EC_VALU;
         } else {
             in->cls = EC_MFMA;
-            in->cycles = (uint16_t)(4 * emu_mfma_passes(op));
+            in->mfma_passes = (uint8_t)emu_mfma_passes(op);
+            in->mfma_xdl = (uint8_t)emu_mfma_is_xdl(op);
+            in->cycles = (uint16_t)(4 * in->mfma_passes);
         }
         for (int i = 0; i < 3; i++)
             add_rd(in, &in->src[i]);

@@ -105,6 +105,8 @@ typedef struct emu_inst {
     uint8_t cmpx;         /* v_cmpx_*: the result also goes to EXEC */
     uint8_t fp_mods;      /* VALU: neg/abs act on f32 sources (f32 ops and v_cndmask) */
     uint8_t plain_fmac;   /* v_fmac_f32 with VGPR sources, no modifiers, no DPP/SDWA */
+    uint8_t mfma_passes;  /* MFMA: 4-cycle passes */
+    uint8_t mfma_xdl;     /* MFMA: runs on CDNA3's XDL units (emu_mfma_is_xdl) */
     uint16_t cycles;
 } emu_inst;
 

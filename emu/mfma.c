@@ -98,18 +98,11 @@ int emu_mfma_passes(emu_op op)
 
 /* CDNA3 runs the f16/bf16 MFMAs on its XDL units and the f32 ones as
  * "SMFMA" (LLVM's is_gfx940_xdl flag); the hazard rules of gfx940+ differ
- * between the two. 1 for XDL, 0 for SMFMA or not an MFMA. */
-int emu_mfma_is_xdl(emu_op op);
+ * between the two. */
 int emu_mfma_is_xdl(emu_op op)
 {
     const mfma_desc *d = find(op);
     return d && d->type != MT_F32;
-}
-
-uint64_t emu_mfma_flops(emu_op op)
-{
-    const mfma_desc *d = find(op);
-    return d ? 2ull * (uint64_t)d->m * (uint64_t)d->n * (uint64_t)d->k * (uint64_t)d->blocks : 0;
 }
 
 /* Register and lane of C/D element (b, i, j). */
@@ -127,12 +120,14 @@ static void cd_slot(const mfma_desc *d, int b, int i, int j, int *gpr, int *lane
     }
 }
 
-/* Element e of a lane's A or B slice as float. */
+/* Element e of a lane's A or B slice as float. A and B are registers (the
+ * decoder accepts nothing else): one f32, or two f16/bf16, per register. */
 static double elem(const mfma_desc *d, wave *w, const emu_opnd *o, int lane, int e)
 {
+    int r = d->type == MT_F32 ? e : e / 2;
+    uint32_t x = (o->kind == K_AGPR ? w->a[o->code - R_A0 + r] : w->v[o->code - R_V0 + r])[lane];
     if (d->type == MT_F32)
-        return f32_of(vsrc(w, o, 0, (uint32_t[64]){0})[lane]);
-    uint32_t x = (o->kind == K_AGPR ? w->a[o->code - R_A0 + e / 2] : w->v[o->code - R_V0 + e / 2])[lane];
+        return f32_of(x);
     uint16_t h = (uint16_t)(e & 1 ? x >> 16 : x);
     return d->type == MT_F16 ? f16_to_f32(h) : bf16_to_f32(h);
 }
@@ -202,6 +197,6 @@ int emu_mfma(wg_ctx *c, wave *w, const emu_inst *in)
         return emu_fault(c, w, "MFMA with a partial EXEC mask is not modelled by the emulator");
     for (int r = 0; r < nregs; r++)
         memcpy(vdst(w, in->dst.code, r), out[r], sizeof out[r]);
-    c->stats.mfma_flops += emu_mfma_flops((emu_op)in->op);
+    c->stats.mfma_flops += 2ull * (uint64_t)d->m * (uint64_t)d->n * (uint64_t)d->k * (uint64_t)blocks;
     return 0;
 }
