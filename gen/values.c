@@ -118,7 +118,11 @@ void sv_divmod(emit *e, const char *qname, const char *rname, sv n, sv d, sv mag
         e_sop2(e, "s_sub_u32", r->r, n.r, r->r);
         return;
     }
-    h_mdiv_rem_s(e, r->r, q->r, n.r, magic.r, shift.r, d.r);
+    /* the division macro takes n in an SGPR: a known n goes through a scratch one */
+    opnd n_tmp = n.known ? sreg(e, "s_n", 1, 1) : NOOP;
+    h_mdiv_rem_s(e, r->r, q->r, sv_sgpr(e, n, n_tmp), magic.r, shift.r, d.r);
+    if (n.known)
+        rfree(e, n_tmp);
 }
 
 void vx_mul(emit *e, opnd d, opnd v, sv s, opnd stmp)
