@@ -26,7 +26,6 @@
 typedef struct {
     const char *name;
     const char *value;
-    bool used;
 } named;
 
 typedef struct {
@@ -88,13 +87,11 @@ static bool parse_int_arg(const char *s, int size, uint64_t *out)
     return size >= 1 && size <= 8;
 }
 
-static const named *find_named(named *list, int n, const char *name)
+static const named *find_named(const named *list, int n, const char *name)
 {
     for (int i = 0; i < n; i++)
-        if (!strcmp(list[i].name, name)) {
-            list[i].used = true;
+        if (!strcmp(list[i].name, name))
             return &list[i];
-        }
     return NULL;
 }
 
@@ -167,7 +164,7 @@ int cmd_emu_run(int argc, char **argv)
             for (int j = 0; j < *n; j++)
                 if (!strcmp(list[j].name, v))
                     return usage_error("%s %s given twice", a, v);
-            list[(*n)++] = (named){v, eq + 1, false};
+            list[(*n)++] = (named){v, eq + 1};
         } else
             return usage_error("unknown flag '%s'", a);
     }
@@ -206,6 +203,7 @@ int cmd_emu_run(int argc, char **argv)
     int rc = 2;
     buffer bufs[MAX_ARGS] = {{0}};
     FILE *dumpf[MAX_ARGS] = {0};
+    int dump_arg[MAX_ARGS]; /* the kernel argument (and bufs index) each --dump writes */
     const char *missing[64];
     int nmissing = 0;
     uint8_t *ka = NULL;
@@ -304,11 +302,6 @@ int cmd_emu_run(int argc, char **argv)
             }
         }
     }
-    for (int i = 0; i < nargs; i++)
-        if (!args[i].used) {
-            usage_error("kernel %s has no argument '%s'", kname, args[i].name);
-            goto out;
-        }
     for (int i = 0; i < ndumps; i++) {
         int j;
         for (j = 0; j < ki->nargs && (strcmp(ki->args[j].name, dumps[i].name) || !bufs[j].p); j++)
@@ -317,6 +310,7 @@ int cmd_emu_run(int argc, char **argv)
             usage_error("--dump %s: not a buffer argument given with --arg", dumps[i].name);
             goto out;
         }
+        dump_arg[i] = j;
         /* open the output now: an unwritable path is bad usage, found before the run */
         dumpf[i] = fopen(dumps[i].value, "wb");
         if (!dumpf[i]) {
@@ -333,17 +327,16 @@ int cmd_emu_run(int argc, char **argv)
         goto out;
     }
     rc = 0;
-    for (int i = 0; i < ndumps; i++)
-        for (int j = 0; j < ki->nargs; j++)
-            if (!strcmp(ki->args[j].name, dumps[i].name) && bufs[j].p) {
-                FILE *f = dumpf[i];
-                dumpf[i] = NULL;
-                bool ok = fwrite(bufs[j].p, 1, bufs[j].size, f) == bufs[j].size;
-                if (fclose(f) || !ok) {
-                    fprintf(stderr, "igemm: cannot write %s\n", dumps[i].value);
-                    rc = 1;
-                }
-            }
+    for (int i = 0; i < ndumps; i++) {
+        const buffer *b = &bufs[dump_arg[i]];
+        FILE *f = dumpf[i];
+        dumpf[i] = NULL;
+        bool ok = fwrite(b->p, 1, b->size, f) == b->size;
+        if (fclose(f) || !ok) {
+            fprintf(stderr, "igemm: cannot write %s\n", dumps[i].value);
+            rc = 1;
+        }
+    }
     if (stats) {
         printf("kernel %s on %s: %llu workgroups, %llu waves\n", kname, t->name, (unsigned long long)st.workgroups,
                (unsigned long long)st.waves);
