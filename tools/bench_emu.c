@@ -43,7 +43,7 @@ static int run_all(const char *arch, int threads, int repeat, double *insts, dou
     o.arch = arch;
     o.emu_threads = threads;
     igemm_handle *h;
-    char why[512];
+    char why[512] = "";
     if (igemm_create(&h, &o, why, sizeof why) != IGEMM_OK) {
         fprintf(stderr, "igemm-bench-emu: %s\n", why);
         return -1;
@@ -51,10 +51,13 @@ static int run_all(const char *arch, int threads, int repeat, double *insts, dou
     *insts = *secs = 0;
     for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++) {
         igemm_problem p;
-        igemm_problem_parse_line(&p, jobs[j].conv, why, sizeof why);
-        size_t nx = (size_t)p.n * p.c * p.hi * p.wi;
-        size_t ny = (size_t)p.n * p.k * igemm_problem_ho(&p) * igemm_problem_wo(&p);
-        size_t nw = (size_t)p.k * (p.c / p.groups) * p.y * p.x;
+        igemm_shape sh;
+        if (igemm_problem_parse_line(&p, jobs[j].conv, why, sizeof why) != 1 ||
+            igemm_shape_init(&sh, &p, why, sizeof why) != IGEMM_OK) {
+            fprintf(stderr, "igemm-bench-emu: %s: %s\n", jobs[j].conv, why);
+            return -1;
+        }
+        size_t nx = (size_t)sh.dx_elems, ny = (size_t)sh.dy_elems, nw = (size_t)sh.w_elems;
         float *dx = calloc(nx, 4), *dy = calloc(ny, 4), *w = calloc(nw, 4);
         if (!dx || !dy || !w) {
             fprintf(stderr, "igemm-bench-emu: out of memory\n");
