@@ -140,9 +140,12 @@ $(B)/lib/libigemm.so: $(LIB_PIC) $(B)/lib/libigemm.map
 	$(CC) $(CFLAGS) $(SANFLAGS) -shared -Wl,-soname,libigemm.so.$(SOMAJOR) \
 	    -Wl,--version-script=$(B)/lib/libigemm.map $(LIB_PIC) -o $@ $(LDLIBS)
 
+# igemm.pc for PREFIX; install writes it again, for the PREFIX given to install
+IGEMM_PC = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' runtime/igemm.pc.in
+
 $(B)/lib/pkgconfig/igemm.pc: runtime/igemm.pc.in runtime/igemm.h
 	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+	$(IGEMM_PC) > $@
 
 # Code objects and their manifest (kernels, argument layouts, configurations,
 # applicability rules), as installed under share/igemm.
@@ -163,8 +166,7 @@ install: all
 	install -m 755 $(B)/lib/libigemm.so $(DESTDIR)$(PREFIX)/lib/libigemm.so.$(VERSION)
 	ln -sf libigemm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libigemm.so.$(SOMAJOR)
 	ln -sf libigemm.so.$(SOMAJOR) $(DESTDIR)$(PREFIX)/lib/libigemm.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' runtime/igemm.pc.in \
-	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/igemm.pc
+	$(IGEMM_PC) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/igemm.pc
 	install -m 755 $(B)/bin/igemm $(B)/bin/igemmgen $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(B)/share/igemm/*.hsaco $(B)/share/igemm/manifest.json $(DESTDIR)$(PREFIX)/share/igemm/
 
