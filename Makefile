@@ -29,6 +29,9 @@ TARGETS  := gfx906 gfx908 gfx90a gfx942
 
 .PHONY: all deps demo test check-asan clean
 .SECONDARY:
+# a recipe that fails (bin2c, the generator, llvm-mc, sed ...) leaves no partial
+# target behind that a later make would take as up to date
+.DELETE_ON_ERROR:
 all: $(B)/bin/igemmgen $(B)/bin/igemm $(B)/lib/libigemm.a $(foreach t,$(TARGETS),$(B)/co/$(t).hsaco)
 
 # ---- dependencies ----------------------------------------------------------
