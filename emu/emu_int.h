@@ -152,6 +152,9 @@ typedef struct {
     bool failed;
 } wg_ctx;
 
+/* The name of register code in reports: s5, v3, a7, vcc, exec, m0. */
+void emu_reg_name(unsigned code, char *buf, size_t len);
+
 /* Report a fault for the current instruction of wave w; returns -1. */
 int emu_fault(wg_ctx *c, wave *w, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -49,7 +49,7 @@ static uint8_t *pend_slot(wave *w, unsigned code)
     return &w->pend_s[code];
 }
 
-static void reg_name(unsigned code, char *buf, size_t len)
+void emu_reg_name(unsigned code, char *buf, size_t len)
 {
     if (code >= R_A0)
         snprintf(buf, len, "a%u", code - R_A0);
@@ -84,7 +84,7 @@ static const pend_op *pending_writer(const wave *w, unsigned code)
 static int pending_fault(wg_ctx *c, wave *w, unsigned code, bool write)
 {
     char r[16], by[160] = "a load";
-    reg_name(code, r, sizeof r);
+    emu_reg_name(code, r, sizeof r);
     const pend_op *p = pending_writer(w, code);
     const char *cnt = "s_waitcnt";
     if (p) {

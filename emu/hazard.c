@@ -84,24 +84,10 @@ static int pass_need(hz_pass_rule r, int passes)
 /* Wait states between an instruction recorded at `at` (its ws + 1) and now. */
 static long waits(const wave *w, uint64_t at) { return (long)w->ws - (long)at; }
 
-static void reg_name(unsigned code, char *buf, size_t len)
-{
-    if (code >= R_A0)
-        snprintf(buf, len, "a%u", code - R_A0);
-    else if (code >= R_V0)
-        snprintf(buf, len, "v%u", code - R_V0);
-    else if (code == R_VCC || code == R_VCC + 1)
-        snprintf(buf, len, "vcc");
-    else if (code == R_EXEC || code == R_EXEC + 1)
-        snprintf(buf, len, "exec");
-    else
-        snprintf(buf, len, "s%u", code);
-}
-
 static int hz_fault(wg_ctx *c, wave *w, const char *rule, const char *what, unsigned code, long have, int need)
 {
     char r[16];
-    reg_name(code, r, sizeof r);
+    emu_reg_name(code, r, sizeof r);
     return emu_fault(c, w, "hazard %s: %s (%s): %ld wait state%s provided, %d needed", rule, what, r, have,
                      have == 1 ? "" : "s", need);
 }
