@@ -430,6 +430,30 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int n
 
 #define TOGGLE(v, size) e_vop2(e, "v_xor_b32", v, imm(size), v)
 
+    /* the tile in registers -> LDS; unless it is the last (s_iter < 2), step
+       the walk and fetch the next one; then point the LDS writes at the
+       other buffer (and, in the loop, the reads at the one just written)
+       and synchronise */
+#define NEXT_TILE(hint, toggle_reads)                                                                               \
+    do {                                                                                                            \
+        e_waitcnt(e, 0, -1);                                                                                        \
+        WRITE_TILE();                                                                                               \
+        label l_nofetch = e_label_new(e, hint);                                                                     \
+        e_sopc(e, "s_cmp_lt_u32", s_iter, imm(2));                                                                  \
+        e_branch(e, "s_cbranch_scc1", l_nofetch);                                                                   \
+        ADVANCE();                                                                                                  \
+        LOAD_TILE();                                                                                                \
+        e_label(e, l_nofetch);                                                                                      \
+        if (toggle_reads) {                                                                                         \
+            TOGGLE(v_ard, w->a_size);                                                                               \
+            TOGGLE(v_brd, w->b_size);                                                                               \
+        }                                                                                                           \
+        TOGGLE(v_awr, w->a_size);                                                                                   \
+        TOGGLE(v_bwr, w->b_size);                                                                                   \
+        e_waitcnt(e, -1, 0);                                                                                        \
+        e_sopp(e, "s_barrier", 0);                                                                                  \
+    } while (0)
+
     e_comment(e, "prologue: tile 0 into LDS buffer 0, tile 1 in flight");
     h_smov(e, s_kb, imm(0));
     h_smov(e, s_xd, imm(0));
@@ -444,18 +468,7 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int n
         sv_free(e, total);
         sv_free(e, taps);
     }
-    e_waitcnt(e, 0, -1);
-    WRITE_TILE();
-    label l_one = e_label_new(e, "single_step");
-    e_sopc(e, "s_cmp_lt_u32", s_iter, imm(2));
-    e_branch(e, "s_cbranch_scc1", l_one);
-    ADVANCE();
-    LOAD_TILE();
-    e_label(e, l_one);
-    TOGGLE(v_awr, w->a_size);
-    TOGGLE(v_bwr, w->b_size);
-    e_waitcnt(e, -1, 0);
-    e_sopp(e, "s_barrier", 0);
+    NEXT_TILE("single_step", false);
 
     /* ---- main loop ---- */
     opnd v_la = vreg(e, "v_la", 2 * TM, 4), v_lb = vreg(e, "v_lb", 2 * TN, 4);
@@ -489,20 +502,7 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int n
     e_sopc(e, "s_cmp_eq_u32", s_iter, imm(0));
     e_branch(e, "s_cbranch_scc1", l_end);
     e_comment(e, "next tile: registers -> the other LDS buffer; fetch the one after");
-    e_waitcnt(e, 0, -1);
-    WRITE_TILE();
-    label l_last = e_label_new(e, "no_fetch");
-    e_sopc(e, "s_cmp_lt_u32", s_iter, imm(2));
-    e_branch(e, "s_cbranch_scc1", l_last);
-    ADVANCE();
-    LOAD_TILE();
-    e_label(e, l_last);
-    TOGGLE(v_ard, w->a_size);
-    TOGGLE(v_brd, w->b_size);
-    TOGGLE(v_awr, w->a_size);
-    TOGGLE(v_bwr, w->b_size);
-    e_waitcnt(e, -1, 0);
-    e_sopp(e, "s_barrier", 0);
+    NEXT_TILE("no_fetch", true);
     e_branch(e, "s_branch", l_loop);
     e_symbol(e, "__kloop_end_%s", name);
     e_label(e, l_end);
