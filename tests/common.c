@@ -1,11 +1,17 @@
 /* Shared test helpers (see common.h). */
-#include "common.h"
-
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "common.h"
 
 #ifndef LLVM_BIN
 #define LLVM_BIN "/usr/lib/llvm-19/bin"
@@ -145,4 +151,94 @@ out:
     emu_destroy(d);
     free(image);
     return rc;
+}
+
+/* ---- the CLI ---- */
+
+#define IGEMM BUILD_DIR "/bin/igemm"
+#define MAX_ARGV 64
+
+/* Everything from the start of fd (malloc'd, NUL-terminated), NULL on error. */
+static char *slurp_fd(int fd)
+{
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    if (!buf || lseek(fd, 0, SEEK_SET) < 0) {
+        free(buf);
+        return NULL;
+    }
+    for (;;) {
+        if (n + 1 == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) {
+                free(buf);
+                return NULL;
+            }
+            buf = nb;
+        }
+        ssize_t r = read(fd, buf + n, cap - n - 1);
+        if (r < 0) {
+            free(buf);
+            return NULL;
+        }
+        if (!r)
+            break;
+        n += (size_t)r;
+    }
+    buf[n] = 0;
+    return buf;
+}
+
+void tc_run_igemm(tc_result *r, const char *const *args)
+{
+    memset(r, 0, sizeof *r);
+    const char *argv[MAX_ARGV + 2] = {IGEMM};
+    int argc = 1, len = snprintf(r->cmd, sizeof r->cmd, "igemm");
+    for (; args[argc - 1]; argc++) {
+        assert_true(argc <= MAX_ARGV);
+        argv[argc] = args[argc - 1];
+        if (len < (int)sizeof r->cmd)
+            len += snprintf(r->cmd + len, sizeof r->cmd - (size_t)len, " '%s'", args[argc - 1]);
+    }
+    argv[argc] = NULL;
+    char out_path[] = "/tmp/igemm-cli-out-XXXXXX", err_path[] = "/tmp/igemm-cli-err-XXXXXX";
+    int fo = mkstemp(out_path), fe = mkstemp(err_path);
+    assert_true(fo >= 0 && fe >= 0);
+    unlink(out_path);
+    unlink(err_path);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fin = open("/dev/null", O_RDONLY);
+        if (fin < 0 || dup2(fin, 0) < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
+            _exit(127);
+        execv(IGEMM, (char *const *)argv);
+        _exit(127);
+    }
+    int ws;
+    assert_true(waitpid(pid, &ws, 0) == pid);
+    r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -WTERMSIG(ws);
+    r->out = slurp_fd(fo);
+    r->err = slurp_fd(fe);
+    close(fo);
+    close(fe);
+    assert_non_null(r->out);
+    assert_non_null(r->err);
+    if (r->status == 127 && !*r->err)
+        fail_msg("cannot run %s (build it first: make)", IGEMM);
+}
+
+void tc_result_free(tc_result *r)
+{
+    free(r->out);
+    free(r->err);
+    r->out = r->err = NULL;
+}
+
+bool tc_one_line(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    return n > 1 && s[n - 1] == '\n' && strchr(s, '\n') == s + n - 1;
 }

@@ -5,6 +5,7 @@
 #ifndef IGEMM_TESTS_COMMON_H
 #define IGEMM_TESTS_COMMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,5 +39,22 @@ void *tc_assemble_source(const char *arch, const char *source, size_t *size, cha
  * emulator's (or assembler's) report in err. */
 int tc_run(const tc_snippet *s, unsigned groups, unsigned threads, void **ptrs, const size_t *sizes,
            emu_stats *stats, char *err, size_t errlen);
+
+/* ---- the CLI (BUILD_DIR/bin/igemm) as a user runs it ---- */
+
+typedef struct {
+    int status;      /* exit status, or -N when killed by signal N */
+    char *out, *err; /* all it wrote to stdout and to stderr (malloc'd) */
+    char cmd[1024];  /* the command line, for messages */
+} tc_result;
+
+/* Run igemm with the NULL-terminated argument list (argv[0] left out) in a
+ * child process, stdin /dev/null, stdout and stderr captured apart. Fails
+ * the test when igemm cannot be run. */
+void tc_run_igemm(tc_result *r, const char *const *args);
+void tc_result_free(tc_result *r);
+
+/* s is exactly one non-empty line, ending in a newline. */
+bool tc_one_line(const char *s);
 
 #endif

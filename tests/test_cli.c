@@ -10,114 +10,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common.h"
 
-#ifndef BUILD_DIR
-#define BUILD_DIR "build"
-#endif
-#define IGEMM BUILD_DIR "/bin/igemm"
 #define MAX_ARGV 64
-
-typedef struct {
-    int exited;    /* 1: exited normally (else killed by a signal) */
-    int status;    /* exit status, or the signal number */
-    char *out, *err;
-    char cmd[1024]; /* the command line, for messages */
-} result;
-
-static char *slurp_fd(int fd)
-{
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    if (!buf || lseek(fd, 0, SEEK_SET) < 0) {
-        free(buf);
-        return NULL;
-    }
-    for (;;) {
-        if (n + 1 == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb) {
-                free(buf);
-                return NULL;
-            }
-            buf = nb;
-        }
-        ssize_t r = read(fd, buf + n, cap - n - 1);
-        if (r < 0) {
-            free(buf);
-            return NULL;
-        }
-        if (!r)
-            break;
-        n += (size_t)r;
-    }
-    buf[n] = 0;
-    return buf;
-}
-
-/* Run igemm with the NULL-terminated argument list (argv[0] excluded). */
-static void run_igemm(result *r, const char *const *args)
-{
-    memset(r, 0, sizeof *r);
-    const char *argv[MAX_ARGV + 2] = {IGEMM};
-    int argc = 1, len = snprintf(r->cmd, sizeof r->cmd, "igemm");
-    for (; args[argc - 1]; argc++) {
-        assert_true(argc <= MAX_ARGV);
-        argv[argc] = args[argc - 1];
-        if (len < (int)sizeof r->cmd)
-            len += snprintf(r->cmd + len, sizeof r->cmd - (size_t)len, " '%s'", args[argc - 1]);
-    }
-    argv[argc] = NULL;
-    char out_path[] = "/tmp/igemm-cli-out-XXXXXX", err_path[] = "/tmp/igemm-cli-err-XXXXXX";
-    int fo = mkstemp(out_path), fe = mkstemp(err_path);
-    assert_true(fo >= 0 && fe >= 0);
-    unlink(out_path);
-    unlink(err_path);
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int fin = open("/dev/null", O_RDONLY);
-        if (fin < 0 || dup2(fin, 0) < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
-            _exit(127);
-        execv(IGEMM, (char *const *)argv);
-        _exit(127);
-    }
-    int ws;
-    assert_true(waitpid(pid, &ws, 0) == pid);
-    r->exited = WIFEXITED(ws);
-    r->status = r->exited ? WEXITSTATUS(ws) : WTERMSIG(ws);
-    r->out = slurp_fd(fo);
-    r->err = slurp_fd(fe);
-    close(fo);
-    close(fe);
-    assert_non_null(r->out);
-    assert_non_null(r->err);
-    if (r->exited && r->status == 127 && !*r->err)
-        fail_msg("cannot run %s (build it first: make)", IGEMM);
-}
-
-static void result_free(result *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-static int count_lines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++)
-        n += *s == '\n';
-    return n;
-}
 
 /* ---- valid runs ---- */
 
@@ -132,10 +32,10 @@ static double number_after(const char *text, const char *key)
     return end == p + strlen(key) ? -1.0 : v;
 }
 
-static void check_verified_pass(const result *r)
+static void check_verified_pass(const tc_result *r)
 {
-    if (!r->exited || r->status != 0)
-        fail_msg("%s: exit %s %d, stderr: %s", r->cmd, r->exited ? "status" : "by signal", r->status, r->err);
+    if (r->status != 0)
+        fail_msg("%s: exit status %d (negative: killed by that signal), stderr: %s", r->cmd, r->status, r->err);
     double abs_err = number_after(r->out, "max abs err "), rel_err = number_after(r->out, "max rel err ");
     if (abs_err < 0 || rel_err < 0 || !strstr(r->out, "PASS") || strstr(r->out, "FAIL"))
         fail_msg("%s: no verified PASS report in: %s", r->cmd, r->out);
@@ -150,16 +50,16 @@ static void conv_verify_passes_on_every_target(void **state)
     (void)state;
     static const char *const archs[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
     for (int i = 0; i < 4; i++) {
-        result r;
+        tc_result r;
         const char *args[] = {"conv", "-n", "2", "-c", "3", "-H", "5", "-W", "7", "-k", "5", "-y", "3", "-x",
                               "3",    "-p", "1", "-q", "1", "-u", "1", "-v", "1", "-l", "1", "-j", "1", "-g",
                               "1",    "-F", "2", "-V", "1", "--arch", archs[i], NULL};
-        run_igemm(&r, args);
+        tc_run_igemm(&r, args);
         check_verified_pass(&r);
         /* The report names the problem and the target it ran on. */
         assert_non_null(strstr(r.out, "-n 2 -c 3 -H 5 -W 7 -k 5 -y 3 -x 3 -p 1 -q 1"));
         assert_non_null(strstr(r.out, archs[i]));
-        result_free(&r);
+        tc_result_free(&r);
     }
 }
 
@@ -167,45 +67,43 @@ static void conv_verify_passes_on_every_target(void **state)
 static void conv_verify_strided_grouped(void **state)
 {
     (void)state;
-    result r;
+    tc_result r;
     const char *args[] = {"conv", "-n", "1", "-c", "8", "-H", "11", "-W", "9", "-k", "4", "-y", "3", "-x", "2",
                           "-p",   "2",  "-q", "1", "-u", "2", "-v", "3", "-l", "2", "-j", "1", "-g", "2", "-F",
                           "2",    "-V", "1", NULL};
-    run_igemm(&r, args);
+    tc_run_igemm(&r, args);
     check_verified_pass(&r);
-    result_free(&r);
+    tc_result_free(&r);
 }
 
 /* Without -V nothing is verified, and nothing claims it was. */
 static void conv_without_verify_reports_no_check(void **state)
 {
     (void)state;
-    result r;
+    tc_result r;
     const char *args[] = {"conv", "-n", "1", "-c", "2", "-H", "4", "-W", "4", "-k", "2", "-y", "1", "-x", "1",
                           "-F",   "2",  NULL};
-    run_igemm(&r, args);
-    assert_true(r.exited);
+    tc_run_igemm(&r, args);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "solution "));
     assert_null(strstr(r.out, "PASS"));
     assert_null(strstr(r.out, "max abs err"));
-    result_free(&r);
+    tc_result_free(&r);
 }
 
 static void conv_json_report(void **state)
 {
     (void)state;
-    result r;
+    tc_result r;
     const char *args[] = {"conv", "-n", "1", "-c", "4", "-H", "6", "-W", "6", "-k", "4", "-y", "3", "-x", "3",
                           "-F",   "2",  "-V", "1", "--json", "--arch", "gfx90a", NULL};
-    run_igemm(&r, args);
-    assert_true(r.exited);
+    tc_run_igemm(&r, args);
     assert_int_equal(r.status, 0);
-    assert_int_equal(count_lines(r.out), 1);
+    assert_true(tc_one_line(r.out));
     assert_true(r.out[0] == '{');
     assert_non_null(strstr(r.out, "\"verify\": \"PASS\""));
     assert_non_null(strstr(r.out, "\"arch\": \"gfx90a\""));
-    result_free(&r);
+    tc_result_free(&r);
 }
 
 /* A shape list: every problem verified, a summary line at the end. */
@@ -221,16 +119,15 @@ static void conv_input_list(void **state)
                        "conv -n 2 -c 2 -H 6 -W 6 -k 2 -y 1 -x 1 -u 2 -v 2 -F 2\n";
     assert_true(write(fd, list, strlen(list)) == (ssize_t)strlen(list));
     close(fd);
-    result r;
+    tc_result r;
     const char *args[] = {"conv", "--input", path, "-V", "1", "--batch", "1", NULL};
-    run_igemm(&r, args);
+    tc_run_igemm(&r, args);
     unlink(path);
-    assert_true(r.exited);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "2 of 2 problems passed"));
     /* --batch 1 overrides -n 2 of the second line */
     assert_non_null(strstr(r.out, "conv -n 1 -c 2 -H 6 -W 6"));
-    result_free(&r);
+    tc_result_free(&r);
 }
 
 /* ---- bad input ---- */
@@ -239,20 +136,19 @@ static void conv_input_list(void **state)
  * containing `needle` (when not NULL), stdout empty. */
 static void expect_usage_error(const char *const *args, const char *needle)
 {
-    result r;
-    run_igemm(&r, args);
-    if (!r.exited)
-        fail_msg("%s: killed by signal %d; stderr: %s", r.cmd, r.status, r.err);
+    tc_result r;
+    tc_run_igemm(&r, args);
+    if (r.status < 0)
+        fail_msg("%s: killed by signal %d; stderr: %s", r.cmd, -r.status, r.err);
     if (r.status != 2)
         fail_msg("%s: exit status %d, expected 2; stderr: %s", r.cmd, r.status, r.err);
-    if (count_lines(r.err) != 1 || strncmp(r.err, "igemm: ", 7) || r.err[strlen(r.err) - 1] != '\n' ||
-        strlen(r.err) < 10)
+    if (!tc_one_line(r.err) || strncmp(r.err, "igemm: ", 7) || strlen(r.err) < 10)
         fail_msg("%s: stderr is not one 'igemm: ...' line: '%s'", r.cmd, r.err);
     if (*r.out)
         fail_msg("%s: stdout carries output on a usage error: '%s'", r.cmd, r.out);
     if (needle && !strstr(r.err, needle))
         fail_msg("%s: stderr '%s' does not mention '%s'", r.cmd, r.err, needle);
-    result_free(&r);
+    tc_result_free(&r);
 }
 
 /* A valid problem with one flag replaced (or appended): `flag` and `value`

@@ -8,17 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "common.h"
-
-#define IGEMM BUILD_DIR "/bin/igemm"
 
 static const char *const archs[4] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
 
@@ -160,51 +155,6 @@ static int teardown(void **state)
     return system(cmd) ? -1 : 0;
 }
 
-typedef struct {
-    int status;       /* exit status, or -signal */
-    char out[4096], err[4096];
-} result;
-
-/* Run igemm with argv (NULL-terminated, argv[0] omitted), capturing stdout
- * and stderr. */
-static void run_igemm(result *r, const char *const *argv)
-{
-    char outp[160], errp[160];
-    snprintf(outp, sizeof outp, "%s/stdout", dir);
-    snprintf(errp, sizeof errp, "%s/stderr", dir);
-    const char *av[64] = {IGEMM};
-    int n = 1;
-    for (; argv[n - 1] && n < 63; n++)
-        av[n] = argv[n - 1];
-    av[n] = NULL;
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int fo = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644), fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
-            _exit(127);
-        execv(IGEMM, (char *const *)av);
-        _exit(127);
-    }
-    int st = 0;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? -WTERMSIG(st) : -1000;
-    size_t sz = 0;
-    char *o = read_file(outp, &sz), *e;
-    snprintf(r->out, sizeof r->out, "%.*s", o ? (int)sz : 0, o ? o : "");
-    free(o);
-    e = read_file(errp, &sz);
-    snprintf(r->err, sizeof r->err, "%.*s", e ? (int)sz : 0, e ? e : "");
-    free(e);
-}
-
-/* exactly one non-empty line */
-static bool one_line(const char *s)
-{
-    size_t n = strlen(s);
-    return n > 1 && s[n - 1] == '\n' && strchr(s, '\n') == s + n - 1;
-}
-
 static void clean_run_dumps_expected_bytes(void **state)
 {
     (void)state;
@@ -216,12 +166,13 @@ static void clean_run_dumps_expected_bytes(void **state)
         const char *argv[] = {"emu-run", "--co", co_path[a], "--kernel", "scale_add", "--grid", "2,1,1",
                               "--block", "64,1,1", "--arg", "out=zeros:512", "--arg", in_arg, "--arg",
                               "count=100", "--arg", "scale=2.5f", "--dump", dump_arg, "--stats", NULL};
-        result r;
-        run_igemm(&r, argv);
+        tc_result r;
+        tc_run_igemm(&r, argv);
         if (r.status != 0)
             fail_msg("%s: exit %d, stderr: %s", archs[a], r.status, r.err);
         assert_string_equal(r.err, "");
         assert_non_null(strstr(r.out, "2 workgroups, 2 waves"));
+        tc_result_free(&r);
         size_t size = 0;
         float *got = read_file(dump_path, &size);
         assert_non_null(got);
@@ -246,12 +197,13 @@ static void missing_argument_is_zero_with_warning(void **state)
     const char *argv[] = {"emu-run", "--co", co_path[0], "--kernel", "scale_add", "--grid", "1,1,1", "--block",
                           "64,1,1", "--arg", "out=zeros:256", "--arg", in_arg, "--arg", "count=0x40", "--dump",
                           dump_arg, NULL};
-    result r;
-    run_igemm(&r, argv);
+    tc_result r;
+    tc_run_igemm(&r, argv);
     assert_int_equal(r.status, 0);
-    assert_true(one_line(r.err));
+    assert_true(tc_one_line(r.err));
     assert_non_null(strstr(r.err, "warning"));
     assert_non_null(strstr(r.err, "scale"));
+    tc_result_free(&r);
     size_t size = 0;
     float *got = read_file(dump_path, &size);
     assert_non_null(got);
@@ -267,15 +219,16 @@ static void faulting_kernel_exits_1(void **state)
     for (int a = 0; a < 4; a++) {
         const char *argv[] = {"emu-run", "--co", co_path[a], "--kernel", "faulty", "--grid", "1,1,1", "--block",
                               "64,1,1", "--arg", "buf=zeros:256", NULL};
-        result r;
-        run_igemm(&r, argv);
-        if (r.status != 1 || !one_line(r.err))
+        tc_result r;
+        tc_run_igemm(&r, argv);
+        if (r.status != 1 || !tc_one_line(r.err))
             fail_msg("%s: exit %d, stderr: %s", archs[a], r.status, r.err);
         assert_non_null(strstr(r.err, archs[a]));
         assert_non_null(strstr(r.err, "kernel faulty"));
         assert_non_null(strstr(r.err, "workgroup (0,0,0) wave 0"));
         assert_non_null(strstr(r.err, "v_add_f32_e32 v2, 1.0, v2"));
         assert_non_null(strstr(r.err, "missing s_waitcnt vmcnt"));
+        tc_result_free(&r);
     }
 }
 
@@ -333,16 +286,12 @@ static void bad_usage_exits_2(void **state)
 #undef G
 #undef B
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        result r;
-        run_igemm(&r, cases[i]);
-        char line[512] = "";
-        for (int j = 0; cases[i][j]; j++) {
-            strncat(line, cases[i][j], sizeof line - strlen(line) - 2);
-            strcat(line, " ");
-        }
-        if (r.status != 2 || !one_line(r.err) || r.out[0] || strncmp(r.err, "igemm: ", 7))
+        tc_result r;
+        tc_run_igemm(&r, cases[i]);
+        if (r.status != 2 || !tc_one_line(r.err) || r.out[0] || strncmp(r.err, "igemm: ", 7))
             fail_msg("case %zu (%s): exit %d, stdout \"%s\", stderr \"%s\"; want exit 2 and one line on stderr", i,
-                     line, r.status, r.out, r.err);
+                     r.cmd, r.status, r.out, r.err);
+        tc_result_free(&r);
     }
     /* a refused --dump leaves no file behind */
     struct stat st;
@@ -353,10 +302,11 @@ static void help_exits_0(void **state)
 {
     (void)state;
     const char *argv[] = {"emu-run", "--help", NULL};
-    result r;
-    run_igemm(&r, argv);
+    tc_result r;
+    tc_run_igemm(&r, argv);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "usage: igemm emu-run"));
+    tc_result_free(&r);
 }
 
 int main(void)

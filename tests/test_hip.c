@@ -15,16 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../runtime/backend.h"
 #include "../runtime/igemm.h"
 #include "common.h"
-
-#ifndef BUILD_DIR
-#define BUILD_DIR "build"
-#endif
 
 static void expect_contains(const char *text, const char *needle)
 {
@@ -162,37 +157,17 @@ static void cli_backend_hip(void **state)
     (void)state;
     if (have_kfd())
         skip();
-    char dir[] = "/tmp/igemm-hip-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd,
-             "%s/bin/igemm conv -n 1 -c 1 -H 4 -W 4 -k 1 -y 1 -x 1 -F 2 --backend hip >%s/out 2>%s/err",
-             BUILD_DIR, dir, dir);
-    int rc = system(cmd);
-    assert_true(WIFEXITED(rc));
-    assert_int_equal(WEXITSTATUS(rc), 1);
-    char path[300];
-    size_t n = 0;
-    snprintf(path, sizeof path, "%s/out", dir);
-    char *out = read_file(path, &n);
-    assert_non_null(out);
-    assert_int_equal(n, 0);
-    free(out);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/err", dir);
-    char *err = read_file(path, &n);
-    assert_non_null(err);
-    char *text = calloc(n + 1, 1);
-    assert_non_null(text);
-    memcpy(text, err, n);
-    free(err);
-    unlink(path);
-    rmdir(dir);
-    expect_contains(text, "igemm: IGEMM_ERR_NO_DEVICE: no AMD GPU");
-    expect_contains(text, "hipErrorNoDevice");
-    assert_true(n > 0 && text[n - 1] == '\n');
-    assert_ptr_equal(strchr(text, '\n'), text + n - 1);
-    free(text);
+    const char *args[] = {"conv", "-n", "1", "-c", "1", "-H", "4", "-W", "4", "-k", "1", "-y", "1", "-x", "1",
+                          "-F", "2", "--backend", "hip", NULL};
+    tc_result r;
+    tc_run_igemm(&r, args);
+    if (r.status != 1)
+        fail_msg("%s: exit status %d, expected 1; stderr: %s", r.cmd, r.status, r.err);
+    assert_string_equal(r.out, "");
+    expect_contains(r.err, "igemm: IGEMM_ERR_NO_DEVICE: no AMD GPU");
+    expect_contains(r.err, "hipErrorNoDevice");
+    assert_true(tc_one_line(r.err));
+    tc_result_free(&r);
 }
 
 int main(void)
