@@ -2,6 +2,14 @@
  *
  *   igemm-bench --input SHAPES.txt [--batch N] [--arch gfx906] [-o REPORT.md]
  *               [--igemmgen PATH] [--llvm-bin DIR] [--threads N] [--density "conv ..."]
+ *               [--co-dir DIR] [--launch-us US]
+ *
+ * --igemmgen and --llvm-bin build the static twins (run from the repository
+ * root: they include asm_templates/); --threads: emulator worker threads
+ * (0: one per CPU); --density: the layer of the density table; --co-dir:
+ * DIR/<arch>.hsaco instead of the library's embedded code object (for the
+ * selection, the runs and the density table alike); --launch-us: modeled
+ * cost of one kernel launch (default 5).
  *
  * For every layer of the shape list (batch scaled to N, default 1): run the
  * configuration the library's heuristic picks, verify it against the
@@ -344,7 +352,9 @@ int main(int argc, char **argv)
         }
     }
     if (!o.input || o.batch < 1 || !target_by_name(o.arch)) {
-        fprintf(stderr, "usage: igemm-bench --input SHAPES.txt [--batch N] [--arch TARGET] [-o REPORT.md]\n");
+        fprintf(stderr, "usage: igemm-bench --input SHAPES.txt [--batch N] [--arch TARGET] [-o REPORT.md]\n"
+                        "                   [--igemmgen PATH] [--llvm-bin DIR] [--threads N] [--density \"conv ...\"]\n"
+                        "                   [--co-dir DIR] [--launch-us US]\n");
         return 2;
     }
     /* one code object for the runs here and the handle's selection and density runs */

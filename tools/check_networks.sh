@@ -13,9 +13,11 @@
 #                                      runs: the vendored copies, SHAPES_DIR)
 #   BATCH=1 ARCH=gfx908 NETWORKS=resnet50 sh tools/check_networks.sh
 #
-# Each layer is a separate `igemm conv ... -V 1 --json` run, so a layer that
-# stops the emulator (fault, strictness report) fails alone and its message
-# is printed under it.
+# Each layer is a separate `igemm conv ... -V 1 --json` run. (`igemm conv
+# --input` also goes on after a layer that stops the emulator with a fault
+# or strictness report; separate processes keep a crash of the process
+# itself, a segfault or abort, to its own layer, and put each failing
+# layer's own output under it.)
 set -u
 
 B=${B:-build}

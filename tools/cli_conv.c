@@ -2,7 +2,8 @@
  *
  * Problem flags: -n -c -H -W -k -y -x -p -q -u -v -l -j -g -F 2
  * Driver flags:  -V 1 verify against the float64 CPU reference
- *                -t 1 report time (HIP) / modeled cycles (emulator)
+ *                -t 1 report time and TFLOP/s (HIP; on the emulator the
+ *                     instructions and modeled cycles are always reported)
  *                -i N iterations (default 1), -w N warm-up runs (default 0)
  *                -s 1 find mode: run every applicable configuration, keep
  *                     the best (in the --perfdb file when given), then run it
