@@ -19,7 +19,6 @@ typedef struct {
     uint64_t cycles;      /* emulator: modeled issue cycles */
     uint64_t valu_cycles, fma_cycles, loop_valu_cycles, loop_fma_cycles;
     uint64_t insts;       /* emulator: wave instructions */
-    uint64_t salu_insts, valu_insts, vmem_insts, ds_insts, smem_insts, mfma_insts, branch_insts;
     uint64_t global_bytes, lds_bytes;
 } bk_stats;
 

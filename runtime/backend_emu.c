@@ -70,13 +70,6 @@ static int launch(backend *b, bk_kernel *k, unsigned grid, unsigned block, const
         st->loop_fma_cycles = s.loop_fma_cycles;
         for (int i = 0; i < EC_COUNT; i++)
             st->insts += s.insts[i];
-        st->salu_insts = s.insts[EC_SALU];
-        st->smem_insts = s.insts[EC_SMEM];
-        st->valu_insts = s.insts[EC_VALU] + s.insts[EC_VALU_FMA] + s.insts[EC_VALU_TRANS] + s.insts[EC_VALU_64];
-        st->vmem_insts = s.insts[EC_VMEM_LOAD] + s.insts[EC_VMEM_STORE];
-        st->ds_insts = s.insts[EC_DS];
-        st->mfma_insts = s.insts[EC_MFMA];
-        st->branch_insts = s.insts[EC_BRANCH];
         st->global_bytes = s.global_read + s.global_written;
         st->lds_bytes = s.lds_read + s.lds_written;
     }
