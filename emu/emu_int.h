@@ -64,6 +64,11 @@ int emu_sched_create(emu_sched *s, int ncu);
  * of the region that holds addr. */
 bool emu_mem_region(const emu_device *d, uintptr_t addr, size_t len, uintptr_t *lo, uintptr_t *hi);
 
+/* Instruction kinds by cost class (emu_inst_finalize): VALU includes the
+ * AGPR moves and v_dot, not MFMA; the four VALU classes are consecutive. */
+static inline bool emu_is_valu(const emu_inst *in) { return in->cls >= EC_VALU && in->cls <= EC_VALU_64; }
+static inline bool emu_is_vmem(const emu_inst *in) { return in->cls == EC_VMEM_LOAD || in->cls == EC_VMEM_STORE; }
+
 /* ---- waves and workgroups ---- */
 
 #define MAX_WAVES 16      /* 1024 work-items */

@@ -507,8 +507,7 @@ int emu_run_wave(wg_ctx *c, wave *w)
         st->insts[in->cls]++;
         st->cycles[in->cls] += in->cycles;
         w->cycles += in->cycles;
-        if (w->pc >= k->loop_begin && w->pc < k->loop_end &&
-            (in->cls == EC_VALU || in->cls == EC_VALU_FMA || in->cls == EC_VALU_TRANS || in->cls == EC_VALU_64)) {
+        if (w->pc >= k->loop_begin && w->pc < k->loop_end && emu_is_valu(in)) {
             st->loop_valu_cycles += in->cycles;
             if (in->cls == EC_VALU_FMA)
                 st->loop_fma_cycles += in->cycles;

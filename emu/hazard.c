@@ -51,14 +51,8 @@ enum { HZ_NONE, HZ_VALU, HZ_MFMA, HZ_ACCW, HZ_ACCR, HZ_DOT, HZ_OTHER };
 #define HZ_KIND 0x0f
 #define HZ_XDL 0x80
 
-static bool is_vmem(const emu_inst *in) { return in->fmt == F_MUBUF || in->fmt == F_FLAT || in->fmt == F_GLOBAL; }
-static bool is_mem(const emu_inst *in) { return is_vmem(in) || in->fmt == F_DS; }
+static bool is_mem(const emu_inst *in) { return emu_is_vmem(in) || in->cls == EC_DS; }
 static bool is_mfma(const emu_inst *in) { return in->cls == EC_MFMA; }
-static bool is_valu(const emu_inst *in)
-{
-    return in->fmt == F_VOP1 || in->fmt == F_VOP2 || in->fmt == F_VOPC || in->fmt == F_VOP3 || in->fmt == F_VOP3P ||
-           (in->fmt == F_MAI && !is_mfma(in));
-}
 static bool is_readlane(emu_op op) { return op == OP_V_READLANE_B32 || op == OP_V_READFIRSTLANE_B32; }
 
 /* A small id per v_dot opcode (the "same v_dot" test of dot-read). */
@@ -158,7 +152,7 @@ static int check_exec(wg_ctx *c, wave *w, int need, const char *rule, const char
 static int scalar_rules(wg_ctx *c, wave *w, const emu_inst *in, const hazard_facts *hz)
 {
     emu_op op = (emu_op)in->op;
-    if (is_vmem(in))
+    if (emu_is_vmem(in))
         for (int i = 0; i < in->nrd; i++)
             if (in->rd[i] < 128 && check_sgpr(c, w, in->rd[i], in->rdw[i], hz->valu_sgpr_vmem, "valu-sgpr-vmem",
                                               "VALU wrote an SGPR, then a VMEM instruction reads it"))
@@ -182,7 +176,7 @@ static int scalar_rules(wg_ctx *c, wave *w, const emu_inst *in, const hazard_fac
             }
         }
     }
-    if (is_valu(in) && hz->valu_sgpr_valu)
+    if (emu_is_valu(in) && hz->valu_sgpr_valu)
         for (int i = 0; i < in->nrd; i++)
             if (in->rd[i] < 128 && check_sgpr(c, w, in->rd[i], in->rdw[i], hz->valu_sgpr_valu, "valu-sgpr-valu",
                                               "VALU wrote an SGPR, then a VALU instruction reads it"))
@@ -206,7 +200,7 @@ static int scalar_rules(wg_ctx *c, wave *w, const emu_inst *in, const hazard_fac
 /* VALU overwriting the data of a recent store of more than 8 bytes. */
 static int store_rule(wg_ctx *c, wave *w, const emu_inst *in, const hazard_facts *hz, hz_side *sd)
 {
-    if (!hz->store_data_valu || !is_valu(in))
+    if (!hz->store_data_valu || !emu_is_valu(in))
         return 0;
     for (int s = 0; s < HZ_STORE_RING; s++) {
         if (!sd->store[s].at || waits(w, sd->store[s].at) >= hz->store_data_valu)
@@ -277,7 +271,7 @@ static int mfma_reads(wg_ctx *c, wave *w, const emu_inst *in, const hazard_facts
 /* Registers read by a non-MFMA instruction. */
 static int other_reads(wg_ctx *c, wave *w, const emu_inst *in, const hazard_facts *hz, hz_side *sd)
 {
-    bool accr = in->op == OP_V_ACCVGPR_READ_B32, mem = is_mem(in), valu = is_valu(in);
+    bool accr = in->op == OP_V_ACCVGPR_READ_B32, mem = is_mem(in), valu = emu_is_valu(in);
     if (!valu && !mem)
         return 0;
     int dot = dot_id((emu_op)in->op);
@@ -344,7 +338,7 @@ static int other_reads(wg_ctx *c, wave *w, const emu_inst *in, const hazard_fact
 static int other_writes(wg_ctx *c, wave *w, const emu_inst *in, const hazard_facts *hz, hz_side *sd)
 {
     bool accw = in->op == OP_V_ACCVGPR_WRITE_B32;
-    if (!is_valu(in) && !is_mem(in))
+    if (!emu_is_valu(in) && !is_mem(in))
         return 0;
     int dot = dot_id((emu_op)in->op);
     for (int i = 0; i < in->nwr; i++) {
@@ -467,14 +461,14 @@ void hz_after(wg_ctx *c, wave *w, const emu_inst *in)
     } else if (dot_id((emu_op)in->op) && (hz->dot_read || hz->dot_waw)) {
         kind = HZ_DOT;
         passes = dot_id((emu_op)in->op);
-    } else if (is_valu(in)) {
+    } else if (emu_is_valu(in)) {
         kind = HZ_VALU;
     }
     if ((kind & HZ_KIND) != HZ_VALU && (kind & HZ_KIND) != HZ_OTHER)
         w->hz_vec = true;
     for (int i = 0; i < in->nwr; i++)
         mark(w, in->wr[i], in->wrw[i], kind, passes);
-    if (in->is_store && is_vmem(in)) {
+    if (in->is_store && emu_is_vmem(in)) {
         /* MUBUF only when soffset is not a register (LLVM createsVALUHazard) */
         const emu_opnd *data = in->fmt == F_MUBUF ? &in->dst : &in->src[1];
         if (data->width > 2 && (in->fmt != F_MUBUF || in->src[2].kind == K_CONST)) {
