@@ -125,6 +125,45 @@ void *tc_assemble(const tc_snippet *sn, size_t *size, char *err, size_t errlen)
     return image;
 }
 
+int tc_load_image(tc_loaded *l, const char *arch, int host_threads, const void *image, size_t size, char *err,
+                  size_t errlen)
+{
+    l->m = NULL;
+    l->d = emu_create(target_by_name(arch), &(emu_options){.threads = host_threads});
+    if (!l->d) {
+        snprintf(err, errlen, "cannot create an emulator device for %s", arch);
+        return -1;
+    }
+    if (emu_load(l->d, image, size, &l->m, err, errlen)) {
+        tc_unload(l);
+        return -1;
+    }
+    return 0;
+}
+
+tc_loaded tc_load_codeobj(const char *arch)
+{
+    char path[300], err[1024] = "";
+    size_t size = 0;
+    void *image = read_file(tc_codeobj_path(arch, path, sizeof path), &size);
+    if (!image)
+        fail_msg("cannot read %s (build the code objects first)", path);
+    tc_loaded l;
+    int rc = tc_load_image(&l, arch, 1, image, size, err, sizeof err);
+    free(image);
+    if (rc)
+        fail_msg("%s: %s", path, err);
+    return l;
+}
+
+void tc_unload(tc_loaded *l)
+{
+    emu_module_free(l->m);
+    emu_destroy(l->d);
+    l->m = NULL;
+    l->d = NULL;
+}
+
 int tc_run(const tc_snippet *s, unsigned groups, unsigned threads, void **ptrs, const size_t *sizes, emu_stats *stats,
            char *err, size_t errlen)
 {
@@ -132,24 +171,20 @@ int tc_run(const tc_snippet *s, unsigned groups, unsigned threads, void **ptrs, 
     void *image = tc_assemble(s, &size, err, errlen);
     if (!image)
         return -1;
-    const target *t = target_by_name(s->arch);
-    emu_device *d = emu_create(t, &(emu_options){.threads = 1});
-    emu_module *m = NULL;
-    int rc = -1;
-    if (!d || emu_load(d, image, size, &m, err, errlen))
-        goto out;
+    tc_loaded l;
+    int rc = tc_load_image(&l, s->arch, 1, image, size, err, errlen);
+    free(image);
+    if (rc)
+        return -1;
     uint64_t args[16] = {0};
     for (int i = 0; i < s->nptrs && i < 16; i++) {
         args[i] = (uint64_t)(uintptr_t)ptrs[i];
-        emu_register(d, ptrs[i], sizes[i]);
+        emu_register(l.d, ptrs[i], sizes[i]);
     }
     unsigned grid[3] = {groups, 1, 1}, block[3] = {threads, 1, 1};
-    rc = emu_launch(d, emu_find_kernel(m, "snippet"), grid, block, args, 8 * (size_t)(s->nptrs ? s->nptrs : 1), stats,
-                    err, errlen);
-out:
-    emu_module_free(m);
-    emu_destroy(d);
-    free(image);
+    rc = emu_launch(l.d, emu_find_kernel(l.m, "snippet"), grid, block, args, 8 * (size_t)(s->nptrs ? s->nptrs : 1),
+                    stats, err, errlen);
+    tc_unload(&l);
     return rc;
 }
 

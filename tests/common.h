@@ -15,6 +15,24 @@
 /* Path of the project's code object for a target (BUILD_DIR/co/<arch>.hsaco). */
 const char *tc_codeobj_path(const char *arch, char *buf, size_t len);
 
+/* An emulator device with one code object loaded. */
+typedef struct {
+    emu_device *d;
+    emu_module *m;
+} tc_loaded;
+
+/* Load a code object on a new emulator device for arch with host_threads
+ * worker threads (as emu_options.threads). Returns 0, or -1 with the reason
+ * in err and nothing to free. */
+int tc_load_image(tc_loaded *l, const char *arch, int host_threads, const void *image, size_t size, char *err,
+                  size_t errlen);
+
+/* The build's code object for arch (tc_codeobj_path) on a new device with
+ * one worker thread; fails the test when it cannot be read or loaded. */
+tc_loaded tc_load_codeobj(const char *arch);
+
+void tc_unload(tc_loaded *l);
+
 /* A snippet kernel: `body` is assembly placed after the kernel label; the
  * wrapper adds the descriptor (kernarg pointer in s[0:1], workgroup id x in
  * s2, workitem id in v0), s_endpgm and metadata for one kernel named

@@ -211,12 +211,9 @@ static bool same_branch(const char *llvm, const char *ours, uint64_t pc, const f
 
 static void check_code_object(const char *arch, int *kernels_checked, int *insts_checked, int *mismatches)
 {
-    char path[300], cmd[700], err[600] = "";
+    char path[300], cmd[700];
     tc_codeobj_path(arch, path, sizeof path);
-    size_t size = 0;
-    void *image = read_file(path, &size);
-    if (!image)
-        fail_msg("cannot read %s (build the code objects first)", path);
+    tc_loaded l = tc_load_codeobj(arch);
     snprintf(cmd, sizeof cmd, "%s -d --mcpu=%s %s", OBJDUMP, arch, path);
     char *dis = capture(cmd);
     assert_non_null(dis);
@@ -231,14 +228,9 @@ static void check_code_object(const char *arch, int *kernels_checked, int *insts
     assert_non_null(labels);
     int nlabels = text_symbols(path, false, labels, 4096);
 
-    emu_device *d = emu_create(target_by_name(arch), &(emu_options){.threads = 1});
-    assert_non_null(d);
-    emu_module *m = NULL;
-    if (emu_load(d, image, size, &m, err, sizeof err))
-        fail_msg("%s: emu_load: %s", arch, err);
-    assert_int_equal(emu_module_kernel_count(m), ns);
+    assert_int_equal(emu_module_kernel_count(l.m), ns);
     for (int s = 0; s < ns; s++) {
-        const emu_kernel *k = emu_find_kernel(m, syms[s].name);
+        const emu_kernel *k = emu_find_kernel(l.m, syms[s].name);
         if (!k)
             fail_msg("%s: kernel %s not found by the emulator", arch, syms[s].name);
         char *ours = emu_kernel_disasm(k);
@@ -285,12 +277,10 @@ static void check_code_object(const char *arch, int *kernels_checked, int *insts
         free(oaddr);
         free(ours);
     }
-    emu_module_free(m);
-    emu_destroy(d);
+    tc_unload(&l);
     free(labels);
     free(lines);
     free(dis);
-    free(image);
 }
 
 static void code_objects_match_objdump(void **state)

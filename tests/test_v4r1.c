@@ -381,25 +381,16 @@ static void names_match_code_objects_and_plans(void **state)
 {
     (void)state;
     for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
-        char path[512], err[512];
-        size_t size = 0;
-        void *image = read_file(tc_codeobj_path(archs[a], path, sizeof path), &size);
-        if (!image)
-            fail_msg("cannot read %s", path);
-        emu_device *d = emu_create(target_by_name(archs[a]), &(emu_options){.threads = 1});
-        emu_module *m = NULL;
-        assert_non_null(d);
-        if (emu_load(d, image, size, &m, err, sizeof err))
-            fail_msg("%s: %s", path, err);
+        tc_loaded l = tc_load_codeobj(archs[a]);
         igemm_handle *h = emu_handle(archs[a]);
         /* 2 groups of 100 channels, 3 x 10 x 10 pixels: GEMM M = 100, N = 300 */
         igemm_problem p = IGEMM_PROBLEM_INIT;
         p.n = 3, p.c = 200, p.hi = 10, p.wi = 10, p.k = 24, p.groups = 2;
         for (int i = 0; i < nconfigs; i++) {
             const config *c = &configs[i];
-            const emu_kernel *k = emu_find_kernel(m, c->name);
+            const emu_kernel *k = emu_find_kernel(l.m, c->name);
             if (!k)
-                fail_msg("%s: no kernel %s in %s", archs[a], c->name, path);
+                fail_msg("%s: no kernel %s in the code object", archs[a], c->name);
             const emu_kernel_info *ki = emu_kernel_get_info(k);
             if (ki->lds_bytes != 2 * 4 * c->kpb * (c->mpb + c->npb))
                 fail_msg("%s %s: descriptor LDS %d bytes, the name says 2 x 4 x %d x (%d + %d)", archs[a], c->name,
@@ -420,9 +411,7 @@ static void names_match_code_objects_and_plans(void **state)
                          c->name, l[0].grid[0] * l[0].grid[1] * l[0].grid[2], want);
         }
         igemm_destroy(h);
-        emu_module_free(m);
-        emu_destroy(d);
-        free(image);
+        tc_unload(&l);
     }
 }
 
@@ -432,16 +421,7 @@ static void vgpr_estimates_cover_code_objects(void **state)
 {
     (void)state;
     for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
-        char path[512], err[512];
-        size_t size = 0;
-        void *image = read_file(tc_codeobj_path(archs[a], path, sizeof path), &size);
-        if (!image)
-            fail_msg("cannot read %s", path);
-        emu_device *d = emu_create(target_by_name(archs[a]), &(emu_options){.threads = 1});
-        emu_module *m = NULL;
-        assert_non_null(d);
-        if (emu_load(d, image, size, &m, err, sizeof err))
-            fail_msg("%s: %s", path, err);
+        tc_loaded l = tc_load_codeobj(archs[a]);
         int tightest = 1 << 30;
         char tight_name[128] = "";
         for (int i = 0; i < v4r1_config_count; i++) {
@@ -450,7 +430,7 @@ static void vgpr_estimates_cover_code_objects(void **state)
             if (v4r1_config_derive(&c, why, sizeof why))
                 fail_msg("v4r1_configs[%d]: %s", i, why);
             v4r1_config_name(&c, name, sizeof name);
-            const emu_kernel *k = emu_find_kernel(m, name);
+            const emu_kernel *k = emu_find_kernel(l.m, name);
             if (!k)
                 fail_msg("%s: no kernel %s", archs[a], name);
             const emu_kernel_info *ki = emu_kernel_get_info(k);
@@ -464,9 +444,7 @@ static void vgpr_estimates_cover_code_objects(void **state)
                 print_message("  %s: estimate %d, gfx906 allocates %d VGPRs\n", name, c.vgprs, ki->vgprs);
         }
         print_message("%s: tightest VGPR margin %d (%s)\n", archs[a], tightest, tight_name);
-        emu_module_free(m);
-        emu_destroy(d);
-        free(image);
+        tc_unload(&l);
     }
 }
 
