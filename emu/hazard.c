@@ -110,6 +110,21 @@ static writer last_write(const wave *w, unsigned code)
     return (writer){.at = at, .kind = at ? k & HZ_KIND : HZ_NONE, .passes = p, .xdl = (k & HZ_XDL) != 0};
 }
 
+/* Writer kinds that count as a VALU write for the VALU-write rules:
+ * v_accvgpr_read and v_dot are VALU instructions, v_accvgpr_write (an AGPR
+ * writer with rules of its own) is not. */
+static bool valu_kind(int kind) { return kind == HZ_VALU || kind == HZ_ACCR || kind == HZ_DOT; }
+
+/* A VALU-write rule on register r: fewer than `need` wait states since a
+ * VALU (or, when `mfma`, an MFMA) wrote it. */
+static int valu_write_rule(wg_ctx *c, wave *w, unsigned r, int need, bool mfma, const char *rule, const char *what)
+{
+    writer wr = last_write(w, r);
+    if ((valu_kind(wr.kind) || (mfma && wr.kind == HZ_MFMA)) && waits(w, wr.at) < need)
+        return hz_fault(c, w, rule, what, r, waits(w, wr.at), need);
+    return 0;
+}
+
 /* Is [base, base+width) exactly the destination of the MFMA recorded at
  * `at` (same instruction on every register, not on the neighbours)? */
 static bool same_tuple(const wave *w, unsigned base, unsigned width, uint64_t at)
@@ -168,12 +183,10 @@ static int scalar_rules(wg_ctx *c, wave *w, const emu_inst *in, const hazard_fac
             unsigned base = in->rd[i];
             if (base < R_V0 || base >= R_A0)
                 continue;
-            for (unsigned r = base; r < base + in->rdw[i]; r++) {
-                writer wr = last_write(w, r);
-                if ((wr.kind == HZ_VALU || wr.kind == HZ_ACCR || wr.kind == HZ_DOT) && waits(w, wr.at) < hz->valu_vgpr_dpp)
-                    return hz_fault(c, w, "valu-vgpr-dpp", "VALU wrote a VGPR, then a DPP operation reads it", r,
-                                    waits(w, wr.at), hz->valu_vgpr_dpp);
-            }
+            for (unsigned r = base; r < base + in->rdw[i]; r++)
+                if (valu_write_rule(c, w, r, hz->valu_vgpr_dpp, false, "valu-vgpr-dpp",
+                                    "VALU wrote a VGPR, then a DPP operation reads it"))
+                    return -1;
         }
     }
     if (emu_is_valu(in) && hz->valu_sgpr_valu)
@@ -184,13 +197,10 @@ static int scalar_rules(wg_ctx *c, wave *w, const emu_inst *in, const hazard_fac
     if (is_readlane(op) || op == OP_V_WRITELANE_B32) {
         if (check_exec(c, w, hz->valu_exec_lane, "valu-exec-lane", "VALU wrote EXEC, then a lane read/write"))
             return -1;
-        if (is_readlane(op) && hz->valu_vgpr_readlane && in->src[0].kind == K_VGPR) {
-            writer wr = last_write(w, in->src[0].code);
-            if ((wr.kind == HZ_VALU || wr.kind == HZ_ACCR || wr.kind == HZ_DOT || wr.kind == HZ_MFMA) &&
-                waits(w, wr.at) < hz->valu_vgpr_readlane)
-                return hz_fault(c, w, "valu-vgpr-readlane", "VALU wrote a VGPR, then v_readlane reads it",
-                                in->src[0].code, waits(w, wr.at), hz->valu_vgpr_readlane);
-        }
+        if (is_readlane(op) && hz->valu_vgpr_readlane && in->src[0].kind == K_VGPR &&
+            valu_write_rule(c, w, in->src[0].code, hz->valu_vgpr_readlane, true, "valu-vgpr-readlane",
+                            "VALU wrote a VGPR, then v_readlane reads it"))
+            return -1;
     }
     return 0;
 }
@@ -394,12 +404,10 @@ int hz_check(wg_ctx *c, wave *w, const emu_inst *in)
     if (in->op == OP_V_ACCVGPR_WRITE_B32) {
         if (check_exec(c, w, hz->valu_exec_accw, "valu-exec-accw", "VALU wrote EXEC, then v_accvgpr_write"))
             return -1;
-        if (hz->valu_accw && in->src[0].kind == K_VGPR) {
-            writer wr = last_write(w, in->src[0].code);
-            if ((wr.kind == HZ_VALU || wr.kind == HZ_ACCR || wr.kind == HZ_DOT) && waits(w, wr.at) < hz->valu_accw)
-                return hz_fault(c, w, "valu-accw", "VALU wrote a VGPR, then v_accvgpr_write reads it", in->src[0].code,
-                                waits(w, wr.at), hz->valu_accw);
-        }
+        if (hz->valu_accw && in->src[0].kind == K_VGPR &&
+            valu_write_rule(c, w, in->src[0].code, hz->valu_accw, false, "valu-accw",
+                            "VALU wrote a VGPR, then v_accvgpr_write reads it"))
+            return -1;
     }
     /* The rules below all concern registers written by an MFMA, an AGPR
        move or a v_dot, or C operands an MFMA read: a wave that ran none of
@@ -415,7 +423,7 @@ static void mark(wave *w, unsigned code, int width, int kind, int passes)
 {
     uint64_t at = w->ws + 1;
     int k = kind & HZ_KIND;
-    bool valu = k == HZ_VALU || k == HZ_ACCR || k == HZ_DOT || k == HZ_MFMA;
+    bool valu = valu_kind(k) || k == HZ_MFMA;
     for (unsigned r = code; r < code + (unsigned)width; r++) {
         if (r >= R_A0) {
             w->aw_ws[r - R_A0] = at;
