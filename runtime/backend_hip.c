@@ -28,7 +28,6 @@ typedef struct {
     hipError_t (*DeviceGetName)(char *, int, int);
     hipError_t (*SetDevice)(int);
     hipError_t (*GetDeviceProperties)(void *, int);
-    const char *(*GetErrorString)(hipError_t);
     const char *(*GetErrorName)(hipError_t);
     hipError_t (*ModuleLoadData)(hipModule_t *, const void *);
     hipError_t (*ModuleUnload)(hipModule_t);
@@ -38,7 +37,6 @@ typedef struct {
     hipError_t (*Malloc)(void **, size_t);
     hipError_t (*Free)(void *);
     hipError_t (*Memcpy)(void *, const void *, size_t, hipMemcpyKind);
-    hipError_t (*DeviceSynchronize)(void);
     hipError_t (*EventCreate)(hipEvent_t *);
     hipError_t (*EventRecord)(hipEvent_t, hipStream_t);
     hipError_t (*EventSynchronize)(hipEvent_t);
@@ -353,7 +351,6 @@ backend *backend_hip_create(int device, const char *available, char *why, size_t
     }
     SYM(GetDeviceCount);
     SYM(SetDevice);
-    SYM(GetErrorString);
     SYM(GetErrorName);
     SYM(ModuleLoadData);
     SYM(ModuleUnload);
@@ -362,7 +359,6 @@ backend *backend_hip_create(int device, const char *available, char *why, size_t
     SYM(Malloc);
     SYM(Free);
     SYM(Memcpy);
-    SYM(DeviceSynchronize);
     SYM(EventCreate);
     SYM(EventRecord);
     SYM(EventSynchronize);
