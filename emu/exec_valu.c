@@ -328,21 +328,18 @@ static int exec_vop3p(wg_ctx *c, wave *w, const emu_inst *in, vctx *v)
         break;
     case OP_V_PK_FMA_F32:
     case OP_V_PK_MUL_F32:
-    case OP_V_PK_ADD_F32:
-    case OP_V_PK_MOV_B32: {
+    case OP_V_PK_ADD_F32: {
         /* 64-bit operands: op_sel picks the dword of each source for the low
            result, op_sel_hi for the high result. */
         uint32_t lo[64], hi[64];
         int ns = in->op == OP_V_PK_FMA_F32 ? 3 : 2;
         LANES {
             float x[2][3];
-            uint32_t raw[2][3];
             for (int i = 0; i < ns; i++) {
                 uint64_t s = src64(w, &in->src[i], l);
                 for (int h = 0; h < 2; h++) {
                     int sel = h ? (oh >> i) & 1 : (os >> i) & 1;
-                    raw[h][i] = (uint32_t)(sel ? s >> 32 : s);
-                    x[h][i] = f32_of(raw[h][i]);
+                    x[h][i] = f32_of((uint32_t)(sel ? s >> 32 : s));
                     if ((h ? nh >> i : nl >> i) & 1)
                         x[h][i] = -x[h][i];
                 }
@@ -353,20 +350,22 @@ static int exec_vop3p(wg_ctx *c, wave *w, const emu_inst *in, vctx *v)
                     res = bits_of(fmaf(x[h][0], x[h][1], x[h][2]));
                 else if (in->op == OP_V_PK_MUL_F32)
                     res = bits_of(x[h][0] * x[h][1]);
-                else if (in->op == OP_V_PK_ADD_F32)
-                    res = bits_of(x[h][0] + x[h][1]);
                 else
-                    res = raw[h][h];
+                    res = bits_of(x[h][0] + x[h][1]);
                 (h ? hi : lo)[l] = res;
             }
         }
-        if (in->op == OP_V_PK_MOV_B32) {
-            /* d.lo = src0 dword op_sel[0], d.hi = src1 dword op_sel[1] */
-            LANES {
-                uint64_t s0 = src64(w, &in->src[0], l), s1 = src64(w, &in->src[1], l);
-                lo[l] = (uint32_t)((os & 1) ? s0 >> 32 : s0);
-                hi[l] = (uint32_t)((os & 2) ? s1 >> 32 : s1);
-            }
+        write_v(w, in, v, lo, 0);
+        write_v(w, in, v, hi, 1);
+        return 0;
+    }
+    case OP_V_PK_MOV_B32: {
+        /* d.lo = src0 dword op_sel[0], d.hi = src1 dword op_sel[1] */
+        uint32_t lo[64], hi[64];
+        LANES {
+            uint64_t s0 = src64(w, &in->src[0], l), s1 = src64(w, &in->src[1], l);
+            lo[l] = (uint32_t)((os & 1) ? s0 >> 32 : s0);
+            hi[l] = (uint32_t)((os & 2) ? s1 >> 32 : s1);
         }
         write_v(w, in, v, lo, 0);
         write_v(w, in, v, hi, 1);
