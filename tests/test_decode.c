@@ -213,7 +213,7 @@ static void check_code_object(const char *arch, int *kernels_checked, int *insts
 {
     char path[300], cmd[700];
     tc_codeobj_path(arch, path, sizeof path);
-    tc_loaded l = tc_load_codeobj(arch);
+    tc_loaded co = tc_load_codeobj(arch);
     snprintf(cmd, sizeof cmd, "%s -d --mcpu=%s %s", OBJDUMP, arch, path);
     char *dis = capture(cmd);
     assert_non_null(dis);
@@ -228,9 +228,9 @@ static void check_code_object(const char *arch, int *kernels_checked, int *insts
     assert_non_null(labels);
     int nlabels = text_symbols(path, false, labels, 4096);
 
-    assert_int_equal(emu_module_kernel_count(l.m), ns);
+    assert_int_equal(emu_module_kernel_count(co.m), ns);
     for (int s = 0; s < ns; s++) {
-        const emu_kernel *k = emu_find_kernel(l.m, syms[s].name);
+        const emu_kernel *k = emu_find_kernel(co.m, syms[s].name);
         if (!k)
             fail_msg("%s: kernel %s not found by the emulator", arch, syms[s].name);
         char *ours = emu_kernel_disasm(k);
@@ -277,7 +277,7 @@ static void check_code_object(const char *arch, int *kernels_checked, int *insts
         free(oaddr);
         free(ours);
     }
-    tc_unload(&l);
+    tc_unload(&co);
     free(labels);
     free(lines);
     free(dis);

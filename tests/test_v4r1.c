@@ -381,14 +381,14 @@ static void names_match_code_objects_and_plans(void **state)
 {
     (void)state;
     for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
-        tc_loaded l = tc_load_codeobj(archs[a]);
+        tc_loaded co = tc_load_codeobj(archs[a]);
         igemm_handle *h = emu_handle(archs[a]);
         /* 2 groups of 100 channels, 3 x 10 x 10 pixels: GEMM M = 100, N = 300 */
         igemm_problem p = IGEMM_PROBLEM_INIT;
         p.n = 3, p.c = 200, p.hi = 10, p.wi = 10, p.k = 24, p.groups = 2;
         for (int i = 0; i < nconfigs; i++) {
             const config *c = &configs[i];
-            const emu_kernel *k = emu_find_kernel(l.m, c->name);
+            const emu_kernel *k = emu_find_kernel(co.m, c->name);
             if (!k)
                 fail_msg("%s: no kernel %s in the code object", archs[a], c->name);
             const emu_kernel_info *ki = emu_kernel_get_info(k);
@@ -411,7 +411,7 @@ static void names_match_code_objects_and_plans(void **state)
                          c->name, l[0].grid[0] * l[0].grid[1] * l[0].grid[2], want);
         }
         igemm_destroy(h);
-        tc_unload(&l);
+        tc_unload(&co);
     }
 }
 
@@ -421,7 +421,7 @@ static void vgpr_estimates_cover_code_objects(void **state)
 {
     (void)state;
     for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
-        tc_loaded l = tc_load_codeobj(archs[a]);
+        tc_loaded co = tc_load_codeobj(archs[a]);
         int tightest = 1 << 30;
         char tight_name[128] = "";
         for (int i = 0; i < v4r1_config_count; i++) {
@@ -430,7 +430,7 @@ static void vgpr_estimates_cover_code_objects(void **state)
             if (v4r1_config_derive(&c, why, sizeof why))
                 fail_msg("v4r1_configs[%d]: %s", i, why);
             v4r1_config_name(&c, name, sizeof name);
-            const emu_kernel *k = emu_find_kernel(l.m, name);
+            const emu_kernel *k = emu_find_kernel(co.m, name);
             if (!k)
                 fail_msg("%s: no kernel %s", archs[a], name);
             const emu_kernel_info *ki = emu_kernel_get_info(k);
@@ -444,7 +444,7 @@ static void vgpr_estimates_cover_code_objects(void **state)
                 print_message("  %s: estimate %d, gfx906 allocates %d VGPRs\n", name, c.vgprs, ki->vgprs);
         }
         print_message("%s: tightest VGPR margin %d (%s)\n", archs[a], tightest, tight_name);
-        tc_unload(&l);
+        tc_unload(&co);
     }
 }
 
