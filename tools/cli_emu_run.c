@@ -285,7 +285,7 @@ int cmd_emu_run(int argc, char **argv)
             const char *s = nv->value;
             size_t len = strlen(s);
             char *end;
-            if (len > 1 && (s[len - 1] == 'f' || s[len - 1] == 'F') && !strstr(s, "0x")) {
+            if (len > 1 && (s[len - 1] == 'f' || s[len - 1] == 'F') && !strpbrk(s, "xX")) { /* 0x1F is hex */
                 float f = strtof(s, &end);
                 if (end != s + len - 1 || g->size != 4) {
                     usage_error("argument %s: '%s' is not a float for a %d-byte argument", g->name, s, g->size);
