@@ -10,4 +10,8 @@ int cmd_manifest(int argc, char **argv);
 /* Print "igemm: <message>" on stderr and return 2. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The decimal integer s, the value of flag, into *out when it lies in
+ * [lo, hi]: returns 0, else the usage error's 2 (s NULL or empty included). */
+int parse_num(const char *flag, const char *s, long lo, long hi, long *out);
+
 #endif

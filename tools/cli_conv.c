@@ -12,7 +12,6 @@
  *                (override -n of every problem), --seed N, --threads N,
  *                --codeobj-dir DIR, --perfdb FILE, --device N, --json
  */
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdbool.h>
@@ -46,17 +45,6 @@ static void conv_help(void)
          "emulator: modeled cycles), keeps the best in the --perfdb file and runs it; later\n"
          "runs with the same --perfdb pick it without searching. The report gives the kernels,\n"
          "launches, and time and TFLOP/s (HIP, -t 1) or emulated instructions and cycles.");
-}
-
-static int parse_num(const char *flag, const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = s ? strtol(s, &end, 10) : 0;
-    if (!s || !*s || *end || errno || v < lo || v > hi)
-        return usage_error("flag '%s' needs an integer in [%ld, %ld], got '%s'", flag, lo, hi, s ? s : "(nothing)");
-    *out = v;
-    return 0;
 }
 
 /* Split argv into problem flags (for igemm_problem_parse_args) and driver

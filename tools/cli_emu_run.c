@@ -147,10 +147,9 @@ int cmd_emu_run(int argc, char **argv)
                 return 2;
             have_block = true;
         } else if (!strcmp(a, "--threads")) {
-            char *end;
-            long t = strtol(v, &end, 10);
-            if (*end || t < 0 || t > 1024)
-                return usage_error("--threads needs an integer in [0, 1024], got '%s'", v);
+            long t;
+            if (parse_num(a, v, 0, 1024, &t))
+                return 2;
             threads = (int)t;
         } else if (!strcmp(a, "--arg") || !strcmp(a, "--dump")) {
             char *eq = strchr(v, '=');

@@ -5,8 +5,10 @@
  *   igemm manifest [--codeobj-dir DIR] [-o FILE.json]
  *
  * See README.md for every flag. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -20,6 +22,17 @@ int usage_error(const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     return 2;
+}
+
+int parse_num(const char *flag, const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = s ? strtol(s, &end, 10) : 0;
+    if (!s || !*s || *end || errno || v < lo || v > hi)
+        return usage_error("flag '%s' needs an integer in [%ld, %ld], got '%s'", flag, lo, hi, s ? s : "(nothing)");
+    *out = v;
+    return 0;
 }
 
 static void help(FILE *f)
