@@ -23,6 +23,7 @@ typedef struct {
     void *lib;
     char arch[32];
     char dev_name[128];
+    int device;
     hipStream_t stream;
     hipError_t (*GetDeviceCount)(int *);
     hipError_t (*DeviceGetName)(char *, int, int);
@@ -97,6 +98,16 @@ static int hip_fail(backend *b, const char *what, hipError_t e)
     return -1;
 }
 
+/* HIP's current device belongs to the calling host thread, and another
+ * handle (or the caller) may have switched it since this backend's last
+ * call, or this may be another thread: make it this backend's device before
+ * every call that allocates, frees, copies, loads or launches. */
+static int use_device(backend *b)
+{
+    hipError_t e = H(b)->SetDevice(H(b)->device);
+    return e == hipSuccess ? 0 : hip_fail(b, "hipSetDevice", e);
+}
+
 static void destroy(backend *b)
 {
     hip_backend *h = H(b);
@@ -110,6 +121,8 @@ static void destroy(backend *b)
 static int load(backend *b, const void *image, size_t size, bk_module **out)
 {
     (void)size;
+    if (use_device(b))
+        return -1;
     bk_module *m = calloc(1, sizeof *m);
     if (!m)
         return snprintf(b->err, sizeof b->err, "out of memory"), -1;
@@ -124,14 +137,18 @@ static int load(backend *b, const void *image, size_t size, bk_module **out)
 
 static void unload(backend *b, bk_module *m)
 {
-    if (m && m->m)
+    if (m && m->m) {
+        use_device(b); /* release the module even if that fails */
         H(b)->ModuleUnload(m->m);
+    }
     free(m);
 }
 
 static bk_kernel *kernel(backend *b, bk_module *m, const char *name)
 {
     hipFunction_t f = NULL;
+    if (use_device(b))
+        return NULL;
     hipError_t e = H(b)->ModuleGetFunction(&f, m->m, name);
     if (e != hipSuccess) {
         char what[200];
@@ -149,6 +166,8 @@ static int launch(backend *b, bk_kernel *k, unsigned grid, unsigned block, const
     void *cfg[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, (void *)args, HIP_LAUNCH_PARAM_BUFFER_SIZE, &sz,
                    HIP_LAUNCH_PARAM_END};
     hipError_t e;
+    if (use_device(b))
+        return -1;
     if ((e = h->EventRecord(h->ev0, h->stream)) != hipSuccess)
         return hip_fail(b, "hipEventRecord", e);
     e = h->ModuleLaunchKernel((hipFunction_t)k, grid, 1, 1, block, 1, 1, 0, h->stream, NULL, cfg);
@@ -170,20 +189,30 @@ static int launch(backend *b, bk_kernel *k, unsigned grid, unsigned block, const
 
 static int alloc(backend *b, void **p, size_t bytes)
 {
+    if (use_device(b))
+        return -1;
     hipError_t e = H(b)->Malloc(p, bytes ? bytes : 1);
     return e == hipSuccess ? 0 : hip_fail(b, "hipMalloc", e);
 }
 
-static void bfree(backend *b, void *p) { H(b)->Free(p); }
+static void bfree(backend *b, void *p)
+{
+    use_device(b); /* free the memory even if that fails */
+    H(b)->Free(p);
+}
 
 static int to_device(backend *b, void *dst, const void *src, size_t bytes)
 {
+    if (use_device(b))
+        return -1;
     hipError_t e = H(b)->Memcpy(dst, src, bytes, hipMemcpyHostToDevice);
     return e == hipSuccess ? 0 : hip_fail(b, "hipMemcpy", e);
 }
 
 static int to_host(backend *b, void *dst, const void *src, size_t bytes)
 {
+    if (use_device(b))
+        return -1;
     hipError_t e = H(b)->Memcpy(dst, src, bytes, hipMemcpyDeviceToHost);
     return e == hipSuccess ? 0 : hip_fail(b, "hipMemcpy", e);
 }
@@ -328,6 +357,7 @@ backend *backend_hip_create(int device, const char *available, char *why, size_t
     }
     snprintf(h->arch, sizeof h->arch, "?");
     snprintf(h->dev_name, sizeof h->dev_name, "device %d", device);
+    h->device = device;
     const char *env = getenv("IGEMM_HIP_LIBRARY");
     static const char *const libs[] = {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"};
     const char *path = env && *env ? env : libs[0];

@@ -127,7 +127,9 @@ typedef struct {
     const char *perfdb;      /* performance database file (NULL: none): read by igemm_create,
                                 consulted by igemm_select, updated by igemm_find */
     int emu_threads;         /* emulator worker threads (0: one per CPU) */
-    int device;              /* HIP device index (default 0) */
+    int device;              /* HIP device index (default 0); the handle makes it the calling
+                                thread's current HIP device (hipSetDevice) in every call that
+                                uses the GPU */
 } igemm_options;
 
 #define IGEMM_OPTIONS_INIT {.backend = IGEMM_BACKEND_AUTO}
