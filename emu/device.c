@@ -17,7 +17,6 @@ emu_device *emu_create(const target *t, const emu_options *opt)
     if (!d)
         return NULL;
     d->t = t;
-    d->tbit = bit;
     d->dec = dec;
     if (opt)
         d->opt = *opt;

@@ -12,8 +12,7 @@
 
 struct emu_kernel {
     emu_kernel_info info;
-    const emu_module *mod;
-    uint64_t kd_addr, entry;
+    uint64_t entry;
     uint32_t rsrc1, rsrc2, rsrc3;
     uint16_t props;
     int user_sgprs;
@@ -50,7 +49,6 @@ typedef struct {
 struct emu_device {
     const target *t;
     emu_sched sched;  /* accumulates across launches until emu_schedule_reset */
-    unsigned tbit;
     const emu_decoder *dec;
     emu_options opt;
     pthread_rwlock_t lock;
@@ -138,7 +136,6 @@ typedef struct {
     const emu_device *dev;
     const emu_kernel *k;
     unsigned wg[3];
-    unsigned grid[3], block[3];
     int nwaves;
     wave waves[MAX_WAVES];
     uint8_t *lds;
@@ -150,7 +147,6 @@ typedef struct {
     uint16_t *lds_readers;
     emu_stats stats;
     uintptr_t mem_lo, mem_hi; /* the registered region of the last access */
-    const void *kernargs;
     /* fault report */
     char *err;
     size_t errlen;

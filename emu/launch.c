@@ -231,7 +231,7 @@ static void *worker(void *arg)
     launch *L = arg;
     wg_ctx *c = malloc(sizeof *c);
     char err[1024] = "";
-    int nwaves = (int)((L->block[0] * L->block[1] * L->block[2] + 63) / 64);
+    int nwaves = L->nwaves;
     if (!c || ctx_alloc(c, L->k, nwaves)) {
         pthread_mutex_lock(&L->lock);
         if (!L->failed) {
@@ -248,13 +248,8 @@ static void *worker(void *arg)
     c->nwaves = nwaves;
     c->dev = L->dev;
     c->k = L->k;
-    c->kernargs = L->kernargs;
     c->err = err;
     c->errlen = sizeof err;
-    for (int i = 0; i < 3; i++) {
-        c->grid[i] = L->grid[i];
-        c->block[i] = L->block[i];
-    }
     while (!atomic_load(&L->stop)) {
         uint64_t wg = atomic_fetch_add(&L->next, 1);
         if (wg >= L->total)
@@ -284,7 +279,7 @@ static void *worker(void *arg)
 
 /* ---- the schedule model (emu.h) ---- */
 
-static int sched_init(emu_sched *s, int ncu)
+int emu_sched_create(emu_sched *s, int ncu)
 {
     s->ncu = ncu > 0 ? ncu : 1;
     s->simd = calloc((size_t)s->ncu * 4, sizeof *s->simd);
@@ -358,8 +353,6 @@ void emu_schedule_reset(emu_device *d)
 }
 
 uint64_t emu_schedule_makespan(const emu_device *d) { return d && d->sched.simd ? sched_makespan(&d->sched) : 0; }
-
-int emu_sched_create(emu_sched *s, int ncu) { return sched_init(s, ncu); }
 
 int emu_launch(emu_device *d, const emu_kernel *k, const unsigned grid[3], const unsigned block[3],
                const void *kernargs, size_t kernarg_size, emu_stats *stats, char *err, size_t errlen)
@@ -467,7 +460,7 @@ int emu_launch(emu_device *d, const emu_kernel *k, const unsigned grid[3], const
     pthread_mutex_destroy(&L.lock);
     if (L.wave_cycles && !L.failed) {
         emu_sched one;
-        if (!sched_init(&one, d->t->num_cu)) {
+        if (!emu_sched_create(&one, d->t->num_cu)) {
             sched_place(&one, L.wave_cycles, L.total, L.nwaves);
             L.stats.makespan = sched_makespan(&one);
             free(one.simd);

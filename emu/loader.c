@@ -293,7 +293,6 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
     for (uint32_t i = 0; i < ks->len && !rc; i++) {
         const mp_node *kn = &ks->kids[i];
         emu_kernel *k = &m->kernels[m->nkernels++];
-        k->mod = m;
         k->loop_begin = k->loop_end = -1;
         emu_kernel_info *ki = &k->info;
         char sym[160];
@@ -325,7 +324,6 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
             rc = say(err, errlen, "kernel %s: descriptor symbol %s not found", ki->name, sym);
             break;
         }
-        k->kd_addr = kd->st_value;
         uint32_t group, priv, karg;
         int64_t entry_off;
         memcpy(&group, kdp, 4);
