@@ -164,6 +164,29 @@ void tc_unload(tc_loaded *l)
     l->d = NULL;
 }
 
+int tc_launch_image(const tc_snippet *s, const void *image, size_t size, unsigned groups, unsigned threads,
+                    void **ptrs, const size_t *sizes, emu_stats *stats, char *err, size_t errlen)
+{
+    tc_loaded l;
+    if (s->nptrs > 16) {
+        snprintf(err, errlen, "a snippet takes at most 16 pointers");
+        return -1;
+    }
+    if (tc_load_image(&l, s->arch, s->host_threads ? s->host_threads : 1, image, size, err, errlen))
+        return -1;
+    uint64_t args[16] = {0};
+    for (int i = 0; i < s->nptrs; i++) {
+        args[i] = (uint64_t)(uintptr_t)ptrs[i];
+        if (ptrs[i])
+            emu_register(l.d, ptrs[i], sizes[i]);
+    }
+    unsigned grid[3] = {groups, 1, 1}, block[3] = {threads, 1, 1};
+    int rc = emu_launch(l.d, emu_find_kernel(l.m, "snippet"), grid, block, args, 8 * (size_t)(s->nptrs ? s->nptrs : 1),
+                        stats, err, errlen);
+    tc_unload(&l);
+    return rc;
+}
+
 int tc_run(const tc_snippet *s, unsigned groups, unsigned threads, void **ptrs, const size_t *sizes, emu_stats *stats,
            char *err, size_t errlen)
 {
@@ -171,20 +194,8 @@ int tc_run(const tc_snippet *s, unsigned groups, unsigned threads, void **ptrs, 
     void *image = tc_assemble(s, &size, err, errlen);
     if (!image)
         return -1;
-    tc_loaded l;
-    int rc = tc_load_image(&l, s->arch, 1, image, size, err, errlen);
+    int rc = tc_launch_image(s, image, size, groups, threads, ptrs, sizes, stats, err, errlen);
     free(image);
-    if (rc)
-        return -1;
-    uint64_t args[16] = {0};
-    for (int i = 0; i < s->nptrs && i < 16; i++) {
-        args[i] = (uint64_t)(uintptr_t)ptrs[i];
-        emu_register(l.d, ptrs[i], sizes[i]);
-    }
-    unsigned grid[3] = {groups, 1, 1}, block[3] = {threads, 1, 1};
-    rc = emu_launch(l.d, emu_find_kernel(l.m, "snippet"), grid, block, args, 8 * (size_t)(s->nptrs ? s->nptrs : 1),
-                    stats, err, errlen);
-    tc_unload(&l);
     return rc;
 }
 

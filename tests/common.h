@@ -41,8 +41,16 @@ typedef struct {
     const char *arch;     /* gfx906 ... gfx942 */
     const char *body;
     int vgprs, agprs, sgprs, lds_bytes;
-    int nptrs;
+    int nptrs;            /* at most 16 */
+    int host_threads;     /* emulator worker threads for the run (0: 1) */
 } tc_snippet;
+
+/* The usual start of a body with two pointers: s[4:5] = p0, s[6:7] = p1,
+ * v1 = 4 * work-item id. */
+#define TC_PRELUDE                                                                                                     \
+    "    s_load_dwordx4 s[4:7], s[0:1], 0x0\n"                                                                         \
+    "    s_waitcnt lgkmcnt(0)\n"                                                                                       \
+    "    v_lshlrev_b32 v1, 2, v0\n"
 
 /* Assemble and link a snippet into a code object (malloc'd). On failure
  * returns NULL and puts the assembler's message in err. */
@@ -51,10 +59,15 @@ void *tc_assemble(const tc_snippet *s, size_t *size, char *err, size_t errlen);
 /* Assemble any complete .s source for arch into a code object. */
 void *tc_assemble_source(const char *arch, const char *source, size_t *size, char *err, size_t errlen);
 
-/* Assemble, load and launch a snippet with one workgroup of `threads`
- * work-items (grid of `groups` workgroups). ptrs[i] are host buffers of
- * sizes[i] bytes, registered for the run. Returns 0, or -1 with the
- * emulator's (or assembler's) report in err. */
+/* Load a snippet's code object (from tc_assemble) and launch it: `groups`
+ * workgroups of `threads` work-items. ptrs[i] are host buffers of sizes[i]
+ * bytes, registered for the run (a NULL one is passed as 0). Returns 0, or
+ * -1 with the emulator's report (load or launch) in err. */
+int tc_launch_image(const tc_snippet *s, const void *image, size_t size, unsigned groups, unsigned threads,
+                    void **ptrs, const size_t *sizes, emu_stats *stats, char *err, size_t errlen);
+
+/* tc_assemble, then tc_launch_image. Returns 0, or -1 with the assembler's
+ * or the emulator's report in err. */
 int tc_run(const tc_snippet *s, unsigned groups, unsigned threads, void **ptrs, const size_t *sizes,
            emu_stats *stats, char *err, size_t errlen);
 

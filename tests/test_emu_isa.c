@@ -4,7 +4,7 @@
  * hand or with plain C arithmetic from the ISA's definition of the
  * operation, never by calling emulator code).
  *
- * Every snippet starts with the prelude below: s[4:5] = p0 (the output
+ * Every snippet starts with TC_PRELUDE (common.h): s[4:5] = p0 (the output
  * buffer), s[6:7] = p1 (the input buffer), v1 = 4 * work-item id. Results
  * are stored with global stores, one row of 64 dwords per value
  * ("global_store_dword v1, vN, s[4:5] offset:256*row"); scalar results are
@@ -23,11 +23,6 @@
 
 static const char *const archs[4] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
 enum { G906 = 1, G908 = 2, G90A = 4, G942 = 8, ALL = 15, MFMA_T = G908 | G90A | G942 };
-
-#define PRELUDE                                                                                                        \
-    "    s_load_dwordx4 s[4:7], s[0:1], 0x0\n"                                                                         \
-    "    s_waitcnt lgkmcnt(0)\n"                                                                                       \
-    "    v_lshlrev_b32 v1, 2, v0\n"
 
 #define ROWS 64
 #define ROW(r) (out + 64 * (r))
@@ -62,38 +57,22 @@ static uint32_t u32(float f)
     return u;
 }
 
-/* Assemble PRELUDE + body for arch, run it with `groups` workgroups of
+/* Assemble TC_PRELUDE + body for arch, run it with `groups` workgroups of
  * `threads` work-items on `host_threads` emulator threads, p0 = out (nout
  * dwords), p1 = in (nin dwords). A fault fails the test with the report. */
 static void run(const char *arch, const char *body, unsigned groups, unsigned threads, int lds, int host_threads,
                 uint32_t *out, size_t nout, uint32_t *in, size_t nin)
 {
-    size_t len = strlen(body) + sizeof PRELUDE + 1, size = 0;
+    size_t len = strlen(body) + sizeof TC_PRELUDE;
     char *src = malloc(len), err[2048] = "";
     assert_non_null(src);
-    snprintf(src, len, "%s%s", PRELUDE, body);
+    snprintf(src, len, "%s%s", TC_PRELUDE, body);
     tc_snippet s = {.arch = arch, .body = src, .vgprs = 64, .agprs = run_agprs, .sgprs = 80, .lds_bytes = lds,
-                    .nptrs = 2};
-    void *image = tc_assemble(&s, &size, err, sizeof err);
+                    .nptrs = 2, .host_threads = host_threads};
+    void *ptrs[2] = {out, in};
+    size_t sizes[2] = {nout * 4, nin * 4};
+    int rc = tc_run(&s, groups, threads, ptrs, sizes, NULL, err, sizeof err);
     free(src);
-    if (!image)
-        fail_msg("%s: %s", arch, err);
-    emu_device *d = emu_create(target_by_name(arch), &(emu_options){.threads = host_threads});
-    assert_non_null(d);
-    emu_module *m = NULL;
-    int rc = emu_load(d, image, size, &m, err, sizeof err);
-    free(image);
-    if (rc) {
-        emu_destroy(d);
-        fail_msg("%s: load: %s", arch, err);
-    }
-    emu_register(d, out, nout * 4);
-    emu_register(d, in, nin * 4);
-    uint64_t args[2] = {(uint64_t)(uintptr_t)out, (uint64_t)(uintptr_t)in};
-    unsigned grid[3] = {groups, 1, 1}, block[3] = {threads, 1, 1};
-    rc = emu_launch(d, emu_find_kernel(m, "snippet"), grid, block, args, sizeof args, NULL, err, sizeof err);
-    emu_module_free(m);
-    emu_destroy(d);
     if (rc)
         fail_msg("%s: %s", arch, err);
 }
@@ -1703,20 +1682,19 @@ static void launch_ids_and_dispatch(void **state)
         void *image = tc_assemble_source(arch, text, &size, err, sizeof err);
         if (!image)
             fail_msg("%s: %s", arch, err);
-        emu_device *d = emu_create(target_by_name(arch), &(emu_options){.threads = 2});
-        emu_module *m = NULL;
-        if (emu_load(d, image, size, &m, err, sizeof err))
-            fail_msg("%s: %s", arch, err);
+        tc_loaded l;
+        int rc = tc_load_image(&l, arch, 2, image, size, err, sizeof err);
         free(image);
+        if (rc)
+            fail_msg("%s: %s", arch, err);
         uint32_t *out = buf(192, 0xdeadbeef);
-        emu_register(d, out, 192 * 4);
+        emu_register(l.d, out, 192 * 4);
         uint64_t arg = (uint64_t)(uintptr_t)out;
         unsigned grid[3] = {2, 3, 2}, block[3] = {4, 2, 2};
         emu_stats st = {0};
-        if (emu_launch(d, emu_find_kernel(m, "ids"), grid, block, &arg, 8, &st, err, sizeof err))
+        if (emu_launch(l.d, emu_find_kernel(l.m, "ids"), grid, block, &arg, 8, &st, err, sizeof err))
             fail_msg("%s: %s", arch, err);
-        emu_module_free(m);
-        emu_destroy(d);
+        tc_unload(&l);
         expect_u32(arch, "workgroups run", 0, (uint32_t)st.workgroups, 12);
         expect_u32(arch, "waves run", 0, (uint32_t)st.waves, 12);
         for (uint32_t gz = 0; gz < 2; gz++)
@@ -1740,12 +1718,7 @@ static void launch_ids_and_dispatch(void **state)
  * follow from the rule (workgroups in dispatch order on the least-loaded CU,
  * each wave on that CU's least-loaded SIMD) and the per-wave costs measured
  * from single-workgroup launches. */
-typedef struct {
-    emu_device *d;
-    emu_module *m;
-} sched_kernel;
-
-static sched_kernel sched_load(const char *arch, int first)
+static tc_loaded sched_load(const char *arch, int first)
 {
     char body[512], err[2048] = "";
     snprintf(body, sizeof body,
@@ -1764,22 +1737,16 @@ static sched_kernel sched_load(const char *arch, int first)
     void *image = tc_assemble(&sn, &size, err, sizeof err);
     if (!image)
         fail_msg("%s: %s", arch, err);
-    sched_kernel k = {emu_create(target_by_name(arch), &(emu_options){.threads = 2}), NULL};
-    assert_non_null(k.d);
-    if (emu_load(k.d, image, size, &k.m, err, sizeof err))
-        fail_msg("%s: load: %s", arch, err);
+    tc_loaded k;
+    int rc = tc_load_image(&k, arch, 2, image, size, err, sizeof err);
     free(image);
+    if (rc)
+        fail_msg("%s: load: %s", arch, err);
     return k;
 }
 
-static void sched_free(sched_kernel *k)
-{
-    emu_module_free(k->m);
-    emu_destroy(k->d);
-}
-
 /* Launch `groups` workgroups of `threads` work-items; returns the stats. */
-static emu_stats sched_launch(sched_kernel *k, unsigned groups, unsigned threads)
+static emu_stats sched_launch(tc_loaded *k, unsigned groups, unsigned threads)
 {
     char err[2048] = "";
     uint64_t arg = 0;
@@ -1795,7 +1762,7 @@ static void schedule_model_makespans(void **state)
     (void)state;
     const char *arch = "gfx906";
     const uint64_t ncu = (uint64_t)target_by_name(arch)->num_cu;
-    sched_kernel flat = sched_load(arch, 1), skew = sched_load(arch, 100);
+    tc_loaded flat = sched_load(arch, 1), skew = sched_load(arch, 100);
 
     /* per-wave costs: c for a one-iteration wave, l for workgroup 0 of skew */
     emu_stats one = sched_launch(&flat, 1, 64);
@@ -1826,7 +1793,7 @@ static void schedule_model_makespans(void **state)
      * (one long, the rest short: every CU busy) take l each; merged, the
      * second one's long workgroup lands on a CU the first loaded with a
      * short one, so l + c, not 2l */
-    sched_free(&flat);
+    tc_unload(&flat);
     emu_schedule_reset(skew.d);
     assert_int_equal(emu_schedule_makespan(skew.d), 0);
     for (int i = 0; i < 2; i++)
@@ -1839,7 +1806,7 @@ static void schedule_model_makespans(void **state)
     assert_int_equal(emu_schedule_makespan(skew.d), l);
     sched_launch(&skew, 1, 256);
     assert_int_equal(emu_schedule_makespan(skew.d), 2 * l);
-    sched_free(&skew);
+    tc_unload(&skew);
 }
 
 int main(void)

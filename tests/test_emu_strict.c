@@ -23,12 +23,6 @@
 
 static const char *const archs[4] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
 
-/* s[4:5] = p0 (out), s[6:7] = p1 (in), v1 = 4 * work-item id */
-#define PRELUDE                                                                                                        \
-    "    s_load_dwordx4 s[4:7], s[0:1], 0x0\n"                                                                         \
-    "    s_waitcnt lgkmcnt(0)\n"                                                                                       \
-    "    v_lshlrev_b32 v1, 2, v0\n"
-
 typedef struct {
     const char *body;
     unsigned groups, threads;
@@ -92,33 +86,28 @@ static void locate_fault(const void *image, size_t size, const char *arch, uint6
         fail_msg("%s: no instruction labelled fault_here", arch);
 }
 
-/* Run a case; returns the emulator's return code, report in err. */
+/* Run a case (TC_PRELUDE + body: p0 = out, p1 = in); returns the emulator's
+ * return code, report in err. */
 static int run_case(const char *arch, const scase *c, void **image_out, size_t *size_out, char *err, size_t errlen)
 {
-    size_t len = strlen(c->body) + sizeof PRELUDE + 1, size = 0;
+    size_t len = strlen(c->body) + sizeof TC_PRELUDE, size = 0;
     char *src = malloc(len);
     assert_non_null(src);
-    snprintf(src, len, "%s%s", PRELUDE, c->body);
+    snprintf(src, len, "%s%s", TC_PRELUDE, c->body);
     tc_snippet s = {.arch = arch, .body = src, .vgprs = c->vgprs ? c->vgprs : 48, .sgprs = 64, .lds_bytes = c->lds,
                     .nptrs = 2};
     void *image = tc_assemble(&s, &size, err, errlen);
     free(src);
     if (!image)
         fail_msg("%s: %s", arch, err);
-    emu_device *d = emu_create(target_by_name(arch), &(emu_options){.threads = 1});
-    emu_module *m = NULL;
-    if (emu_load(d, image, size, &m, err, errlen))
-        fail_msg("%s: load: %s", arch, err);
-    uint32_t *out = calloc(c->nout ? c->nout : 1, 4), *in = calloc(c->nin ? c->nin : 1, 4);
+    size_t nout = c->nout ? c->nout : 1, nin = c->nin ? c->nin : 1;
+    uint32_t *out = calloc(nout, 4), *in = calloc(nin, 4);
     assert_true(out && in);
-    emu_register(d, out, 4 * (c->nout ? c->nout : 1));
-    emu_register(d, in, 4 * (c->nin ? c->nin : 1));
-    uint64_t args[2] = {(uint64_t)(uintptr_t)out, (uint64_t)(uintptr_t)in};
-    unsigned grid[3] = {c->groups ? c->groups : 1, 1, 1}, block[3] = {c->threads ? c->threads : 64, 1, 1};
+    void *ptrs[2] = {out, in};
+    size_t sizes[2] = {4 * nout, 4 * nin};
     err[0] = 0;
-    int rc = emu_launch(d, emu_find_kernel(m, "snippet"), grid, block, args, sizeof args, NULL, err, errlen);
-    emu_module_free(m);
-    emu_destroy(d);
+    int rc = tc_launch_image(&s, image, size, c->groups ? c->groups : 1, c->threads ? c->threads : 64, ptrs, sizes,
+                             NULL, err, errlen);
     free(out);
     free(in);
     if (image_out) {
