@@ -169,7 +169,6 @@ const char *igemm_last_error(const igemm_handle *h) { return h ? h->err : "handl
 const char *igemm_handle_arch(const igemm_handle *h) { return h ? h->t->name : NULL; }
 const char *igemm_handle_backend(const igemm_handle *h) { return h ? h->b->name : NULL; }
 const char *igemm_handle_fallback(const igemm_handle *h) { return h ? h->fallback : NULL; }
-const char *igemm_handle_perfdb(const igemm_handle *h) { return h ? h->perfdb : NULL; }
 
 static int is_emu(const igemm_handle *h) { return !strcmp(h->b->name, "emu"); }
 
@@ -294,7 +293,7 @@ static const char *cost_unit(const igemm_handle *h) { return is_emu(h) ? "cycles
 
 /* The performance database's configuration for sh on h (the record whose
  * unit is this backend's first), when it names an applicable one. */
-const solver *handle_perfdb_solver(igemm_handle *h, const igemm_shape *sh)
+static const solver *perfdb_solver(igemm_handle *h, const igemm_shape *sh)
 {
     char key[160];
     perfdb_key(&sh->p, key, sizeof key);
@@ -303,6 +302,18 @@ const solver *handle_perfdb_solver(igemm_handle *h, const igemm_shape *sh)
         return NULL;
     const solver *s = solver_find(r->solution);
     return s && handle_solver_ok(h, s, sh) ? s : NULL;
+}
+
+/* The heuristic's filter: the solvers h can run on sh. */
+typedef struct {
+    igemm_handle *h;
+    const igemm_shape *sh;
+} heuristic_ctx;
+
+static int heuristic_ok(void *ctx, const solver *s)
+{
+    heuristic_ctx *c = ctx;
+    return handle_solver_ok(c->h, s, c->sh);
 }
 
 /* Validate p and find the configuration to run: `solution` when given
@@ -325,10 +336,11 @@ static igemm_status resolve(igemm_handle *h, const igemm_problem *p, const char 
         *source = "user";
         return IGEMM_OK;
     }
-    const solver *s = handle_perfdb_solver(h, sh);
+    const solver *s = perfdb_solver(h, sh);
     *source = "perfdb";
     if (!s) {
-        s = select_solver(h, sh);
+        heuristic_ctx c = {h, sh};
+        s = select_heuristic(sh, h->t, heuristic_ok, &c);
         *source = "heuristic";
     }
     if (!s) {

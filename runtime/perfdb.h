@@ -17,7 +17,6 @@
 
 #include "igemm.h"
 #include "problem.h"
-#include "solver.h"
 
 typedef struct {
     char arch[32];
@@ -54,11 +53,5 @@ int perfdb_put(perfdb *db, const perfdb_rec *r);
  * rename it over the old one. Returns IGEMM_OK, IGEMM_ERR_IO or
  * IGEMM_ERR_NO_MEMORY with the reason in why. */
 igemm_status perfdb_store(const char *path, const perfdb_rec *r, char *why, size_t len);
-
-/* For the selection (select.c may call it; handle.c already consults the
- * database before the heuristic): the configuration h's database names
- * for sh on h's target, preferring the record of h's backend's unit, when
- * that configuration exists and applies; else NULL. (handle.c) */
-const solver *handle_perfdb_solver(igemm_handle *h, const igemm_shape *sh);
 
 #endif

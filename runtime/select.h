@@ -22,6 +22,5 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
 /* Handle internals the selection needs (handle.c). */
 int handle_solver_ok(igemm_handle *h, const solver *s, const igemm_shape *sh);
 const target *handle_target(const igemm_handle *h);
-const char *igemm_handle_perfdb(const igemm_handle *h);
 
 #endif
