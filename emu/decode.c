@@ -482,7 +482,6 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
         out->offset = (int32_t)BITS(w0, 0, 12);
         out->offen = (uint8_t)BITS(w0, 12, 1);
         out->idxen = (uint8_t)BITS(w0, 13, 1);
-        out->lds = (uint8_t)BITS(w0, 16, 1);
         if (gfx940) {
             out->sc0 = (uint8_t)BITS(w0, 14, 1);
             out->sc1 = (uint8_t)BITS(w0, 15, 1);
@@ -497,7 +496,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
                 return fail(err, errlen, pc, w0, "MUBUF with TFE is not supported");
             out->acc = 1;
         }
-        if (out->lds)
+        if (BITS(w0, 16, 1))
             return fail(err, errlen, pc, w0, "MUBUF with LDS is not supported");
         unsigned base = out->acc ? R_A0 : 256;
         int na = (out->offen && out->idxen) ? 2 : (out->offen || out->idxen) ? 1 : 0;
@@ -508,18 +507,17 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
         if (resolve(&out->src[2], BITS(w1, 24, 8), 1, TY_INT, NULL))
             return fail(err, errlen, pc, w0, "bad MUBUF soffset");
     } else if (BITS(w0, 26, 6) == 0x37) { /* FLAT / SCRATCH / GLOBAL */
-        out->seg = (uint8_t)BITS(w0, 14, 2);
-        if (out->seg == 0)
+        unsigned seg = BITS(w0, 14, 2); /* 0 flat, 1 scratch, 2 global */
+        if (seg == 0)
             r = d->flat[BITS(w0, 18, 7)];
-        else if (out->seg == 2)
+        else if (seg == 2)
             r = d->global[BITS(w0, 18, 7)];
         if (!r)
-            return fail(err, errlen, pc, w0, out->seg == 1 ? "scratch instructions are not supported" : "unknown FLAT/GLOBAL opcode");
+            return fail(err, errlen, pc, w0, seg == 1 ? "scratch instructions are not supported" : "unknown FLAT/GLOBAL opcode");
         out->fmt = r->fmt;
         words = 2;
         unsigned off = BITS(w0, 0, 13);
-        out->offset = out->seg == 0 ? (int32_t)BITS(w0, 0, 12) : (int32_t)(off & 0x1000 ? (int)off - 0x2000 : (int)off);
-        out->lds = (uint8_t)BITS(w0, 13, 1);
+        out->offset = seg == 0 ? (int32_t)BITS(w0, 0, 12) : (int32_t)(off & 0x1000 ? (int)off - 0x2000 : (int)off);
         if (gfx940) {
             out->sc0 = (uint8_t)BITS(w0, 16, 1);
             out->nt = (uint8_t)BITS(w0, 17, 1);
@@ -536,7 +534,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
         }
         unsigned base = out->acc ? R_A0 : 256;
         unsigned saddr = BITS(w1, 16, 7);
-        bool has_saddr = out->seg == 2 && saddr != 0x7f;
+        bool has_saddr = seg == 2 && saddr != 0x7f;
         reg(&out->src[0], 256 + BITS(w1, 0, 8), has_saddr ? 1 : 2);
         bool store = strstr(r->name, "store") || strstr(r->name, "atomic");
         if (store)
@@ -555,10 +553,8 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
 
     out->op = (uint16_t)r->op;
     out->info = r;
-    out->native = (uint8_t)r->fmt;
     if (words == 2 && out->fmt != F_VOP3 && out->fmt != F_VOP3P && out->fmt != F_MAI)
         out->raw[1] = w1;
-    out->words = (uint8_t)words;
     if ((size_t)words * 4 > avail)
         return fail(err, errlen, pc, w0, "truncated instruction");
     return words * 4;

@@ -68,8 +68,6 @@ enum { EXT_NONE, EXT_SDWA, EXT_DPP };
 typedef struct emu_inst {
     uint16_t op;          /* emu_op */
     uint8_t fmt;          /* encoding actually used (F_VOP3 for _e64 forms) */
-    uint8_t native;       /* table format of the operation */
-    uint8_t words;        /* instruction size in dwords, literal included */
     uint8_t ext;          /* EXT_* */
     const emu_opinfo *info;
     uint64_t pc;          /* byte address in the code object */
@@ -83,10 +81,9 @@ typedef struct emu_inst {
     /* memory: MUBUF src0 = vaddr, src1 = srsrc, src2 = soffset; DS src0 = addr,
        src1 = data0, src2 = data1; FLAT src0 = addr, src1 = data, src2 = saddr;
        SMEM src0 = sbase, src1 = soffset */
-    uint8_t offen, idxen, lds, glc, slc, sc0, sc1, nt, scc_bit, acc, gds;
+    uint8_t offen, idxen, glc, slc, sc0, sc1, nt, scc_bit, acc, gds;
     int32_t offset;       /* MUBUF/FLAT/SMEM offset; DS offset0 (or 16-bit offset) */
     uint8_t offset1;      /* DS offset1 */
-    uint8_t seg;          /* FLAT: 0 flat, 1 scratch, 2 global */
     int16_t simm16;       /* SOPP/SOPK immediate */
     int32_t target;       /* branch target: instruction index in the kernel, -1 none */
     /* SDWA / DPP */
@@ -100,7 +97,6 @@ typedef struct emu_inst {
     uint16_t rd[6], wr[3];
     uint8_t rdw[6], wrw[3];
     uint8_t cls;          /* emu_class (emu.h) */
-    uint8_t mem_dwords;   /* VMEM/DS/SMEM data dwords per lane */
     uint8_t is_store, is_atomic, is_load;
     uint8_t cmpx;         /* v_cmpx_*: the result also goes to EXEC */
     uint8_t fp_mods;      /* VALU: neg/abs act on f32 sources (f32 ops and v_cndmask) */

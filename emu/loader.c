@@ -156,7 +156,6 @@ static int decode_kernel(const emu_device *d, const elf *e, emu_kernel *k, uint6
                is never reached. */
             if (avail - off < 4)
                 break;
-            in->words = 1;
             in->raw[1] = avail - off >= 8 ? (uint32_t)code[off + 4] | (uint32_t)code[off + 5] << 8 |
                                                 (uint32_t)code[off + 6] << 16 | (uint32_t)code[off + 7] << 24
                                           : 0;
