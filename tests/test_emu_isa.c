@@ -59,7 +59,8 @@ static uint32_t u32(float f)
 
 /* Assemble TC_PRELUDE + body for arch, run it with `groups` workgroups of
  * `threads` work-items on `host_threads` emulator threads, p0 = out (nout
- * dwords), p1 = in (nin dwords). A fault fails the test with the report. */
+ * dwords), p1 = in (nin dwords; NULL: p1 = 0, for snippets that read no
+ * input). A fault fails the test with the report. */
 static void run(const char *arch, const char *body, unsigned groups, unsigned threads, int lds, int host_threads,
                 uint32_t *out, size_t nout, uint32_t *in, size_t nin)
 {
@@ -179,15 +180,14 @@ static void salu_scc_and_results(void **state)
     strcat(body, "    global_store_dword v1, v10, s[4:5]\n");
     nbad = 0;
     for (int a = 0; a < 4; a++) {
-        uint32_t *out = buf(64, 0xdeadbeef), *in = buf(1, 0);
-        run(archs[a], body, 1, 64, 0, 1, out, 64, in, 1);
+        uint32_t *out = buf(64, 0xdeadbeef);
+        run(archs[a], body, 1, 64, 0, 1, out, 64, NULL, 0);
         for (int i = 0; i < n; i++) {
             char what[32];
             snprintf(what, sizeof what, "s%d", regs[i]);
             expect_u32(archs[a], what, i, out[i], want[i]);
         }
         free(out);
-        free(in);
     }
     assert_int_equal(nbad, 0);
 }
@@ -263,8 +263,8 @@ static void salu_branches_and_exec(void **state)
                  "    global_store_dword v1, v12, s[4:5] offset:512\n");
     nbad = 0;
     for (int a = 0; a < 4; a++) {
-        uint32_t *out = buf(3 * 64, 0xdeadbeef), *in = buf(1, 0);
-        run(archs[a], body, 1, 64, 0, 1, out, 3 * 64, in, 1);
+        uint32_t *out = buf(3 * 64, 0xdeadbeef);
+        run(archs[a], body, 1, 64, 0, 1, out, 3 * 64, NULL, 0);
         for (int i = 0; i < n; i++) {
             char what[32];
             snprintf(what, sizeof what, "s%d", regs[i]);
@@ -275,7 +275,6 @@ static void salu_branches_and_exec(void **state)
             expect_u32(archs[a], "v12 under v_cmpx", l, ROW(2)[l], l > 31 ? 5 : 0);
         }
         free(out);
-        free(in);
     }
     assert_int_equal(nbad, 0);
 }
@@ -385,8 +384,8 @@ static void valu_integer(void **state)
     nbad = 0;
     for (int ai = 0; ai < 4; ai++) {
         const char *arch = archs[ai];
-        uint32_t *out = buf(41 * 64, 0xdeadbeef), *in = buf(1, 0);
-        run(arch, body, 1, 64, 0, 1, out, 41 * 64, in, 1);
+        uint32_t *out = buf(41 * 64, 0xdeadbeef);
+        run(arch, body, 1, 64, 0, 1, out, 41 * 64, NULL, 0);
         for (int l = 0; l < 64; l++) {
             uint32_t a = lane_a(l), L = (uint32_t)l;
             /* v_ffbh_i32: bits from the MSB up to the first that differs from the sign (-1: none) */
@@ -452,7 +451,6 @@ static void valu_integer(void **state)
             expect_u32(arch, "v_mad_i32_i24", l, ROW(31)[l], (uint32_t)(sa24 * -2 + l));
         }
         free(out);
-        free(in);
     }
     assert_int_equal(nbad, 0);
 }
@@ -542,10 +540,10 @@ static void valu_fp32(void **state)
     nbad = 0;
     for (int ai = 0; ai < 4; ai++) {
         const char *arch = archs[ai];
-        uint32_t *out = buf(32 * 64, 0xdeadbeef), *in = buf(1, 0);
+        uint32_t *out = buf(32 * 64, 0xdeadbeef);
         char full[8192];
         snprintf(full, sizeof full, "    s_mov_b32 s22, 0x00ab0000\n%s", body);
-        run(arch, full, 1, 64, 0, 1, out, 32 * 64, in, 1);
+        run(arch, full, 1, 64, 0, 1, out, 32 * 64, NULL, 0);
         for (int l = 0; l < 64; l++) {
             float x = (float)(l - 20) * 0.5f, y = (float)(l + 1);
             expect_f32(arch, "-x + |y|", l, ROW(0)[l], -x + y);
@@ -592,7 +590,6 @@ static void valu_fp32(void **state)
             expect_f32(arch, "min(-|x|, y)", l, ROW(30)[l], -fabsf(x));
         }
         free(out);
-        free(in);
     }
     assert_int_equal(nbad, 0);
 }
@@ -620,8 +617,8 @@ static void valu_legacy_mad(void **state)
     nbad = 0;
     for (int ai = 0; ai < 2; ai++) {
         const char *arch = archs[ai];
-        uint32_t *out = buf(5 * 64, 0xdeadbeef), *in = buf(1, 0);
-        run(arch, body, 1, 64, 0, 1, out, 5 * 64, in, 1);
+        uint32_t *out = buf(5 * 64, 0xdeadbeef);
+        run(arch, body, 1, 64, 0, 1, out, 5 * 64, NULL, 0);
         for (int l = 0; l < 64; l++) {
             float x = (float)l, y = (float)l + 0.5f;
             expect_f32(arch, "v_mac_f32", l, ROW(0)[l], x * y + 1.0f);
@@ -631,7 +628,6 @@ static void valu_legacy_mad(void **state)
             expect_u32(arch, "v_mad_f32 flushes denormals", l, ROW(4)[l], 0);
         }
         free(out);
-        free(in);
     }
     assert_int_equal(nbad, 0);
 }
@@ -735,10 +731,10 @@ static void valu_fp16_bf16_packed(void **state)
     nbad = 0;
     for (int ai = 0; ai < 4; ai++) {
         const char *arch = archs[ai];
-        uint32_t *out = buf(32 * 64, 0xdeadbeef), *in = buf(1, 0);
+        uint32_t *out = buf(32 * 64, 0xdeadbeef);
         char full[8192];
         snprintf(full, sizeof full, "    v_mov_b32 v27, 0xabcd0000\n%s", body); /* preset for the mixlo */
-        run(arch, full, 1, 64, 0, 1, out, 32 * 64, in, 1);
+        run(arch, full, 1, 64, 0, 1, out, 32 * 64, NULL, 0);
         for (int l = 0; l < 64; l++) {
             float x = (float)(l - 20) * 0.5f, y = (float)(l + 1);
             uint16_t hx = h(x), hy = h(y);
@@ -767,7 +763,6 @@ static void valu_fp16_bf16_packed(void **state)
             expect_u32(arch, "v_fma_mixlo_f16", l, ROW(20)[l], 0xabcd0000u | h(x * y));
         }
         free(out);
-        free(in);
     }
     assert_int_equal(nbad, 0);
 }
@@ -794,8 +789,8 @@ static void valu_packed_f32(void **state)
     nbad = 0;
     for (int ai = 2; ai < 4; ai++) {
         const char *arch = archs[ai];
-        uint32_t *out = buf(8 * 64, 0xdeadbeef), *in = buf(1, 0);
-        run(arch, body, 1, 64, 0, 1, out, 8 * 64, in, 1);
+        uint32_t *out = buf(8 * 64, 0xdeadbeef);
+        run(arch, body, 1, 64, 0, 1, out, 8 * 64, NULL, 0);
         for (int l = 0; l < 64; l++) {
             float x = (float)l, y = (float)l + 0.5f;
             expect_f32(arch, "pk_fma lo", l, ROW(0)[l], fmaf(x, x, x));
@@ -808,7 +803,6 @@ static void valu_packed_f32(void **state)
             expect_f32(arch, "pk_mov hi", l, ROW(7)[l], x);
         }
         free(out);
-        free(in);
     }
     assert_int_equal(nbad, 0);
 }
@@ -888,8 +882,8 @@ static void valu_compare_cndmask_carry(void **state)
     nbad = 0;
     for (int ai = 0; ai < 4; ai++) {
         const char *arch = archs[ai];
-        uint32_t *out = buf(11 * 64, 0xdeadbeef), *in = buf(1, 0);
-        run(arch, body, 1, 64, 0, 1, out, 11 * 64, in, 1);
+        uint32_t *out = buf(11 * 64, 0xdeadbeef);
+        run(arch, body, 1, 64, 0, 1, out, 11 * 64, NULL, 0);
         for (int l = 0; l < 64; l++) {
             float x = (float)(l - 20) * 0.5f, y = (float)(l + 1);
             uint32_t L = (uint32_t)l;
@@ -912,7 +906,6 @@ static void valu_compare_cndmask_carry(void **state)
             expect_u32(arch, what, i, ROW(10)[i], want[i]);
         }
         free(out);
-        free(in);
     }
     assert_int_equal(nbad, 0);
 }
@@ -992,8 +985,8 @@ static void valu_lanes_dpp_sdwa(void **state)
     nbad = 0;
     for (int ai = 0; ai < 4; ai++) {
         const char *arch = archs[ai];
-        uint32_t *out = buf(17 * 64, 0xdeadbeef), *in = buf(1, 0);
-        run(arch, body, 1, 64, 0, 1, out, 17 * 64, in, 1);
+        uint32_t *out = buf(17 * 64, 0xdeadbeef);
+        run(arch, body, 1, 64, 0, 1, out, 17 * 64, NULL, 0);
         for (int l = 0; l < 64; l++) {
             uint32_t v2 = 3u * (uint32_t)l;
             int row = l / 16, li = l % 16;
@@ -1021,7 +1014,6 @@ static void valu_lanes_dpp_sdwa(void **state)
             expect_u32(arch, what, i, ROW(16)[i], want[i]);
         }
         free(out);
-        free(in);
     }
     assert_int_equal(nbad, 0);
 }
@@ -1099,8 +1091,8 @@ static void ds_single_wave(void **state)
     nbad = 0;
     for (int ai = 0; ai < 4; ai++) {
         const char *arch = archs[ai];
-        uint32_t *out = buf(64 * 64, 0xdeadbeef), *in = buf(1, 0);
-        run(arch, full, 1, 64, 4096, 1, out, 64 * 64, in, 1);
+        uint32_t *out = buf(64 * 64, 0xdeadbeef);
+        run(arch, full, 1, 64, 4096, 1, out, 64 * 64, NULL, 0);
         for (int l = 0; l < 64; l++) {
             uint32_t L = (uint32_t)l, v2 = 3 * L;
             uint32_t got[28];
@@ -1137,7 +1129,6 @@ static void ds_single_wave(void **state)
             expect_u32(arch, "ds_permute_b32", l, got[27], 3 * ((L + 44) & 63));
         }
         free(out);
-        free(in);
     }
     assert_int_equal(nbad, 0);
 }
@@ -1177,15 +1168,14 @@ static void ds_across_waves(void **state)
     nbad = 0;
     for (int ai = 0; ai < 4; ai++) {
         const char *arch = archs[ai];
-        uint32_t *out = buf(3 * 256, 0xdeadbeef), *in = buf(1, 0);
-        run(arch, body, 3, 256, 2048, 1, out, 3 * 256, in, 1); /* 3 workgroups on one context: LDS and race tables reused */
+        uint32_t *out = buf(3 * 256, 0xdeadbeef);
+        run(arch, body, 3, 256, 2048, 1, out, 3 * 256, NULL, 0); /* 3 workgroups on one context: LDS and race tables reused */
         for (int t = 0; t < 256; t++) {
             expect_u32(arch, "read of the other wave's write", t, out[t], (uint32_t)(t ^ 64));
             expect_u32(arch, "write after barrier", t, out[256 + t], (uint32_t)(t ^ 64) + 1000);
             expect_u32(arch, "ds_add_u32 from 4 waves", t, out[512 + t], 256);
         }
         free(out);
-        free(in);
     }
     assert_int_equal(nbad, 0);
 }
@@ -1460,8 +1450,8 @@ static void atomics_concurrent(void **state)
         int n = snprintf(body, sizeof body, int_part, g, g, g);
         if (ai > 0)
             snprintf(body + n, sizeof body - (size_t)n, "%s", float_part);
-        uint32_t *out = buf(1664, 0), *in = buf(1, 0);
-        run(arch, body, 8, 64, 0, 2, out, 1664, in, 1);
+        uint32_t *out = buf(1664, 0);
+        run(arch, body, 8, 64, 0, 2, out, 1664, NULL, 0);
         expect_u32(arch, "global_atomic_add total", 0, out[0], 512);
         unsigned char seen[512] = {0};
         for (int i = 0; i < 512; i++)
@@ -1489,7 +1479,6 @@ static void atomics_concurrent(void **state)
             expect_u32(arch, "buffer_atomic_pk_add_f16", 0, out[4], 0x5c006000);
         }
         free(out);
-        free(in);
     }
     assert_int_equal(nbad, 0);
 }
