@@ -80,7 +80,7 @@ static int lds_check(wg_ctx *c, wave *w, uint32_t addr, int bytes, int align, in
     return lds_track(c, w, addr, bytes, kind);
 }
 
-static int ds_bytes(emu_op op, const emu_inst *in, bool *two, int *stride)
+static int ds_bytes(emu_op op, bool *two, int *stride)
 {
     *two = false;
     *stride = 1;
@@ -94,7 +94,6 @@ static int ds_bytes(emu_op op, const emu_inst *in, bool *two, int *stride)
     case OP_DS_WRITE2ST64_B64: case OP_DS_READ2ST64_B64: *two = true; *stride = 64; return 8;
     default: break;
     }
-    (void)in;
     return 0;
 }
 
@@ -155,7 +154,7 @@ static int exec_ds(wg_ctx *c, wave *w, const emu_inst *in)
     const uint32_t *addr = w->v[in->src[0].code - R_V0];
     bool two;
     int stride;
-    int size = ds_bytes(op, in, &two, &stride);
+    int size = ds_bytes(op, &two, &stride);
     uint8_t *lds = c->lds;
 
     if (op == OP_DS_BPERMUTE_B32 || op == OP_DS_PERMUTE_B32) {
@@ -197,7 +196,7 @@ static int exec_ds(wg_ctx *c, wave *w, const emu_inst *in)
         if (in->is_atomic)
             size = 4;
     }
-    if (size >= 4 && !in->is_atomic && (!two || size == 4 || size == 8) && op != OP_DS_SWIZZLE_B32)
+    if (size >= 4 && !in->is_atomic && (!two || size == 4 || size == 8))
         return ds_plain(c, w, in, size, two, stride, exec);
     int align = size >= 12 ? 16 : size;
     int nelem = two ? 2 : 1;

@@ -202,9 +202,8 @@ static uint32_t vcmp_class(float f, uint32_t m)
     return (m >> bit) & 1;
 }
 
-static float ftz(const wave *w, const emu_kernel *k, float f)
+static float ftz(const emu_kernel *k, float f)
 {
-    (void)w;
     return k->denorm32 == 3 ? f : flush_denorm(f);
 }
 
@@ -577,11 +576,11 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
     case OP_V_CVT_F64_F32: LANES { uint64_t x = bits64_of((double)FA); r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32); } goto out_64;
     /* VOP2 */
     case OP_V_CNDMASK_B32: U2((cin >> l & 1) ? B[l] : A[l]);
-    case OP_V_ADD_F32: F2(ftz(w, k, FA + FB));
-    case OP_V_SUB_F32: F2(ftz(w, k, FA - FB));
-    case OP_V_SUBREV_F32: F2(ftz(w, k, FB - FA));
+    case OP_V_ADD_F32: F2(ftz(k, FA + FB));
+    case OP_V_SUB_F32: F2(ftz(k, FA - FB));
+    case OP_V_SUBREV_F32: F2(ftz(k, FB - FA));
     case OP_V_MUL_LEGACY_F32: F2(legacy_mul(FA, FB));
-    case OP_V_MUL_F32: F2(ftz(w, k, FA * FB));
+    case OP_V_MUL_F32: F2(ftz(k, FA * FB));
     case OP_V_MUL_I32_I24: U2((uint32_t)(sext24(A[l]) * sext24(B[l])));
     case OP_V_MUL_HI_I32_I24: U2((uint32_t)(((int64_t)sext24(A[l]) * sext24(B[l])) >> 32));
     case OP_V_MUL_U32_U24: U2((A[l] & 0xffffff) * (B[l] & 0xffffff));
@@ -607,7 +606,7 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
     case OP_V_MADAK_F32: F2(flush_denorm(flush_denorm(FA * FB) + f32_of(in->src[2].value)));
     case OP_V_FMAC_F32: {
         const uint32_t *D = vdst(w, in->dst.code, 0);
-        F2(ftz(w, k, fmaf(FA, FB, f32_of(D[l]))));
+        F2(ftz(k, fmaf(FA, FB, f32_of(D[l]))));
     }
     case OP_V_ADD_CO_U32: LANES { uint64_t s = (uint64_t)A[l] + B[l]; r[l] = (uint32_t)s; if (s >> 32) carry |= 1ull << l; } goto out_carry;
     case OP_V_SUB_CO_U32: LANES { r[l] = A[l] - B[l]; if (B[l] > A[l]) carry |= 1ull << l; } goto out_carry;
@@ -697,7 +696,7 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
         }
         goto out_int;
     case OP_V_BFI_B32: U2((A[l] & B[l]) | (~A[l] & C[l]));
-    case OP_V_FMA_F32: F2(ftz(w, k, fmaf(FA, FB, FC)));
+    case OP_V_FMA_F32: F2(ftz(k, fmaf(FA, FB, FC)));
     case OP_V_ALIGNBIT_B32: U2((uint32_t)((((uint64_t)A[l] << 32) | B[l]) >> (C[l] & 31)));
     case OP_V_ALIGNBYTE_B32: U2((uint32_t)((((uint64_t)A[l] << 32) | B[l]) >> (8 * (C[l] & 3))));
     case OP_V_MIN3_F32: F2(fminf(fminf(FA, FB), FC));
