@@ -282,12 +282,10 @@ igemm_status igemm_applicable(igemm_handle *h, const igemm_problem *p, const cha
     return IGEMM_ERR_NOT_APPLICABLE;
 }
 
-int handle_solver_ok(igemm_handle *h, const solver *s, const igemm_shape *sh)
+static int handle_solver_ok(igemm_handle *h, const solver *s, const igemm_shape *sh)
 {
     return check_solver(h, s, sh, NULL, 0) == IGEMM_OK;
 }
-
-const target *handle_target(const igemm_handle *h) { return h->t; }
 
 static const char *cost_unit(const igemm_handle *h) { return is_emu(h) ? "cycles" : "ms"; }
 

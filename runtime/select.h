@@ -1,26 +1,20 @@
-/* Kernel configuration choice (selection heuristic, performance database). */
+/* Kernel configuration choice: the heuristic of heuristic.c (no handle, no
+ * device). A handle consults its performance database first and the
+ * heuristic after it (handle.c); the static-twin generator uses the
+ * heuristic alone. */
 #ifndef IGEMM_SELECT_H
 #define IGEMM_SELECT_H
 
-#include "igemm.h"
 #include "solver.h"
+#include "v4r1_config.h"
 
-/* The configuration to run sh with on h's target: the performance
- * database's entry when there is one, else the heuristic's pick; NULL when
- * nothing applies. */
-const solver *select_solver(igemm_handle *h, const igemm_shape *sh);
-
-/* The heuristic on its own (no handle): the best of the solvers for which
- * ok(ctx, s) holds. Used by select_solver and by the static-twin generator. */
+/* The heuristic's pick among the solvers for which ok(ctx, s) holds: the v4r1
+ * configuration of least estimated time on t, else the naive solver; NULL
+ * when nothing is ok. */
 const solver *select_heuristic(const igemm_shape *sh, const target *t, int (*ok)(void *ctx, const solver *s),
                                void *ctx);
 /* The heuristic's estimated time of a v4r1 configuration (model cycles);
  * *work (may be NULL) receives its estimated issue cycles. */
-#include "v4r1_config.h"
 double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t, double *work);
-
-/* Handle internals the selection needs (handle.c). */
-int handle_solver_ok(igemm_handle *h, const solver *s, const igemm_shape *sh);
-const target *handle_target(const igemm_handle *h);
 
 #endif
