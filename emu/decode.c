@@ -458,8 +458,8 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
         out->gds = (uint8_t)BITS(w0, 16, 1);
         out->acc = (uint8_t)(gfx90a_plus ? BITS(w0, 25, 1) : 0);
         unsigned base = out->acc ? R_A0 : 256;
-        bool two = strstr(r->name, "2_") || strstr(r->name, "2st64");
-        if (!two)
+        out->ds_two = strstr(r->name, "2_") || strstr(r->name, "2st64");
+        if (!out->ds_two)
             out->offset = (int32_t)BITS(w0, 0, 16);
         reg(&out->src[0], 256 + BITS(w1, 0, 8), 1);
         if (r->dw)
@@ -536,15 +536,13 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
         unsigned saddr = BITS(w1, 16, 7);
         bool has_saddr = seg == 2 && saddr != 0x7f;
         reg(&out->src[0], 256 + BITS(w1, 0, 8), has_saddr ? 1 : 2);
-        bool store = strstr(r->name, "store") || strstr(r->name, "atomic");
+        bool atomic = strstr(r->name, "atomic"), store = atomic || strstr(r->name, "store");
         if (store)
             reg(&out->src[1], base + BITS(w1, 8, 8), r->dw);
-        if (!store || out->glc || out->sc0) {
-            if (!store)
-                reg(&out->dst, base + BITS(w1, 24, 8), r->dw);
-            else if (strstr(r->name, "atomic"))
-                reg(&out->dst, base + BITS(w1, 24, 8), r->op == OP_GLOBAL_ATOMIC_CMPSWAP ? 1 : r->dw);
-        }
+        if (!store)
+            reg(&out->dst, base + BITS(w1, 24, 8), r->dw);
+        else if (atomic && (out->glc || out->sc0)) /* returns the old value */
+            reg(&out->dst, base + BITS(w1, 24, 8), r->op == OP_GLOBAL_ATOMIC_CMPSWAP ? 1 : r->dw);
         if (has_saddr)
             reg(&out->src[2], saddr, 2);
     } else {

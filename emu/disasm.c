@@ -519,10 +519,9 @@ void emu_disasm(const emu_inst *in, char *buf, size_t len)
                 put(&s, ", ");
                 put_reg(&s, in->src[i].code, in->src[i].width);
             }
-        bool two = strstr(r->name, "2_") || strstr(r->name, "2st64");
         if (in->op == OP_DS_SWIZZLE_B32)
             put_swizzle(&s, (unsigned)in->offset);
-        else if (two) {
+        else if (in->ds_two) {
             if (in->offset)
                 put(&s, " offset0:%d", in->offset);
             if (in->offset1)

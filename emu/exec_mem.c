@@ -80,18 +80,20 @@ static int lds_check(wg_ctx *c, wave *w, uint32_t addr, int bytes, int align, in
     return lds_track(c, w, addr, bytes, kind);
 }
 
-static int ds_bytes(emu_op op, bool *two, int *stride)
+/* Element size in bytes of the sub-dword and read2/write2 forms (0: the
+ * other forms, sized by their data registers) and the unit of offset0 and
+ * offset1 in elements (64 for the st64 forms). */
+static int ds_bytes(emu_op op, int *stride)
 {
-    *two = false;
     *stride = 1;
     switch (op) {
     case OP_DS_WRITE_B8: case OP_DS_READ_I8: case OP_DS_READ_U8: case OP_DS_WRITE_B8_D16_HI: return 1;
     case OP_DS_WRITE_B16: case OP_DS_READ_I16: case OP_DS_READ_U16: case OP_DS_READ_U16_D16:
     case OP_DS_READ_U16_D16_HI: case OP_DS_WRITE_B16_D16_HI: return 2;
-    case OP_DS_WRITE2_B32: case OP_DS_READ2_B32: *two = true; return 4;
-    case OP_DS_WRITE2ST64_B32: case OP_DS_READ2ST64_B32: *two = true; *stride = 64; return 4;
-    case OP_DS_WRITE2_B64: case OP_DS_READ2_B64: *two = true; return 8;
-    case OP_DS_WRITE2ST64_B64: case OP_DS_READ2ST64_B64: *two = true; *stride = 64; return 8;
+    case OP_DS_WRITE2_B32: case OP_DS_READ2_B32: return 4;
+    case OP_DS_WRITE2ST64_B32: case OP_DS_READ2ST64_B32: *stride = 64; return 4;
+    case OP_DS_WRITE2_B64: case OP_DS_READ2_B64: return 8;
+    case OP_DS_WRITE2ST64_B64: case OP_DS_READ2ST64_B64: *stride = 64; return 8;
     default: break;
     }
     return 0;
@@ -152,9 +154,9 @@ static int exec_ds(wg_ctx *c, wave *w, const emu_inst *in)
     if (in->gds)
         return emu_fault(c, w, "GDS is not supported by the emulator");
     const uint32_t *addr = w->v[in->src[0].code - R_V0];
-    bool two;
+    bool two = in->ds_two;
     int stride;
-    int size = ds_bytes(op, &two, &stride);
+    int size = ds_bytes(op, &stride);
     uint8_t *lds = c->lds;
 
     if (op == OP_DS_BPERMUTE_B32 || op == OP_DS_PERMUTE_B32) {

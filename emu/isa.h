@@ -84,6 +84,7 @@ typedef struct emu_inst {
     uint8_t offen, idxen, glc, slc, sc0, sc1, nt, scc_bit, acc, gds;
     int32_t offset;       /* MUBUF/FLAT/SMEM offset; DS offset0 (or 16-bit offset) */
     uint8_t offset1;      /* DS offset1 */
+    uint8_t ds_two;       /* DS read2/write2: two elements, at offset (offset0) and offset1 */
     int16_t simm16;       /* SOPP/SOPK immediate */
     int32_t target;       /* branch target: instruction index in the kernel, -1 none */
     /* SDWA / DPP */
