@@ -199,6 +199,30 @@ int tc_run(const tc_snippet *s, unsigned groups, unsigned threads, void **ptrs, 
     return rc;
 }
 
+void tc_put(tc_sbuf *b, const char *fmt, ...)
+{
+    if (!b->s) {
+        b->cap = 4096;
+        b->len = 0;
+        b->s = malloc(b->cap);
+        assert_non_null(b->s);
+    }
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        assert_true(n >= 0);
+        if ((size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        b->cap = b->cap * 2 + (size_t)n;
+        b->s = realloc(b->s, b->cap);
+        assert_non_null(b->s);
+    }
+}
+
 /* ---- the CLI ---- */
 
 #define IGEMM BUILD_DIR "/bin/igemm"

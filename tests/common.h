@@ -71,6 +71,15 @@ int tc_launch_image(const tc_snippet *s, const void *image, size_t size, unsigne
 int tc_run(const tc_snippet *s, unsigned groups, unsigned threads, void **ptrs, const size_t *sizes,
            emu_stats *stats, char *err, size_t errlen);
 
+/* A growing string: `tc_sbuf b = {0};`, tc_put(&b, ...) appends (b.s stays
+ * NUL-terminated), free(b.s) when done. Fails the test when out of memory. */
+typedef struct {
+    char *s;
+    size_t len, cap;
+} tc_sbuf;
+
+void tc_put(tc_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* ---- the CLI (BUILD_DIR/bin/igemm) as a user runs it ---- */
 
 typedef struct {

@@ -64,16 +64,15 @@ static uint32_t u32(float f)
 static void run(const char *arch, const char *body, unsigned groups, unsigned threads, int lds, int host_threads,
                 uint32_t *out, size_t nout, uint32_t *in, size_t nin)
 {
-    size_t len = strlen(body) + sizeof TC_PRELUDE;
-    char *src = malloc(len), err[2048] = "";
-    assert_non_null(src);
-    snprintf(src, len, "%s%s", TC_PRELUDE, body);
-    tc_snippet s = {.arch = arch, .body = src, .vgprs = 64, .agprs = run_agprs, .sgprs = 80, .lds_bytes = lds,
+    char err[2048] = "";
+    tc_sbuf src = {0};
+    tc_put(&src, "%s%s", TC_PRELUDE, body);
+    tc_snippet s = {.arch = arch, .body = src.s, .vgprs = 64, .agprs = run_agprs, .sgprs = 80, .lds_bytes = lds,
                     .nptrs = 2, .host_threads = host_threads};
     void *ptrs[2] = {out, in};
     size_t sizes[2] = {nout * 4, nin * 4};
     int rc = tc_run(&s, groups, threads, ptrs, sizes, NULL, err, sizeof err);
-    free(src);
+    free(src.s);
     if (rc)
         fail_msg("%s: %s", arch, err);
 }
@@ -88,11 +87,10 @@ static uint32_t *buf(size_t n, uint32_t fill)
 }
 
 /* Append "v_writelane_b32 vDST, sREG, lane" for each register of regs. */
-static void gather(char *body, size_t cap, int vdst, const int *regs, int n)
+static void gather(tc_sbuf *body, int vdst, const int *regs, int n)
 {
-    size_t o = strlen(body);
-    for (int i = 0; i < n && o < cap; i++)
-        o += (size_t)snprintf(body + o, cap - o, "    v_writelane_b32 v%d, s%d, %d\n", vdst, regs[i], i);
+    for (int i = 0; i < n; i++)
+        tc_put(body, "    v_writelane_b32 v%d, s%d, %d\n", vdst, regs[i], i);
 }
 
 /* ---- scalar ALU ---- */
@@ -174,14 +172,14 @@ static void salu_scc_and_results(void **state)
     };
     int n = (int)(sizeof regs / sizeof regs[0]);
     assert_int_equal(n, (int)(sizeof want / sizeof want[0]));
-    char body[8192];
-    snprintf(body, sizeof body, "%s", code);
-    gather(body, sizeof body, 10, regs, n);
-    strcat(body, "    global_store_dword v1, v10, s[4:5]\n");
+    tc_sbuf body = {0};
+    tc_put(&body, "%s", code);
+    gather(&body, 10, regs, n);
+    tc_put(&body, "    global_store_dword v1, v10, s[4:5]\n");
     nbad = 0;
     for (int a = 0; a < 4; a++) {
         uint32_t *out = buf(64, 0xdeadbeef);
-        run(archs[a], body, 1, 64, 0, 1, out, 64, NULL, 0);
+        run(archs[a], body.s, 1, 64, 0, 1, out, 64, NULL, 0);
         for (int i = 0; i < n; i++) {
             char what[32];
             snprintf(what, sizeof what, "s%d", regs[i]);
@@ -189,6 +187,7 @@ static void salu_scc_and_results(void **state)
         }
         free(out);
     }
+    free(body.s);
     assert_int_equal(nbad, 0);
 }
 
@@ -255,16 +254,16 @@ static void salu_branches_and_exec(void **state)
     static const uint32_t want[] = {15, 0, 2, 3, 1, 0, 0, 0, 222, 7, 0xffffffff, 0xffffffff, 0, 0xffffffff,
                                     0xffffffff, 0xffffffff, 0, 0xffffffff};
     int n = (int)(sizeof regs / sizeof regs[0]);
-    char body[8192];
-    snprintf(body, sizeof body, "%s", code);
-    gather(body, sizeof body, 10, regs, n);
-    strcat(body, "    global_store_dword v1, v10, s[4:5]\n"
-                 "    global_store_dword v1, v11, s[4:5] offset:256\n"
-                 "    global_store_dword v1, v12, s[4:5] offset:512\n");
+    tc_sbuf body = {0};
+    tc_put(&body, "%s", code);
+    gather(&body, 10, regs, n);
+    tc_put(&body, "    global_store_dword v1, v10, s[4:5]\n"
+                  "    global_store_dword v1, v11, s[4:5] offset:256\n"
+                  "    global_store_dword v1, v12, s[4:5] offset:512\n");
     nbad = 0;
     for (int a = 0; a < 4; a++) {
         uint32_t *out = buf(3 * 64, 0xdeadbeef);
-        run(archs[a], body, 1, 64, 0, 1, out, 3 * 64, NULL, 0);
+        run(archs[a], body.s, 1, 64, 0, 1, out, 3 * 64, NULL, 0);
         for (int i = 0; i < n; i++) {
             char what[32];
             snprintf(what, sizeof what, "s%d", regs[i]);
@@ -276,6 +275,7 @@ static void salu_branches_and_exec(void **state)
         }
         free(out);
     }
+    free(body.s);
     assert_int_equal(nbad, 0);
 }
 
@@ -541,9 +541,10 @@ static void valu_fp32(void **state)
     for (int ai = 0; ai < 4; ai++) {
         const char *arch = archs[ai];
         uint32_t *out = buf(32 * 64, 0xdeadbeef);
-        char full[8192];
-        snprintf(full, sizeof full, "    s_mov_b32 s22, 0x00ab0000\n%s", body);
-        run(arch, full, 1, 64, 0, 1, out, 32 * 64, NULL, 0);
+        tc_sbuf full = {0};
+        tc_put(&full, "    s_mov_b32 s22, 0x00ab0000\n%s", body);
+        run(arch, full.s, 1, 64, 0, 1, out, 32 * 64, NULL, 0);
+        free(full.s);
         for (int l = 0; l < 64; l++) {
             float x = (float)(l - 20) * 0.5f, y = (float)(l + 1);
             expect_f32(arch, "-x + |y|", l, ROW(0)[l], -x + y);
@@ -732,9 +733,10 @@ static void valu_fp16_bf16_packed(void **state)
     for (int ai = 0; ai < 4; ai++) {
         const char *arch = archs[ai];
         uint32_t *out = buf(32 * 64, 0xdeadbeef);
-        char full[8192];
-        snprintf(full, sizeof full, "    v_mov_b32 v27, 0xabcd0000\n%s", body); /* preset for the mixlo */
-        run(arch, full, 1, 64, 0, 1, out, 32 * 64, NULL, 0);
+        tc_sbuf full = {0};
+        tc_put(&full, "    v_mov_b32 v27, 0xabcd0000\n%s", body); /* preset for the mixlo */
+        run(arch, full.s, 1, 64, 0, 1, out, 32 * 64, NULL, 0);
+        free(full.s);
         for (int l = 0; l < 64; l++) {
             float x = (float)(l - 20) * 0.5f, y = (float)(l + 1);
             uint16_t hx = h(x), hy = h(y);
@@ -874,16 +876,15 @@ static void valu_compare_cndmask_carry(void **state)
                        0x55555555, 0x55555555, 0xfffffffe, 0xffffffff}; /* carry out of the mad: lanes 1..63 */
     int n = (int)(sizeof regs / sizeof regs[0]);
     assert_int_equal(n, (int)(sizeof want / sizeof want[0]));
-    char body[8192];
-    snprintf(body, sizeof body, "%s", code);
-    strcat(body, "    s_nop 1\n");
-    gather(body, sizeof body, 16, regs, n);
-    strcat(body, "    global_store_dword v1, v16, s[4:5] offset:2560\n");
+    tc_sbuf body = {0};
+    tc_put(&body, "%s    s_nop 1\n", code);
+    gather(&body, 16, regs, n);
+    tc_put(&body, "    global_store_dword v1, v16, s[4:5] offset:2560\n");
     nbad = 0;
     for (int ai = 0; ai < 4; ai++) {
         const char *arch = archs[ai];
         uint32_t *out = buf(11 * 64, 0xdeadbeef);
-        run(arch, body, 1, 64, 0, 1, out, 11 * 64, NULL, 0);
+        run(arch, body.s, 1, 64, 0, 1, out, 11 * 64, NULL, 0);
         for (int l = 0; l < 64; l++) {
             float x = (float)(l - 20) * 0.5f, y = (float)(l + 1);
             uint32_t L = (uint32_t)l;
@@ -907,6 +908,7 @@ static void valu_compare_cndmask_carry(void **state)
         }
         free(out);
     }
+    free(body.s);
     assert_int_equal(nbad, 0);
 }
 
@@ -976,17 +978,16 @@ static void valu_lanes_dpp_sdwa(void **state)
     static const int regs[] = {20, 22, 23, 26, 27};
     static const uint32_t want[] = {51, 120, 48, 0xfffffffe, 0xffffffff};
     int n = (int)(sizeof regs / sizeof regs[0]);
-    char body[8192];
-    snprintf(body, sizeof body, "%s", code);
-    strcat(body, "    s_nop 1\n");
-    gather(body, sizeof body, 20, regs, n);
-    strcat(body, "    s_add_u32 s4, s4, 0x1000\n    s_addc_u32 s5, s5, 0\n"
-                 "    global_store_dword v1, v20, s[4:5]\n");
+    tc_sbuf body = {0};
+    tc_put(&body, "%s    s_nop 1\n", code);
+    gather(&body, 20, regs, n);
+    tc_put(&body, "    s_add_u32 s4, s4, 0x1000\n    s_addc_u32 s5, s5, 0\n"
+                  "    global_store_dword v1, v20, s[4:5]\n");
     nbad = 0;
     for (int ai = 0; ai < 4; ai++) {
         const char *arch = archs[ai];
         uint32_t *out = buf(17 * 64, 0xdeadbeef);
-        run(arch, body, 1, 64, 0, 1, out, 17 * 64, NULL, 0);
+        run(arch, body.s, 1, 64, 0, 1, out, 17 * 64, NULL, 0);
         for (int l = 0; l < 64; l++) {
             uint32_t v2 = 3u * (uint32_t)l;
             int row = l / 16, li = l % 16;
@@ -1015,6 +1016,7 @@ static void valu_lanes_dpp_sdwa(void **state)
         }
         free(out);
     }
+    free(body.s);
     assert_int_equal(nbad, 0);
 }
 
@@ -1080,19 +1082,18 @@ static void ds_single_wave(void **state)
     static const int regs[] = {20, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38,
                                39, 40, 41, 42, 43, 44, 45, 46, 48, 49};
     int n = (int)(sizeof regs / sizeof regs[0]);
-    char full[16384];
-    size_t o = (size_t)snprintf(full, sizeof full, "%s", body);
+    tc_sbuf full = {0};
+    tc_put(&full, "%s", body);
     for (int i = 0; i < n; i++) {
         if (i == 15)
-            o += (size_t)snprintf(full + o, sizeof full - o, "    s_add_u32 s4, s4, 0x1000\n    s_addc_u32 s5, s5, 0\n");
-        o += (size_t)snprintf(full + o, sizeof full - o, "    global_store_dword v1, v%d, s[4:5] offset:%d\n", regs[i],
-                              256 * (i % 15));
+            tc_put(&full, "    s_add_u32 s4, s4, 0x1000\n    s_addc_u32 s5, s5, 0\n");
+        tc_put(&full, "    global_store_dword v1, v%d, s[4:5] offset:%d\n", regs[i], 256 * (i % 15));
     }
     nbad = 0;
     for (int ai = 0; ai < 4; ai++) {
         const char *arch = archs[ai];
         uint32_t *out = buf(64 * 64, 0xdeadbeef);
-        run(arch, full, 1, 64, 4096, 1, out, 64 * 64, NULL, 0);
+        run(arch, full.s, 1, 64, 4096, 1, out, 64 * 64, NULL, 0);
         for (int l = 0; l < 64; l++) {
             uint32_t L = (uint32_t)l, v2 = 3 * L;
             uint32_t got[28];
@@ -1130,6 +1131,7 @@ static void ds_single_wave(void **state)
         }
         free(out);
     }
+    free(full.s);
     assert_int_equal(nbad, 0);
 }
 
@@ -1446,12 +1448,13 @@ static void atomics_concurrent(void **state)
     for (int ai = 0; ai < 4; ai++) {
         const char *arch = archs[ai];
         const char *g = ai == 3 ? "sc0" : "glc";
-        char body[8192];
-        int n = snprintf(body, sizeof body, int_part, g, g, g);
+        tc_sbuf body = {0};
+        tc_put(&body, int_part, g, g, g);
         if (ai > 0)
-            snprintf(body + n, sizeof body - (size_t)n, "%s", float_part);
+            tc_put(&body, "%s", float_part);
         uint32_t *out = buf(1664, 0);
-        run(arch, body, 8, 64, 0, 2, out, 1664, NULL, 0);
+        run(arch, body.s, 8, 64, 0, 2, out, 1664, NULL, 0);
+        free(body.s);
         expect_u32(arch, "global_atomic_add total", 0, out[0], 512);
         unsigned char seen[512] = {0};
         for (int i = 0; i < 512; i++)
@@ -1489,37 +1492,35 @@ static void atomics_concurrent(void **state)
 static void wait_counters_saturate(void **state)
 {
     (void)state;
-    char body[16384];
-    size_t o = 0;
-    o += (size_t)snprintf(body + o, sizeof body - o, "    v_mov_b32 v2, 7\n    ds_write_b32 v1, v0\n"
-                                                     "    s_waitcnt lgkmcnt(0)\n");
+    tc_sbuf body = {0};
+    tc_put(&body, "    v_mov_b32 v2, 7\n    ds_write_b32 v1, v0\n"
+                  "    s_waitcnt lgkmcnt(0)\n");
     for (int i = 0; i < 62; i++) /* 62 stores outstanding */
-        o += (size_t)snprintf(body + o, sizeof body - o, "    global_store_dword v1, v2, s[4:5] offset:%d\n", 4 * (i % 8));
-    o += (size_t)snprintf(body + o, sizeof body - o,
-                          "    global_load_dword v3, v1, s[6:7]\n"           /* 63rd */
-                          "    global_load_dword v4, v1, s[6:7] offset:4\n"  /* stalls: the first store retires */
-                          "    global_load_dword v5, v1, s[6:7] offset:8\n"
-                          "    global_load_dword v6, v1, s[6:7] offset:12\n"
-                          "    s_waitcnt vmcnt(2)\n"                          /* v3, v4 ready */
-                          "    v_add_u32 v7, v3, v4\n");
+        tc_put(&body, "    global_store_dword v1, v2, s[4:5] offset:%d\n", 4 * (i % 8));
+    tc_put(&body, "    global_load_dword v3, v1, s[6:7]\n"           /* 63rd */
+                  "    global_load_dword v4, v1, s[6:7] offset:4\n"  /* stalls: the first store retires */
+                  "    global_load_dword v5, v1, s[6:7] offset:8\n"
+                  "    global_load_dword v6, v1, s[6:7] offset:12\n"
+                  "    s_waitcnt vmcnt(2)\n"                          /* v3, v4 ready */
+                  "    v_add_u32 v7, v3, v4\n");
     for (int i = 0; i < 16; i++)
-        o += (size_t)snprintf(body + o, sizeof body - o, "    ds_read_b32 v%d, v1\n", 10 + i);
-    o += (size_t)snprintf(body + o, sizeof body - o,
-                          "    v_mov_b32 v8, v10\n"                           /* the 16th read retired the first */
-                          "    s_waitcnt vmcnt(0) lgkmcnt(0)\n"
-                          "    v_add_u32 v7, v7, v8\n"
-                          "    global_store_dword v1, v7, s[4:5] offset:256\n");
+        tc_put(&body, "    ds_read_b32 v%d, v1\n", 10 + i);
+    tc_put(&body, "    v_mov_b32 v8, v10\n"                           /* the 16th read retired the first */
+                  "    s_waitcnt vmcnt(0) lgkmcnt(0)\n"
+                  "    v_add_u32 v7, v7, v8\n"
+                  "    global_store_dword v1, v7, s[4:5] offset:256\n");
     nbad = 0;
     for (int ai = 0; ai < 4; ai++) {
         uint32_t *out = buf(2 * 64, 0), *in = buf(80, 0);
         for (int i = 0; i < 80; i++)
             in[i] = (uint32_t)i * 1000u;
-        run(archs[ai], body, 1, 64, 256, 1, out, 2 * 64, in, 80);
+        run(archs[ai], body.s, 1, 64, 256, 1, out, 2 * 64, in, 80);
         for (int l = 0; l < 64; l++)
             expect_u32(archs[ai], "loads after saturation", l, ROW(1)[l], (uint32_t)(2 * l + 1) * 1000u + (uint32_t)l);
         free(out);
         free(in);
     }
+    free(body.s);
     assert_int_equal(nbad, 0);
 }
 
@@ -1572,12 +1573,13 @@ static void agpr_moves_and_memory(void **state)
     run_agprs = 16;
     for (int ai = 1; ai < 4; ai++) {
         const char *arch = archs[ai];
-        char body[4096];
-        snprintf(body, sizeof body, "%s%s", moves, ai >= 2 ? unified : "");
+        tc_sbuf body = {0};
+        tc_put(&body, "%s%s", moves, ai >= 2 ? unified : "");
         uint32_t *out = buf(8 * 64, 0xdeadbeef), *in = buf(128, 0);
         for (int i = 0; i < 128; i++)
             in[i] = in_word(i);
-        run(arch, body, 1, 64, 256, 1, out, 8 * 64, in, 128);
+        run(arch, body.s, 1, 64, 256, 1, out, 8 * 64, in, 128);
+        free(body.s);
         for (int l = 0; l < 64; l++) {
             uint32_t v2 = 3u * (uint32_t)l;
             expect_u32(arch, "v_accvgpr_write/read", l, ROW(0)[l], v2);

@@ -90,14 +90,13 @@ static void locate_fault(const void *image, size_t size, const char *arch, uint6
  * return code, report in err. */
 static int run_case(const char *arch, const scase *c, void **image_out, size_t *size_out, char *err, size_t errlen)
 {
-    size_t len = strlen(c->body) + sizeof TC_PRELUDE, size = 0;
-    char *src = malloc(len);
-    assert_non_null(src);
-    snprintf(src, len, "%s%s", TC_PRELUDE, c->body);
-    tc_snippet s = {.arch = arch, .body = src, .vgprs = c->vgprs ? c->vgprs : 48, .sgprs = 64, .lds_bytes = c->lds,
+    size_t size = 0;
+    tc_sbuf src = {0};
+    tc_put(&src, "%s%s", TC_PRELUDE, c->body);
+    tc_snippet s = {.arch = arch, .body = src.s, .vgprs = c->vgprs ? c->vgprs : 48, .sgprs = 64, .lds_bytes = c->lds,
                     .nptrs = 2};
     void *image = tc_assemble(&s, &size, err, errlen);
-    free(src);
+    free(src.s);
     if (!image)
         fail_msg("%s: %s", arch, err);
     size_t nout = c->nout ? c->nout : 1, nin = c->nin ? c->nin : 1;

@@ -177,61 +177,37 @@ static const hz_case cases[] = {
 
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
-typedef struct {
-    char *s;
-    size_t len, cap;
-} sbuf;
-
-static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-        va_end(ap);
-        assert_true(n >= 0);
-        if ((size_t)n < b->cap - b->len) {
-            b->len += (size_t)n;
-            return;
-        }
-        b->cap = b->cap * 2 + (size_t)n;
-        b->s = realloc(b->s, b->cap);
-        assert_non_null(b->s);
-    }
-}
-
 /* Copy text with {KEY} replaced by the target's MFMA spelling. */
-static void put_text(sbuf *b, const char *text, int t)
+static void put_text(tc_sbuf *b, const char *text, int t)
 {
     const char *p = text;
     while (*p) {
         const char *o = strchr(p, '{');
         if (!o) {
-            put(b, "%s", p);
+            tc_put(b, "%s", p);
             break;
         }
         const char *cl = strchr(o, '}');
         assert_non_null(cl);
         char key[16];
         snprintf(key, sizeof key, "%.*s", (int)(cl - o - 1), o + 1);
-        put(b, "%.*s%s", (int)(o - p), p, mfma_name(key, t));
+        tc_put(b, "%.*s%s", (int)(o - p), p, mfma_name(key, t));
         p = cl + 1;
     }
-    put(b, "\n");
+    tc_put(b, "\n");
 }
 
 /* `n` wait states: s_nop (at most 8 each), or independent SALU / VALU
    instructions. */
-static void put_gap(sbuf *b, int n, int style)
+static void put_gap(tc_sbuf *b, int n, int style)
 {
     while (n > 0) {
         int k = n > 8 ? 8 : n;
         if (style == 0)
-            put(b, "    s_nop %d\n", k - 1);
+            tc_put(b, "    s_nop %d\n", k - 1);
         else
             for (int i = 0; i < k; i++)
-                put(b, style == 1 ? "    s_mov_b32 s30, %d\n" : "    v_mov_b32 v60, %d\n", i);
+                tc_put(b, style == 1 ? "    s_mov_b32 s30, %d\n" : "    v_mov_b32 v60, %d\n", i);
         n -= k;
     }
 }
@@ -242,7 +218,7 @@ static const char prologue[] = "    s_load_dwordx2 s[4:5], s[0:1], 0\n"
                                "    v_mov_b32 v22, 1.0\n    v_mov_b32 v23, 1.0\n"
                                "    s_waitcnt lgkmcnt(0)\n    s_nop 7\n    s_nop 7\n    s_nop 7\n";
 
-static void put_case(sbuf *b, const hz_case *c, int t, int gap, int style)
+static void put_case(tc_sbuf *b, const hz_case *c, int t, int gap, int style)
 {
     if (*c->setup)
         put_text(b, c->setup, t);
@@ -251,7 +227,7 @@ static void put_case(sbuf *b, const hz_case *c, int t, int gap, int style)
     put_text(b, c->consumer, t);
     if (*c->after)
         put_text(b, c->after, t);
-    put(b, "    s_nop 7\n    s_nop 7\n    s_nop 7\n"); /* let every hazard expire */
+    tc_put(b, "    s_nop 7\n    s_nop 7\n    s_nop 7\n"); /* let every hazard expire */
 }
 
 static int run(int t, const char *body, char *err, size_t errlen)
@@ -266,9 +242,8 @@ static int run(int t, const char *body, char *err, size_t errlen)
 /* All cases of target t with exactly the needed wait states: clean. */
 static void clean_target(int t)
 {
-    sbuf b = {malloc(4096), 0, 4096};
-    assert_non_null(b.s);
-    put(&b, "%s", prologue);
+    tc_sbuf b = {0};
+    tc_put(&b, "%s", prologue);
     int n = 0;
     for (int i = 0; i < NCASES; i++)
         if (cases[i].need[t] >= 0)
@@ -291,9 +266,8 @@ static void short_target(int t)
         int need = c->need[t];
         if (need <= 0)
             continue;
-        sbuf b = {malloc(4096), 0, 4096};
-        assert_non_null(b.s);
-        put(&b, "%s", prologue);
+        tc_sbuf b = {0};
+        tc_put(&b, "%s", prologue);
         put_case(&b, c, t, need - 1, i % 3);
         char err[1024] = "", want_rule[64], want_ws[96], want_where[96], want_inst[96];
         int rc = run(t, b.s, err, sizeof err);
@@ -303,8 +277,7 @@ static void short_target(int t)
                  need);
         snprintf(want_where, sizeof want_where, "%s kernel snippet: workgroup (0,0,0) wave 0 pc 0x", archs[t]);
         /* the consumer's mnemonic, as the report quotes the instruction */
-        sbuf cons = {malloc(256), 0, 256};
-        assert_non_null(cons.s);
+        tc_sbuf cons = {0};
         put_text(&cons, c->consumer, t);
         snprintf(want_inst, sizeof want_inst, "`%.*s", (int)strcspn(cons.s, " \n"), cons.s);
         free(cons.s);

@@ -354,53 +354,29 @@ static void regs(char *buf, size_t len, char file, int base, int n)
         snprintf(buf, len, "%c[%d:%d]", file, base, base + n - 1);
 }
 
-/* Append printf-style text to a growing buffer. */
-typedef struct {
-    char *s;
-    size_t len, cap;
-} sbuf;
-
-static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-        va_end(ap);
-        assert_true(n >= 0);
-        if ((size_t)n < b->cap - b->len) {
-            b->len += (size_t)n;
-            return;
-        }
-        b->cap = b->cap * 2 + (size_t)n;
-        b->s = realloc(b->s, b->cap);
-        assert_non_null(b->s);
-    }
-}
-
 /* The kernel: load A, B, C (lane-major buffers), copy them to AGPRs, then
  * per case one MFMA, its D stored to out + case * 64 * cd_regs dwords. */
 static char *kernel_text(const mdesc *d, const mcase *cs, int ncases)
 {
-    sbuf b = {malloc(4096), 0, 4096};
-    assert_non_null(b.s);
+    tc_sbuf b = {0};
     int ra = d->a_regs, rc = d->cd_regs;
-    put(&b, "    s_load_dwordx8 s[4:11], s[0:1], 0\n"
-            "    v_mul_u32_u24 v2, %d, v0\n    v_mul_u32_u24 v3, %d, v0\n    v_mul_u32_u24 v4, %d, v0\n"
-            "    s_waitcnt lgkmcnt(0)\n",
-        4 * ra, 4 * ra, 4 * rc);
+    tc_put(&b,
+           "    s_load_dwordx8 s[4:11], s[0:1], 0\n"
+           "    v_mul_u32_u24 v2, %d, v0\n    v_mul_u32_u24 v3, %d, v0\n    v_mul_u32_u24 v4, %d, v0\n"
+           "    s_waitcnt lgkmcnt(0)\n",
+           4 * ra, 4 * ra, 4 * rc);
     for (int r = 0; r < ra; r++)
-        put(&b, "    global_load_dword v%d, v2, s[4:5] offset:%d\n    global_load_dword v%d, v3, s[6:7] offset:%d\n",
-            VA + r, 4 * r, VB + r, 4 * r);
+        tc_put(&b, "    global_load_dword v%d, v2, s[4:5] offset:%d\n    global_load_dword v%d, v3, s[6:7] offset:%d\n",
+               VA + r, 4 * r, VB + r, 4 * r);
     for (int r = 0; r < rc; r++)
-        put(&b, "    global_load_dword v%d, v4, s[8:9] offset:%d\n", VC + r, 4 * r);
-    put(&b, "    s_waitcnt vmcnt(0)\n");
+        tc_put(&b, "    global_load_dword v%d, v4, s[8:9] offset:%d\n", VC + r, 4 * r);
+    tc_put(&b, "    s_waitcnt vmcnt(0)\n");
     for (int r = 0; r < ra; r++)
-        put(&b, "    v_accvgpr_write_b32 a%d, v%d\n    v_accvgpr_write_b32 a%d, v%d\n", AA + r, VA + r, AB + r, VB + r);
+        tc_put(&b, "    v_accvgpr_write_b32 a%d, v%d\n    v_accvgpr_write_b32 a%d, v%d\n", AA + r, VA + r, AB + r,
+               VB + r);
     for (int r = 0; r < rc; r++)
-        put(&b, "    v_accvgpr_write_b32 a%d, v%d\n", AC + r, VC + r);
-    put(&b, "    s_nop 7\n    s_nop 7\n    s_nop 7\n");
+        tc_put(&b, "    v_accvgpr_write_b32 a%d, v%d\n", AC + r, VC + r);
+    tc_put(&b, "    s_nop 7\n    s_nop 7\n    s_nop 7\n");
     for (int n = 0; n < ncases; n++) {
         const mcase *c = &cs[n];
         char ad[24], aa[24], ab[24], ac[24];
@@ -413,24 +389,24 @@ static char *kernel_text(const mdesc *d, const mcase *cs, int ncases)
             snprintf(ac, sizeof ac, "0");
         else
             regs(ac, sizeof ac, cdf, cbase, rc);
-        put(&b, "    %s %s, %s, %s, %s", d->name, ad, aa, ab, ac);
+        tc_put(&b, "    %s %s, %s, %s, %s", d->name, ad, aa, ab, ac);
         if (c->cbsz)
-            put(&b, " cbsz:%d", c->cbsz);
+            tc_put(&b, " cbsz:%d", c->cbsz);
         if (c->abid)
-            put(&b, " abid:%d", c->abid);
+            tc_put(&b, " abid:%d", c->abid);
         if (c->blgp)
-            put(&b, " blgp:%d", c->blgp);
-        put(&b, "\n    s_nop 7\n    s_nop 7\n    s_nop 7\n");
+            tc_put(&b, " blgp:%d", c->blgp);
+        tc_put(&b, "\n    s_nop 7\n    s_nop 7\n    s_nop 7\n");
         int src = dbase;
         if (c->cd_agpr) {
             for (int r = 0; r < rc; r++)
-                put(&b, "    v_accvgpr_read_b32 v%d, a%d\n", VT + r, dbase + r);
-            put(&b, "    s_nop 1\n");
+                tc_put(&b, "    v_accvgpr_read_b32 v%d, a%d\n", VT + r, dbase + r);
+            tc_put(&b, "    s_nop 1\n");
             src = VT;
         }
         for (int r = 0; r < rc; r++)
-            put(&b, "    global_store_dword v4, v%d, s[10:11] offset:%d\n", src + r, 4 * r);
-        put(&b, "    s_add_u32 s10, s10, %d\n    s_addc_u32 s11, s11, 0\n    s_waitcnt vmcnt(0)\n", 64 * rc * 4);
+            tc_put(&b, "    global_store_dword v4, v%d, s[10:11] offset:%d\n", src + r, 4 * r);
+        tc_put(&b, "    s_add_u32 s10, s10, %d\n    s_addc_u32 s11, s11, 0\n    s_waitcnt vmcnt(0)\n", 64 * rc * 4);
     }
     return b.s;
 }
