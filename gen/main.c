@@ -100,8 +100,8 @@ static int static_twin(emit *e, const char *conv, const char *config)
         return 2;
     }
     kern_fill_zero(e);
-    int phases[1024];
-    int nph = v4r1_phases(&sh, phases, 1024);
+    int phases[V4R1_PLAN_PHASES];
+    int nph = v4r1_phases(&sh, phases, V4R1_PLAN_PHASES);
     for (int first = 0, part = 0; first < nph; first += V4R1_MAX_PHASES, part++) {
         int n = nph - first < V4R1_MAX_PHASES ? nph - first : V4R1_MAX_PHASES;
         igemm_v4r1_args a;

@@ -26,6 +26,11 @@ static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, cons
         why_printf(why, len, "w exceeds %llu bytes", (unsigned long long)LAUNCH_MAX_BYTES);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
+    int phases[V4R1_PLAN_PHASES + 1];
+    if (v4r1_phases(sh, phases, V4R1_PLAN_PHASES + 1) > V4R1_PLAN_PHASES) {
+        why_printf(why, len, "more than %d non-empty phases (filter and stride both large)", V4R1_PLAN_PHASES);
+        return IGEMM_ERR_NOT_APPLICABLE;
+    }
     return IGEMM_OK;
 }
 
@@ -36,8 +41,8 @@ static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, la
     (void)t;
     int chunk = plan_batch_chunk(sh);
     uint64_t dx_image = (uint64_t)p->c * p->hi * p->wi * 4, dy_image = (uint64_t)p->k * sh->ho * sh->wo * 4;
-    int phases[1024];
-    int nph = v4r1_phases(sh, phases, 1024);
+    int phases[V4R1_PLAN_PHASES];
+    int nph = v4r1_phases(sh, phases, V4R1_PLAN_PHASES);
     for (int n0 = 0; n0 < p->n; n0 += chunk) {
         int nb = p->n - n0 < chunk ? p->n - n0 : chunk;
         if (!sh->full_coverage && plan_zero_fill(plan, sh, n0, nb))

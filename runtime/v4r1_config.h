@@ -46,8 +46,12 @@ void v4r1_config_name(const v4r1_config *c, char *buf, size_t len);
 void v4r1_fill_args(igemm_v4r1_args *a, const igemm_shape *sh, const v4r1_config *c, const int *phases, int nph,
                     int nb);
 
-/* The non-empty phases of a problem in order; returns how many. */
+/* The non-empty phases of a problem in order (at most max); returns how many. */
 int v4r1_phases(const igemm_shape *sh, int *phases, int max);
+
+/* The most non-empty phases a v4r1 plan covers (in V4R1_PLAN_PHASES /
+ * V4R1_MAX_PHASES launches per batch chunk); the solvers refuse more. */
+#define V4R1_PLAN_PHASES 1024
 
 /* Workgroups of one launch over nph phases. */
 unsigned v4r1_grid(const igemm_v4r1_args *a, int nph);
