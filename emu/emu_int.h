@@ -25,6 +25,9 @@ struct emu_kernel {
     int loop_begin, loop_end; /* instruction range of the marked main loop, or -1 */
 };
 
+/* Index of the kernel's instruction at byte address pc, or -1. */
+int emu_inst_at(const emu_kernel *k, uint64_t pc);
+
 struct emu_module {
     const emu_device *dev;
     uint8_t *image;       /* copy of the ELF */

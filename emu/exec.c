@@ -460,20 +460,10 @@ static int exec_sopp(wg_ctx *c, wave *w, const emu_inst *in, int *next)
 static int setpc(wg_ctx *c, wave *w, const emu_inst *in, int *next)
 {
     uint64_t a = sval64(w, &in->src[0]);
-    const emu_kernel *k = c->k;
-    int lo = 0, hi = k->ninsts - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (k->code[mid].pc == a) {
-            *next = mid;
-            return 0;
-        }
-        if (k->code[mid].pc < a)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return emu_fault(c, w, "s_setpc_b64 to 0x%llx, not an instruction of this kernel", (unsigned long long)a);
+    *next = emu_inst_at(c->k, a);
+    if (*next < 0)
+        return emu_fault(c, w, "s_setpc_b64 to 0x%llx, not an instruction of this kernel", (unsigned long long)a);
+    return 0;
 }
 
 /* ---- the loop ---- */

@@ -125,6 +125,21 @@ static int load_args(emu_kernel_info *ki, const mp_node *args)
     return 0;
 }
 
+int emu_inst_at(const emu_kernel *k, uint64_t pc)
+{
+    int lo = 0, hi = k->ninsts - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (k->code[mid].pc == pc)
+            return mid;
+        if (k->code[mid].pc < pc)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
 static int decode_kernel(const emu_device *d, const elf *e, emu_kernel *k, uint64_t code_end, char *err,
                          size_t errlen)
 {
@@ -174,19 +189,7 @@ static int decode_kernel(const emu_device *d, const elf *e, emu_kernel *k, uint6
         if (op != OP_S_BRANCH && (op < OP_S_CBRANCH_SCC0 || op > OP_S_CBRANCH_EXECNZ))
             continue;
         uint64_t tgt = in->pc + 4 + (int64_t)in->simm16 * 4;
-        int lo = 0, hi = k->ninsts - 1;
-        in->target = -1;
-        while (lo <= hi) {
-            int mid = (lo + hi) / 2;
-            if (k->code[mid].pc == tgt) {
-                in->target = mid;
-                break;
-            }
-            if (k->code[mid].pc < tgt)
-                lo = mid + 1;
-            else
-                hi = mid - 1;
-        }
+        in->target = emu_inst_at(k, tgt);
         if (in->target < 0)
             return say(err, errlen, "%s kernel %s: branch at pc 0x%llx to 0x%llx outside the kernel", d->t->name,
                        k->info.name, (unsigned long long)in->pc, (unsigned long long)tgt);
@@ -207,12 +210,8 @@ static void find_loop(const elf *e, emu_kernel *k)
     k->loop_begin = k->loop_end = -1;
     if (!b || !en)
         return;
-    for (int i = 0; i < k->ninsts; i++) {
-        if (k->code[i].pc == b->st_value)
-            k->loop_begin = i;
-        if (k->code[i].pc == en->st_value)
-            k->loop_end = i;
-    }
+    k->loop_begin = emu_inst_at(k, b->st_value);
+    k->loop_end = emu_inst_at(k, en->st_value);
 }
 
 const char *emu_elf_target(const void *image, size_t size)
