@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <ctype.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +198,23 @@ int tc_run(const tc_snippet *s, unsigned groups, unsigned threads, void **ptrs, 
     int rc = tc_launch_image(s, image, size, groups, threads, ptrs, sizes, stats, err, errlen);
     free(image);
     return rc;
+}
+
+void tc_normalize(char *s)
+{
+    char *o = s;
+    bool space = false;
+    for (char *p = s; *p; p++) {
+        if (isspace((unsigned char)*p)) {
+            space = o != s;
+            continue;
+        }
+        if (space)
+            *o++ = ' ';
+        space = false;
+        *o++ = *p;
+    }
+    *o = 0;
 }
 
 void tc_put(tc_sbuf *b, const char *fmt, ...)

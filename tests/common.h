@@ -71,6 +71,10 @@ int tc_launch_image(const tc_snippet *s, const void *image, size_t size, unsigne
 int tc_run(const tc_snippet *s, unsigned groups, unsigned threads, void **ptrs, const size_t *sizes,
            emu_stats *stats, char *err, size_t errlen);
 
+/* Collapse whitespace runs to one space and trim both ends, in place (to
+ * compare disassembly text). */
+void tc_normalize(char *s);
+
 /* A growing string: `tc_sbuf b = {0};`, tc_put(&b, ...) appends (b.s stays
  * NUL-terminated), free(b.s) when done. Fails the test when out of memory. */
 typedef struct {

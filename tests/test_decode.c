@@ -64,24 +64,6 @@ static char *capture(const char *cmd)
     return buf;
 }
 
-/* Collapse whitespace runs to one space, trim both ends, in place. */
-static void normalize(char *s)
-{
-    char *o = s;
-    bool space = false;
-    for (char *p = s; *p; p++) {
-        if (isspace((unsigned char)*p)) {
-            space = o != s;
-            continue;
-        }
-        if (space)
-            *o++ = ' ';
-        space = false;
-        *o++ = *p;
-    }
-    *o = 0;
-}
-
 /* One instruction line of llvm-objdump -d output. */
 typedef struct {
     uint64_t addr;
@@ -104,7 +86,7 @@ static bool parse_dline(const char *line, dline *d)
         tl = sizeof d->text - 1;
     memcpy(d->text, line, tl);
     d->text[tl] = 0;
-    normalize(d->text);
+    tc_normalize(d->text);
     const char *p = cm + 2;
     char *end;
     d->addr = strtoull(p, &end, 16);
@@ -247,7 +229,7 @@ static void check_code_object(const char *arch, int *kernels_checked, int *insts
             assert_non_null(colon);
             oaddr[oi] = strtoull(line, NULL, 16);
             otext[oi] = colon + 1;
-            normalize(otext[oi]);
+            tc_normalize(otext[oi]);
             oi++;
         }
         int in_range = 0;
@@ -759,7 +741,7 @@ static int ops_list_lines(const char *arch, char ***out)
         if (cnt == cap)
             break;
         v[cnt] = strdup(p);
-        normalize(v[cnt]);
+        tc_normalize(v[cnt]);
         cnt++;
     }
     free(buf);
@@ -868,7 +850,7 @@ static void check_corpus(const char *arch, int *checked, int *bad)
         int n = emu_decode(dec, bytes, (size_t)dl[i].nwords * 4, dl[i].addr, &in, derr, sizeof derr);
         if (n)
             emu_disasm(&in, text, sizeof text);
-        normalize(text);
+        tc_normalize(text);
         (*checked)++;
         if (n != 4 * dl[i].nwords || strcmp(text, dl[i].text)) {
             if (++*bad <= MAX_REPORT)

@@ -13,7 +13,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,23 +28,6 @@ typedef struct {
     int lds, vgprs;
     size_t nout, nin; /* dwords of the registered buffers */
 } scase;
-
-static void normalize(char *s)
-{
-    char *o = s;
-    bool space = false;
-    for (char *p = s; *p; p++) {
-        if (isspace((unsigned char)*p)) {
-            space = o != s;
-            continue;
-        }
-        if (space)
-            *o++ = ' ';
-        space = false;
-        *o++ = *p;
-    }
-    *o = 0;
-}
 
 /* Address and llvm-objdump text of the instruction labelled fault_here. */
 static void locate_fault(const void *image, size_t size, const char *arch, uint64_t *pc, char *text, size_t tlen)
@@ -77,7 +59,7 @@ static void locate_fault(const void *image, size_t size, const char *arch, uint6
             size_t tl = strlen(line) < tlen ? strlen(line) : tlen - 1;
             memcpy(text, line, tl);
             text[tl] = 0;
-            normalize(text);
+            tc_normalize(text);
         }
     }
     pclose(p);
