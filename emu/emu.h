@@ -58,8 +58,8 @@ typedef struct {
 typedef struct {
     char name[128];
     int kernarg_size;
-    int lds_bytes;        /* group segment */
-    int vgprs, agprs, sgprs, accum_offset;
+    int lds_bytes;        /* group segment (kernel descriptor) */
+    int vgprs, agprs, sgprs, accum_offset; /* allocation (kernel descriptor) */
     int max_block;        /* max_flat_workgroup_size */
     int reqd_block[3];    /* 0 when unspecified */
     int nargs;

@@ -299,10 +299,6 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
             break;
         }
         ki->kernarg_size = (int)mp_int(mp_get(kn, ".kernarg_segment_size"), 0);
-        ki->lds_bytes = (int)mp_int(mp_get(kn, ".group_segment_fixed_size"), 0);
-        ki->vgprs = (int)mp_int(mp_get(kn, ".vgpr_count"), 0);
-        ki->agprs = (int)mp_int(mp_get(kn, ".agpr_count"), 0);
-        ki->sgprs = (int)mp_int(mp_get(kn, ".sgpr_count"), 0);
         ki->max_block = (int)mp_int(mp_get(kn, ".max_flat_workgroup_size"), 1024);
         const mp_node *rq = mp_get(kn, ".reqd_workgroup_size");
         if (rq && rq->type == MP_ARRAY && rq->len == 3)
@@ -362,8 +358,8 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
             ki->agprs = d->t->has_mfma ? ki->vgprs : 0;
         }
         ki->sgprs = (sgran + 1) * 16;
-        if (ki->sgprs > 102)
-            ki->sgprs = 102;
+        if (ki->sgprs > d->t->max_sgprs)
+            ki->sgprs = d->t->max_sgprs;
         if ((k->props & 0x400) != 0) {
             rc = say(err, errlen, "kernel %s: wave32 is not supported", ki->name);
             break;
