@@ -52,10 +52,10 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
     /* every phase's workgroups in one (multihead) launch: the waves of all
        of them share the SIMDs */
     double waves_total = 0, cycles_total = 0, longest = 0;
-    for (int i = 0; i < igemm_phase_count(sh); i++) {
-        igemm_phase ph = igemm_phase_get(sh, i);
-        if (ph.ydot_slice <= 0 || ph.xdot_slice <= 0 || ph.gemm_n <= 0)
-            continue;
+    int phases[V4R1_PLAN_PHASES];
+    int nph = v4r1_phases(sh, phases, V4R1_PLAN_PHASES);
+    for (int i = 0; i < nph; i++) {
+        igemm_phase ph = igemm_phase_get(sh, phases[i]);
         double steps = (double)ph.ydot_slice * ph.xdot_slice * ceil_div(sh->kg, c->kpb);
         double wgs = ceil_div((double)ph.gemm_m, c->mpb) * ceil_div((double)ph.gemm_n, c->npb) * sh->p.groups;
         double cyc = steps * step + fixed;

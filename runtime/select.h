@@ -13,8 +13,9 @@
  * when nothing is ok. */
 const solver *select_heuristic(const igemm_shape *sh, const target *t, int (*ok)(void *ctx, const solver *s),
                                void *ctx);
-/* The heuristic's estimated time of a v4r1 configuration (model cycles);
- * *work (may be NULL) receives its estimated issue cycles. */
+/* The heuristic's estimated time of a v4r1 configuration (model cycles) for
+ * a problem the v4r1 solvers accept; *work (may be NULL) receives its
+ * estimated issue cycles. */
 double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t, double *work);
 
 #endif
