@@ -99,17 +99,27 @@ static int static_twin(emit *e, const char *conv, const char *config)
         fprintf(stderr, "igemmgen: --static: the shape needs several batch chunks; a static twin covers one launch\n");
         return 2;
     }
-    kern_fill_zero(e);
-    int phases[V4R1_PLAN_PHASES];
-    int nph = v4r1_phases(&sh, phases, V4R1_PLAN_PHASES);
-    for (int first = 0, part = 0; first < nph; first += V4R1_MAX_PHASES, part++) {
-        int n = nph - first < V4R1_MAX_PHASES ? nph - first : V4R1_MAX_PHASES;
-        igemm_v4r1_args a;
-        v4r1_fill_args(&a, &sh, s->cfg, phases + first, n, p.n);
-        char name[160];
-        snprintf(name, sizeof name, "%s_static_p%d", s->name, part);
-        kern_v4r1(e, s->cfg, &a, n, name);
+    /* one twin per GEMM launch of the dynamic plan, with that launch's
+       arguments baked in (tools/bench.c pairs them by launch part) */
+    launch_plan plan = {0};
+    if (s->plan(s, &sh, e->t, &plan)) {
+        plan_free(&plan);
+        fprintf(stderr, "igemmgen: out of memory\n");
+        return 1;
     }
+    kern_fill_zero(e);
+    for (int i = 0; i < plan.n; i++) {
+        const launch_desc *d = &plan.l[i];
+        if (d->part < 0)
+            continue; /* the zero fill */
+        igemm_v4r1_args a;
+        memcpy(&a, d->args, sizeof a);
+        int nph = (int)(d->grid / a.wgs); /* v4r1_grid's inverse */
+        char name[160];
+        snprintf(name, sizeof name, "%s_static_p%d", s->name, d->part);
+        kern_v4r1(e, s->cfg, &a, nph, name);
+    }
+    plan_free(&plan);
     return 0;
 }
 
