@@ -97,31 +97,27 @@ const emu_decoder *emu_decoder_get(unsigned target_bit)
 
 /* ---- operand resolution ---- */
 
-typedef enum { TY_INT, TY_F16, TY_F32, TY_F64 } optype;
-
-/* The type inline float constants take for an operation's sources: the
- * source type of a conversion (v_cvt_DST_SRC), else the operation's type. */
-static optype op_type(const char *name)
+emu_optype emu_op_type(const char *name)
 {
     const char *s = strstr(name, "_cvt_") ? strrchr(name, '_') : name;
     if (strstr(s, "f64"))
-        return TY_F64;
+        return OT_F64;
     if (strstr(s, "f16"))
-        return TY_F16;
+        return OT_F16;
     if (strstr(s, "f32"))
-        return TY_F32;
-    return TY_INT;
+        return OT_F32;
+    return OT_INT;
 }
 
-static const uint32_t fconst32[9] = {0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000,
-                                     0xc0000000, 0x40800000, 0xc0800000, 0x3e22f983};
-static const uint16_t fconst16[9] = {0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118};
-static const uint64_t fconst64[9] = {0x3fe0000000000000ull, 0xbfe0000000000000ull, 0x3ff0000000000000ull,
-                                     0xbff0000000000000ull, 0x4000000000000000ull, 0xc000000000000000ull,
-                                     0x4010000000000000ull, 0xc010000000000000ull, 0x3fc45f306dc9c882ull};
+const uint32_t emu_fconst32[9] = {0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000,
+                                  0xc0000000, 0x40800000, 0xc0800000, 0x3e22f983};
+const uint16_t emu_fconst16[9] = {0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118};
+const uint64_t emu_fconst64[9] = {0x3fe0000000000000ull, 0xbfe0000000000000ull, 0x3ff0000000000000ull,
+                                  0xbff0000000000000ull, 0x4000000000000000ull, 0xc000000000000000ull,
+                                  0x4010000000000000ull, 0xc010000000000000ull, 0x3fc45f306dc9c882ull};
 
 /* Resolve a source code (9-bit, or >= 512 for AGPRs) of a given width. */
-static int resolve(emu_opnd *o, unsigned code, int width, optype ty, const uint32_t *literal)
+static int resolve(emu_opnd *o, unsigned code, int width, emu_optype ty, const uint32_t *literal)
 {
     o->code = (uint16_t)code;
     o->width = (uint8_t)(width ? width : 1);
@@ -140,19 +136,19 @@ static int resolve(emu_opnd *o, unsigned code, int width, optype ty, const uint3
     } else if (code >= 240 && code <= 248) {
         o->kind = K_CONST;
         int i = (int)code - 240;
-        if (o->width == 2 || ty == TY_F64) {
-            o->value = (uint32_t)fconst64[i];
-            o->value_hi = (uint32_t)(fconst64[i] >> 32);
-        } else if (ty == TY_F16) {
-            o->value = fconst16[i];
+        if (o->width == 2 || ty == OT_F64) {
+            o->value = (uint32_t)emu_fconst64[i];
+            o->value_hi = (uint32_t)(emu_fconst64[i] >> 32);
+        } else if (ty == OT_F16) {
+            o->value = emu_fconst16[i];
         } else {
-            o->value = fconst32[i];
+            o->value = emu_fconst32[i];
         }
     } else if (code == R_LIT) {
         if (!literal)
             return -1;
         o->kind = K_CONST;
-        if (o->width == 2 && ty == TY_F64) {
+        if (o->width == 2 && ty == OT_F64) {
             o->value = 0;
             o->value_hi = *literal;
         } else {
@@ -226,7 +222,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
                 words = 2;
             if (r->dw)
                 reg(&out->dst, sd, r->dw);
-            if (r->s0w && resolve(&out->src[0], s0, r->s0w, op_type(r->name), &w1))
+            if (r->s0w && resolve(&out->src[0], s0, r->s0w, emu_op_type(r->name), &w1))
                 return fail(err, errlen, pc, w0, "bad SOP1 source");
         } else if (top9 == 0x17e) {
             r = d->sopc[BITS(w0, 16, 7)];
@@ -236,7 +232,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
             unsigned c[] = {s0, s1};
             if (uses_literal(c, 2))
                 words = 2;
-            if (resolve(&out->src[0], s0, r->s0w, TY_INT, &w1) || resolve(&out->src[1], s1, r->s1w, TY_INT, &w1))
+            if (resolve(&out->src[0], s0, r->s0w, OT_INT, &w1) || resolve(&out->src[1], s1, r->s1w, OT_INT, &w1))
                 return fail(err, errlen, pc, w0, "bad SOPC source");
         } else if (top9 == 0x17f) {
             r = d->sopp[BITS(w0, 16, 7)];
@@ -259,7 +255,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
             unsigned c[] = {s0, s1};
             if (uses_literal(c, 2))
                 words = 2;
-            optype ty = op_type(r->name);
+            emu_optype ty = emu_op_type(r->name);
             reg(&out->dst, sd, r->dw);
             if (resolve(&out->src[0], s0, r->s0w, ty, &w1) || resolve(&out->src[1], s1, r->s1w, ty, &w1))
                 return fail(err, errlen, pc, w0, "bad SOP2 source");
@@ -297,7 +293,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
         }
         if (!r)
             return fail(err, errlen, pc, w0, "unknown VOP1/VOP2/VOPC opcode");
-        optype ty = op_type(r->name);
+        emu_optype ty = emu_op_type(r->name);
         if (src0 == 0xf9 || src0 == 0xfa) { /* SDWA / DPP: the second word holds src0 and controls */
             words = 2;
             if (src0 == 0xf9) {
@@ -362,7 +358,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
                 reg(&out->src[2], R_VCC, 2);
             if (r->op == OP_V_MADMK_F32 || r->op == OP_V_MADAK_F32) {
                 /* madmk: d = s0 * K + s1; madak: d = s0 * s1 + K. K goes to src[2]. */
-                resolve(&out->src[2], R_LIT, 1, TY_F32, &w1);
+                resolve(&out->src[2], R_LIT, 1, OT_F32, &w1);
             }
         }
     } else if (BITS(w0, 26, 6) == 0x34) { /* VOP3, VOP3P, MAI */
@@ -389,7 +385,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
                     out->cbsz = out->abid = out->blgp = 0;
                 } else if (r->op == OP_V_ACCVGPR_WRITE_B32) {
                     reg(&out->dst, R_A0 + vdst, 1);
-                    if (resolve(&out->src[0], c0, 1, TY_INT, NULL))
+                    if (resolve(&out->src[0], c0, 1, OT_INT, NULL))
                         return fail(err, errlen, pc, w0, "bad v_accvgpr_write source");
                     out->cbsz = out->abid = out->blgp = 0;
                 } else {
@@ -401,7 +397,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
                     reg(&out->src[1], acc_b ? c1 - 256 + R_A0 : c1, r->s1w);
                     if (c2 >= 256)
                         reg(&out->src[2], c2 - 256 + cd_base, r->s2w);
-                    else if (resolve(&out->src[2], c2, 1, TY_F32, NULL))
+                    else if (resolve(&out->src[2], c2, 1, OT_F32, NULL))
                         return fail(err, errlen, pc, w0, "bad MFMA C operand");
                 }
             } else {
@@ -410,7 +406,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
                 out->opsel_hi = (uint8_t)(BITS(w1, 27, 2) | BITS(w0, 14, 1) << 2);
                 out->clamp = (uint8_t)BITS(w0, 15, 1);
                 out->neg = (uint8_t)BITS(w1, 29, 3);
-                optype ty = op_type(r->name);
+                emu_optype ty = emu_op_type(r->name);
                 reg(&out->dst, 256 + vdst, r->dw);
                 if (resolve(&out->src[0], c0, r->s0w, ty, NULL) || resolve(&out->src[1], c1, r->s1w, ty, NULL) ||
                     (r->s2w && resolve(&out->src[2], c2, r->s2w, ty, NULL)))
@@ -421,7 +417,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
             if (!r)
                 return fail(err, errlen, pc, w0, "unknown VOP3 opcode");
             out->fmt = F_VOP3;
-            optype ty = op_type(r->name);
+            emu_optype ty = emu_op_type(r->name);
             out->clamp = (uint8_t)BITS(w0, 15, 1);
             out->omod = (uint8_t)BITS(w1, 27, 2);
             out->neg = (uint8_t)BITS(w1, 29, 3);
@@ -504,7 +500,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
             reg(&out->src[0], 256 + BITS(w1, 0, 8), na);
         reg(&out->dst, base + BITS(w1, 8, 8), r->dw);
         reg(&out->src[1], BITS(w1, 16, 5) * 4, 4);
-        if (resolve(&out->src[2], BITS(w1, 24, 8), 1, TY_INT, NULL))
+        if (resolve(&out->src[2], BITS(w1, 24, 8), 1, OT_INT, NULL))
             return fail(err, errlen, pc, w0, "bad MUBUF soffset");
     } else if (BITS(w0, 26, 6) == 0x37) { /* FLAT / SCRATCH / GLOBAL */
         unsigned seg = BITS(w0, 14, 2); /* 0 flat, 1 scratch, 2 global */

@@ -101,16 +101,12 @@ static const char *const inline_float_text[9] = {"0.5", "-0.5", "1.0", "-1.0", "
  * when there is one (decimal -16..64, or the float), else hex. */
 static void put_literal(sink *s, const emu_opnd *o)
 {
-    static const uint32_t f32[9] = {0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000,
-                                    0xc0000000, 0x40800000, 0xc0800000, 0x3e22f983};
-    static const uint16_t f16[9] = {0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118};
-    static const uint32_t f64hi[8] = {0x3fe00000, 0xbfe00000, 0x3ff00000, 0xbff00000,
-                                      0x40000000, 0xc0000000, 0x40100000, 0xc0100000};
     if (o->width == 2) {
         uint32_t lit = s->lit64f ? o->value_hi : o->value; /* f64: the high dword; int: zero-extended */
         if (s->lit64f) {
+            /* a 32-bit literal is the high dword of the f64: 1/(2*pi) has low bits and is never one */
             for (int i = 0; i < 8; i++)
-                if (lit == f64hi[i]) {
+                if (lit == (uint32_t)(emu_fconst64[i] >> 32)) {
                     put(s, "%s", inline_float_text[i]);
                     return;
                 }
@@ -128,7 +124,7 @@ static void put_literal(sink *s, const emu_opnd *o)
             return;
         }
         for (int i = 0; i < 9; i++)
-            if (v == f16[i]) {
+            if (v == emu_fconst16[i]) {
                 put(s, "%s", inline_float_text[i]);
                 return;
             }
@@ -140,7 +136,7 @@ static void put_literal(sink *s, const emu_opnd *o)
         return;
     }
     for (int i = 0; i < 9; i++)
-        if (o->value == f32[i]) {
+        if (o->value == emu_fconst32[i]) {
             put(s, "%s", inline_float_text[i]);
             return;
         }
@@ -432,10 +428,9 @@ void emu_disasm(const emu_inst *in, char *buf, size_t len)
         buf[0] = 0;
     const emu_opinfo *r = in->info;
     if (r) {
-        /* source type, as the decoder's op_type: a conversion's source type, else the operation's */
-        const char *t = strstr(r->name, "_cvt_") ? strrchr(r->name, '_') : r->name;
-        s.lit64f = strstr(t, "f64") != NULL;
-        s.lit16 = !s.lit64f && strstr(t, "f16");
+        emu_optype ty = emu_op_type(r->name);
+        s.lit64f = ty == OT_F64;
+        s.lit16 = ty == OT_F16;
     }
     if (!r) {
         put(&s, ".long 0x%08x", in->raw[0]); /* as llvm-objdump shows a word it cannot decode */

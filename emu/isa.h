@@ -107,6 +107,18 @@ typedef struct emu_inst {
     uint16_t cycles;
 } emu_inst;
 
+/* The type inline float constants take for an operation's sources: the
+ * source type of a conversion (v_cvt_DST_SRC), else the operation's type
+ * (by its name). */
+typedef enum { OT_INT, OT_F16, OT_F32, OT_F64 } emu_optype;
+emu_optype emu_op_type(const char *name);
+
+/* Bits of the inline float constants 240..248 (0.5, -0.5, 1.0, -1.0, 2.0,
+ * -2.0, 4.0, -4.0, 1/(2*pi)) as f32, f16 and f64. */
+extern const uint32_t emu_fconst32[9];
+extern const uint16_t emu_fconst16[9];
+extern const uint64_t emu_fconst64[9];
+
 /* Per-target decode tables (built once). */
 typedef struct emu_decoder emu_decoder;
 
