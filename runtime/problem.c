@@ -173,8 +173,10 @@ igemm_status igemm_shape_init(igemm_shape *s, const igemm_problem *p, char *why,
     s->kg = p->k / p->groups;
     s->h = dim_init(p->hi, s->ho, p->y, p->stride_h, p->dil_h, p->pad_h);
     s->w = dim_init(p->wi, s->wo, p->x, p->stride_w, p->dil_w, p->pad_w);
-    s->dx_elems = (int64_t)p->n * p->c * p->hi * p->wi;
-    s->dy_elems = (int64_t)p->n * p->k * s->ho * s->wo;
+    s->dx_image = (int64_t)p->c * p->hi * p->wi;
+    s->dy_image = (int64_t)p->k * s->ho * s->wo;
+    s->dx_elems = p->n * s->dx_image;
+    s->dy_elems = p->n * s->dy_image;
     s->w_elems = (int64_t)p->k * s->cg * p->y * p->x;
     s->flops = 2 * (int64_t)p->n * s->cg * p->k * s->ho * s->wo * p->y * p->x;
     s->full_coverage = dim_covered(&s->h) && dim_covered(&s->w);

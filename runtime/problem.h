@@ -37,6 +37,7 @@ typedef struct {
     int ho, wo;
     int cg, kg;          /* channels per group of dx (C/G) and dy (K/G) */
     igemm_dim h, w;
+    int64_t dx_image, dy_image; /* elements per image: C*Hi*Wi and K*Ho*Wo */
     int64_t dx_elems, dy_elems, w_elems;
     int64_t flops;       /* useful FLOPs: 2 * N * Cg * K * Ho * Wo * Y * X */
     int full_coverage;   /* 1 when the phase GEMMs write every dx pixel */
