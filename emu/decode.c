@@ -204,6 +204,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
         return fail(err, errlen, pc, 0, "truncated instruction");
     uint32_t w0 = rd32(code), w1 = avail >= 8 ? rd32(code + 4) : 0;
     out->raw[0] = w0;
+    out->raw[1] = w1;
     const emu_opinfo *r = NULL;
     int words = 1;
     bool gfx90a_plus = d->target & (T_GFX90A | T_GFX942);
@@ -365,7 +366,6 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
         words = 2;
         if (avail < 8)
             return fail(err, errlen, pc, w0, "truncated VOP3");
-        out->raw[1] = w1;
         unsigned c0 = BITS(w1, 0, 9), c1 = BITS(w1, 9, 9), c2 = BITS(w1, 18, 9);
         unsigned vdst = BITS(w0, 0, 8);
         if (BITS(w0, 23, 3) == 7) { /* VOP3P / MAI */
@@ -547,8 +547,6 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
 
     out->op = (uint16_t)r->op;
     out->info = r;
-    if (words == 2 && out->fmt != F_VOP3 && out->fmt != F_VOP3P && out->fmt != F_MAI)
-        out->raw[1] = w1;
     if ((size_t)words * 4 > avail)
         return fail(err, errlen, pc, w0, "truncated instruction");
     return words * 4;

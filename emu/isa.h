@@ -71,7 +71,8 @@ typedef struct emu_inst {
     uint8_t ext;          /* EXT_* */
     const emu_opinfo *info;
     uint64_t pc;          /* byte address in the code object */
-    uint32_t raw[3];      /* encoding words (literal in raw[2] or raw[1]) */
+    uint32_t raw[2];      /* the first two dwords at pc (0 past the end of the code): the
+                             encoding, or one word of it and what follows */
     emu_opnd dst, sdst;   /* vdst/sdst/vdata and VOP3b carry-out / VOPC e64 dst */
     emu_opnd src[3];      /* sources (memory: see below) */
     /* VOP3/VOP3P modifiers */

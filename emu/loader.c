@@ -167,13 +167,11 @@ static int decode_kernel(const emu_device *d, const elf *e, emu_kernel *k, uint6
         if (!n) {
             /* A word the decoder does not know stays in the code as an
                unknown instruction (info == NULL, one dword): executing it is
-               a fault that names the wave and PC; padding after s_endpgm
-               is never reached. */
+               a fault that names the wave and PC (and the decoder's reason,
+               from the two dwords emu_decode kept in raw); padding after
+               s_endpgm is never reached. */
             if (avail - off < 4)
                 break;
-            in->raw[1] = avail - off >= 8 ? (uint32_t)code[off + 4] | (uint32_t)code[off + 5] << 8 |
-                                                (uint32_t)code[off + 6] << 16 | (uint32_t)code[off + 7] << 24
-                                          : 0;
             n = 4;
         }
         emu_inst_finalize(in);
