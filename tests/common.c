@@ -27,14 +27,13 @@ const char *tc_codeobj_path(const char *arch, char *buf, size_t len)
     return buf;
 }
 
-/* Run a command line through the shell, capturing stderr into err. */
-static int run(const char *cmd, const char *errfile, char *err, size_t errlen)
+int tc_system(const char *cmd, const char *logfile, char *err, size_t errlen)
 {
     int rc = system(cmd);
     if (rc != 0 && err && errlen) {
         size_t n = 0;
-        char *msg = read_file(errfile, &n);
-        snprintf(err, errlen, "%s: %.*s", cmd, msg ? (int)(n < 600 ? n : 600) : 0, msg ? msg : "");
+        char *msg = read_file(logfile, &n);
+        snprintf(err, errlen, "%s: %s", cmd, msg ? msg : "");
         free(msg);
     }
     return rc == 0 ? 0 : -1;
@@ -62,7 +61,7 @@ void *tc_assemble_source(const char *arch, const char *source, size_t *size, cha
              "%s/llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=%s -filetype=obj -I asm_templates %s -o %s 2>%s && "
              "%s/ld.lld -shared %s -o %s 2>>%s",
              LLVM_BIN, arch, s, o, log, LLVM_BIN, o, co, log);
-    if (run(cmd, log, err, errlen))
+    if (tc_system(cmd, log, err, errlen))
         goto out;
     image = read_file(co, size);
     if (!image)

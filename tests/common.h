@@ -15,6 +15,10 @@
 /* Path of the project's code object for a target (BUILD_DIR/co/<arch>.hsaco). */
 const char *tc_codeobj_path(const char *arch, char *buf, size_t len);
 
+/* Run a shell command line that sends its messages to logfile; on failure
+ * returns -1 with "cmd: <the log>" in err (cut to errlen). */
+int tc_system(const char *cmd, const char *logfile, char *err, size_t errlen);
+
 /* An emulator device with one code object loaded. */
 typedef struct {
     emu_device *d;

@@ -138,37 +138,45 @@ static const char *const archs[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
 
 typedef struct {
     uint64_t addr, size;
+    bool func; /* a function symbol (a kernel), else a label */
     char name[160];
 } fsym;
 
-/* Symbols in .text of a code object from llvm-objdump -t: functions (the
- * kernels) when funcs, else every symbol (labels llvm-objdump may print as
- * branch targets). */
-static int text_symbols(const char *path, bool funcs, fsym *out, int max)
+/* Symbols in .text of a code object from llvm-objdump -t (malloc'd, *n
+ * set): the kernels, and the labels llvm-objdump may print as branch
+ * targets. */
+static fsym *text_symbols(const char *path, int *n)
 {
     char cmd[600];
     snprintf(cmd, sizeof cmd, "%s -t %s", OBJDUMP, path);
     char *t = capture(cmd);
     if (!t)
-        return -1;
-    int n = 0;
+        fail_msg("%s failed", cmd);
+    int cap = 0;
+    fsym *out = NULL;
+    *n = 0;
     for (char *line = strtok(t, "\n"); line; line = strtok(NULL, "\n")) {
         /* "0000000000001e00 g     F .text	000000000000027c .protected name" */
         char *p = strstr(line, " .text");
-        if (!p || (funcs && !strstr(line, " F .text")))
+        if (!p)
             continue;
         p += 6;
-        fsym f = {0};
+        fsym f = {.func = strstr(line, " F .text") != NULL};
         f.addr = strtoull(line, NULL, 16);
         f.size = strtoull(p, &p, 16);
         char *nm = strrchr(p, ' ');
-        if (!nm || n == max)
+        if (!nm)
             continue;
         snprintf(f.name, sizeof f.name, "%s", nm + 1);
-        out[n++] = f;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 64;
+            out = realloc(out, sizeof *out * (size_t)cap);
+            assert_non_null(out);
+        }
+        out[(*n)++] = f;
     }
     free(t);
-    return n;
+    return out;
 }
 
 /* llvm-objdump prints a branch whose target has a symbol with the symbol's
@@ -203,15 +211,16 @@ static void check_code_object(const char *arch, int *kernels_checked, int *insts
     dline *lines = parse_objdump(dis, &nl);
     assert_non_null(lines);
     assert_true(nl > 0);
-    fsym syms[256];
-    int ns = text_symbols(path, true, syms, 256);
+    int nsyms = 0, ns = 0;
+    fsym *syms = text_symbols(path, &nsyms);
+    for (int s = 0; s < nsyms; s++)
+        ns += syms[s].func;
     assert_true(ns > 0);
-    fsym *labels = malloc(sizeof *labels * 4096);
-    assert_non_null(labels);
-    int nlabels = text_symbols(path, false, labels, 4096);
 
     assert_int_equal(emu_module_kernel_count(co.m), ns);
-    for (int s = 0; s < ns; s++) {
+    for (int s = 0; s < nsyms; s++) {
+        if (!syms[s].func)
+            continue;
         const emu_kernel *k = emu_find_kernel(co.m, syms[s].name);
         if (!k)
             fail_msg("%s: kernel %s not found by the emulator", arch, syms[s].name);
@@ -241,7 +250,7 @@ static void check_code_object(const char *arch, int *kernels_checked, int *insts
             for (int j = 0; j < oi; j++)
                 if (oaddr[j] == l->addr)
                     t = otext[j];
-            if (!t || (strcmp(t, l->text) && !same_branch(l->text, t, l->addr, labels, nlabels))) {
+            if (!t || (strcmp(t, l->text) && !same_branch(l->text, t, l->addr, syms, nsyms))) {
                 if (++*mismatches <= MAX_REPORT)
                     print_message("%s %s 0x%llx:\n  llvm: %s\n  ours: %s\n", arch, syms[s].name,
                                   (unsigned long long)l->addr, l->text, t ? t : "(no instruction at this address)");
@@ -260,7 +269,7 @@ static void check_code_object(const char *arch, int *kernels_checked, int *insts
         free(ours);
     }
     tc_unload(&co);
-    free(labels);
+    free(syms);
     free(lines);
     free(dis);
 }
@@ -710,6 +719,17 @@ static const char *const corpus[] = {
     NULL,
 };
 
+/* Cut "text @t1,t2" at the '@'; whether the line is for arch (a line
+ * without a target list is for every target). */
+static bool for_target(char *line, const char *arch)
+{
+    char *at = strchr(line, '@');
+    if (!at)
+        return true;
+    *at = 0;
+    return strstr(at + 1, arch) != NULL;
+}
+
 /* Examples of tools/isa/ops.list that this target accepts. */
 static int ops_list_lines(const char *arch, char ***out)
 {
@@ -717,9 +737,9 @@ static int ops_list_lines(const char *arch, char ***out)
     char *buf = read_file("tools/isa/ops.list", &n);
     if (!buf)
         return -1;
-    int cap = 1024, cnt = 0;
-    char **v = malloc(sizeof *v * (size_t)cap);
-    for (char *line = strtok(buf, "\n"); line && v; line = strtok(NULL, "\n")) {
+    int cap = 0, cnt = 0;
+    char **v = NULL;
+    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
         char *hash = strchr(line, '#');
         if (hash)
             *hash = 0;
@@ -732,15 +752,15 @@ static int ops_list_lines(const char *arch, char ***out)
             p++;
         while (isspace((unsigned char)*p))
             p++;
-        char *at = strchr(p, '@');
-        if (at) {
-            *at = 0;
-            if (!strstr(at + 1, arch))
-                continue;
+        if (!for_target(p, arch))
+            continue;
+        if (cnt == cap) {
+            cap = cap ? 2 * cap : 512;
+            v = realloc(v, sizeof *v * (size_t)cap);
+            assert_non_null(v);
         }
-        if (cnt == cap)
-            break;
         v[cnt] = strdup(p);
+        assert_non_null(v[cnt]);
         tc_normalize(v[cnt]);
         cnt++;
     }
@@ -810,12 +830,8 @@ static void check_corpus(const char *arch, int *checked, int *bad)
     for (int i = 0; corpus[i]; i++) {
         char line[300];
         snprintf(line, sizeof line, "%s", corpus[i]);
-        char *at = strchr(line, '@');
-        if (at) {
-            *at = 0;
-            if (!strstr(at + 1, arch))
-                continue;
-        }
+        if (!for_target(line, arch))
+            continue;
         fprintf(f, "%s\n", line);
         expect++;
     }
@@ -824,12 +840,9 @@ static void check_corpus(const char *arch, int *checked, int *bad)
     assert_int_equal(fclose(f), 0);
     snprintf(cmd, sizeof cmd, "%s/llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=%s -filetype=obj %s -o %s 2>%s", LLVM_BIN,
              arch, s, o, log);
-    if (system(cmd)) {
-        size_t ln = 0;
-        char *msg = read_file(log, &ln);
-        fail_msg("%s: the corpus does not assemble: %.*s", arch, msg ? (int)(ln < 2000 ? ln : 2000) : 0,
-                 msg ? msg : "");
-    }
+    char msg[3200];
+    if (tc_system(cmd, log, msg, sizeof msg))
+        fail_msg("%s: the corpus does not assemble: %s", arch, msg);
     snprintf(cmd, sizeof cmd, "%s -d --mcpu=%s %s", OBJDUMP, arch, o);
     char *dis = capture(cmd);
     assert_non_null(dis);
