@@ -47,15 +47,11 @@ void plan_free(launch_plan *p)
 
 int plan_batch_chunk(const igemm_shape *sh)
 {
-    const igemm_problem *p = &sh->p;
-    uint64_t per_image = (uint64_t)p->c * p->hi * p->wi * 4;
-    uint64_t dy_image = (uint64_t)p->k * sh->ho * sh->wo * 4;
-    if (dy_image > per_image)
-        per_image = dy_image;
+    uint64_t per_image = (uint64_t)(sh->dx_image > sh->dy_image ? sh->dx_image : sh->dy_image) * 4;
     uint64_t n = LAUNCH_MAX_BYTES / per_image;
     if (n < 1)
         return 0; /* one image is already too large */
-    return n < (uint64_t)p->n ? (int)n : p->n;
+    return n < (uint64_t)sh->p.n ? (int)n : sh->p.n;
 }
 
 int plan_zero_fill(launch_plan *p, const igemm_shape *sh, int n0, int nb)
@@ -63,8 +59,7 @@ int plan_zero_fill(launch_plan *p, const igemm_shape *sh, int n0, int nb)
     launch_desc *d = plan_add(p);
     if (!d)
         return -1;
-    const igemm_problem *pr = &sh->p;
-    uint64_t image = (uint64_t)pr->c * pr->hi * pr->wi;
+    uint64_t image = (uint64_t)sh->dx_image;
     igemm_fill_args a = {.dwords = (uint32_t)(image * (uint64_t)nb)};
     snprintf(d->kernel, sizeof d->kernel, "%s", KERNEL_FILL);
     d->block = FILL_BLOCK;
@@ -102,7 +97,7 @@ static int naive_plan(const solver *s, const igemm_shape *sh, const target *t, l
     (void)t;
     const igemm_problem *p = &sh->p;
     int chunk = plan_batch_chunk(sh);
-    uint64_t dx_image = (uint64_t)p->c * p->hi * p->wi, dy_image = (uint64_t)p->k * sh->ho * sh->wo;
+    uint64_t dx_image = (uint64_t)sh->dx_image, dy_image = (uint64_t)sh->dy_image;
     for (int n0 = 0; n0 < p->n; n0 += chunk) {
         int nb = p->n - n0 < chunk ? p->n - n0 : chunk;
         launch_desc *d = plan_add(plan);

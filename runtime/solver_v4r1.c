@@ -40,7 +40,7 @@ static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, la
     const igemm_problem *p = &sh->p;
     (void)t;
     int chunk = plan_batch_chunk(sh);
-    uint64_t dx_image = (uint64_t)p->c * p->hi * p->wi * 4, dy_image = (uint64_t)p->k * sh->ho * sh->wo * 4;
+    uint64_t dx_image = (uint64_t)sh->dx_image * 4, dy_image = (uint64_t)sh->dy_image * 4;
     int phases[V4R1_PLAN_PHASES];
     int nph = v4r1_phases(sh, phases, V4R1_PLAN_PHASES);
     for (int n0 = 0; n0 < p->n; n0 += chunk) {
