@@ -545,9 +545,9 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
         return fail(err, errlen, pc, w0, "unknown or unsupported encoding");
     }
 
-    out->op = (uint16_t)r->op;
-    out->info = r;
     if ((size_t)words * 4 > avail)
         return fail(err, errlen, pc, w0, "truncated instruction");
+    out->op = (uint16_t)r->op;
+    out->info = r;
     return words * 4;
 }
