@@ -2,6 +2,7 @@
  * batch chunk, a zero fill of dx when some pixels get no contribution, and
  * one multihead launch over every non-empty phase (more only past
  * V4R1_MAX_PHASES phases). */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,6 +25,11 @@ static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, cons
     }
     if ((uint64_t)sh->w_elems * 4 > LAUNCH_MAX_BYTES) {
         why_printf(why, len, "w exceeds %llu bytes", (unsigned long long)LAUNCH_MAX_BYTES);
+        return IGEMM_ERR_NOT_APPLICABLE;
+    }
+    if ((int64_t)sh->h.tilda * sh->w.tilda > INT_MAX) {
+        why_printf(why, len, "stride %dx%d: %d x %d phases are too many to number in an int", sh->p.stride_h,
+                   sh->p.stride_w, sh->h.tilda, sh->w.tilda);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
     int phases[V4R1_PLAN_PHASES + 1];

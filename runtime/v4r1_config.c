@@ -100,11 +100,12 @@ int v4r1_phases(const igemm_shape *sh, int *phases, int max)
     int n = 0;
     if (sh->h.slice <= 0 || sh->w.slice <= 0)
         return 0;
-    for (int i = 0; i < igemm_phase_count(sh) && n < max; i++) {
-        igemm_phase g = igemm_phase_get(sh, i);
-        if (g.ydot_slice > 0 && g.xdot_slice > 0)
-            phases[n++] = i;
-    }
+    /* phase i = iy * XTilda + ix has taps (igemm_phase_get: ydot_slice =
+       ceil((Y - iy) / YTilda) > 0) exactly when iy < Y and ix < X: walk only
+       those, so a stride far larger than the filter costs nothing */
+    for (int iy = 0; iy < sh->h.tilda && iy < sh->p.y && n < max; iy++)
+        for (int ix = 0; ix < sh->w.tilda && ix < sh->p.x && n < max; ix++)
+            phases[n++] = iy * sh->w.tilda + ix;
     return n;
 }
 
