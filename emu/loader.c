@@ -212,16 +212,24 @@ static void find_loop(const elf *e, emu_kernel *k)
     k->loop_end = emu_inst_at(k, en->st_value);
 }
 
-const char *emu_elf_target(const void *image, size_t size)
+static bool amdgpu_elf64(const Elf64_Ehdr *eh)
 {
-    const Elf64_Ehdr *eh = image;
-    if (!image || size < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh->e_machine != EM_AMDGPU)
-        return NULL;
+    return !memcmp(eh->e_ident, ELFMAG, SELFMAG) && eh->e_ident[EI_CLASS] == ELFCLASS64 && eh->e_machine == EM_AMDGPU;
+}
+
+/* The target of an AMDGPU ELF header (e_flags), NULL when not one of machs. */
+static const char *mach_name(const Elf64_Ehdr *eh)
+{
     for (size_t i = 0; i < sizeof machs / sizeof machs[0]; i++)
         if ((eh->e_flags & EF_AMDGPU_MACH) == machs[i].mach)
             return machs[i].name;
     return NULL;
+}
+
+const char *emu_elf_target(const void *image, size_t size)
+{
+    const Elf64_Ehdr *eh = image;
+    return image && size >= sizeof *eh && amdgpu_elf64(eh) ? mach_name(eh) : NULL;
 }
 
 int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, char *err, size_t errlen)
@@ -230,12 +238,9 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
     if (!image || size < sizeof(Elf64_Ehdr))
         return say(err, errlen, "code object too small (%zu bytes)", size);
     elf e = {.img = image, .size = size, .eh = image};
-    if (memcmp(e.eh->e_ident, ELFMAG, SELFMAG) || e.eh->e_ident[EI_CLASS] != ELFCLASS64 || e.eh->e_machine != EM_AMDGPU)
+    if (!amdgpu_elf64(e.eh))
         return say(err, errlen, "not an AMDGPU ELF64 code object");
-    const char *mach = NULL;
-    for (size_t i = 0; i < sizeof machs / sizeof machs[0]; i++)
-        if ((e.eh->e_flags & EF_AMDGPU_MACH) == machs[i].mach)
-            mach = machs[i].name;
+    const char *mach = mach_name(e.eh);
     if (!mach)
         return say(err, errlen, "code object for an unsupported target (e_flags 0x%x); supported: %s", e.eh->e_flags,
                    target_names());
@@ -243,7 +248,6 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
         return say(err, errlen, "code object is for %s, the emulator runs %s", mach, d->t->name);
     if (e.eh->e_shoff + (uint64_t)e.eh->e_shnum * sizeof(Elf64_Shdr) > size || e.eh->e_shentsize != sizeof(Elf64_Shdr))
         return say(err, errlen, "bad section header table");
-    e.sh = (const Elf64_Shdr *)((const uint8_t *)image + e.eh->e_shoff);
     e.nsh = e.eh->e_shnum;
 
     /* The image is used in place; keep a private copy. */
