@@ -22,9 +22,7 @@
 #include "common.h"
 
 static const char *const archs[4] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
-enum { G906 = 1, G908 = 2, G90A = 4, G942 = 8, ALL = 15, MFMA_T = G908 | G90A | G942 };
 
-#define ROWS 64
 #define ROW(r) (out + 64 * (r))
 
 static int nbad;
@@ -91,6 +89,16 @@ static void gather(tc_sbuf *body, int vdst, const int *regs, int n)
 {
     for (int i = 0; i < n; i++)
         tc_put(body, "    v_writelane_b32 v%d, s%d, %d\n", vdst, regs[i], i);
+}
+
+/* The gathered scalar registers: row[i] holds s<regs[i]>, expected want[i]. */
+static void expect_sregs(const char *arch, const uint32_t *row, const int *regs, const uint32_t *want, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char what[32];
+        snprintf(what, sizeof what, "s%d", regs[i]);
+        expect_u32(arch, what, i, row[i], want[i]);
+    }
 }
 
 /* ---- scalar ALU ---- */
@@ -180,11 +188,7 @@ static void salu_scc_and_results(void **state)
     for (int a = 0; a < 4; a++) {
         uint32_t *out = buf(64, 0xdeadbeef);
         run(archs[a], body.s, 1, 64, 0, 1, out, 64, NULL, 0);
-        for (int i = 0; i < n; i++) {
-            char what[32];
-            snprintf(what, sizeof what, "s%d", regs[i]);
-            expect_u32(archs[a], what, i, out[i], want[i]);
-        }
+        expect_sregs(archs[a], out, regs, want, n);
         free(out);
     }
     free(body.s);
@@ -264,11 +268,7 @@ static void salu_branches_and_exec(void **state)
     for (int a = 0; a < 4; a++) {
         uint32_t *out = buf(3 * 64, 0xdeadbeef);
         run(archs[a], body.s, 1, 64, 0, 1, out, 3 * 64, NULL, 0);
-        for (int i = 0; i < n; i++) {
-            char what[32];
-            snprintf(what, sizeof what, "s%d", regs[i]);
-            expect_u32(archs[a], what, i, out[i], want[i]);
-        }
+        expect_sregs(archs[a], out, regs, want, n);
         for (int l = 0; l < 64; l++) {
             expect_u32(archs[a], "v11 under saveexec/xor exec", l, ROW(1)[l], l < 10 ? 1 : 2);
             expect_u32(archs[a], "v12 under v_cmpx", l, ROW(2)[l], l > 31 ? 5 : 0);
@@ -901,11 +901,7 @@ static void valu_compare_cndmask_carry(void **state)
             expect_u32(arch, "v_mad_u64_u32 lo", l, ROW(8)[l], 0);
             expect_u32(arch, "v_mad_u64_u32 hi", l, ROW(9)[l], L - 1);
         }
-        for (int i = 0; i < n; i++) {
-            char what[32];
-            snprintf(what, sizeof what, "s%d", regs[i]);
-            expect_u32(arch, what, i, ROW(10)[i], want[i]);
-        }
+        expect_sregs(arch, ROW(10), regs, want, n);
         free(out);
     }
     free(body.s);
@@ -1009,11 +1005,7 @@ static void valu_lanes_dpp_sdwa(void **state)
             expect_u32(arch, "sdwa UNUSED_SEXT", l, ROW(14)[l], 0xffffff80u);
             expect_u32(arch, "sdwa WORD_0 preserve", l, ROW(15)[l], 0xdead0000u | ((0xff80u * (uint32_t)l) & 0xffff));
         }
-        for (int i = 0; i < n; i++) {
-            char what[32];
-            snprintf(what, sizeof what, "s%d", regs[i]);
-            expect_u32(arch, what, i, ROW(16)[i], want[i]);
-        }
+        expect_sregs(arch, ROW(16), regs, want, n);
         free(out);
     }
     free(body.s);
