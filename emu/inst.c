@@ -93,7 +93,7 @@ void emu_inst_finalize(emu_inst *in)
         break;
     case F_SOPP:
         in->cycles = 1;
-        if (in->target >= 0 || op == OP_S_BRANCH || (op >= OP_S_CBRANCH_SCC0 && op <= OP_S_CBRANCH_EXECNZ))
+        if (op == OP_S_BRANCH || (op >= OP_S_CBRANCH_SCC0 && op <= OP_S_CBRANCH_EXECNZ))
             in->cls = EC_BRANCH;
         else if (op == OP_S_WAITCNT || op == OP_S_NOP || op == OP_S_SLEEP) {
             in->cls = EC_WAIT;

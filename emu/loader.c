@@ -181,10 +181,7 @@ static int decode_kernel(const emu_device *d, const elf *e, emu_kernel *k, uint6
     /* resolve branch targets to instruction indices */
     for (int i = 0; i < k->ninsts; i++) {
         emu_inst *in = &k->code[i];
-        if (in->fmt != F_SOPP)
-            continue;
-        emu_op op = (emu_op)in->op;
-        if (op != OP_S_BRANCH && (op < OP_S_CBRANCH_SCC0 || op > OP_S_CBRANCH_EXECNZ))
+        if (in->cls != EC_BRANCH)
             continue;
         uint64_t tgt = in->pc + 4 + (int64_t)in->simm16 * 4;
         in->target = emu_inst_at(k, tgt);
