@@ -65,6 +65,7 @@ enum { TY_F32, TY_F16, TY_BF16 };
 typedef struct {
     char name[64];
     int m, n, k, blocks, cycles, type;
+    int max_cbsz; /* the largest CBSZ the blocks allow: 2^cbsz <= blocks, at most 4 */
     int a_regs, b_regs, cd_regs;
     bool cd_vgpr, cbsz_abid, blgp;
     int a_elem[4][2][64]; /* [register][half][lane] */
@@ -218,6 +219,9 @@ static int parse_md(const char *path, mdesc *d, char *err, size_t errlen)
     d->n = field_int(text, "N: ");
     d->k = field_int(text, "K: ");
     d->blocks = field_int(text, "blocks: ");
+    d->max_cbsz = 0;
+    while ((2 << d->max_cbsz) <= d->blocks && d->max_cbsz < 4)
+        d->max_cbsz++;
     d->cycles = field_int(text, "Execution cycles: ");
     d->a_regs = field_int(text, "GPRs required for A: ");
     d->b_regs = field_int(text, "GPRs required for B: ");
@@ -474,11 +478,8 @@ static int run_instruction(const mdesc *d, const char *arch)
     if (!agpr_only)
         cs[nc++] = (mcase){.cd_agpr = false};
     /* modifiers */
-    int maxc = 0;
-    while ((2 << maxc) <= d->blocks && maxc < 4)
-        maxc++;
     if (d->cbsz_abid)
-        for (int cb = 1; cb <= maxc; cb++)
+        for (int cb = 1; cb <= d->max_cbsz; cb++)
             cs[nc++] = (mcase){.cd_agpr = true, .cbsz = cb, .abid = cb % 2 ? (1 << cb) - 1 : 1};
     if (d->blgp)
         for (int bg = 1; bg <= 7; bg++)
@@ -625,17 +626,14 @@ static void run_arch(const char *dir_name, const char *arch, int expect_files)
         positive++;
         /* Unsupported modifiers: each kind once per architecture (a run
            stops at the report), BLGP on every instruction without it. */
-        int maxc = 0;
-        while ((2 << maxc) <= d->blocks && maxc < 4)
-            maxc++;
         if (!d->cbsz_abid && !done_cbsz) {
             fails += run_unsupported(d, arch, "cbsz:1", "cbsz");
             done_cbsz = true;
             negative++;
         }
-        if (d->cbsz_abid && maxc < 4 && !done_cbsz_max) {
+        if (d->cbsz_abid && d->max_cbsz < 4 && !done_cbsz_max) {
             char m[32];
-            snprintf(m, sizeof m, "cbsz:%d abid:1", maxc + 1);
+            snprintf(m, sizeof m, "cbsz:%d abid:1", d->max_cbsz + 1);
             fails += run_unsupported(d, arch, m, "cbsz");
             done_cbsz_max = true;
             negative++;
