@@ -59,13 +59,16 @@ static const Elf64_Sym *find_sym(const elf *e, const char *name, const Elf64_Shd
         if (s->sh_link >= (unsigned)e->nsh || s->sh_offset + s->sh_size > e->size)
             continue;
         const Elf64_Shdr *st = &e->sh[s->sh_link];
+        if (st->sh_offset + st->sh_size > e->size)
+            continue;
         const Elf64_Sym *syms = (const Elf64_Sym *)(e->img + s->sh_offset);
         size_t n = s->sh_size / sizeof *syms;
         for (size_t j = 0; j < n; j++) {
-            if (syms[j].st_name >= st->sh_size || st->sh_offset + st->sh_size > e->size)
+            if (syms[j].st_name >= st->sh_size)
                 continue;
             const char *nm = (const char *)e->img + st->sh_offset + syms[j].st_name;
-            if (!strncmp(nm, name, st->sh_size - syms[j].st_name) && !strcmp(nm, name)) {
+            size_t left = st->sh_size - syms[j].st_name; /* a malformed table need not end in a NUL */
+            if (strnlen(nm, left) < left && !strcmp(nm, name)) {
                 if (strtab_out)
                     *strtab_out = st;
                 return &syms[j];
