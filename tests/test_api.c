@@ -545,23 +545,22 @@ static void find_and_perfdb_round_trip(void **state)
 
     /* a record overrides the heuristic: name a configuration the heuristic
      * does not pick (the last of find's list differs from the first) */
-    if (count >= 2) {
-        h = emu_handle("gfx906", NULL);
-        assert_int_equal(igemm_select(h, &p, name, sizeof name), IGEMM_OK);
-        igemm_destroy(h);
-        const char *pick = NULL;
-        for (int i = 0; i < count && !pick; i++)
-            if (strcmp(perf[i].solution, name))
-                pick = perf[i].solution;
-        assert_non_null(pick);
-        char rec[400];
-        snprintf(rec, sizeof rec, "gfx906 n1,c4,H5,W5,k4,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32 %.95s 1 cycles\n", pick);
-        write_text(db, rec);
-        h = emu_handle("gfx906", db);
-        assert_int_equal(igemm_select(h, &p, name, sizeof name), IGEMM_OK);
-        assert_string_equal(name, pick);
-        igemm_destroy(h);
-    }
+    assert_true(count >= 2); /* else there would be nothing to override with */
+    h = emu_handle("gfx906", NULL);
+    assert_int_equal(igemm_select(h, &p, name, sizeof name), IGEMM_OK);
+    igemm_destroy(h);
+    const char *pick = NULL;
+    for (int i = 0; i < count && !pick; i++)
+        if (strcmp(perf[i].solution, name))
+            pick = perf[i].solution;
+    assert_non_null(pick);
+    char rec[400];
+    snprintf(rec, sizeof rec, "gfx906 n1,c4,H5,W5,k4,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32 %.95s 1 cycles\n", pick);
+    write_text(db, rec);
+    h = emu_handle("gfx906", db);
+    assert_int_equal(igemm_select(h, &p, name, sizeof name), IGEMM_OK);
+    assert_string_equal(name, pick);
+    igemm_destroy(h);
 
     /* a record naming a configuration this library lacks is ignored */
     write_text(db, "gfx906 n1,c4,H5,W5,k4,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32 retired_kernel 1 cycles\n");
