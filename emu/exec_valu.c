@@ -134,6 +134,9 @@ static const uint32_t *dpp_src(wave *w, const emu_inst *in, uint32_t *tmp, uint6
 
 /* ---- output ---- */
 
+/* The clamp modifier: [0, 1], NaN -> 0. */
+static float clamp01(float f) { return f != f ? 0.0f : f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f; }
+
 static uint32_t omod_clamp(const emu_inst *in, uint32_t x)
 {
     if (!in->omod && !in->clamp)
@@ -146,7 +149,7 @@ static uint32_t omod_clamp(const emu_inst *in, uint32_t x)
     else if (in->omod == 3)
         f *= 0.5f;
     if (in->clamp)
-        f = f != f ? 0.0f : f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f;
+        f = clamp01(f);
     return bits_of(f);
 }
 
@@ -382,8 +385,7 @@ static int exec_vop3p(wg_ctx *c, wave *w, const emu_inst *in, vctx *v)
             LANES {
                 uint32_t x = 0;
                 for (int h = 0; h < 2; h++) {
-                    float f = f16_to_f32((uint16_t)(r[l] >> (16 * h)));
-                    f = f != f ? 0.0f : f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f;
+                    float f = clamp01(f16_to_f32((uint16_t)(r[l] >> (16 * h))));
                     x |= (uint32_t)f32_to_f16(f) << (16 * h);
                 }
                 r[l] = x;
@@ -395,8 +397,7 @@ static int exec_vop3p(wg_ctx *c, wave *w, const emu_inst *in, vctx *v)
         case OP_V_FMA_MIXLO_F16: case OP_V_FMA_MIXHI_F16: {
             int h = in->op == OP_V_FMA_MIXHI_F16;
             LANES {
-                float f = f16_to_f32((uint16_t)(r[l] >> (16 * h)));
-                f = f != f ? 0.0f : f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f;
+                float f = clamp01(f16_to_f32((uint16_t)(r[l] >> (16 * h))));
                 r[l] = (r[l] & (h ? 0xffffu : 0xffff0000u)) | (uint32_t)f32_to_f16(f) << (16 * h);
             }
             break;
@@ -506,6 +507,7 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
 #define F2(expr) LANES { r[l] = bits_of(expr); } goto out_f32
 #define U2(expr) LANES { r[l] = (expr); } goto out_int
 #define H2(expr) LANES { r[l] = f32_to_f16(expr); } goto out_f16
+#define D2(expr) LANES { uint64_t d64 = (expr); r[l] = (uint32_t)d64; v->r1[l] = (uint32_t)(d64 >> 32); } goto out_64
 #define CMP(expr) LANES { if (expr) m |= 1ull << l; } goto out_cmp
     switch (op) {
     case OP_V_NOP: return 0;
@@ -571,9 +573,9 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
     case OP_V_CVT_I32_F64: LANES { double x = srcf64(w, in, 0, l); r[l] = (uint32_t)(x != x ? 0 : x <= -2147483648.0 ? INT32_MIN : x >= 2147483647.0 ? INT32_MAX : (int32_t)x); } goto out_int;
     case OP_V_CVT_U32_F64: LANES { double x = srcf64(w, in, 0, l); r[l] = x != x || x <= 0 ? 0 : x >= 4294967295.0 ? 0xffffffffu : (uint32_t)x; } goto out_int;
     case OP_V_CVT_F32_F64: LANES r[l] = bits_of((float)srcf64(w, in, 0, l)); goto out_f32;
-    case OP_V_CVT_F64_I32: LANES { uint64_t x = bits64_of((double)(int32_t)A[l]); r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32); } goto out_64;
-    case OP_V_CVT_F64_U32: LANES { uint64_t x = bits64_of((double)A[l]); r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32); } goto out_64;
-    case OP_V_CVT_F64_F32: LANES { uint64_t x = bits64_of((double)FA); r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32); } goto out_64;
+    case OP_V_CVT_F64_I32: D2(bits64_of((double)(int32_t)A[l]));
+    case OP_V_CVT_F64_U32: D2(bits64_of((double)A[l]));
+    case OP_V_CVT_F64_F32: D2(bits64_of((double)FA));
     /* VOP2 */
     case OP_V_CNDMASK_B32: U2((cin >> l & 1) ? B[l] : A[l]);
     case OP_V_ADD_F32: F2(ftz(k, FA + FB));
@@ -642,11 +644,7 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
         const uint32_t *D = vdst(w, in->dst.code, 0);
         F2(fmaf(hf(A[l], 1, 0, 0), hf(B[l], 1, 0, 0), fmaf(hf(A[l], 0, 0, 0), hf(B[l], 0, 0, 0), f32_of(D[l]))));
     }
-    case OP_V_FMAC_F64: LANES {
-        uint64_t d = src64(w, &in->dst, l);
-        uint64_t x = bits64_of(fma(srcf64(w, in, 0, l), srcf64(w, in, 1, l), f64_of(d)));
-        r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32);
-    } goto out_64;
+    case OP_V_FMAC_F64: D2(bits64_of(fma(srcf64(w, in, 0, l), srcf64(w, in, 1, l), f64_of(src64(w, &in->dst, l)))));
     /* VOPC */
     case OP_V_CMP_CLASS_F32: CMP(vcmp_class(FA, B[l]));
     case OP_V_CMP_F_F32: case OP_V_CMP_F_I32: case OP_V_CMP_F_U32: CMP(0);
@@ -730,10 +728,10 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
     case OP_V_MAD_F16: LANES { float f = HA * HB + HC; r[l] = f32_to_f16(f); } goto out_f16;
     case OP_V_FMA_F16: H2(fmaf(HA, HB, HC));
     case OP_V_DIV_FIXUP_F32: F2(FA); /* quotient already computed: special cases are not modelled */
-    case OP_V_ADD_F64: LANES { uint64_t x = bits64_of(srcf64(w, in, 0, l) + srcf64(w, in, 1, l)); r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32); } goto out_64;
-    case OP_V_MUL_F64: LANES { uint64_t x = bits64_of(srcf64(w, in, 0, l) * srcf64(w, in, 1, l)); r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32); } goto out_64;
-    case OP_V_FMA_F64: LANES { uint64_t x = bits64_of(fma(srcf64(w, in, 0, l), srcf64(w, in, 1, l), srcf64(w, in, 2, l))); r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32); } goto out_64;
-    case OP_V_LDEXP_F64: LANES { uint64_t x = bits64_of(ldexp(srcf64(w, in, 0, l), (int32_t)B[l])); r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32); } goto out_64;
+    case OP_V_ADD_F64: D2(bits64_of(srcf64(w, in, 0, l) + srcf64(w, in, 1, l)));
+    case OP_V_MUL_F64: D2(bits64_of(srcf64(w, in, 0, l) * srcf64(w, in, 1, l)));
+    case OP_V_FMA_F64: D2(bits64_of(fma(srcf64(w, in, 0, l), srcf64(w, in, 1, l), srcf64(w, in, 2, l))));
+    case OP_V_LDEXP_F64: D2(bits64_of(ldexp(srcf64(w, in, 0, l), (int32_t)B[l])));
     case OP_V_MUL_LO_U32: U2(A[l] * B[l]);
     case OP_V_MUL_HI_U32: U2((uint32_t)(((uint64_t)A[l] * B[l]) >> 32));
     case OP_V_MUL_HI_I32: U2((uint32_t)(((int64_t)(int32_t)A[l] * (int32_t)B[l]) >> 32));
@@ -743,9 +741,9 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
     case OP_V_BCNT_U32_B32: U2((uint32_t)__builtin_popcount(A[l]) + B[l]);
     case OP_V_MBCNT_LO_U32_B32: LANES r[l] = (uint32_t)__builtin_popcount(A[l] & (l >= 32 ? 0xffffffffu : (uint32_t)((1ull << l) - 1))) + B[l]; goto out_int;
     case OP_V_MBCNT_HI_U32_B32: LANES r[l] = (uint32_t)__builtin_popcount(A[l] & (l < 32 ? 0 : (uint32_t)((1ull << (l - 32)) - 1))) + B[l]; goto out_int;
-    case OP_V_LSHLREV_B64: LANES { uint64_t x = src64(w, &in->src[1], l) << (A[l] & 63); r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32); } goto out_64;
-    case OP_V_LSHRREV_B64: LANES { uint64_t x = src64(w, &in->src[1], l) >> (A[l] & 63); r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32); } goto out_64;
-    case OP_V_ASHRREV_I64: LANES { uint64_t x = (uint64_t)((int64_t)src64(w, &in->src[1], l) >> (A[l] & 63)); r[l] = (uint32_t)x; v->r1[l] = (uint32_t)(x >> 32); } goto out_64;
+    case OP_V_LSHLREV_B64: D2(src64(w, &in->src[1], l) << (A[l] & 63));
+    case OP_V_LSHRREV_B64: D2(src64(w, &in->src[1], l) >> (A[l] & 63));
+    case OP_V_ASHRREV_I64: D2((uint64_t)((int64_t)src64(w, &in->src[1], l) >> (A[l] & 63)));
     case OP_V_BFM_B32: U2(((1u << (A[l] & 31)) - 1) << (B[l] & 31));
     case OP_V_CVT_PKRTZ_F16_F32: LANES {
         /* round toward zero: convert, then step back when rounding went away from zero */
