@@ -14,6 +14,8 @@
 
 #include "common.h"
 
+#include "../runtime/problem.h"
+
 #ifndef LLVM_BIN
 #define LLVM_BIN "/usr/lib/llvm-19/bin"
 #endif
@@ -238,6 +240,60 @@ void tc_put(tc_sbuf *b, const char *fmt, ...)
         b->s = realloc(b->s, b->cap);
         assert_non_null(b->s);
     }
+}
+
+/* ---- shape lists ---- */
+
+#define SHARED_SHAPES "../shared/shapes/"
+#define LOCAL_SHAPES "tests/shapes/"
+
+int tc_load_shapes(tc_shape_list *l, const char *file)
+{
+    char shared[256], local[256];
+    snprintf(shared, sizeof shared, "%s%s", SHARED_SHAPES, file);
+    snprintf(local, sizeof local, "%s%s", LOCAL_SHAPES, file);
+    FILE *f = fopen(shared, "r");
+    const char *path = f ? shared : local;
+    if (!f && !(f = fopen(local, "r"))) {
+        fprintf(stderr, "cannot read %s or %s (run from the repository root)\n", shared, local);
+        return -1;
+    }
+    snprintf(l->path, sizeof l->path, "%s", path);
+    char line[1024], why[256];
+    int lineno = 0;
+    l->n = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        igemm_problem p;
+        int r = igemm_problem_parse_line(&p, line, why, sizeof why);
+        if (r < 0 || (r > 0 && l->n == TC_MAX_SHAPES)) {
+            fprintf(stderr, "%s:%d: %s\n", path, lineno, r < 0 ? why : "too many shapes");
+            fclose(f);
+            return -1;
+        }
+        if (!r)
+            continue;
+        l->s[l->n].p = p;
+        igemm_problem_format(&p, l->s[l->n].text, sizeof l->s[l->n].text);
+        l->n++;
+    }
+    fclose(f);
+    return 0;
+}
+
+void tc_expect_same_as_shared(const char *file)
+{
+    char shared[256], local[256];
+    snprintf(shared, sizeof shared, "%s%s", SHARED_SHAPES, file);
+    snprintf(local, sizeof local, "%s%s", LOCAL_SHAPES, file);
+    size_t na = 0, nb = 0;
+    char *a = read_file(shared, &na), *b = read_file(local, &nb);
+    if (!b)
+        fail_msg("%s is missing: vendor a copy of %s", local, shared);
+    if (a && (na != nb || memcmp(a, b, na)))
+        fail_msg("%s differs from %s: copy the shared list into the repository", local, shared);
+    free(a);
+    free(b);
 }
 
 /* ---- the CLI ---- */

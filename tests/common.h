@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "../emu/emu.h"
+#include "../runtime/igemm.h"
 #include "../runtime/util.h" /* read_file */
 
 /* Path of the project's code object for a target (BUILD_DIR/co/<arch>.hsaco). */
@@ -87,6 +88,31 @@ typedef struct {
 } tc_sbuf;
 
 void tc_put(tc_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- shape lists ---- */
+
+#define TC_MAX_SHAPES 64
+
+typedef struct {
+    igemm_problem p;
+    char text[256]; /* "-n 1 -c 1 ...", for messages */
+} tc_shape;
+
+typedef struct {
+    tc_shape s[TC_MAX_SHAPES];
+    int n;
+    char path[256]; /* the file it was read from */
+} tc_shape_list;
+
+/* Read a shape list with the library's line parser: ../shared/shapes/<file>
+ * (beside the repository, as on the project's machines and CI), else the
+ * vendored tests/shapes/<file>. Returns 0, or -1 with the reason on stderr
+ * (for a group setup). */
+int tc_load_shapes(tc_shape_list *l, const char *file);
+
+/* The vendored tests/shapes/<file> must exist and, when ../shared/shapes/
+ * has the file, be identical to it. Fails the test otherwise. */
+void tc_expect_same_as_shared(const char *file);
 
 /* ---- the CLI (BUILD_DIR/bin/igemm) as a user runs it ---- */
 

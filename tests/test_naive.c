@@ -4,9 +4,9 @@
  * within 1e-5, no NaN, and dx pixels that receive no contribution exactly 0
  * (dx is prefilled with NaN, so a pixel the kernel skips shows up).
  *
- * The shape list is ../shared/shapes/edge.txt (beside the repository, as on
- * the project's machines and CI); a clone without it uses the copy in
- * tests/shapes/edge.txt, and when both exist they must be identical. */
+ * The shape list is edge.txt, read by tc_load_shapes (../shared/shapes/, else
+ * the vendored tests/shapes/); test_v4r1 checks that it is complete and that
+ * the two copies agree. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,84 +21,16 @@
 #include "../runtime/problem.h"
 #include "common.h"
 
-#define SHARED_EDGE "../shared/shapes/edge.txt"
-#define LOCAL_EDGE "tests/shapes/edge.txt"
-#define MAX_SHAPES 64
 #define REL_TOL 1e-5
 
 static const char *const archs[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
 
-typedef struct {
-    igemm_problem p;
-    char text[256]; /* "-n 1 -c 1 ...", for messages */
-} shape;
-
-static shape shapes[MAX_SHAPES];
-static int nshapes;
-static const char *edge_path;
-
-/* Parse a shape list with the library's own line parser. */
-static int load_shapes(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    char line[1024], why[256];
-    int lineno = 0;
-    nshapes = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        igemm_problem p;
-        int r = igemm_problem_parse_line(&p, line, why, sizeof why);
-        if (r < 0) {
-            fprintf(stderr, "%s:%d: %s\n", path, lineno, why);
-            fclose(f);
-            return -1;
-        }
-        if (!r)
-            continue;
-        if (nshapes == MAX_SHAPES) {
-            fprintf(stderr, "%s: more than %d shapes\n", path, MAX_SHAPES);
-            fclose(f);
-            return -1;
-        }
-        shapes[nshapes].p = p;
-        igemm_problem_format(&p, shapes[nshapes].text, sizeof shapes[nshapes].text);
-        nshapes++;
-    }
-    fclose(f);
-    return 0;
-}
+static tc_shape_list edge;
 
 static int setup(void **state)
 {
     (void)state;
-    FILE *f = fopen(SHARED_EDGE, "r");
-    edge_path = f ? SHARED_EDGE : LOCAL_EDGE;
-    if (f)
-        fclose(f);
-    if (load_shapes(edge_path)) {
-        fprintf(stderr, "cannot load the edge shapes from %s (run from the repository root)\n", edge_path);
-        return -1;
-    }
-    return 0;
-}
-
-/* The vendored copy must not drift from the shared list. */
-static void edge_list_is_complete(void **state)
-{
-    (void)state;
-    /* edge.txt holds twelve shapes; fewer means lines were lost. */
-    assert_int_equal(nshapes, 12);
-    size_t na = 0, nb = 0;
-    char *a = read_file(SHARED_EDGE, &na), *b = read_file(LOCAL_EDGE, &nb);
-    assert_non_null(b);
-    if (a) {
-        if (na != nb || memcmp(a, b, na))
-            fail_msg("%s differs from %s: copy the shared list into the repository", LOCAL_EDGE, SHARED_EDGE);
-    }
-    free(a);
-    free(b);
+    return tc_load_shapes(&edge, "edge.txt");
 }
 
 /* splitmix64 -> uniform floats in [-1, 1), independent of the CLI's data. */
@@ -156,9 +88,9 @@ static void run_target(const char *arch)
 
     int64_t max_dx = 0, max_dy = 0, max_w = 0, holes_total = 0;
     int known_seen = 0;
-    for (int i = 0; i < nshapes; i++) {
+    for (int i = 0; i < edge.n; i++) {
         igemm_shape sh;
-        assert_int_equal(igemm_shape_init(&sh, &shapes[i].p, why, sizeof why), IGEMM_OK);
+        assert_int_equal(igemm_shape_init(&sh, &edge.s[i].p, why, sizeof why), IGEMM_OK);
         max_dx = max64(max_dx, sh.dx_elems);
         max_dy = max64(max_dy, sh.dy_elems);
         max_w = max64(max_w, sh.w_elems);
@@ -172,9 +104,9 @@ static void run_target(const char *arch)
     assert_int_equal(igemm_alloc(h, &dy, (size_t)max_dy * 4), IGEMM_OK);
     assert_int_equal(igemm_alloc(h, &w, (size_t)max_w * 4), IGEMM_OK);
 
-    for (int i = 0; i < nshapes; i++) {
-        const igemm_problem *p = &shapes[i].p;
-        const char *txt = shapes[i].text;
+    for (int i = 0; i < edge.n; i++) {
+        const igemm_problem *p = &edge.s[i].p;
+        const char *txt = edge.s[i].text;
         igemm_shape sh;
         igemm_shape_init(&sh, p, NULL, 0);
         size_t nx = (size_t)sh.dx_elems, ny = (size_t)sh.dy_elems, nw = (size_t)sh.w_elems;
@@ -272,8 +204,10 @@ static void naive_gfx942(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(edge_list_is_complete), cmocka_unit_test(naive_gfx906), cmocka_unit_test(naive_gfx908),
-        cmocka_unit_test(naive_gfx90a),          cmocka_unit_test(naive_gfx942),
+        cmocka_unit_test(naive_gfx906),
+        cmocka_unit_test(naive_gfx908),
+        cmocka_unit_test(naive_gfx90a),
+        cmocka_unit_test(naive_gfx942),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -44,9 +44,6 @@
 #include "../runtime/v4r1_config.h"
 #include "common.h"
 
-#define SHARED_DIR "../shared/shapes/"
-#define LOCAL_DIR "tests/shapes/"
-#define MAX_SHAPES 64
 #define MAX_CONFIGS 64
 #define REL_TOL 1e-5
 #define PREFIX "igemm_bwd_v4r1_"
@@ -54,18 +51,7 @@
 
 static const char *const archs[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
 
-typedef struct {
-    igemm_problem p;
-    char text[256]; /* "-n 1 -c 1 ...", for messages */
-} shape;
-
-typedef struct {
-    shape s[MAX_SHAPES];
-    int n;
-    char path[256]; /* the file it was read from */
-} shape_list;
-
-static shape_list edge, resnet50;
+static tc_shape_list edge, resnet50;
 
 /* The v4r1 solutions the library lists, and the tile each name encodes. */
 typedef struct {
@@ -76,62 +62,10 @@ typedef struct {
 static config configs[MAX_CONFIGS];
 static int nconfigs;
 
-/* ---- shape lists ---- */
-
-static int load_list(shape_list *l, const char *file)
-{
-    char shared[256], local[256];
-    snprintf(shared, sizeof shared, "%s%s", SHARED_DIR, file);
-    snprintf(local, sizeof local, "%s%s", LOCAL_DIR, file);
-    FILE *f = fopen(shared, "r");
-    const char *path = f ? shared : local;
-    if (!f && !(f = fopen(local, "r"))) {
-        fprintf(stderr, "cannot read %s or %s (run from the repository root)\n", shared, local);
-        return -1;
-    }
-    snprintf(l->path, sizeof l->path, "%s", path);
-    char line[1024], why[256];
-    int lineno = 0;
-    l->n = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        igemm_problem p;
-        int r = igemm_problem_parse_line(&p, line, why, sizeof why);
-        if (r < 0 || (r > 0 && l->n == MAX_SHAPES)) {
-            fprintf(stderr, "%s:%d: %s\n", path, lineno, r < 0 ? why : "too many shapes");
-            fclose(f);
-            return -1;
-        }
-        if (!r)
-            continue;
-        l->s[l->n].p = p;
-        igemm_problem_format(&p, l->s[l->n].text, sizeof l->s[l->n].text);
-        l->n++;
-    }
-    fclose(f);
-    return 0;
-}
-
-/* A vendored copy must not drift from the shared list. */
-static void expect_same_as_shared(const char *file)
-{
-    char shared[256], local[256];
-    snprintf(shared, sizeof shared, "%s%s", SHARED_DIR, file);
-    snprintf(local, sizeof local, "%s%s", LOCAL_DIR, file);
-    size_t na = 0, nb = 0;
-    char *a = read_file(shared, &na), *b = read_file(local, &nb);
-    if (!b)
-        fail_msg("%s is missing: vendor a copy of %s", local, shared);
-    if (a && (na != nb || memcmp(a, b, na)))
-        fail_msg("%s differs from %s: copy the shared list into the repository", local, shared);
-    free(a);
-    free(b);
-}
-
 static int setup(void **state)
 {
     (void)state;
-    if (load_list(&edge, "edge.txt") || load_list(&resnet50, "resnet50.txt"))
+    if (tc_load_shapes(&edge, "edge.txt") || tc_load_shapes(&resnet50, "resnet50.txt"))
         return -1;
     nconfigs = 0;
     for (int i = 0; i < igemm_solution_count(); i++) {
@@ -318,11 +252,11 @@ static void shape_lists_are_complete(void **state)
      * of ResNet-50 v1.5; fewer means lines were lost. */
     assert_int_equal(edge.n, 12);
     assert_int_equal(resnet50.n, 23);
-    expect_same_as_shared("edge.txt");
-    expect_same_as_shared("resnet50.txt");
+    tc_expect_same_as_shared("edge.txt");
+    tc_expect_same_as_shared("resnet50.txt");
     /* make check-networks reads the vendored copies of these two */
-    expect_same_as_shared("resnext101.txt");
-    expect_same_as_shared("inception3.txt");
+    tc_expect_same_as_shared("resnext101.txt");
+    tc_expect_same_as_shared("inception3.txt");
 }
 
 /* Every v4r1 solution name decodes to an entry of the configuration table
