@@ -242,6 +242,25 @@ void tc_put(tc_sbuf *b, const char *fmt, ...)
     }
 }
 
+/* ---- the library on the emulator ---- */
+
+igemm_handle *tc_emu_handle(const char *arch, const char *perfdb, int threads)
+{
+    igemm_options o = IGEMM_OPTIONS_INIT;
+    o.backend = IGEMM_BACKEND_EMU;
+    o.arch = arch;
+    o.perfdb = perfdb;
+    o.emu_threads = threads;
+    igemm_handle *h = NULL;
+    char why[1024];
+    igemm_status st = igemm_create(&h, &o, why, sizeof why);
+    if (st != IGEMM_OK)
+        fail_msg("igemm_create(%s): %s: %s", arch, igemm_status_name(st), why);
+    assert_string_equal(igemm_handle_arch(h), arch);
+    assert_string_equal(igemm_handle_backend(h), "emu");
+    return h;
+}
+
 /* ---- shape lists ---- */
 
 #define SHARED_SHAPES "../shared/shapes/"

@@ -89,6 +89,13 @@ typedef struct {
 
 void tc_put(tc_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* ---- the library on the emulator ---- */
+
+/* An emulator handle for arch (perfdb as igemm_options.perfdb, threads as
+ * emu_threads); fails the test unless it is created and reports that arch
+ * and the emulator backend. */
+igemm_handle *tc_emu_handle(const char *arch, const char *perfdb, int threads);
+
 /* ---- shape lists ---- */
 
 #define TC_MAX_SHAPES 64

@@ -31,21 +31,6 @@ static igemm_problem prob(int n, int c, int h, int w, int k, int y, int x)
     return p;
 }
 
-static igemm_handle *emu_handle(const char *arch, const char *perfdb)
-{
-    igemm_options o = IGEMM_OPTIONS_INIT;
-    o.backend = IGEMM_BACKEND_EMU;
-    o.arch = arch;
-    o.perfdb = perfdb;
-    o.emu_threads = 1;
-    igemm_handle *h = NULL;
-    char why[1024];
-    igemm_status st = igemm_create(&h, &o, why, sizeof why);
-    if (st != IGEMM_OK)
-        fail_msg("igemm_create(%s): %s: %s", arch, igemm_status_name(st), why);
-    return h;
-}
-
 static void expect_contains(const char *text, const char *needle)
 {
     if (!text || !strstr(text, needle))
@@ -277,7 +262,7 @@ static void null_handle(void **state)
 static void null_pointers(void **state)
 {
     (void)state;
-    igemm_handle *h = emu_handle("gfx906", NULL);
+    igemm_handle *h = tc_emu_handle("gfx906", NULL, 1);
     igemm_problem p = prob(1, 1, 2, 2, 1, 1, 1);
     float buf[8] = {0};
     char name[96];
@@ -333,7 +318,7 @@ static void null_pointers(void **state)
 static void invalid_sizes(void **state)
 {
     (void)state;
-    igemm_handle *h = emu_handle("gfx906", NULL);
+    igemm_handle *h = tc_emu_handle("gfx906", NULL, 1);
     float buf[64] = {0};
     char why[1024];
     struct {
@@ -385,7 +370,7 @@ static void invalid_sizes(void **state)
 static void refused_problem_with_reason(void **state)
 {
     (void)state;
-    igemm_handle *h = emu_handle("gfx906", NULL);
+    igemm_handle *h = tc_emu_handle("gfx906", NULL, 1);
     igemm_problem p = prob(1, 1024, 1024, 1024, 1, 1, 1);
     char why[1024];
     assert_int_equal(igemm_applicable(h, &p, "naive", why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
@@ -413,7 +398,7 @@ static void run_matches_definition(void **state)
     (void)state;
     static const char *const archs[] = {"gfx906", "gfx90a"};
     for (int a = 0; a < 2; a++) {
-        igemm_handle *h = emu_handle(archs[a], NULL);
+        igemm_handle *h = tc_emu_handle(archs[a], NULL, 1);
         igemm_problem p = prob(2, 4, 5, 6, 6, 3, 2);
         p.pad_h = 1, p.stride_w = 2, p.dil_h = 2, p.groups = 2;
         bufs b;
@@ -456,7 +441,7 @@ static void find_and_perfdb_round_trip(void **state)
     const char *other = "gfx908 n9,c9,H9,W9,k9,y1,x1,p0,q0,u1,v1,l1,j1,g1,NCHW,FP32 naive 77 cycles\n";
     write_text(db, other);
 
-    igemm_handle *h = emu_handle("gfx906", db);
+    igemm_handle *h = tc_emu_handle("gfx906", db, 1);
     igemm_problem p = prob(1, 4, 5, 5, 4, 3, 3);
     p.pad_h = p.pad_w = 1;
     bufs b;
@@ -518,7 +503,7 @@ static void find_and_perfdb_round_trip(void **state)
     igemm_destroy(h);
 
     /* a new handle reads it back */
-    h = emu_handle("gfx906", db);
+    h = tc_emu_handle("gfx906", db, 1);
     assert_int_equal(igemm_conv_bwd_data_ex(h, &p, NULL, b.dx, b.dy, b.w, &ri), IGEMM_OK);
     assert_string_equal(ri.source, "perfdb");
     assert_string_equal(ri.solution, best);
@@ -538,7 +523,7 @@ static void find_and_perfdb_round_trip(void **state)
     igemm_destroy(h);
 
     /* another target does not use gfx906's record */
-    h = emu_handle("gfx908", db);
+    h = tc_emu_handle("gfx908", db, 1);
     assert_int_equal(igemm_conv_bwd_data_ex(h, &p, NULL, b.dx, b.dy, b.w, &ri), IGEMM_OK);
     assert_string_equal(ri.source, "heuristic");
     igemm_destroy(h);
@@ -546,7 +531,7 @@ static void find_and_perfdb_round_trip(void **state)
     /* a record overrides the heuristic: name a configuration the heuristic
      * does not pick (the last of find's list differs from the first) */
     assert_true(count >= 2); /* else there would be nothing to override with */
-    h = emu_handle("gfx906", NULL);
+    h = tc_emu_handle("gfx906", NULL, 1);
     assert_int_equal(igemm_select(h, &p, name, sizeof name), IGEMM_OK);
     igemm_destroy(h);
     const char *pick = NULL;
@@ -557,14 +542,14 @@ static void find_and_perfdb_round_trip(void **state)
     char rec[400];
     snprintf(rec, sizeof rec, "gfx906 n1,c4,H5,W5,k4,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32 %.95s 1 cycles\n", pick);
     write_text(db, rec);
-    h = emu_handle("gfx906", db);
+    h = tc_emu_handle("gfx906", db, 1);
     assert_int_equal(igemm_select(h, &p, name, sizeof name), IGEMM_OK);
     assert_string_equal(name, pick);
     igemm_destroy(h);
 
     /* a record naming a configuration this library lacks is ignored */
     write_text(db, "gfx906 n1,c4,H5,W5,k4,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32 retired_kernel 1 cycles\n");
-    h = emu_handle("gfx906", db);
+    h = tc_emu_handle("gfx906", db, 1);
     assert_int_equal(igemm_conv_bwd_data_ex(h, &p, NULL, b.dx, b.dy, b.w, &ri), IGEMM_OK);
     assert_string_equal(ri.source, "heuristic");
     bufs_check(&b, &p);
@@ -575,7 +560,7 @@ static void find_and_perfdb_round_trip(void **state)
      * best in the handle and reports IGEMM_ERR_IO */
     char nodir[320];
     snprintf(nodir, sizeof nodir, "%s/missing-dir/perf.db", dir);
-    h = emu_handle("gfx906", nodir);
+    h = tc_emu_handle("gfx906", nodir, 1);
     assert_int_equal(igemm_find(h, &p, b.dx, b.dy, b.w, perf, 64, &count), IGEMM_ERR_IO);
     expect_contains(igemm_last_error(h), "missing-dir");
     assert_int_equal(count, applicable);
@@ -584,7 +569,7 @@ static void find_and_perfdb_round_trip(void **state)
     igemm_destroy(h);
 
     /* without a database file find still remembers the best in the handle */
-    h = emu_handle("gfx906", NULL);
+    h = tc_emu_handle("gfx906", NULL, 1);
     assert_int_equal(igemm_find(h, &p, b.dx, b.dy, b.w, perf, 1, &count), IGEMM_OK);
     assert_int_equal(count, applicable);
     assert_int_equal(igemm_conv_bwd_data_ex(h, &p, NULL, b.dx, b.dy, b.w, &ri), IGEMM_OK);
@@ -631,7 +616,7 @@ static void embedded_code_objects(void **state)
 static void launch_plan_by_hand(void **state)
 {
     (void)state;
-    igemm_handle *h = emu_handle("gfx908", NULL);
+    igemm_handle *h = tc_emu_handle("gfx908", NULL, 1);
     igemm_problem p = prob(3, 2, 4, 5, 3, 3, 2);
     p.pad_w = 1;
     int count = -1;
@@ -700,7 +685,7 @@ static void launch_plan_by_hand(void **state)
 static void batch_split_plan(void **state)
 {
     (void)state;
-    igemm_handle *h = emu_handle("gfx906", NULL);
+    igemm_handle *h = tc_emu_handle("gfx906", NULL, 1);
     igemm_problem p = prob(600, 1024, 32, 32, 1, 1, 1);
     int count = -1;
     igemm_launch l[4];
@@ -748,7 +733,7 @@ static void batch_split_runs(void **state)
     for (int n = 0; n < 40; n++)
         dy[(size_t)n * image + (size_t)2048 * 4097 + 2048] = (float)(n + 1);
     float w[2] = {2.0f, -3.0f}, dx[80];
-    igemm_handle *h = emu_handle("gfx906", NULL);
+    igemm_handle *h = tc_emu_handle("gfx906", NULL, 1);
     const char *solutions[2] = {"naive", NULL};
     for (int s = 0; s < 2; s++) {
         for (int i = 0; i < 80; i++)

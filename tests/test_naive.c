@@ -76,15 +76,8 @@ static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 static void run_target(const char *arch)
 {
-    igemm_options opt = IGEMM_OPTIONS_INIT;
-    opt.backend = IGEMM_BACKEND_EMU;
-    opt.arch = arch;
-    igemm_handle *h = NULL;
+    igemm_handle *h = tc_emu_handle(arch, NULL, 0);
     char why[512];
-    if (igemm_create(&h, &opt, why, sizeof why) != IGEMM_OK)
-        fail_msg("igemm_create(%s): %s", arch, why);
-    assert_string_equal(igemm_handle_arch(h), arch);
-    assert_string_equal(igemm_handle_backend(h), "emu");
 
     int64_t max_dx = 0, max_dy = 0, max_w = 0, holes_total = 0;
     int known_seen = 0;

@@ -229,20 +229,6 @@ out:
     return rc;
 }
 
-static igemm_handle *emu_handle(const char *arch)
-{
-    igemm_options opt = IGEMM_OPTIONS_INIT;
-    opt.backend = IGEMM_BACKEND_EMU;
-    opt.arch = arch;
-    igemm_handle *h = NULL;
-    char why[512];
-    if (igemm_create(&h, &opt, why, sizeof why) != IGEMM_OK)
-        fail_msg("igemm_create(%s): %s", arch, why);
-    assert_string_equal(igemm_handle_arch(h), arch);
-    assert_string_equal(igemm_handle_backend(h), "emu");
-    return h;
-}
-
 /* ---- structure ---- */
 
 static void shape_lists_are_complete(void **state)
@@ -316,7 +302,7 @@ static void names_match_code_objects_and_plans(void **state)
     (void)state;
     for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
         tc_loaded co = tc_load_codeobj(archs[a]);
-        igemm_handle *h = emu_handle(archs[a]);
+        igemm_handle *h = tc_emu_handle(archs[a], NULL, 0);
         /* 2 groups of 100 channels, 3 x 10 x 10 pixels: GEMM M = 100, N = 300 */
         igemm_problem p = IGEMM_PROBLEM_INIT;
         p.n = 3, p.c = 200, p.hi = 10, p.wi = 10, p.k = 24, p.groups = 2;
@@ -387,7 +373,7 @@ static void vgpr_estimates_cover_code_objects(void **state)
 static void heuristic_picks_v4r1_for_resnet50(void **state)
 {
     (void)state;
-    igemm_handle *h = emu_handle("gfx906");
+    igemm_handle *h = tc_emu_handle("gfx906", NULL, 0);
     for (int batch = 0; batch < 2; batch++)
         for (int i = 0; i < resnet50.n; i++) {
             igemm_problem p = resnet50.s[i].p;
@@ -414,7 +400,7 @@ static double now_s(void)
 
 static void edge_all_configs(const char *arch)
 {
-    igemm_handle *h = emu_handle(arch);
+    igemm_handle *h = tc_emu_handle(arch, NULL, 0);
     int64_t holes = 0;
     int failures = 0;
     double t0 = now_s();
@@ -548,7 +534,7 @@ static void random_sweep(void **state)
                   "(IGEMM_SWEEP_FORCED)\n",
                   arch, (unsigned long long)seed, count, forced, nconfigs);
 
-    igemm_handle *h = emu_handle(arch);
+    igemm_handle *h = tc_emu_handle(arch, NULL, 0);
     uint64_t rng = seed;
     double t0 = now_s();
     int failures = 0, picked[MAX_CONFIGS] = {0}, strided = 0, dilated = 0, grouped = 0, holed = 0, wide = 0;
