@@ -242,6 +242,12 @@ void tc_put(tc_sbuf *b, const char *fmt, ...)
     }
 }
 
+void tc_expect_contains(const char *text, const char *needle)
+{
+    if (!text || !strstr(text, needle))
+        fail_msg("'%s' does not contain '%s'", text ? text : "(null)", needle);
+}
+
 /* ---- the library on the emulator ---- */
 
 igemm_handle *tc_emu_handle(const char *arch, const char *perfdb, int threads)

@@ -89,6 +89,9 @@ typedef struct {
 
 void tc_put(tc_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Fails the test unless text (may be NULL) contains needle. */
+void tc_expect_contains(const char *text, const char *needle);
+
 /* ---- the library on the emulator ---- */
 
 /* An emulator handle for arch (perfdb as igemm_options.perfdb, threads as

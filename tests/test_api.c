@@ -31,12 +31,6 @@ static igemm_problem prob(int n, int c, int h, int w, int k, int y, int x)
     return p;
 }
 
-static void expect_contains(const char *text, const char *needle)
-{
-    if (!text || !strstr(text, needle))
-        fail_msg("'%s' does not contain '%s'", text ? text : "(null)", needle);
-}
-
 /* dx from the definition: dx[n][c][hi][wi] = sum over k of the group, y, x
  * with hi = ho*S - P + y*D (same for w) of w[k][c%cg][y][x] * dy[n][k][ho][wo]. */
 static void direct_bwd(const igemm_problem *p, const float *dy, const float *w, double *dx)
@@ -145,32 +139,32 @@ static void create_errors(void **state)
     o.backend = IGEMM_BACKEND_EMU;
 
     assert_int_equal(igemm_create(NULL, &o, why, sizeof why), IGEMM_ERR_INVALID_ARG);
-    expect_contains(why, "NULL");
+    tc_expect_contains(why, "NULL");
 
     igemm_handle *h = (igemm_handle *)&o; /* must be reset to NULL on failure */
     igemm_options bad = o;
     bad.backend = (igemm_backend)7;
     assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_ERR_INVALID_ARG);
     assert_null(h);
-    expect_contains(why, "unknown backend 7");
+    tc_expect_contains(why, "unknown backend 7");
 
     bad = o;
     bad.device = -1;
     assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_ERR_INVALID_ARG);
-    expect_contains(why, "device index -1");
+    tc_expect_contains(why, "device index -1");
 
     bad = o;
     bad.emu_threads = -2;
     assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_ERR_INVALID_ARG);
-    expect_contains(why, "-2");
+    tc_expect_contains(why, "-2");
 
     /* unsupported target: the reason names it and the known ones */
     bad = o;
     bad.arch = "gfx1030";
     assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_ERR_UNSUPPORTED);
     assert_null(h);
-    expect_contains(why, "gfx1030");
-    expect_contains(why, "gfx906, gfx908, gfx90a, gfx942");
+    tc_expect_contains(why, "gfx1030");
+    tc_expect_contains(why, "gfx906, gfx908, gfx90a, gfx942");
     /* why may be NULL */
     assert_int_equal(igemm_create(&h, &bad, NULL, 0), IGEMM_ERR_UNSUPPORTED);
 
@@ -181,15 +175,15 @@ static void create_errors(void **state)
     bad.arch = "gfx908";
     bad.codeobj_dir = dir;
     assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_ERR_NO_CODE_OBJECT);
-    expect_contains(why, "gfx908.hsaco");
-    expect_contains(why, "no target");
+    tc_expect_contains(why, "gfx908.hsaco");
+    tc_expect_contains(why, "no target");
     /* ... and with a file that is not a code object (the directory now offers gfx908) */
     char path[256];
     snprintf(path, sizeof path, "%s/gfx908.hsaco", dir);
     write_text(path, "this is not an ELF file");
     assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_ERR_NO_CODE_OBJECT);
     assert_null(h);
-    expect_contains(why, "loading the gfx908 code object");
+    tc_expect_contains(why, "loading the gfx908 code object");
     unlink(path);
 
     /* malformed performance databases: the file and line are named */
@@ -207,15 +201,15 @@ static void create_errors(void **state)
         bad.perfdb = path;
         assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_ERR_IO);
         assert_null(h);
-        expect_contains(why, path);
-        expect_contains(why, dbs[i][1]);
+        tc_expect_contains(why, path);
+        tc_expect_contains(why, dbs[i][1]);
     }
     unlink(path);
     /* a database that is a directory cannot be read */
     bad = o;
     bad.perfdb = dir;
     assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_ERR_IO);
-    expect_contains(why, dir);
+    tc_expect_contains(why, dir);
     /* a database that does not exist yet is empty */
     bad.perfdb = path;
     assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_OK);
@@ -250,7 +244,7 @@ static void null_handle(void **state)
     assert_int_equal(igemm_copy_to_host(NULL, buf, buf, 4), IGEMM_ERR_INVALID_ARG);
     assert_int_equal(igemm_set_stream(NULL, NULL), IGEMM_ERR_INVALID_ARG);
     assert_int_equal(igemm_applicable(NULL, &p, NULL, why, sizeof why), IGEMM_ERR_INVALID_ARG);
-    expect_contains(why, "handle is NULL");
+    tc_expect_contains(why, "handle is NULL");
     assert_int_equal(igemm_select(NULL, &p, name, sizeof name), IGEMM_ERR_INVALID_ARG);
     assert_int_equal(igemm_conv_bwd_data(NULL, &p, buf, buf, buf), IGEMM_ERR_INVALID_ARG);
     assert_int_equal(igemm_conv_bwd_data_ex(NULL, &p, "naive", buf, buf, buf, NULL), IGEMM_ERR_INVALID_ARG);
@@ -270,42 +264,42 @@ static void null_pointers(void **state)
     igemm_perf perf[2];
 
     assert_int_equal(igemm_alloc(h, NULL, 4), IGEMM_ERR_INVALID_ARG);
-    expect_contains(igemm_last_error(h), "igemm_alloc");
+    tc_expect_contains(igemm_last_error(h), "igemm_alloc");
     assert_int_equal(igemm_copy_to_device(h, NULL, buf, 4), IGEMM_ERR_INVALID_ARG);
-    expect_contains(igemm_last_error(h), "destination");
+    tc_expect_contains(igemm_last_error(h), "destination");
     assert_int_equal(igemm_copy_to_host(h, buf, NULL, 4), IGEMM_ERR_INVALID_ARG);
-    expect_contains(igemm_last_error(h), "source");
+    tc_expect_contains(igemm_last_error(h), "source");
     /* zero bytes with NULL pointers is a no-op, and a success clears the message */
     assert_int_equal(igemm_copy_to_host(h, NULL, NULL, 0), IGEMM_OK);
     assert_string_equal(igemm_last_error(h), "");
 
     assert_int_equal(igemm_conv_bwd_data(h, &p, NULL, buf, buf), IGEMM_ERR_INVALID_ARG);
-    expect_contains(igemm_last_error(h), "dx must not be NULL");
+    tc_expect_contains(igemm_last_error(h), "dx must not be NULL");
     assert_int_equal(igemm_conv_bwd_data(h, &p, buf, NULL, buf), IGEMM_ERR_INVALID_ARG);
-    expect_contains(igemm_last_error(h), "dy must not be NULL");
+    tc_expect_contains(igemm_last_error(h), "dy must not be NULL");
     assert_int_equal(igemm_conv_bwd_data(h, &p, buf, buf, NULL), IGEMM_ERR_INVALID_ARG);
-    expect_contains(igemm_last_error(h), "w must not be NULL");
+    tc_expect_contains(igemm_last_error(h), "w must not be NULL");
     assert_int_equal(igemm_conv_bwd_data(h, NULL, buf, buf, buf), IGEMM_ERR_INVALID_ARG);
-    expect_contains(igemm_last_error(h), "problem is NULL");
+    tc_expect_contains(igemm_last_error(h), "problem is NULL");
 
     assert_int_equal(igemm_select(h, NULL, name, sizeof name), IGEMM_ERR_INVALID_ARG);
-    expect_contains(igemm_last_error(h), "problem");
+    tc_expect_contains(igemm_last_error(h), "problem");
     assert_int_equal(igemm_select(h, &p, NULL, 0), IGEMM_ERR_INVALID_ARG);
-    expect_contains(igemm_last_error(h), "solution");
+    tc_expect_contains(igemm_last_error(h), "solution");
 
     assert_int_equal(igemm_find(h, &p, buf, NULL, buf, perf, 2, &count), IGEMM_ERR_INVALID_ARG);
-    expect_contains(igemm_last_error(h), "dy must not be NULL");
+    tc_expect_contains(igemm_last_error(h), "dy must not be NULL");
     assert_int_equal(igemm_find(h, &p, buf, buf, buf, NULL, 2, &count), IGEMM_ERR_INVALID_ARG);
-    expect_contains(igemm_last_error(h), "results");
+    tc_expect_contains(igemm_last_error(h), "results");
     assert_int_equal(igemm_find(h, &p, buf, buf, buf, perf, -1, &count), IGEMM_ERR_INVALID_ARG);
 
     assert_int_equal(igemm_get_launches(h, &p, NULL, NULL, 0, NULL), IGEMM_ERR_INVALID_ARG);
-    expect_contains(igemm_last_error(h), "count is NULL");
+    tc_expect_contains(igemm_last_error(h), "count is NULL");
 
     /* streams: the emulator takes only NULL */
     assert_int_equal(igemm_set_stream(h, NULL), IGEMM_OK);
     assert_int_equal(igemm_set_stream(h, buf), IGEMM_ERR_UNSUPPORTED);
-    expect_contains(igemm_last_error(h), "no streams");
+    tc_expect_contains(igemm_last_error(h), "no streams");
 
     assert_null(igemm_solution_name(-1));
     assert_null(igemm_solution_name(igemm_solution_count()));
@@ -341,26 +335,26 @@ static void invalid_sizes(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const igemm_problem *p = &cases[i].p;
         assert_int_equal(igemm_applicable(h, p, NULL, why, sizeof why), cases[i].st);
-        expect_contains(why, cases[i].reason);
+        tc_expect_contains(why, cases[i].reason);
         assert_int_equal(igemm_applicable(h, p, "naive", why, sizeof why), cases[i].st);
         assert_int_equal(igemm_conv_bwd_data(h, p, buf, buf, buf), cases[i].st);
-        expect_contains(igemm_last_error(h), cases[i].reason);
+        tc_expect_contains(igemm_last_error(h), cases[i].reason);
         char name[96];
         assert_int_equal(igemm_select(h, p, name, sizeof name), cases[i].st);
-        expect_contains(igemm_last_error(h), cases[i].reason);
+        tc_expect_contains(igemm_last_error(h), cases[i].reason);
         int count = -1;
         assert_int_equal(igemm_get_launches(h, p, NULL, NULL, 0, &count), cases[i].st);
         assert_int_equal(count, 0);
         igemm_perf perf[1];
         assert_int_equal(igemm_find(h, p, buf, buf, buf, perf, 1, &count), cases[i].st);
-        expect_contains(igemm_last_error(h), cases[i].reason);
+        tc_expect_contains(igemm_last_error(h), cases[i].reason);
     }
     /* unknown configuration */
     igemm_problem p = prob(1, 1, 4, 4, 1, 1, 1);
     assert_int_equal(igemm_applicable(h, &p, "no_such_kernel", why, sizeof why), IGEMM_ERR_INVALID_ARG);
-    expect_contains(why, "unknown solution 'no_such_kernel'");
+    tc_expect_contains(why, "unknown solution 'no_such_kernel'");
     assert_int_equal(igemm_conv_bwd_data_ex(h, &p, "no_such_kernel", buf, buf, buf, NULL), IGEMM_ERR_INVALID_ARG);
-    expect_contains(igemm_last_error(h), "no_such_kernel");
+    tc_expect_contains(igemm_last_error(h), "no_such_kernel");
     igemm_destroy(h);
 }
 
@@ -374,20 +368,20 @@ static void refused_problem_with_reason(void **state)
     igemm_problem p = prob(1, 1024, 1024, 1024, 1, 1, 1);
     char why[1024];
     assert_int_equal(igemm_applicable(h, &p, "naive", why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
-    expect_contains(why, "exceeds");
+    tc_expect_contains(why, "exceeds");
     assert_int_equal(igemm_applicable(h, &p, NULL, why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
-    expect_contains(why, "no kernel configuration applies on gfx906 to -n 1 -c 1024 -H 1024 -W 1024");
-    expect_contains(why, "naive: one image exceeds");
+    tc_expect_contains(why, "no kernel configuration applies on gfx906 to -n 1 -c 1024 -H 1024 -W 1024");
+    tc_expect_contains(why, "naive: one image exceeds");
     float dummy[4];
     assert_int_equal(igemm_conv_bwd_data(h, &p, dummy, dummy, dummy), IGEMM_ERR_NOT_APPLICABLE);
-    expect_contains(igemm_last_error(h), "naive: one image exceeds");
+    tc_expect_contains(igemm_last_error(h), "naive: one image exceeds");
     assert_int_equal(igemm_conv_bwd_data_ex(h, &p, "naive", dummy, dummy, dummy, NULL), IGEMM_ERR_NOT_APPLICABLE);
-    expect_contains(igemm_last_error(h), "naive does not apply on gfx906: one image exceeds");
+    tc_expect_contains(igemm_last_error(h), "naive does not apply on gfx906: one image exceeds");
     int count = -1;
     igemm_perf perf[4];
     assert_int_equal(igemm_find(h, &p, dummy, dummy, dummy, perf, 4, &count), IGEMM_ERR_NOT_APPLICABLE);
     assert_int_equal(count, 0);
-    expect_contains(igemm_last_error(h), "no kernel configuration applies");
+    tc_expect_contains(igemm_last_error(h), "no kernel configuration applies");
     igemm_destroy(h);
 }
 
@@ -414,7 +408,7 @@ static void run_matches_definition(void **state)
         assert_string_equal(ri.source, "heuristic");
         assert_true(ri.launches >= 1);
         assert_true(ri.cycles > 0);
-        expect_contains(ri.kernels, "igemm_bwd_");
+        tc_expect_contains(ri.kernels, "igemm_bwd_");
         /* the naive kernel by name: one launch of one kernel */
         memset(b.dx, 0, elems_dx(&p) * 4);
         assert_int_equal(igemm_conv_bwd_data_ex(h, &p, "naive", b.dx, b.dy, b.w, &ri), IGEMM_OK);
@@ -477,11 +471,11 @@ static void find_and_perfdb_round_trip(void **state)
     size_t text_len = 0;
     char *text = read_file(db, &text_len);
     assert_non_null(text);
-    expect_contains(text, other);
+    tc_expect_contains(text, other);
     char line[400];
     snprintf(line, sizeof line, "gfx906 n1,c4,H5,W5,k4,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32 %s %.17g cycles\n", best,
              perf[0].cost);
-    expect_contains(text, line);
+    tc_expect_contains(text, line);
     assert_int_equal(count_records(text), 2);
     free(text);
 
@@ -562,7 +556,7 @@ static void find_and_perfdb_round_trip(void **state)
     snprintf(nodir, sizeof nodir, "%s/missing-dir/perf.db", dir);
     h = tc_emu_handle("gfx906", nodir, 1);
     assert_int_equal(igemm_find(h, &p, b.dx, b.dy, b.w, perf, 64, &count), IGEMM_ERR_IO);
-    expect_contains(igemm_last_error(h), "missing-dir");
+    tc_expect_contains(igemm_last_error(h), "missing-dir");
     assert_int_equal(count, applicable);
     assert_int_equal(igemm_select(h, &p, name, sizeof name), IGEMM_OK);
     assert_string_equal(name, perf[0].solution);
@@ -625,7 +619,7 @@ static void launch_plan_by_hand(void **state)
     igemm_launch l[2];
     assert_int_equal(igemm_get_launches(h, &p, "naive", l, 0, &count), IGEMM_ERR_INVALID_ARG);
     assert_int_equal(count, 1);
-    expect_contains(igemm_last_error(h), "has 1 launches");
+    tc_expect_contains(igemm_last_error(h), "has 1 launches");
     assert_int_equal(igemm_get_launches(h, &p, "naive", l, 2, &count), IGEMM_OK);
     assert_string_equal(l[0].kernel, "igemm_bwd_naive_nchw_fp32");
     assert_int_equal(l[0].grid[0], 1);

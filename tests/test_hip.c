@@ -21,12 +21,6 @@
 #include "../runtime/igemm.h"
 #include "common.h"
 
-static void expect_contains(const char *text, const char *needle)
-{
-    if (!text || !strstr(text, needle))
-        fail_msg("'%s' does not contain '%s'", text ? text : "(null)", needle);
-}
-
 static int have_kfd(void) { return access("/dev/kfd", F_OK) == 0; }
 
 static void hip_fails_cleanly(void **state)
@@ -41,15 +35,15 @@ static void hip_fails_cleanly(void **state)
     assert_int_equal(igemm_create(&h, &o, why, sizeof why), IGEMM_ERR_NO_DEVICE);
     assert_null(h);
     /* the code, its meaning, the cause on this machine and the way out */
-    expect_contains(why, "hipErrorNoDevice (100)");
-    expect_contains(why, "found no AMD GPU it can use");
-    expect_contains(why, "/dev/kfd does not exist");
-    expect_contains(why, "--backend emu");
+    tc_expect_contains(why, "hipErrorNoDevice (100)");
+    tc_expect_contains(why, "found no AMD GPU it can use");
+    tc_expect_contains(why, "/dev/kfd does not exist");
+    tc_expect_contains(why, "--backend emu");
     assert_null(strchr(why, '\n'));
     /* a device index does not change that */
     o.device = 3;
     assert_int_equal(igemm_create(&h, &o, why, sizeof why), IGEMM_ERR_NO_DEVICE);
-    expect_contains(why, "hipErrorNoDevice");
+    tc_expect_contains(why, "hipErrorNoDevice");
 }
 
 /* AUTO runs on the emulator and says why; the result is right:
@@ -67,7 +61,7 @@ static void auto_falls_back_to_emulator(void **state)
     assert_int_equal(igemm_create(&h, &o, why, sizeof why), IGEMM_OK);
     assert_string_equal(igemm_handle_backend(h), "emu");
     assert_string_equal(igemm_handle_arch(h), "gfx90a");
-    expect_contains(igemm_handle_fallback(h), "hipErrorNoDevice");
+    tc_expect_contains(igemm_handle_fallback(h), "hipErrorNoDevice");
     igemm_problem p = IGEMM_PROBLEM_INIT;
     p.c = 2, p.hi = 2, p.wi = 3;
     float dy[6] = {1, 2, 3, 4, 5, 6}, w[2] = {0.5f, -2.0f}, dx[12];
@@ -95,20 +89,20 @@ static void hip_library_missing_or_wrong(void **state)
     char why[1024];
     setenv("IGEMM_HIP_LIBRARY", "/nonexistent/libamdhip64.so", 1);
     assert_int_equal(igemm_create(&h, &o, why, sizeof why), IGEMM_ERR_NO_DEVICE);
-    expect_contains(why, "HIP runtime not found");
-    expect_contains(why, "/nonexistent/libamdhip64.so");
-    expect_contains(why, "libamdhip64-5");
+    tc_expect_contains(why, "HIP runtime not found");
+    tc_expect_contains(why, "/nonexistent/libamdhip64.so");
+    tc_expect_contains(why, "libamdhip64-5");
     o.backend = IGEMM_BACKEND_AUTO;
     o.emu_threads = 1;
     assert_int_equal(igemm_create(&h, &o, why, sizeof why), IGEMM_OK);
     assert_string_equal(igemm_handle_backend(h), "emu");
-    expect_contains(igemm_handle_fallback(h), "HIP runtime not found");
+    tc_expect_contains(igemm_handle_fallback(h), "HIP runtime not found");
     igemm_destroy(h);
 
     setenv("IGEMM_HIP_LIBRARY", "libm.so.6", 1);
     o.backend = IGEMM_BACKEND_HIP;
     assert_int_equal(igemm_create(&h, &o, why, sizeof why), IGEMM_ERR_NO_DEVICE);
-    expect_contains(why, "libm.so.6 lacks hipGetDeviceCount");
+    tc_expect_contains(why, "libm.so.6 lacks hipGetDeviceCount");
     unsetenv("IGEMM_HIP_LIBRARY");
 }
 
@@ -126,28 +120,28 @@ static void device_target_matching(void **state)
     /* a GPU igemm has no kernels for: the list of available targets */
     assert_int_equal(backend_hip_match_arch("gfx1030", all, arch, sizeof arch, why, sizeof why),
                      IGEMM_ERR_NO_CODE_OBJECT);
-    expect_contains(why, "the GPU is a gfx1030");
-    expect_contains(why, "code objects only for gfx906, gfx908, gfx90a, gfx942");
+    tc_expect_contains(why, "the GPU is a gfx1030");
+    tc_expect_contains(why, "code objects only for gfx906, gfx908, gfx90a, gfx942");
     /* a known target whose code object is not in the set in use */
     assert_int_equal(backend_hip_match_arch("gfx908:sramecc-:xnack-", "gfx906", arch, sizeof arch, why, sizeof why),
                      IGEMM_ERR_NO_CODE_OBJECT);
-    expect_contains(why, "gfx908 (gfx908:sramecc-:xnack-)");
-    expect_contains(why, "only for gfx906");
+    tc_expect_contains(why, "gfx908 (gfx908:sramecc-:xnack-)");
+    tc_expect_contains(why, "only for gfx906");
     /* whole names only: gfx90 is not gfx906 or gfx90a */
     assert_int_equal(backend_hip_match_arch("gfx90", all, arch, sizeof arch, why, sizeof why),
                      IGEMM_ERR_NO_CODE_OBJECT);
     assert_int_equal(backend_hip_match_arch("gfx906", "", arch, sizeof arch, why, sizeof why),
                      IGEMM_ERR_NO_CODE_OBJECT);
-    expect_contains(why, "only for no target");
+    tc_expect_contains(why, "only for no target");
 }
 
 static void error_meanings(void **state)
 {
     (void)state;
-    expect_contains(backend_hip_error_meaning(100), "no AMD GPU");
-    expect_contains(backend_hip_error_meaning(209), "not valid for this device");
-    expect_contains(backend_hip_error_meaning(701), "registers or LDS");
-    expect_contains(backend_hip_error_meaning(12345), "see the HIP documentation");
+    tc_expect_contains(backend_hip_error_meaning(100), "no AMD GPU");
+    tc_expect_contains(backend_hip_error_meaning(209), "not valid for this device");
+    tc_expect_contains(backend_hip_error_meaning(701), "registers or LDS");
+    tc_expect_contains(backend_hip_error_meaning(12345), "see the HIP documentation");
 }
 
 /* The CLI with --backend hip: exit status 1, one stderr line with the
@@ -164,8 +158,8 @@ static void cli_backend_hip(void **state)
     if (r.status != 1)
         fail_msg("%s: exit status %d, expected 1; stderr: %s", r.cmd, r.status, r.err);
     assert_string_equal(r.out, "");
-    expect_contains(r.err, "igemm: IGEMM_ERR_NO_DEVICE: no AMD GPU");
-    expect_contains(r.err, "hipErrorNoDevice");
+    tc_expect_contains(r.err, "igemm: IGEMM_ERR_NO_DEVICE: no AMD GPU");
+    tc_expect_contains(r.err, "hipErrorNoDevice");
     assert_true(tc_one_line(r.err));
     tc_result_free(&r);
 }
