@@ -1,14 +1,18 @@
-/* The float64 CPU reference against hand-computed tiny cases, and the
- * comparison (igemm_verify) against hand-made errors. */
+/* The float64 CPU reference against hand-computed tiny cases and, on every
+ * shape of the edge list, its coverage (which dx pixels receive a term)
+ * against the definition; the comparison (igemm_verify) against hand-made
+ * errors. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../runtime/igemm.h"
+#include "common.h"
 
 static igemm_problem prob(int n, int c, int h, int w, int k, int y, int x)
 {
@@ -122,6 +126,86 @@ static void sums_over_k(void **state)
     assert_true(abs_sum[1] == 430.0);
 }
 
+/* Does input position i of one dimension receive a term, i.e. is there a
+ * filter tap t < f and an output position o < out with i = o*s - pad + t*d?
+ * Written from the definition, apart from the reference's scatter loop. */
+static int reached(int i, int f, int s, int d, int pad, int out)
+{
+    for (int t = 0; t < f; t++) {
+        int num = i + pad - t * d;
+        if (num >= 0 && num % s == 0 && num / s < out)
+            return 1;
+    }
+    return 0;
+}
+
+/* Hole counts worked out by hand for three shapes of the list. */
+static const struct {
+    const char *args;
+    int64_t holes;
+} known_holes[] = {
+    /* 1x1 stride 2 on 14x14: only the 7x7 even pixels are hit; 2*16*(196-49) */
+    {"-n 2 -c 16 -H 14 -W 14 -k 16 -y 1 -x 1 -p 0 -q 0 -u 2 -v 2 -l 1 -j 1 -g 1", 4704},
+    /* 2-tap filter, stride 3 on 9: Ho = 3, rows {0,1,3,4,6,7} hit, 6x6 of 9x9; 8*(81-36) */
+    {"-n 1 -c 8 -H 9 -W 9 -k 8 -y 2 -x 2 -p 0 -q 0 -u 3 -v 3 -l 1 -j 1 -g 1", 360},
+    /* stride 2, dilation 2, pad 2: only even rows/columns are hit, 7 of 13 and
+     * 6 of 11; 4*(143-42) */
+    {"-n 1 -c 4 -H 13 -W 11 -k 6 -y 3 -x 3 -p 2 -q 2 -u 2 -v 2 -l 2 -j 2 -g 1", 404},
+};
+
+/* Coverage depends on the shape alone: on every edge shape the pixels the
+ * reference marks covered must be exactly those the definition reaches. */
+static void coverage_matches_definition_on_edge_shapes(void **state)
+{
+    (void)state;
+    tc_shape_list edge;
+    assert_int_equal(tc_load_shapes(&edge, "edge.txt"), 0);
+    int64_t holes_total = 0;
+    int known_seen = 0;
+    for (int i = 0; i < edge.n; i++) {
+        const igemm_problem *p = &edge.s[i].p;
+        const char *txt = edge.s[i].text;
+        int ho = igemm_problem_ho(p), wo = igemm_problem_wo(p);
+        size_t nx = (size_t)p->n * p->c * p->hi * p->wi, ny = (size_t)p->n * p->k * ho * wo,
+               nw = (size_t)p->k * (p->c / p->groups) * p->y * p->x;
+        float *dy = malloc(ny * 4), *w = malloc(nw * 4);
+        double *dx = malloc(nx * sizeof *dx);
+        unsigned char *cov = malloc(nx);
+        assert_true(dy && w && dx && cov);
+        for (size_t j = 0; j < ny; j++)
+            dy[j] = 1.0f;
+        for (size_t j = 0; j < nw; j++)
+            w[j] = 1.0f;
+        assert_int_equal(igemm_reference_bwd_data(p, dy, w, dx, NULL, cov), IGEMM_OK);
+        int64_t holes = 0;
+        for (int n = 0; n < p->n; n++)
+            for (int c = 0; c < p->c; c++)
+                for (int hi = 0; hi < p->hi; hi++)
+                    for (int wi = 0; wi < p->wi; wi++) {
+                        size_t e = (((size_t)n * (size_t)p->c + (size_t)c) * (size_t)p->hi + (size_t)hi) *
+                                       (size_t)p->wi + (size_t)wi;
+                        int r = reached(hi, p->y, p->stride_h, p->dil_h, p->pad_h, ho) &&
+                                reached(wi, p->x, p->stride_w, p->dil_w, p->pad_w, wo);
+                        if (r != cov[e])
+                            fail_msg("%s: reference coverage of element %zu is %d, expected %d", txt, e, cov[e], r);
+                        holes += !r;
+                    }
+        holes_total += holes;
+        for (size_t j = 0; j < sizeof known_holes / sizeof known_holes[0]; j++)
+            if (!strcmp(txt, known_holes[j].args)) {
+                assert_int_equal(holes, known_holes[j].holes);
+                known_seen++;
+            }
+        free(dy);
+        free(w);
+        free(dx);
+        free(cov);
+    }
+    /* the list holds shapes with holes, among them the three worked out */
+    assert_true(holes_total > 0);
+    assert_int_equal(known_seen, (int)(sizeof known_holes / sizeof known_holes[0]));
+}
+
 static void invalid_problem_rejected(void **state)
 {
     (void)state;
@@ -160,6 +244,7 @@ int main(void)
         cmocka_unit_test(single_term),      cmocka_unit_test(pad_three_by_three),
         cmocka_unit_test(stride_two_leaves_holes), cmocka_unit_test(groups_are_separate),
         cmocka_unit_test(dilation_two),     cmocka_unit_test(sums_over_k),
+        cmocka_unit_test(coverage_matches_definition_on_edge_shapes),
         cmocka_unit_test(invalid_problem_rejected), cmocka_unit_test(verify_detects_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
