@@ -99,6 +99,33 @@ void tc_expect_contains(const char *text, const char *needle);
  * and the emulator backend. */
 igemm_handle *tc_emu_handle(const char *arch, const char *perfdb, int threads);
 
+/* splitmix64: the next value of the sequence seeded by *s. */
+uint64_t tc_splitmix64(uint64_t *s);
+
+/* n uniform floats in [-1, 1) from splitmix64 seeded by seed (the tests' own
+ * data, independent of the data the library or the CLI generate). */
+void tc_fill_uniform(float *v, size_t n, uint64_t seed);
+
+/* The relative error limit of tc_run_case: error / sum of |terms|. */
+#define TC_REL_TOL 1e-5
+
+/* What tc_run_case ran and found. */
+typedef struct {
+    igemm_run_info ri;
+    double max_rel;
+    int64_t holes; /* dx pixels with no term (all came out exactly 0) */
+} tc_case_result;
+
+/* Run p with `solution` (NULL: the library's choice) on h, dy and w filled
+ * from data_seed and dx prefilled with NaN, and compare with the float64
+ * reference: every covered pixel within TC_REL_TOL, no NaN/Inf, every
+ * uncovered pixel exactly 0, by the rule spelled out here and by
+ * igemm_verify (both must pass). Also checks igemm_applicable accepts the
+ * pair and that the run info names what ran. Returns 0, or -1 with the
+ * reason in msg. */
+int tc_run_case(igemm_handle *h, const igemm_problem *p, const char *solution, uint64_t data_seed,
+                tc_case_result *res, char *msg, size_t len);
+
 /* ---- shape lists ---- */
 
 #define TC_MAX_SHAPES 64

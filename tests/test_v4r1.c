@@ -1,8 +1,10 @@
 /* The v4r1 backward-data kernels (issue 4) through the public API on the
  * emulator (strict: waits, hazards, out-of-range accesses and LDS races stop
- * a run), against the float64 CPU reference: relative error (error / sum of
- * |terms|) within 1e-5, no NaN, and dx pixels that receive no contribution
- * exactly 0 (dx is prefilled with NaN, so a pixel no launch writes shows up).
+ * a run), against the float64 CPU reference (tc_run_case in common.c, which
+ * spells the rule out itself besides asking igemm_verify): relative error
+ * (error / sum of |terms|) within 1e-5, no NaN, and dx pixels that receive no
+ * contribution exactly 0 (dx is prefilled with NaN, so a pixel no launch
+ * writes shows up).
  *
  *  - every shape of the edge list for every v4r1 configuration, on gfx906,
  *    gfx908, gfx90a and gfx942 (every target's code object carries the same
@@ -33,7 +35,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,6 @@
 #include "common.h"
 
 #define MAX_CONFIGS 64
-#define REL_TOL 1e-5
 #define PREFIX "igemm_bwd_v4r1_"
 #define MAX_REPORTED 20 /* failures printed per test */
 
@@ -86,147 +86,6 @@ static int setup(void **state)
         }
     }
     return 0;
-}
-
-/* ---- data and checks ---- */
-
-/* splitmix64 -> uniform floats in [-1, 1) */
-static void fill(float *v, size_t n, uint64_t seed)
-{
-    for (size_t i = 0; i < n; i++) {
-        uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        z ^= z >> 31;
-        v[i] = (float)((double)(z >> 40) / 16777216.0 * 2.0 - 1.0);
-    }
-}
-
-typedef struct {
-    igemm_run_info ri;
-    double max_rel;
-    int64_t holes; /* dx pixels with no term (all came out exactly 0) */
-} case_result;
-
-/* Run p with `solution` (NULL: the library's choice) on h and compare with
- * the reference. Returns 0, or -1 with the reason in msg. */
-static int run_case(igemm_handle *h, const igemm_problem *p, const char *solution, uint64_t data_seed,
-                    case_result *res, char *msg, size_t len)
-{
-    igemm_shape sh;
-    char why[512];
-    memset(res, 0, sizeof *res);
-    if (igemm_shape_init(&sh, p, why, sizeof why) != IGEMM_OK) {
-        snprintf(msg, len, "invalid shape: %s", why);
-        return -1;
-    }
-    size_t nx = (size_t)sh.dx_elems, ny = (size_t)sh.dy_elems, nw = (size_t)sh.w_elems;
-    float *hy = malloc(ny * 4), *hw = malloc(nw * 4), *hx = malloc(nx * 4);
-    double *ref = malloc(nx * sizeof *ref), *abs_sum = malloc(nx * sizeof *abs_sum);
-    unsigned char *cov = malloc(nx);
-    void *dx = NULL, *dy = NULL, *dw = NULL;
-    int rc = -1;
-    if (!hy || !hw || !hx || !ref || !abs_sum || !cov) {
-        snprintf(msg, len, "out of host memory");
-        goto out;
-    }
-    fill(hy, ny, data_seed * 3 + 1);
-    fill(hw, nw, data_seed * 3 + 2);
-    for (size_t i = 0; i < nx; i++)
-        hx[i] = NAN;
-    if (igemm_alloc(h, &dx, nx * 4) || igemm_alloc(h, &dy, ny * 4) || igemm_alloc(h, &dw, nw * 4) ||
-        igemm_copy_to_device(h, dy, hy, ny * 4) || igemm_copy_to_device(h, dw, hw, nw * 4) ||
-        igemm_copy_to_device(h, dx, hx, nx * 4)) {
-        snprintf(msg, len, "buffers: %s", igemm_last_error(h));
-        goto out;
-    }
-    igemm_status st = igemm_applicable(h, p, solution, why, sizeof why);
-    if (st != IGEMM_OK) {
-        snprintf(msg, len, "igemm_applicable refuses: %s: %s", igemm_status_name(st), why);
-        goto out;
-    }
-    st = igemm_conv_bwd_data_ex(h, p, solution, dx, dy, dw, &res->ri);
-    if (st != IGEMM_OK) {
-        snprintf(msg, len, "%s: %s", igemm_status_name(st), igemm_last_error(h));
-        goto out;
-    }
-    if (solution && strcmp(res->ri.solution, solution)) {
-        snprintf(msg, len, "ran %s instead", res->ri.solution);
-        goto out;
-    }
-    if (!strstr(res->ri.kernels, res->ri.solution) || res->ri.launches < 1 || !res->ri.insts) {
-        snprintf(msg, len, "run info: kernels '%s', %d launches, %llu instructions", res->ri.kernels,
-                 res->ri.launches, (unsigned long long)res->ri.insts);
-        goto out;
-    }
-    if (igemm_copy_to_host(h, hx, dx, nx * 4)) {
-        snprintf(msg, len, "copy back: %s", igemm_last_error(h));
-        goto out;
-    }
-    if (igemm_reference_bwd_data(p, hy, hw, ref, abs_sum, cov) != IGEMM_OK) {
-        snprintf(msg, len, "the reference refuses the shape");
-        goto out;
-    }
-    /* The rule spelled out here, and igemm_verify's reading of it: both
-     * must pass. */
-    int64_t nan = 0, bad_zero = 0, bad = 0, first_bad = -1;
-    double max_rel = 0;
-    for (size_t i = 0; i < nx; i++) {
-        double v = hx[i];
-        if (isnan(v) || isinf(v)) {
-            nan++;
-            if (first_bad < 0)
-                first_bad = (int64_t)i;
-            continue;
-        }
-        if (!cov[i]) {
-            res->holes++;
-            if (v != 0.0) {
-                bad_zero++;
-                if (first_bad < 0)
-                    first_bad = (int64_t)i;
-            }
-            continue;
-        }
-        double err = fabs(v - ref[i]);
-        double rel = abs_sum[i] > 0 ? err / abs_sum[i] : (err > 0 ? INFINITY : 0);
-        if (rel > max_rel)
-            max_rel = rel;
-        if (!(rel <= REL_TOL)) {
-            bad++;
-            if (first_bad < 0)
-                first_bad = (int64_t)i;
-        }
-    }
-    res->max_rel = max_rel;
-    igemm_verify_result vr;
-    int ok = igemm_verify(p, hx, ref, abs_sum, cov, REL_TOL, &vr);
-    if (nan || bad_zero || bad || !ok) {
-        char at[128] = "";
-        if (first_bad >= 0) {
-            int64_t e = first_bad, wi = e % p->wi, hi = (e /= p->wi) % p->hi, c = (e /= p->hi) % p->c, n = e / p->c;
-            snprintf(at, sizeof at, "; first bad dx[n=%lld][c=%lld][h=%lld][w=%lld] = %g, reference %.9g",
-                     (long long)n, (long long)c, (long long)hi, (long long)wi, (double)hx[first_bad], ref[first_bad]);
-        }
-        snprintf(msg, len,
-                 "max rel err %.3g (limit %g), %lld elements over it, %lld NaN/Inf, %lld uncovered pixels not 0%s "
-                 "(igemm_verify: %s, max rel %.3g)",
-                 max_rel, REL_TOL, (long long)bad, (long long)nan, (long long)bad_zero, at, ok ? "pass" : "fail",
-                 vr.max_rel_err);
-        goto out;
-    }
-    rc = 0;
-out:
-    igemm_free(h, dx);
-    igemm_free(h, dy);
-    igemm_free(h, dw);
-    free(hy);
-    free(hw);
-    free(hx);
-    free(ref);
-    free(abs_sum);
-    free(cov);
-    return rc;
 }
 
 /* ---- structure ---- */
@@ -406,9 +265,9 @@ static void edge_all_configs(const char *arch)
     double t0 = now_s();
     for (int c = 0; c < nconfigs; c++)
         for (int i = 0; i < edge.n; i++) {
-            case_result r;
+            tc_case_result r;
             char msg[1024];
-            if (run_case(h, &edge.s[i].p, configs[c].name, 100u + (uint64_t)i, &r, msg, sizeof msg)) {
+            if (tc_run_case(h, &edge.s[i].p, configs[c].name, 100u + (uint64_t)i, &r, msg, sizeof msg)) {
                 if (failures++ < MAX_REPORTED)
                     print_error("conv %s -F 2 --arch %s --solution %s: %s\n", edge.s[i].text, arch, configs[c].name,
                                 msg);
@@ -450,16 +309,8 @@ static void edge_gfx942(void **state)
 
 /* ---- random sweep ---- */
 
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /* uniform in [lo, hi] */
-static int rng_int(uint64_t *s, int lo, int hi) { return lo + (int)(rng_next(s) % (uint64_t)(hi - lo + 1)); }
+static int rng_int(uint64_t *s, int lo, int hi) { return lo + (int)(tc_splitmix64(s) % (uint64_t)(hi - lo + 1)); }
 
 /* A small problem: every parameter drawn independently (so anisotropic
  * filters, strides, dilations and pads come up), sizes small enough that a
@@ -556,8 +407,8 @@ static void random_sweep(void **state)
                 continue;
             }
         }
-        case_result r;
-        int rc = run_case(h, &p, solution, seed + (uint64_t)i, &r, msg, sizeof msg);
+        tc_case_result r;
+        int rc = tc_run_case(h, &p, solution, seed + (uint64_t)i, &r, msg, sizeof msg);
         if (!rc && !solution && (strcmp(r.ri.source, "heuristic") || strcmp(r.ri.solution, sel))) {
             snprintf(msg, sizeof msg, "ran %s (%s), igemm_select said %s", r.ri.solution, r.ri.source, sel);
             rc = -1;
