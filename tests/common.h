@@ -1,5 +1,8 @@
-/* Shared test helpers: files, assembling kernel snippets with llvm-mc at
- * test time, and running them on the emulator. Linked into every suite.
+/* Shared test helpers, linked into every suite: code objects and kernel
+ * snippets (assembled with llvm-mc at test time) on the emulator, text
+ * helpers, the library on the emulator against the reference, shape lists,
+ * and the CLI in a child process. Helpers that say they fail the test do so
+ * through cmocka; the others return an error.
  *
  * LLVM_BIN and BUILD_DIR are compile-time strings set by the Makefile. */
 #ifndef IGEMM_TESTS_COMMON_H
@@ -12,6 +15,8 @@
 #include "../emu/emu.h"
 #include "../runtime/igemm.h"
 #include "../runtime/util.h" /* read_file */
+
+/* ---- code objects and snippets on the emulator ---- */
 
 /* Path of the project's code object for a target (BUILD_DIR/co/<arch>.hsaco). */
 const char *tc_codeobj_path(const char *arch, char *buf, size_t len);
@@ -75,6 +80,8 @@ int tc_launch_image(const tc_snippet *s, const void *image, size_t size, unsigne
  * or the emulator's report in err. */
 int tc_run(const tc_snippet *s, unsigned groups, unsigned threads, void **ptrs, const size_t *sizes,
            emu_stats *stats, char *err, size_t errlen);
+
+/* ---- text ---- */
 
 /* Collapse whitespace runs to one space and trim both ends, in place (to
  * compare disassembly text). */
