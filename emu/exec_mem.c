@@ -355,22 +355,28 @@ static uint32_t store_value(emu_op op, uint32_t x)
 
 /* ---- MUBUF ---- */
 
+/* The report of raw_in_range (below). */
+static int raw_disputed(wg_ctx *c, wave *w, int l, uint64_t o, int size, uint32_t num, uint32_t soff)
+{
+    if (o < num && o + (uint64_t)size > num)
+        return emu_fault(c, w, "lane %d: element at offset 0x%llx straddles NUM_RECORDS 0x%x (disputed range check)",
+                         l, (unsigned long long)o, num);
+    return emu_fault(c, w,
+                     "lane %d: whether offset 0x%llx is in range depends on whether soffset 0x%x is "
+                     "range-checked (disputed corner)",
+                     l, (unsigned long long)o, soff);
+}
+
 /* The gfx9 range check of an element of `size` bytes at offset o of a raw
  * (stride 0) buffer: in range when o + size <= NUM_RECORDS. An element
  * straddling NUM_RECORDS, or one whose outcome depends on whether soffset
  * is range-checked, is reported. Returns 1 in range, 0 out, -1 after a
- * fault. */
-static int raw_in_range(wg_ctx *c, wave *w, int l, uint64_t o, int size, uint32_t num, uint32_t soff)
+ * fault. Inline: the per-lane test of the buffer fast path. */
+static inline int raw_in_range(wg_ctx *c, wave *w, int l, uint64_t o, int size, uint32_t num, uint32_t soff)
 {
     bool a_in = o + (uint64_t)size <= num, b_in = o + soff + (uint64_t)size <= num;
-    if (o < num && o + (uint64_t)size > num)
-        return emu_fault(c, w, "lane %d: element at offset 0x%llx straddles NUM_RECORDS 0x%x (disputed range check)",
-                         l, (unsigned long long)o, num);
-    if (a_in != b_in)
-        return emu_fault(c, w,
-                         "lane %d: whether offset 0x%llx is in range depends on whether soffset 0x%x is "
-                         "range-checked (disputed corner)",
-                         l, (unsigned long long)o, soff);
+    if ((o < num && !a_in) || a_in != b_in)
+        return raw_disputed(c, w, l, o, size, num, soff);
     return a_in;
 }
 
