@@ -145,9 +145,8 @@ static int dim_covered(const igemm_dim *d)
         return 0;
     for (int i = 0; i < d->in; i++) {
         int hit = 0;
-        for (int ph = 0; ph < d->tilda && !hit; ph++) {
-            if (d->filter - ph <= 0)
-                continue; /* empty phase */
+        /* phases past the filter are empty: at most min(tilda, filter) steps */
+        for (int ph = 0; ph < d->tilda && ph < d->filter && !hit; ph++) {
             int num = i + d->pad - ph * d->dilation;
             if (num < 0 || num % d->stride)
                 continue;
