@@ -25,7 +25,6 @@ typedef struct emu_kernel emu_kernel;
 
 typedef struct {
     int threads;        /* worker threads; 0 = one per online CPU */
-    bool lenient;       /* report strictness findings but keep running (default: stop) */
 } emu_options;
 
 /* Instruction classes of the cost model (docs/EMULATOR.md). */
