@@ -510,6 +510,8 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
             r = d->global[BITS(w0, 18, 7)];
         if (!r)
             return fail(err, errlen, pc, w0, seg == 1 ? "scratch instructions are not supported" : "unknown FLAT/GLOBAL opcode");
+        if (BITS(w0, 13, 1))
+            return fail(err, errlen, pc, w0, "FLAT/GLOBAL with LDS is not supported");
         out->fmt = r->fmt;
         words = 2;
         unsigned off = BITS(w0, 0, 13);

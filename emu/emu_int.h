@@ -29,9 +29,6 @@ struct emu_kernel {
 int emu_inst_at(const emu_kernel *k, uint64_t pc);
 
 struct emu_module {
-    const emu_device *dev;
-    uint8_t *image;       /* copy of the ELF */
-    size_t size;
     int nkernels;
     emu_kernel *kernels;
 };

@@ -3,6 +3,7 @@
  * every kernel's code with branch targets resolved. */
 #include <elf.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,9 @@ typedef struct {
     int nsh;
 } elf;
 
+/* [off, off + len) lies within the image (no wrap-around). */
+static bool in_image(const elf *e, uint64_t off, uint64_t len) { return off <= e->size && len <= e->size - off; }
+
 static int say(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int say(char *err, size_t len, const char *fmt, ...)
 {
@@ -37,15 +41,20 @@ static int say(char *err, size_t len, const char *fmt, ...)
     return -1;
 }
 
-/* Map a virtual address range to image bytes via the section headers. */
-static const uint8_t *vaddr_ptr(const elf *e, uint64_t addr, size_t len)
+/* Map a virtual address range to image bytes via the section headers;
+ * *left (when not NULL) gets the bytes from addr to the end of its section. */
+static const uint8_t *vaddr_ptr(const elf *e, uint64_t addr, size_t len, uint64_t *left)
 {
     for (int i = 0; i < e->nsh; i++) {
         const Elf64_Shdr *s = &e->sh[i];
         if (s->sh_type == SHT_NOBITS || !(s->sh_flags & SHF_ALLOC))
             continue;
-        if (addr >= s->sh_addr && addr + len <= s->sh_addr + s->sh_size && s->sh_offset + s->sh_size <= e->size)
+        if (addr >= s->sh_addr && len <= s->sh_size && addr - s->sh_addr <= s->sh_size - len &&
+            in_image(e, s->sh_offset, s->sh_size)) {
+            if (left)
+                *left = s->sh_size - (addr - s->sh_addr);
             return e->img + s->sh_offset + (addr - s->sh_addr);
+        }
     }
     return NULL;
 }
@@ -56,10 +65,10 @@ static const Elf64_Sym *find_sym(const elf *e, const char *name, const Elf64_Shd
         const Elf64_Shdr *s = &e->sh[i];
         if (s->sh_type != SHT_SYMTAB && s->sh_type != SHT_DYNSYM)
             continue;
-        if (s->sh_link >= (unsigned)e->nsh || s->sh_offset + s->sh_size > e->size)
+        if (s->sh_link >= (unsigned)e->nsh || !in_image(e, s->sh_offset, s->sh_size))
             continue;
         const Elf64_Shdr *st = &e->sh[s->sh_link];
-        if (st->sh_offset + st->sh_size > e->size)
+        if (!in_image(e, st->sh_offset, st->sh_size))
             continue;
         const Elf64_Sym *syms = (const Elf64_Sym *)(e->img + s->sh_offset);
         size_t n = s->sh_size / sizeof *syms;
@@ -82,25 +91,25 @@ static const mp_node *find_metadata(const elf *e, mp_doc *doc, char *err, size_t
 {
     for (int i = 0; i < e->nsh; i++) {
         const Elf64_Shdr *s = &e->sh[i];
-        if (s->sh_type != SHT_NOTE || s->sh_offset + s->sh_size > e->size)
+        if (s->sh_type != SHT_NOTE || !in_image(e, s->sh_offset, s->sh_size))
             continue;
-        const uint8_t *p = e->img + s->sh_offset, *end = p + s->sh_size;
-        while (p + 12 <= end) {
+        const uint8_t *sec = e->img + s->sh_offset;
+        for (uint64_t at = 0; s->sh_size - at >= 12;) { /* offsets, so no pointer can wrap */
             uint32_t namesz, descsz, type;
-            memcpy(&namesz, p, 4);
-            memcpy(&descsz, p + 4, 4);
-            memcpy(&type, p + 8, 4);
-            const uint8_t *name = p + 12;
-            const uint8_t *desc = name + ((namesz + 3) & ~3u);
-            if (desc + descsz > end || desc < name)
+            memcpy(&namesz, sec + at, 4);
+            memcpy(&descsz, sec + at + 4, 4);
+            memcpy(&type, sec + at + 8, 4);
+            uint64_t name_at = at + 12, desc_at = name_at + (((uint64_t)namesz + 3) & ~3ull);
+            if (desc_at > s->sh_size || descsz > s->sh_size - desc_at)
                 break;
+            const uint8_t *name = sec + name_at, *desc = sec + desc_at;
             if (type == NT_AMDGPU_METADATA && namesz >= 6 && !memcmp(name, "AMDGPU", 6)) {
                 const mp_node *root = mp_parse(doc, desc, descsz);
                 if (!root)
                     say(err, errlen, "malformed AMDGPU metadata note");
                 return root;
             }
-            p = desc + ((descsz + 3) & ~3u);
+            at = desc_at + (((uint64_t)descsz + 3) & ~3ull);
         }
     }
     say(err, errlen, "no NT_AMDGPU_METADATA note (code object v2/v3 are not supported)");
@@ -146,11 +155,13 @@ int emu_inst_at(const emu_kernel *k, uint64_t pc)
 static int decode_kernel(const emu_device *d, const elf *e, emu_kernel *k, uint64_t code_end, char *err,
                          size_t errlen)
 {
-    const uint8_t *code = vaddr_ptr(e, k->entry, 4);
-    if (!code)
+    uint64_t left = 0;
+    const uint8_t *code = vaddr_ptr(e, k->entry, 4, &left);
+    if (!code || code_end <= k->entry)
         return say(err, errlen, "kernel %s: entry 0x%llx is outside the image", k->info.name,
                    (unsigned long long)k->entry);
-    size_t avail = (size_t)(code_end - k->entry);
+    /* up to the kernel's end, never past its section's bytes */
+    size_t avail = (size_t)(code_end - k->entry < left ? code_end - k->entry : left);
     int cap = 256;
     k->code = malloc(sizeof *k->code * (size_t)cap);
     if (!k->code)
@@ -246,25 +257,25 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
                    target_names());
     if (strcmp(mach, d->t->name))
         return say(err, errlen, "code object is for %s, the emulator runs %s", mach, d->t->name);
-    if (e.eh->e_shoff + (uint64_t)e.eh->e_shnum * sizeof(Elf64_Shdr) > size || e.eh->e_shentsize != sizeof(Elf64_Shdr))
+    if (!in_image(&e, e.eh->e_shoff, (uint64_t)e.eh->e_shnum * sizeof(Elf64_Shdr)) || e.eh->e_shoff % 8 ||
+        e.eh->e_shentsize != sizeof(Elf64_Shdr))
         return say(err, errlen, "bad section header table");
     e.nsh = e.eh->e_shnum;
 
-    /* The image is used in place; keep a private copy. */
+    /* Loading reads the ELF structures in place: from a malloc'd copy, whose
+     * alignment they need (an embedded image is a byte array); kernels keep
+     * their decoded code, not the image. */
     emu_module *m = calloc(1, sizeof *m);
-    if (!m)
-        return say(err, errlen, "out of memory");
-    m->dev = d;
-    m->image = malloc(size);
-    if (!m->image) {
+    uint8_t *img = malloc(size);
+    if (!m || !img) {
         free(m);
+        free(img);
         return say(err, errlen, "out of memory");
     }
-    memcpy(m->image, image, size);
-    m->size = size;
-    e.img = m->image;
-    e.eh = (const Elf64_Ehdr *)m->image;
-    e.sh = (const Elf64_Shdr *)(m->image + e.eh->e_shoff);
+    memcpy(img, image, size);
+    e.img = img;
+    e.eh = (const Elf64_Ehdr *)img;
+    e.sh = (const Elf64_Shdr *)(img + e.eh->e_shoff);
 
     uint64_t text_end = 0;
     for (int i = 0; i < e.nsh; i++)
@@ -274,18 +285,21 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
     mp_doc doc;
     const mp_node *root = find_metadata(&e, &doc, err, errlen);
     if (!root) {
+        free(img);
         emu_module_free(m);
         return -1;
     }
     const mp_node *ks = mp_get(root, "amdhsa.kernels");
     if (!ks || ks->type != MP_ARRAY) {
         mp_free(&doc);
+        free(img);
         emu_module_free(m);
         return say(err, errlen, "metadata has no amdhsa.kernels list");
     }
     m->kernels = calloc(ks->len ? ks->len : 1, sizeof *m->kernels);
     if (!m->kernels) {
         mp_free(&doc);
+        free(img);
         emu_module_free(m);
         return say(err, errlen, "out of memory");
     }
@@ -315,7 +329,7 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
             break;
         }
         const Elf64_Sym *kd = find_sym(&e, sym, NULL);
-        const uint8_t *kdp = kd ? vaddr_ptr(&e, kd->st_value, 64) : NULL;
+        const uint8_t *kdp = kd ? vaddr_ptr(&e, kd->st_value, 64, NULL) : NULL;
         if (!kdp) {
             rc = say(err, errlen, "kernel %s: descriptor symbol %s not found", ki->name, sym);
             break;
@@ -359,7 +373,9 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
             ki->vgprs = (vgran + 1) * 4;
             ki->agprs = d->t->has_mfma ? ki->vgprs : 0;
         }
-        ki->sgprs = (sgran + 1) * 16;
+        /* gfx9 allocates SGPRs in blocks of 16 but encodes the count in
+           units of 8: the field is 2 * (blocks - 1) */
+        ki->sgprs = (sgran / 2 + 1) * 16;
         if (ki->sgprs > d->t->max_sgprs)
             ki->sgprs = d->t->max_sgprs;
         if ((k->props & 0x400) != 0) {
@@ -375,6 +391,7 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
             find_loop(&e, k);
     }
     mp_free(&doc);
+    free(img);
     if (rc) {
         emu_module_free(m);
         return -1;
@@ -390,7 +407,6 @@ void emu_module_free(emu_module *m)
     for (int i = 0; i < m->nkernels; i++)
         free(m->kernels[i].code);
     free(m->kernels);
-    free(m->image);
     free(m);
 }
 

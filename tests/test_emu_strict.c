@@ -356,7 +356,18 @@ static void unknown_instruction(void **state)
     skipped.body = "    s_branch .Lover\n"
                    "    .long 0xbfff0000\n"
                    ".Lover:\n";
+    /* global_load_dword v2, v[0:1], off with the FLAT LDS bit (13) set */
+    scase flat_lds = sopp;
+    flat_lds.body = "    v_mov_b32 v2, 0\n"
+                    "fault_here:\n"
+                    "    .long 0xdc50a000, 0x027f0000\n";
     for (int a = 0; a < 4; a++) {
+        /* llvm-objdump reads this word as "... off lds"; the report shows the raw word */
+        char err[2048];
+        if (!run_case(archs[a], &flat_lds, NULL, NULL, err, sizeof err))
+            fail_msg("%s: a FLAT load with the LDS bit ran clean", archs[a]);
+        if (!strstr(err, "`.long 0xdc50a000`: unknown instruction: FLAT/GLOBAL with LDS is not supported"))
+            fail_msg("%s: unexpected report: %s", archs[a], err);
         expect_fault(archs[a], &sopp, 0, 0, "unknown instruction");
         expect_fault(archs[a], &top, 1, 0, "unknown instruction");
         expect_clean(archs[a], &skipped);
@@ -453,8 +464,16 @@ static void access_outside_registered_memory(void **state)
     scalar.body = "fault_here:\n"
                   "    s_load_dword s10, s[6:7], 0xffffc\n"
                   "    s_waitcnt lgkmcnt(0)\n";
+    /* an address within the access size of 2^64 must not wrap into a region */
+    scase wrap = global;
+    wrap.body = "    v_mov_b32 v4, 0xfffffffc\n"
+                "    v_mov_b32 v5, -1\n"
+                "fault_here:\n"
+                "    global_load_dword v2, v[4:5], off\n"
+                "    s_waitcnt vmcnt(0)\n";
     for (int a = 0; a < 4; a++) {
         expect_fault(archs[a], &global, 0, 0, "(4 bytes) outside every registered buffer");
+        expect_fault(archs[a], &wrap, 0, 0, "(4 bytes) outside every registered buffer");
         expect_clean(archs[a], &global_ok);
         expect_fault(archs[a], &buffer, 0, 0, "writes");
         expect_fault(archs[a], &scalar, 0, 0, "scalar load from");
@@ -463,7 +482,7 @@ static void access_outside_registered_memory(void **state)
 
 /* ---- registers beyond the descriptor's allocation ---- */
 
-static void vgpr_beyond_allocation(void **state)
+static void registers_beyond_allocation(void **state)
 {
     (void)state;
     scase bad = {.body = "fault_here:\n"
@@ -475,7 +494,24 @@ static void vgpr_beyond_allocation(void **state)
     read.body = "    v_mov_b32 v2, 0\n"
                 "fault_here:\n"
                 "    v_add_u32 v3, v2, v33\n";
+    /* the snippet asks for 64 SGPRs; with VCC, FLAT_SCRATCH and XNACK_MASK
+     * that is 70, five blocks of 16: 80 */
+    scase sgpr = bad;
+    sgpr.body = "fault_here:\n"
+                "    s_mov_b32 s100, 0\n";
+    /* AGPRs: gfx908 allocates as many as VGPRs (32); gfx90a/gfx942 split one
+     * file at accum_offset, and this descriptor gives AGPRs none of it */
+    scase agpr = bad;
+    agpr.body = "fault_here:\n"
+                "    v_accvgpr_write_b32 a40, 0\n";
+    scase agpr_unified = bad;
+    agpr_unified.body = "fault_here:\n"
+                        "    v_accvgpr_write_b32 a0, 0\n";
+    expect_fault("gfx908", &agpr, 0, 0, "a40 beyond the 32 AGPRs the descriptor allocates");
+    expect_fault("gfx90a", &agpr_unified, 0, 0, "a0 beyond the 0 AGPRs the descriptor allocates");
+    expect_fault("gfx942", &agpr_unified, 0, 0, "a0 beyond the 0 AGPRs the descriptor allocates");
     for (int a = 0; a < 4; a++) {
+        expect_fault(archs[a], &sgpr, 0, 0, "s100 beyond the 80 SGPRs the descriptor allocates");
         expect_fault(archs[a], &bad, 0, 0, "v40 beyond the 32 VGPRs the descriptor allocates");
         expect_clean(archs[a], &good);
         expect_fault(archs[a], &read, 0, 0, "v33 beyond the 32 VGPRs");
@@ -494,7 +530,7 @@ int main(void)
         cmocka_unit_test(unknown_instruction),
         cmocka_unit_test(buffer_disputed_corners),
         cmocka_unit_test(access_outside_registered_memory),
-        cmocka_unit_test(vgpr_beyond_allocation),
+        cmocka_unit_test(registers_beyond_allocation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
