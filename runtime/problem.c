@@ -1,7 +1,6 @@
 /* Problem validation, derived sizes, v4r1 phases and magic division. */
 #include "problem.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,12 +221,8 @@ uint32_t igemm_magic_div(igemm_magic m, uint32_t n)
 
 static int parse_int(const char *s, int *out)
 {
-    if (!s || !*s)
-        return -1;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*end || errno || v < INT_MIN || v > INT_MAX)
+    long v;
+    if (parse_long(s, INT_MIN, INT_MAX, &v))
         return -1;
     *out = (int)v;
     return 0;

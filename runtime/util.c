@@ -1,6 +1,7 @@
 /* Small internal helpers (util.h). */
 #include "util.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,4 +38,17 @@ void *read_file(const char *path, size_t *size)
     }
     fclose(f);
     return buf;
+}
+
+int parse_long(const char *s, long lo, long hi, long *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*end || errno || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
 }

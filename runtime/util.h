@@ -14,4 +14,8 @@ void why_printf(char *why, size_t len, const char *fmt, ...) __attribute__((form
  * or cannot be read. An empty file gives a buffer and *size 0. */
 void *read_file(const char *path, size_t *size);
 
+/* The decimal integer s (the whole string) into *out when it lies in
+ * [lo, hi]: returns 0, else -1 (s NULL or empty included). */
+int parse_long(const char *s, long lo, long hi, long *out);
+
 #endif

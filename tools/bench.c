@@ -311,8 +311,15 @@ out:
     free(dx);
 }
 
+static int bad_number(const char *flag, const char *v)
+{
+    fprintf(stderr, "igemm-bench: flag '%s' needs a number in range, got '%s'\n", flag, v);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
+    long num;
     opts o = {.arch = "gfx906",
               .batch = 1,
               .igemmgen = "build/bin/igemmgen",
@@ -336,16 +343,26 @@ int main(int argc, char **argv)
             o.igemmgen = v;
         else if (!strcmp(a, "--llvm-bin"))
             o.llvm_bin = v;
-        else if (!strcmp(a, "--batch"))
-            o.batch = atoi(v);
+        else if (!strcmp(a, "--batch")) {
+            if (parse_long(v, 1, 1 << 24, &num))
+                return bad_number(a, v);
+            o.batch = (int)num;
+        }
         else if (!strcmp(a, "--co-dir"))
             o.co_dir = v;
-        else if (!strcmp(a, "--launch-us"))
-            o.launch_us = atof(v);
+        else if (!strcmp(a, "--launch-us")) {
+            char *end;
+            o.launch_us = strtod(v, &end);
+            if (!*v || *end || !(o.launch_us >= 0 && o.launch_us < 1e6))
+                return bad_number(a, v);
+        }
         else if (!strcmp(a, "--density"))
             o.density = v;
-        else if (!strcmp(a, "--threads"))
-            o.threads = atoi(v);
+        else if (!strcmp(a, "--threads")) {
+            if (parse_long(v, 0, 1024, &num))
+                return bad_number(a, v);
+            o.threads = (int)num;
+        }
         else {
             fprintf(stderr, "igemm-bench: unknown flag '%s'\n", a);
             return 2;

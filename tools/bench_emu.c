@@ -14,6 +14,7 @@
 
 #include "../runtime/igemm.h"
 #include "../runtime/problem.h"
+#include "../runtime/util.h"
 
 static double now(void)
 {
@@ -95,18 +96,26 @@ int main(int argc, char **argv)
 {
     const char *arch = "gfx906";
     int repeat = 1;
-    for (int i = 1; i + 1 < argc; i += 2) {
+    for (int i = 1; i < argc; i += 2) {
+        if (i + 1 == argc) {
+            fprintf(stderr, "igemm-bench-emu: flag '%s' needs a value\n", argv[i]);
+            return 2;
+        }
         if (!strcmp(argv[i], "--arch"))
             arch = argv[i + 1];
-        else if (!strcmp(argv[i], "--repeat"))
-            repeat = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--repeat")) {
+            long v;
+            if (parse_long(argv[i + 1], 1, 1000, &v)) {
+                fprintf(stderr, "igemm-bench-emu: --repeat needs an integer in [1, 1000], got '%s'\n", argv[i + 1]);
+                return 2;
+            }
+            repeat = (int)v;
+        }
         else {
             fprintf(stderr, "usage: igemm-bench-emu [--arch TARGET] [--repeat N]\n");
             return 2;
         }
     }
-    if (repeat < 1)
-        repeat = 1;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     double i1, s1, in, sn;
     printf("emulator speed on %s (wave64 instructions per second of launch wall time)\n", arch);

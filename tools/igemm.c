@@ -5,12 +5,12 @@
  *   igemm manifest [--codeobj-dir DIR] [-o FILE.json]
  *
  * See README.md for every flag. */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../runtime/util.h"
 #include "cli.h"
 
 int usage_error(const char *fmt, ...)
@@ -26,12 +26,8 @@ int usage_error(const char *fmt, ...)
 
 int parse_num(const char *flag, const char *s, long lo, long hi, long *out)
 {
-    char *end;
-    errno = 0;
-    long v = s ? strtol(s, &end, 10) : 0;
-    if (!s || !*s || *end || errno || v < lo || v > hi)
+    if (parse_long(s, lo, hi, out))
         return usage_error("flag '%s' needs an integer in [%ld, %ld], got '%s'", flag, lo, hi, s ? s : "(nothing)");
-    *out = v;
     return 0;
 }
 
