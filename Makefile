@@ -43,8 +43,10 @@ $(B)/.deps-ok: tools/deps.sh
 deps: $(B)/.deps-ok
 
 # ---- sources ---------------------------------------------------------------
-CORE_SRC := runtime/util.c runtime/problem.c runtime/reference.c runtime/target.c runtime/v4r1_config.c runtime/solver.c \
-            runtime/solver_v4r1.c runtime/heuristic.c
+ARCH_SRC := arch/target.c arch/isa.c
+CONV_SRC := conv/util.c conv/problem.c conv/reference.c conv/v4r1_config.c conv/solver.c \
+            conv/solver_v4r1.c conv/heuristic.c
+CORE_SRC := $(ARCH_SRC) $(CONV_SRC)
 GEN_SRC  := gen/main.c gen/emit.c gen/emit_fmt.c gen/emit_hazard.c gen/emit_helpers.c gen/values.c gen/kern_naive.c gen/kern_v4r1.c
 EMU_SRC  := emu/decode.c emu/disasm.c emu/inst.c emu/loader.c emu/msgpack.c emu/device.c emu/exec.c \
             emu/exec_valu.c emu/exec_mem.c emu/mfma.c emu/hazard.c emu/launch.c
@@ -112,14 +114,14 @@ clean:
 
 # ---- packaging: shared library, pkg-config, manifest, install ---------------
 # libigemm.so is built from position-independent objects under $(B)/pic and
-# exports exactly the functions runtime/igemm.h declares (a version script
+# exports exactly the functions include/igemm.h declares (a version script
 # generated from the header). `make install PREFIX=/opt/igemm` installs the
 # header, both libraries, igemm.pc, the CLI and share/igemm (every target's
 # code object and manifest.json, for libraries that launch the kernels
 # themselves).
 PREFIX   ?= /usr/local
 DESTDIR  ?=
-VERSION  := $(shell sed -n 's/^\#define IGEMM_VERSION "\(.*\)"/\1/p' runtime/igemm.h)
+VERSION  := $(shell sed -n 's/^\#define IGEMM_VERSION "\(.*\)"/\1/p' include/igemm.h)
 SOMAJOR  := $(firstword $(subst ., ,$(VERSION)))
 
 pic = $(1:%.c=$(B)/pic/%.o)
@@ -133,7 +135,7 @@ $(B)/pic/gen/embed.o: $(B)/gen/embed.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -fPIC -I. -c $< -o $@
 
-$(B)/lib/libigemm.map: runtime/igemm.h
+$(B)/lib/libigemm.map: include/igemm.h
 	@mkdir -p $(dir $@)
 	{ echo 'IGEMM_$(SOMAJOR) {'; echo '  global:'; \
 	  sed -n 's/^[a-z].*[ *]\(igemm_[a-z0-9_]*\)(.*/    \1;/p' $<; echo '  local: *;'; echo '};'; } > $@
@@ -146,7 +148,7 @@ $(B)/lib/libigemm.so: $(LIB_PIC) $(B)/lib/libigemm.map
 # igemm.pc for PREFIX; install writes it again, for the PREFIX given to install
 IGEMM_PC = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' runtime/igemm.pc.in
 
-$(B)/lib/pkgconfig/igemm.pc: runtime/igemm.pc.in runtime/igemm.h
+$(B)/lib/pkgconfig/igemm.pc: runtime/igemm.pc.in include/igemm.h
 	@mkdir -p $(dir $@)
 	$(IGEMM_PC) > $@
 
@@ -164,7 +166,7 @@ all: $(B)/lib/libigemm.so $(B)/lib/pkgconfig/igemm.pc $(B)/share/igemm/manifest.
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin \
 	    $(DESTDIR)$(PREFIX)/share/igemm
-	install -m 644 runtime/igemm.h $(DESTDIR)$(PREFIX)/include/igemm.h
+	install -m 644 include/igemm.h $(DESTDIR)$(PREFIX)/include/igemm.h
 	install -m 644 $(B)/lib/libigemm.a $(DESTDIR)$(PREFIX)/lib/libigemm.a
 	install -m 755 $(B)/lib/libigemm.so $(DESTDIR)$(PREFIX)/lib/libigemm.so.$(VERSION)
 	ln -sf libigemm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libigemm.so.$(SOMAJOR)

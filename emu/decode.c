@@ -10,31 +10,23 @@
 
 #include "isa.h"
 
-const emu_opinfo emu_optable[] = {
-#define OPID(id)
-#define OP(id, name, fmt, opc, tg, dw, s0, s1, s2, sd) {OP_##id, name, fmt, opc, tg, dw, s0, s1, s2, sd},
-#include "ops.def"
-#undef OPID
-#undef OP
-};
-const int emu_optable_len = sizeof emu_optable / sizeof emu_optable[0];
-
 struct emu_decoder {
-    unsigned target;
-    const emu_opinfo *sop2[128], *sopk[32], *sop1[256], *sopc[128], *sopp[128], *smem[256];
-    const emu_opinfo *vop1[256], *vop2[64], *vopc[256], *vop3[1024], *vop3p[128];
-    const emu_opinfo *ds[256], *mubuf[128], *flat[128], *global[128];
+    const target *t;
+    const isa_opinfo *sop2[128], *sopk[32], *sop1[256], *sopc[128], *sopp[128], *smem[256];
+    const isa_opinfo *vop1[256], *vop2[64], *vopc[256], *vop3[1024], *vop3p[128];
+    const isa_opinfo *ds[256], *mubuf[128], *flat[128], *global[128];
 };
 
-static emu_decoder decoders[4];
+static emu_decoder decoders[TARGET_COUNT];
 static pthread_once_t decoders_once = PTHREAD_ONCE_INIT;
 
-static void build_one(emu_decoder *d, unsigned bit)
+static void build_one(emu_decoder *d, const target *t)
 {
+    unsigned bit = t->bit;
     memset(d, 0, sizeof *d);
-    d->target = bit;
-    for (int i = 0; i < emu_optable_len; i++) {
-        const emu_opinfo *r = &emu_optable[i];
+    d->t = t;
+    for (int i = 0; i < isa_optable_len; i++) {
+        const isa_opinfo *r = &isa_optable[i];
         if (!(r->targets & bit))
             continue;
         unsigned o = r->opcode;
@@ -73,24 +65,15 @@ static void build_one(emu_decoder *d, unsigned bit)
 
 static void build_all(void)
 {
-    for (int i = 0; i < 4; i++)
-        build_one(&decoders[i], 1u << i);
+    for (int i = 0; i < igemm_target_count; i++)
+        build_one(&decoders[i], igemm_targets[i]);
 }
 
-unsigned emu_target_bit(const char *name)
-{
-    static const char *const names[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
-    for (int i = 0; i < 4; i++)
-        if (name && !strcmp(name, names[i]))
-            return 1u << i;
-    return 0;
-}
-
-const emu_decoder *emu_decoder_get(unsigned target_bit)
+const emu_decoder *emu_decoder_get(const target *t)
 {
     pthread_once(&decoders_once, build_all);
-    for (int i = 0; i < 4; i++)
-        if (target_bit == 1u << i)
+    for (int i = 0; t && i < igemm_target_count; i++)
+        if (igemm_targets[i] == t)
             return &decoders[i];
     return NULL;
 }
@@ -189,7 +172,7 @@ static int fail(char *err, size_t len, uint64_t pc, uint32_t w0, const char *wha
     return 0;
 }
 
-static bool is_carry_in(emu_op op) { return op == OP_V_ADDC_CO_U32 || op == OP_V_SUBB_CO_U32 || op == OP_V_SUBBREV_CO_U32; }
+static bool is_carry_in(isa_op op) { return op == OP_V_ADDC_CO_U32 || op == OP_V_SUBB_CO_U32 || op == OP_V_SUBBREV_CO_U32; }
 
 int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t pc, emu_inst *out, char *err,
                size_t errlen)
@@ -205,10 +188,11 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
     uint32_t w0 = rd32(code), w1 = avail >= 8 ? rd32(code + 4) : 0;
     out->raw[0] = w0;
     out->raw[1] = w1;
-    const emu_opinfo *r = NULL;
+    const isa_opinfo *r = NULL;
     int words = 1;
-    bool gfx90a_plus = d->target & (T_GFX90A | T_GFX942);
-    bool gfx940 = d->target & T_GFX942;
+    /* AGPR operand bits (acc_cd, DS/MUBUF/FLAT acc) exist with the unified
+       register file; sc0/sc1/nt replace glc/slc on gfx940+ */
+    bool acc_bits = d->t->unified_acc_vgprs, sc_bits = d->t->cache_bits_sc, scc_bit = d->t->mem_scc_bit;
 
     if (BITS(w0, 30, 2) == 2) { /* scalar ALU */
         unsigned top9 = BITS(w0, 23, 9);
@@ -376,7 +360,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
             if (r->fmt == F_MAI) {
                 out->cbsz = (uint8_t)BITS(w0, 8, 3);
                 out->abid = (uint8_t)BITS(w0, 11, 4);
-                out->acc_cd = (uint8_t)(gfx90a_plus ? BITS(w0, 15, 1) : 1);
+                out->acc_cd = (uint8_t)(acc_bits ? BITS(w0, 15, 1) : 1);
                 out->blgp = (uint8_t)BITS(w1, 29, 3);
                 bool acc_a = BITS(w1, 27, 1), acc_b = BITS(w1, 28, 1);
                 if (r->op == OP_V_ACCVGPR_READ_B32) {
@@ -452,7 +436,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
         out->offset = (int32_t)BITS(w0, 0, 8);
         out->offset1 = (uint8_t)BITS(w0, 8, 8);
         out->gds = (uint8_t)BITS(w0, 16, 1);
-        out->acc = (uint8_t)(gfx90a_plus ? BITS(w0, 25, 1) : 0);
+        out->acc = (uint8_t)(acc_bits ? BITS(w0, 25, 1) : 0);
         unsigned base = out->acc ? R_A0 : 256;
         out->ds_two = strstr(r->name, "2_") || strstr(r->name, "2st64");
         if (!out->ds_two)
@@ -478,17 +462,17 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
         out->offset = (int32_t)BITS(w0, 0, 12);
         out->offen = (uint8_t)BITS(w0, 12, 1);
         out->idxen = (uint8_t)BITS(w0, 13, 1);
-        if (gfx940) {
+        if (sc_bits) {
             out->sc0 = (uint8_t)BITS(w0, 14, 1);
             out->sc1 = (uint8_t)BITS(w0, 15, 1);
             out->nt = (uint8_t)BITS(w0, 17, 1);
         } else {
             out->glc = (uint8_t)BITS(w0, 14, 1);
             out->slc = (uint8_t)BITS(w0, 17, 1);
-            out->scc_bit = (uint8_t)(gfx90a_plus ? BITS(w0, 15, 1) : 0);
+            out->scc_bit = (uint8_t)(scc_bit ? BITS(w0, 15, 1) : 0);
         }
         if (BITS(w1, 23, 1)) {
-            if (!gfx90a_plus)
+            if (!acc_bits)
                 return fail(err, errlen, pc, w0, "MUBUF with TFE is not supported");
             out->acc = 1;
         }
@@ -516,17 +500,17 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
         words = 2;
         unsigned off = BITS(w0, 0, 13);
         out->offset = seg == 0 ? (int32_t)BITS(w0, 0, 12) : (int32_t)(off & 0x1000 ? (int)off - 0x2000 : (int)off);
-        if (gfx940) {
+        if (sc_bits) {
             out->sc0 = (uint8_t)BITS(w0, 16, 1);
             out->nt = (uint8_t)BITS(w0, 17, 1);
             out->sc1 = (uint8_t)BITS(w0, 25, 1);
         } else {
             out->glc = (uint8_t)BITS(w0, 16, 1);
             out->slc = (uint8_t)BITS(w0, 17, 1);
-            out->scc_bit = (uint8_t)(gfx90a_plus ? BITS(w0, 25, 1) : 0);
+            out->scc_bit = (uint8_t)(scc_bit ? BITS(w0, 25, 1) : 0);
         }
         if (BITS(w1, 23, 1)) {
-            if (!gfx90a_plus)
+            if (!acc_bits)
                 return fail(err, errlen, pc, w0, "FLAT with NV is not supported");
             out->acc = 1;
         }

@@ -9,8 +9,7 @@ emu_device *emu_create(const target *t, const emu_options *opt)
 {
     if (!t)
         return NULL;
-    unsigned bit = emu_target_bit(t->name);
-    const emu_decoder *dec = emu_decoder_get(bit);
+    const emu_decoder *dec = emu_decoder_get(t);
     if (!dec)
         return NULL;
     emu_device *d = calloc(1, sizeof *d);

@@ -173,7 +173,7 @@ static void put_opnd(sink *s, const emu_opnd *o, int neg, int abs)
 }
 
 /* VOP1/VOP2/VOPC operations that have no VOP3 form print without _e32. */
-static bool no_e32_suffix(emu_op op)
+static bool no_e32_suffix(isa_op op)
 {
     return op == OP_V_READFIRSTLANE_B32 || op == OP_V_MADMK_F32 || op == OP_V_MADAK_F32 || op == OP_V_SWAP_B32 ||
            op == OP_V_NOP || op == OP_V_ACCVGPR_MOV_B32;
@@ -277,7 +277,7 @@ static void put_bits_list(sink *s, const char *name, unsigned bits, int n)
 
 static void disasm_valu(sink *s, const emu_inst *in)
 {
-    const emu_opinfo *r = in->info;
+    const isa_opinfo *r = in->info;
     bool e64 = in->fmt == F_VOP3 && r->fmt != F_VOP3;
     const char *suffix = "";
     if (in->ext == EXT_SDWA)
@@ -286,7 +286,7 @@ static void disasm_valu(sink *s, const emu_inst *in)
         suffix = "_dpp";
     else if (e64)
         suffix = "_e64";
-    else if (in->fmt != F_VOP3 && !no_e32_suffix((emu_op)in->op))
+    else if (in->fmt != F_VOP3 && !no_e32_suffix((isa_op)in->op))
         suffix = "_e32";
     put(s, "%s%s", r->name, suffix);
     if (in->op == OP_V_NOP)
@@ -359,7 +359,7 @@ static void disasm_valu(sink *s, const emu_inst *in)
 
 static void disasm_vop3p(sink *s, const emu_inst *in)
 {
-    const emu_opinfo *r = in->info;
+    const isa_opinfo *r = in->info;
     put(s, "%s ", r->name);
     put_reg(s, in->dst.code, in->dst.width);
     int nsrc = r->s2w ? 3 : 2;
@@ -426,7 +426,7 @@ void emu_disasm(const emu_inst *in, char *buf, size_t len)
     sink s = {buf, len, 0, 0};
     if (len)
         buf[0] = 0;
-    const emu_opinfo *r = in->info;
+    const isa_opinfo *r = in->info;
     if (r) {
         emu_optype ty = emu_op_type(r->name);
         s.lit64f = ty == OT_F64;

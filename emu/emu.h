@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../runtime/target.h"
+#include "../arch/target.h"
 
 typedef struct emu_device emu_device;
 typedef struct emu_module emu_module;
@@ -98,7 +98,7 @@ int emu_launch(emu_device *d, const emu_kernel *k, const unsigned grid[3], const
                const void *kernargs, size_t kernarg_size, emu_stats *stats, char *err, size_t errlen);
 
 /* The schedule model: every launch places its workgroups, in dispatch
- * order, on the least-loaded of the target's CUs (runtime/target.h num_cu),
+ * order, on the least-loaded of the target's CUs (arch/target.h num_cu),
  * each wave on the least-loaded of the CU's 4 SIMDs; a SIMD's time is the
  * sum of its waves' issue cycles (throughput-bound: latency and occupancy
  * limits are not modelled). A launch's makespan (emu_stats.makespan) is

@@ -171,9 +171,9 @@ void hz_after(wg_ctx *c, wave *w, const emu_inst *in);
 /* MFMA (mfma.c): execute one MFMA on wave w. Returns -1 if unsupported. */
 int emu_mfma(wg_ctx *c, wave *w, const emu_inst *in);
 /* Passes (4-cycle units) of an MFMA operation, 0 if not an MFMA. */
-int emu_mfma_passes(emu_op op);
+int emu_mfma_passes(isa_op op);
 /* 1 when the MFMA runs on CDNA3's XDL units (f16/bf16), 0 for the f32
  * "SMFMA" ones or not an MFMA. */
-int emu_mfma_is_xdl(emu_op op);
+int emu_mfma_is_xdl(isa_op op);
 
 #endif

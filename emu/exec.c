@@ -222,7 +222,7 @@ static int exec_salu(wg_ctx *c, wave *w, const emu_inst *in)
     sx = (int32_t)x;
     sy = (int32_t)y;
     int32_t k16 = in->simm16;
-    switch ((emu_op)in->op) {
+    switch ((isa_op)in->op) {
     /* SOP2 */
     case OP_S_ADD_U32: R = (uint64_t)x + y; sset(w, d, (uint32_t)R); w->scc = R >> 32 != 0; break;
     case OP_S_SUB_U32: sset(w, d, x - y); w->scc = y > x; break;
@@ -419,7 +419,7 @@ static int exec_smem(wg_ctx *c, wave *w, const emu_inst *in)
 static int exec_sopp(wg_ctx *c, wave *w, const emu_inst *in, int *next)
 {
     bool take = false;
-    switch ((emu_op)in->op) {
+    switch ((isa_op)in->op) {
     case OP_S_NOP: case OP_S_SETPRIO: case OP_S_SLEEP: return 0;
     case OP_S_ENDPGM:
         wait_vm(w, 0);

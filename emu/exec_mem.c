@@ -83,7 +83,7 @@ static int lds_check(wg_ctx *c, wave *w, uint32_t addr, int bytes, int align, in
 /* Element size in bytes of the sub-dword and read2/write2 forms (0: the
  * other forms, sized by their data registers) and the unit of offset0 and
  * offset1 in elements (64 for the st64 forms). */
-static int ds_bytes(emu_op op, int *stride)
+static int ds_bytes(isa_op op, int *stride)
 {
     *stride = 1;
     switch (op) {
@@ -149,7 +149,7 @@ static int ds_plain(wg_ctx *c, wave *w, const emu_inst *in, int size, bool two, 
 
 static int exec_ds(wg_ctx *c, wave *w, const emu_inst *in)
 {
-    emu_op op = (emu_op)in->op;
+    isa_op op = (isa_op)in->op;
     uint64_t exec = exec_mask(w);
     if (in->gds)
         return emu_fault(c, w, "GDS is not supported by the emulator");
@@ -260,7 +260,7 @@ static int exec_ds(wg_ctx *c, wave *w, const emu_inst *in)
 
 /* ---- global memory access (registered host memory) ---- */
 
-static int access_bytes(emu_op op)
+static int access_bytes(isa_op op)
 {
     switch (op) {
     case OP_BUFFER_LOAD_UBYTE: case OP_BUFFER_LOAD_SBYTE: case OP_BUFFER_STORE_BYTE:
@@ -283,7 +283,7 @@ static uint32_t f16x2_add(uint32_t a, uint32_t b)
 }
 
 /* Atomic read-modify-write of one dword of host memory; returns the old value. */
-static uint32_t atomic_rmw(emu_op op, uint32_t *p, uint32_t x, uint32_t cmp)
+static uint32_t atomic_rmw(isa_op op, uint32_t *p, uint32_t x, uint32_t cmp)
 {
     switch (op) {
     case OP_BUFFER_ATOMIC_ADD: case OP_GLOBAL_ATOMIC_ADD:
@@ -310,7 +310,7 @@ static uint32_t atomic_rmw(emu_op op, uint32_t *p, uint32_t x, uint32_t cmp)
  * the value for loads/returning atomics in out[0..n-1]. */
 static int lane_access(wg_ctx *c, wave *w, const emu_inst *in, int l, uintptr_t a, int size, int j, uint32_t *val)
 {
-    emu_op op = (emu_op)in->op;
+    isa_op op = (isa_op)in->op;
     if (!mem_ok(c, a, (size_t)size))
         return emu_fault(c, w, "lane %d %s 0x%llx (%d bytes) outside every registered buffer", l,
                          in->is_load ? "reads" : "writes", (unsigned long long)a, size);
@@ -337,7 +337,7 @@ static int lane_access(wg_ctx *c, wave *w, const emu_inst *in, int l, uintptr_t 
 }
 
 /* Place a loaded element into the destination register (sub-dword forms). */
-static uint32_t load_merge(emu_op op, uint32_t old, uint32_t x)
+static uint32_t load_merge(isa_op op, uint32_t old, uint32_t x)
 {
     switch (op) {
     case OP_BUFFER_LOAD_SBYTE: return (uint32_t)(int32_t)(int8_t)x;
@@ -348,7 +348,7 @@ static uint32_t load_merge(emu_op op, uint32_t old, uint32_t x)
     }
 }
 
-static uint32_t store_value(emu_op op, uint32_t x)
+static uint32_t store_value(isa_op op, uint32_t x)
 {
     return op == OP_BUFFER_STORE_SHORT_D16_HI || op == OP_GLOBAL_STORE_SHORT_D16_HI ? x >> 16 : x;
 }
@@ -424,7 +424,7 @@ static int mubuf_dword(wg_ctx *c, wave *w, const emu_inst *in, uint64_t base, ui
 
 static int exec_mubuf(wg_ctx *c, wave *w, const emu_inst *in)
 {
-    emu_op op = (emu_op)in->op;
+    isa_op op = (isa_op)in->op;
     uint64_t exec = exec_mask(w);
     const uint32_t *rs = &w->s[in->src[1].code];
     uint64_t base = (uint64_t)rs[0] | (uint64_t)(rs[1] & 0xffff) << 32;
@@ -503,7 +503,7 @@ static int exec_mubuf(wg_ctx *c, wave *w, const emu_inst *in)
 
 static int exec_flat(wg_ctx *c, wave *w, const emu_inst *in)
 {
-    emu_op op = (emu_op)in->op;
+    isa_op op = (isa_op)in->op;
     uint64_t exec = exec_mask(w);
     int size = access_bytes(op);
     bool store = !in->is_load;

@@ -241,7 +241,7 @@ static int exec_vop3p(wg_ctx *c, wave *w, const emu_inst *in, vctx *v)
     unsigned os = in->opsel, oh = in->opsel_hi, nl = in->neg, nh = in->neg_hi;
 #define SEL(X, i, hi) h_sel(X[l], hi ? (oh >> (i)) & 1 : (os >> (i)) & 1)
 #define HF(X, i, hi) hf(X[l], hi ? (oh >> (i)) & 1 : (os >> (i)) & 1, hi ? (nh >> (i)) & 1 : (nl >> (i)) & 1, 0)
-    switch ((emu_op)in->op) {
+    switch ((isa_op)in->op) {
     case OP_V_PK_FMA_F16:
         LANES r[l] = f32_to_f16(fmaf(HF(A, 0, 0), HF(B, 1, 0), HF(C, 2, 0))) |
                      (uint32_t)f32_to_f16(fmaf(HF(A, 0, 1), HF(B, 1, 1), HF(C, 2, 1))) << 16;
@@ -379,7 +379,7 @@ static int exec_vop3p(wg_ctx *c, wave *w, const emu_inst *in, vctx *v)
 #undef SEL
 #undef HF
     if (in->clamp) {
-        switch ((emu_op)in->op) {
+        switch ((isa_op)in->op) {
         case OP_V_PK_FMA_F16: case OP_V_PK_ADD_F16: case OP_V_PK_MUL_F16: case OP_V_PK_MIN_F16: case OP_V_PK_MAX_F16:
             /* clamp each f16 half to [0, 1] (NaN -> 0) */
             LANES {
@@ -473,7 +473,7 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
     v->mask = exec;
     uint32_t *r = v->r;
     const emu_kernel *k = c->k;
-    emu_op op = (emu_op)in->op;
+    isa_op op = (isa_op)in->op;
     if (in->fmt == F_VOP3P)
         return exec_vop3p(c, w, in, v);
 

@@ -7,7 +7,7 @@
  * registers, and the wait states provided and needed (emu_fault adds the
  * target, kernel, workgroup, wave, PC and instruction).
  *
- * The numbers are per-target facts (runtime/target.h, hazard_facts); the
+ * The numbers are per-target facts (arch/target.h, hazard_facts); the
  * rules and their sources are listed in docs/EMULATOR.md, "Hazards". The
  * reference is LLVM's GCNHazardRecognizer.cpp: like it, a rule counts the
  * wait states since the most recent instruction of the rule's kind that
@@ -53,10 +53,10 @@ enum { HZ_NONE, HZ_VALU, HZ_MFMA, HZ_ACCW, HZ_ACCR, HZ_DOT, HZ_OTHER };
 
 static bool is_mem(const emu_inst *in) { return emu_is_vmem(in) || in->cls == EC_DS; }
 static bool is_mfma(const emu_inst *in) { return in->cls == EC_MFMA; }
-static bool is_readlane(emu_op op) { return op == OP_V_READLANE_B32 || op == OP_V_READFIRSTLANE_B32; }
+static bool is_readlane(isa_op op) { return op == OP_V_READLANE_B32 || op == OP_V_READFIRSTLANE_B32; }
 
 /* A small id per v_dot opcode (the "same v_dot" test of dot-read). */
-static int dot_id(emu_op op)
+static int dot_id(isa_op op)
 {
     switch (op) {
     case OP_V_DOT2_F32_F16: return 1;
@@ -166,7 +166,7 @@ static int check_exec(wg_ctx *c, wave *w, int need, const char *rule, const char
 
 static int scalar_rules(wg_ctx *c, wave *w, const emu_inst *in, const hazard_facts *hz)
 {
-    emu_op op = (emu_op)in->op;
+    isa_op op = (isa_op)in->op;
     if (emu_is_vmem(in))
         for (int i = 0; i < in->nrd; i++)
             if (in->rd[i] < 128 && check_sgpr(c, w, in->rd[i], in->rdw[i], hz->valu_sgpr_vmem, "valu-sgpr-vmem",
@@ -284,7 +284,7 @@ static int other_reads(wg_ctx *c, wave *w, const emu_inst *in, const hazard_fact
     bool accr = in->op == OP_V_ACCVGPR_READ_B32, mem = is_mem(in), valu = emu_is_valu(in);
     if (!valu && !mem)
         return 0;
-    int dot = dot_id((emu_op)in->op);
+    int dot = dot_id((isa_op)in->op);
     for (int i = 0; i < in->nrd; i++) {
         unsigned base = in->rd[i];
         if (base < R_V0)
@@ -350,7 +350,7 @@ static int other_writes(wg_ctx *c, wave *w, const emu_inst *in, const hazard_fac
     bool accw = in->op == OP_V_ACCVGPR_WRITE_B32;
     if (!emu_is_valu(in) && !is_mem(in))
         return 0;
-    int dot = dot_id((emu_op)in->op);
+    int dot = dot_id((isa_op)in->op);
     for (int i = 0; i < in->nwr; i++) {
         unsigned base = in->wr[i];
         if (base < R_V0)
@@ -466,9 +466,9 @@ void hz_after(wg_ctx *c, wave *w, const emu_inst *in)
     } else if (in->op == OP_V_ACCVGPR_READ_B32) {
         kind = HZ_ACCR;
         sd->accrw_at = at;
-    } else if (dot_id((emu_op)in->op) && (hz->dot_read || hz->dot_waw)) {
+    } else if (dot_id((isa_op)in->op) && (hz->dot_read || hz->dot_waw)) {
         kind = HZ_DOT;
-        passes = dot_id((emu_op)in->op);
+        passes = dot_id((isa_op)in->op);
     } else if (emu_is_valu(in)) {
         kind = HZ_VALU;
     }

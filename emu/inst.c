@@ -34,7 +34,7 @@ static void add_wr(emu_inst *in, uint16_t code, int width)
 
 static bool name_has(const emu_inst *in, const char *s) { return strstr(in->info->name, s) != NULL; }
 
-static bool is_fma(emu_op op)
+static bool is_fma(isa_op op)
 {
     switch (op) {
     case OP_V_FMAC_F32: case OP_V_MAC_F32: case OP_V_FMA_F32: case OP_V_MAD_F32: case OP_V_MADMK_F32:
@@ -55,7 +55,7 @@ static bool is_trans(const emu_inst *in)
     return false;
 }
 
-static bool is_quarter(emu_op op)
+static bool is_quarter(isa_op op)
 {
     switch (op) {
     case OP_V_MUL_LO_U32: case OP_V_MUL_HI_U32: case OP_V_MUL_HI_I32: case OP_V_MAD_U64_U32: case OP_V_MAD_I64_I32:
@@ -67,7 +67,7 @@ static bool is_quarter(emu_op op)
 
 void emu_inst_finalize(emu_inst *in)
 {
-    emu_op op = (emu_op)in->op;
+    isa_op op = (isa_op)in->op;
     in->nrd = in->nwr = 0;
     in->cycles = 4;
     if (!in->info) { /* unknown encoding: faults when executed */

@@ -1,5 +1,5 @@
-/* The emulator's instruction set: operation table (ops.def, derived from
- * llvm-mc by tools/isa/gen_ops.py), encoding formats and the decoded form.
+/* The emulator's decoded instruction form, over the shared operation table
+ * (arch/isa.h).
  *
  * Operand codes use one space for every register file:
  *   0..101    SGPRs               102..127  special (vcc 106/107, m0 124, exec 126/127)
@@ -14,36 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { T_GFX906 = 1, T_GFX908 = 2, T_GFX90A = 4, T_GFX942 = 8 };
-
-typedef enum {
-    F_SOP2, F_SOPK, F_SOP1, F_SOPC, F_SOPP, F_SMEM,
-    F_VOP1, F_VOP2, F_VOPC, F_VOP3, F_VOP3P, F_MAI,
-    F_DS, F_MUBUF, F_FLAT, F_GLOBAL,
-    F_COUNT
-} emu_fmt;
-
-typedef enum {
-#define OPID(id) OP_##id,
-#define OP(...)
-#include "ops.def"
-#undef OPID
-#undef OP
-    OP_COUNT
-} emu_op;
-
-/* One row of the operation table. */
-typedef struct {
-    emu_op op;
-    const char *name;
-    emu_fmt fmt;
-    uint16_t opcode;
-    uint8_t targets;               /* T_* mask */
-    uint8_t dw, s0w, s1w, s2w, sdw; /* operand widths in dwords */
-} emu_opinfo;
-
-extern const emu_opinfo emu_optable[];
-extern const int emu_optable_len;
+#include "../arch/isa.h"
 
 /* Register operand codes. */
 enum {
@@ -66,10 +37,10 @@ enum { EXT_NONE, EXT_SDWA, EXT_DPP };
 
 /* A decoded instruction. */
 typedef struct emu_inst {
-    uint16_t op;          /* emu_op */
+    uint16_t op;          /* isa_op */
     uint8_t fmt;          /* encoding actually used (F_VOP3 for _e64 forms) */
     uint8_t ext;          /* EXT_* */
-    const emu_opinfo *info;
+    const isa_opinfo *info;
     uint64_t pc;          /* byte address in the code object */
     uint32_t raw[2];      /* the first two dwords at pc (0 past the end of the code): the
                              encoding, or one word of it and what follows */
@@ -123,10 +94,8 @@ extern const uint64_t emu_fconst64[9];
 /* Per-target decode tables (built once). */
 typedef struct emu_decoder emu_decoder;
 
-/* Target mask bit for a target name; 0 when unknown. */
-unsigned emu_target_bit(const char *name);
-
-const emu_decoder *emu_decoder_get(unsigned target_bit);
+/* The decode tables of target t (NULL when t is not in the target table). */
+const emu_decoder *emu_decoder_get(const target *t);
 
 /* Decode the instruction at code[0..] (avail bytes) whose address is pc.
  * Returns the size in bytes, or 0 with a message in err. */

@@ -13,10 +13,6 @@
 
 #define NT_AMDGPU_METADATA 32
 #define EF_AMDGPU_MACH 0x0ff
-static const struct {
-    unsigned mach;
-    const char *name;
-} machs[] = {{0x2f, "gfx906"}, {0x30, "gfx908"}, {0x3f, "gfx90a"}, {0x4c, "gfx942"}};
 
 typedef struct {
     const uint8_t *img;
@@ -228,13 +224,11 @@ static bool amdgpu_elf64(const Elf64_Ehdr *eh)
     return !memcmp(eh->e_ident, ELFMAG, SELFMAG) && eh->e_ident[EI_CLASS] == ELFCLASS64 && eh->e_machine == EM_AMDGPU;
 }
 
-/* The target of an AMDGPU ELF header (e_flags), NULL when not one of machs. */
+/* The target of an AMDGPU ELF header (e_flags), NULL when not in the table. */
 static const char *mach_name(const Elf64_Ehdr *eh)
 {
-    for (size_t i = 0; i < sizeof machs / sizeof machs[0]; i++)
-        if ((eh->e_flags & EF_AMDGPU_MACH) == machs[i].mach)
-            return machs[i].name;
-    return NULL;
+    const target *t = target_by_elf_mach(eh->e_flags & EF_AMDGPU_MACH);
+    return t ? t->name : NULL;
 }
 
 const char *emu_elf_target(const void *image, size_t size)
@@ -362,7 +356,7 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
         /* VGPR/SGPR allocation from the descriptor's granulated counts */
         int vgran = (int)(k->rsrc1 & 63), sgran = (int)((k->rsrc1 >> 6) & 15);
         if (d->t->unified_acc_vgprs) {
-            int total = (vgran + 1) * 8;
+            int total = (vgran + 1) * d->t->vgpr_granule;
             ki->accum_offset = (int)(((k->rsrc3 & 63) + 1) * 4);
             ki->vgprs = ki->accum_offset;
             ki->agprs = total - ki->accum_offset;
@@ -370,7 +364,7 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
                 ki->agprs = 0;
         } else {
             /* gfx908 allocates VGPRs and AGPRs alike: the granule covers both */
-            ki->vgprs = (vgran + 1) * 4;
+            ki->vgprs = (vgran + 1) * d->t->vgpr_granule;
             ki->agprs = d->t->has_mfma ? ki->vgprs : 0;
         }
         /* gfx9 allocates SGPRs in blocks of 16 but encodes the count in

@@ -36,7 +36,7 @@
 typedef enum { MT_F32, MT_F16, MT_BF16 } mtype;
 
 typedef struct {
-    emu_op op;
+    isa_op op;
     int m, n, k, blocks, cycles;
     mtype type;
     bool no_blgp;  /* BLGP not supported (CDNA3 single-block f16/bf16) */
@@ -82,7 +82,7 @@ static const mfma_desc table[] = {
     {OP_V_MFMA_F32_16X16X16_BF16, 16, 16, 16, 1, 16, MT_BF16, true},
 };
 
-static const mfma_desc *find(emu_op op)
+static const mfma_desc *find(isa_op op)
 {
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (table[i].op == op)
@@ -90,7 +90,7 @@ static const mfma_desc *find(emu_op op)
     return NULL;
 }
 
-int emu_mfma_passes(emu_op op)
+int emu_mfma_passes(isa_op op)
 {
     const mfma_desc *d = find(op);
     return d ? d->cycles / 4 : 0;
@@ -99,7 +99,7 @@ int emu_mfma_passes(emu_op op)
 /* CDNA3 runs the f16/bf16 MFMAs on its XDL units and the f32 ones as
  * "SMFMA" (LLVM's is_gfx940_xdl flag); the hazard rules of gfx940+ differ
  * between the two. */
-int emu_mfma_is_xdl(emu_op op)
+int emu_mfma_is_xdl(isa_op op)
 {
     const mfma_desc *d = find(op);
     return d && d->type != MT_F32;
@@ -146,7 +146,7 @@ static int blgp_lane(int blgp, int l)
 
 int emu_mfma(wg_ctx *c, wave *w, const emu_inst *in)
 {
-    const mfma_desc *d = find((emu_op)in->op);
+    const mfma_desc *d = find((isa_op)in->op);
     if (!d)
         return emu_fault(c, w, "matrix operation not implemented by the emulator");
     int groups = 64 / d->m;

@@ -294,14 +294,9 @@ void e_kernel_begin(emit *e, const char *name, int block_size)
     e->k.block_size = block_size;
     e->in_kernel = true;
     hz_reset(e);
-    pool_init(&e->sgpr, 's', e->t->max_sgprs - 6); /* keep room for vcc and xnack_mask */
-    if (e->t->unified_acc_vgprs) {
-        pool_init(&e->vgpr, 'v', e->t->arch_vgprs);
-        pool_init(&e->agpr, 'a', e->t->acc_vgprs);
-    } else {
-        pool_init(&e->vgpr, 'v', e->t->arch_vgprs);
-        pool_init(&e->agpr, 'a', e->t->acc_vgprs);
-    }
+    pool_init(&e->sgpr, 's', e->t->max_sgprs - e->t->sgprs_reserved);
+    pool_init(&e->vgpr, 'v', e->t->arch_vgprs);
+    pool_init(&e->agpr, 'a', e->t->acc_vgprs);
     e_blank(e);
     emit_line(e, ".text");
     emit_line(e, ".globl %s", name);
@@ -350,7 +345,9 @@ void e_kernel_end(emit *e)
     k->next_free_vgpr = e->vgpr.high_water ? e->vgpr.high_water : 1;
     k->next_free_agpr = e->agpr.high_water;
     k->kernarg_size = round_up(k->kernarg_size, 8);
-    int total_vgpr = k->next_free_vgpr;
+    /* gfx908 allocates VGPRs and AGPRs with one granule count: the
+       descriptor covers the larger of the two (LLVM getTotalNumVGPRs) */
+    int total_vgpr = k->next_free_vgpr > k->next_free_agpr ? k->next_free_vgpr : k->next_free_agpr;
     if (e->t->unified_acc_vgprs) {
         k->accum_offset = round_up(k->next_free_vgpr, 4);
         total_vgpr = k->accum_offset + k->next_free_agpr;

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../runtime/target.h"
+#include "../arch/target.h"
 
 typedef enum {
     OPK_NONE = 0,

@@ -224,7 +224,8 @@ void e_smem_soff(emit *e, const char *op, opnd d, opnd base, opnd soff)
 
 void e_waitcnt(emit *e, int vmcnt, int lgkmcnt)
 {
-    if (!need(e, vmcnt <= 63 && lgkmcnt <= 15, "s_waitcnt", "counter beyond the gfx9 limit (vmcnt 63, lgkmcnt 15)"))
+    if (!need(e, vmcnt <= e->t->vmcnt_max && lgkmcnt <= e->t->lgkmcnt_max, "s_waitcnt",
+              "counter beyond the target's limit (vmcnt, lgkmcnt)"))
         return;
     if (vmcnt >= 0 && lgkmcnt >= 0)
         emit_line(e, "    s_waitcnt vmcnt(%d) lgkmcnt(%d)", vmcnt, lgkmcnt);

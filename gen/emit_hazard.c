@@ -1,6 +1,6 @@
 /* Software hazards in the emitter: the wait states between a VALU write of
  * an SGPR and a later read of it that the target does not interlock
- * (runtime/target.h hazard_facts; the emulator checks the same table).
+ * (arch/target.h hazard_facts; the emulator checks the same table).
  *
  * Positions count wait states: one per instruction, N+1 per s_nop N. A
  * label's state is the merge (most recent writes) of the fall-through path

@@ -2,13 +2,9 @@
 #ifndef IGEMM_KERN_H
 #define IGEMM_KERN_H
 
+#include "../arch/kargs.h"
+#include "../conv/v4r1_config.h"
 #include "emit.h"
-
-/* Names of the fixed kernels (identical in every target's code object). */
-#define KERNEL_NAIVE "igemm_bwd_naive_nchw_fp32"
-#define KERNEL_FILL "igemm_fill_zero_b32"
-#define NAIVE_BLOCK 256
-#define FILL_BLOCK 256
 
 /* The naive dynamic backward-data kernel: one work-item per dx element,
  * loops over y, x and k; every size an argument; the device-side reference. */
@@ -20,8 +16,6 @@ void kern_fill_zero(emit *e);
 /* The v4r1 FMA kernel for one tile configuration (v4r1_config.h); st holds
  * a shape's values for a static twin (its phase table with nph phases),
  * NULL for the dynamic kernel. */
-#include "../runtime/kargs.h"
-#include "../runtime/v4r1_config.h"
 void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int nph, const char *name);
 
 /* Declare the metadata of an argument list given as an X-macro. */

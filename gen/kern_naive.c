@@ -15,7 +15,7 @@
  * fast kernels are checked against on real GPUs. */
 #include <stddef.h>
 
-#include "../runtime/kargs.h"
+#include "../arch/kargs.h"
 #include "emit_helpers.h"
 #include "kern.h"
 

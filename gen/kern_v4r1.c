@@ -28,14 +28,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../runtime/kargs.h"
-#include "../runtime/v4r1_config.h"
+#include "../arch/kargs.h"
+#include "../conv/v4r1_config.h"
 #include "emit_helpers.h"
 #include "kern.h"
 #include "values.h"
 
 #define INVALID_OFFSET 0x80000000u
-#define RSRC_DWORD3 0x00027000u
 #define B_NUM_RECORDS 0x7fffffffu
 
 typedef struct {
@@ -63,7 +62,7 @@ static void ptr_add(emit *e, opnd dst, opnd ptr, sv off)
 static void rsrc_words(emit *e, opnd rs, uint32_t num_records)
 {
     h_smov(e, at(rs, 2), imm(num_records));
-    h_smov(e, at(rs, 3), imm(RSRC_DWORD3));
+    h_smov(e, at(rs, 3), imm(e->t->buffer_rsrc_word3));
 }
 
 static const char *ds_width_op(int w, bool read)
@@ -217,7 +216,7 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int n
     }
     opnd s_rsa = sreg(e, "s_rsa", 4, 4), s_rsb = sreg(e, "s_rsb", 4, 4);
     rsrc_words(e, s_rsb, B_NUM_RECORDS);
-    h_smov(e, at(s_rsa, 3), imm(RSRC_DWORD3));
+    h_smov(e, at(s_rsa, 3), imm(e->t->buffer_rsrc_word3));
 
     opnd v_inv = vreg(e, "v_inv", 1, 1);
     h_vmov(e, v_inv, imm(INVALID_OFFSET));

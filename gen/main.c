@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../runtime/select.h"
-#include "../runtime/solver.h"
+#include "../conv/select.h"
+#include "../conv/solver.h"
 #include "emit.h"
 #include "kern.h"
 

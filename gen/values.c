@@ -1,7 +1,7 @@
 /* Known-or-register scalar values (see values.h). */
 #include "values.h"
 
-#include "../runtime/problem.h"
+#include "../conv/problem.h"
 #include "emit_helpers.h"
 
 sv sv_const(uint32_t k) { return (sv){.known = true, .k = k}; }

@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "igemm.h"
-#include "target.h"
+#include "../include/igemm.h"
+#include "../arch/target.h"
 
 typedef struct backend backend;
 typedef struct bk_module bk_module;

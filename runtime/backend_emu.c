@@ -6,7 +6,7 @@
 
 #include "../emu/emu.h"
 #include "backend.h"
-#include "util.h"
+#include "../conv/util.h"
 
 typedef struct {
     backend b;

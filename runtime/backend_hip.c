@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "util.h"
+#include "../conv/util.h"
 
 typedef struct {
     backend b;

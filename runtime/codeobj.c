@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "igemm.h"
-#include "target.h"
+#include "../include/igemm.h"
+#include "../arch/target.h"
 
 const igemm_codeobj *igemm_codeobj_find(const char *arch)
 {

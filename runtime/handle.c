@@ -11,8 +11,8 @@
 #include "backend.h"
 #include "codeobj.h"
 #include "perfdb.h"
-#include "select.h"
-#include "solver.h"
+#include "../conv/select.h"
+#include "../conv/solver.h"
 
 #define MAX_CACHED_KERNELS 256
 
@@ -71,7 +71,7 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
         why_printf(why, why_len, "emulator thread count %d is negative (0: one per CPU)", o.emu_threads);
         return IGEMM_ERR_INVALID_ARG;
     }
-    const target *emu_t = target_by_name(o.arch ? o.arch : "gfx906");
+    const target *emu_t = o.arch ? target_by_name(o.arch) : TARGET_DEFAULT;
     if (!emu_t) {
         why_printf(why, why_len, "unknown target '%s' (known: %s)", o.arch, target_names());
         return IGEMM_ERR_UNSUPPORTED;

@@ -15,8 +15,8 @@
 
 #include <stddef.h>
 
-#include "igemm.h"
-#include "problem.h"
+#include "../include/igemm.h"
+#include "../conv/problem.h"
 
 typedef struct {
     char arch[32];

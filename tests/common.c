@@ -15,7 +15,7 @@
 
 #include "common.h"
 
-#include "../runtime/problem.h"
+#include "../conv/problem.h"
 
 #ifndef LLVM_BIN
 #define LLVM_BIN "/usr/lib/llvm-19/bin"

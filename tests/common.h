@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 #include "../emu/emu.h"
-#include "../runtime/igemm.h"
-#include "../runtime/util.h" /* read_file */
+#include "../include/igemm.h"
+#include "../conv/util.h" /* read_file */
 
 /* ---- code objects and snippets on the emulator ---- */
 

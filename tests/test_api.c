@@ -1,4 +1,4 @@
-/* The public API (runtime/igemm.h) on the emulator backend: every error
+/* The public API (include/igemm.h) on the emulator backend: every error
  * path returns its documented status with a message, find mode and the
  * performance database round trip, launch plans for embedders (launched
  * here by hand on the emulator), the embedded code objects, and batch
@@ -19,7 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../runtime/igemm.h"
+#include "../include/igemm.h"
 #include "common.h"
 
 /* ---- helpers ---- */

@@ -804,14 +804,14 @@ static void check_corpus(const char *arch, int *checked, int *bad)
             rejected[ln - 1] = true;
     }
     pclose(p);
-    unsigned tbit = emu_target_bit(arch);
+    unsigned tbit = target_by_name(arch)->bit;
     for (int i = 0; i < nops; i++) {
         if (!rejected[i])
             continue;
         char mn[64];
         sscanf(lines[i], "%63s", mn);
-        for (int j = 0; j < emu_optable_len; j++)
-            if (!strcmp(emu_optable[j].name, mn) && (emu_optable[j].targets & tbit)) {
+        for (int j = 0; j < isa_optable_len; j++)
+            if (!strcmp(isa_optable[j].name, mn) && (isa_optable[j].targets & tbit)) {
                 print_message("%s: llvm-mc rejects `%s`, but the op table lists it for this target\n", arch,
                               lines[i]);
                 ++*bad;
@@ -851,7 +851,7 @@ static void check_corpus(const char *arch, int *checked, int *bad)
     assert_non_null(dl);
     if (nl != expect)
         fail_msg("%s: %d corpus lines, llvm-objdump shows %d instructions", arch, expect, nl);
-    const emu_decoder *dec = emu_decoder_get(emu_target_bit(arch));
+    const emu_decoder *dec = emu_decoder_get(target_by_name(arch));
     assert_non_null(dec);
     for (int i = 0; i < nl; i++) {
         uint8_t bytes[12];
@@ -901,7 +901,7 @@ static void invalid_encoding_is_rejected(void **state)
 {
     (void)state;
     for (int a = 0; a < 4; a++) {
-        const emu_decoder *dec = emu_decoder_get(emu_target_bit(archs[a]));
+        const emu_decoder *dec = emu_decoder_get(target_by_name(archs[a]));
         assert_non_null(dec);
         /* SOPP opcode 0x7f does not exist on gfx9 */
         const uint8_t bad_sopp[4] = {0x00, 0x00, 0xff, 0xbf};

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "../runtime/backend.h"
-#include "../runtime/igemm.h"
+#include "../include/igemm.h"
 #include "common.h"
 
 static int have_kfd(void) { return access("/dev/kfd", F_OK) == 0; }

@@ -22,7 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../runtime/igemm.h"
+#include "../include/igemm.h"
 #include "common.h"
 
 #ifndef BUILD_DIR
@@ -82,7 +82,7 @@ static int exists(const char *rel)
 static int setup(void **state)
 {
     (void)state;
-    if (access("Makefile", R_OK) || access("runtime/igemm.h", R_OK)) {
+    if (access("Makefile", R_OK) || access("include/igemm.h", R_OK)) {
         fprintf(stderr, "test_install must run from the repository root\n");
         return -1;
     }
@@ -119,7 +119,7 @@ static void install_files(void **state)
     size_t a = 0, b = 0;
     char path[300];
     snprintf(path, sizeof path, "%s/include/igemm.h", prefix);
-    void *inst = read_file(path, &a), *src = read_file("runtime/igemm.h", &b);
+    void *inst = read_file(path, &a), *src = read_file("include/igemm.h", &b);
     assert_non_null(inst);
     assert_non_null(src);
     assert_int_equal(a, b);

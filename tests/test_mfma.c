@@ -651,10 +651,10 @@ static void run_arch(const char *dir_name, const char *arch, int expect_files)
     assert_true(done_cbsz && done_cbsz_max && done_abid);
     free(d);
     /* every MFMA the emulator decodes for this target has a .md */
-    unsigned bit = emu_target_bit(arch);
+    unsigned bit = target_by_name(arch)->bit;
     int implemented = 0;
-    for (int i = 0; i < emu_optable_len; i++) {
-        const emu_opinfo *o = &emu_optable[i];
+    for (int i = 0; i < isa_optable_len; i++) {
+        const isa_opinfo *o = &isa_optable[i];
         if (o->fmt != F_MAI || !(o->targets & bit) || strncmp(o->name, "v_mfma_", 7))
             continue;
         implemented++;

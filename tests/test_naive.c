@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../runtime/igemm.h"
+#include "../include/igemm.h"
 #include "common.h"
 
 static const char *const archs[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../runtime/igemm.h"
+#include "../include/igemm.h"
 #include "common.h"
 
 static igemm_problem prob(int n, int c, int h, int w, int k, int y, int x)

@@ -40,9 +40,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../runtime/igemm.h"
-#include "../runtime/problem.h"
-#include "../runtime/v4r1_config.h"
+#include "../include/igemm.h"
+#include "../conv/problem.h"
+#include "../conv/v4r1_config.h"
 #include "common.h"
 
 #define MAX_CONFIGS 64

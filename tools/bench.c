@@ -27,11 +27,12 @@
 
 #include "../emu/emu.h"
 #include "../runtime/codeobj.h"
-#include "../runtime/igemm.h"
-#include "../runtime/kargs.h"
-#include "../runtime/problem.h"
-#include "../runtime/solver.h"
-#include "../runtime/util.h"
+#include "../include/igemm.h"
+#include "../arch/kargs.h"
+#include "../arch/target.h"
+#include "../conv/problem.h"
+#include "../conv/solver.h"
+#include "../conv/util.h"
 
 #ifndef LLVM_BIN
 #define LLVM_BIN "/usr/lib/llvm-19/bin"
@@ -320,7 +321,7 @@ static int bad_number(const char *flag, const char *v)
 int main(int argc, char **argv)
 {
     long num;
-    opts o = {.arch = "gfx906",
+    opts o = {.arch = TARGET_DEFAULT->name,
               .batch = 1,
               .igemmgen = "build/bin/igemmgen",
               .llvm_bin = LLVM_BIN,

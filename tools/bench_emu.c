@@ -12,9 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../runtime/igemm.h"
-#include "../runtime/problem.h"
-#include "../runtime/util.h"
+#include "../include/igemm.h"
+#include "../arch/target.h"
+#include "../conv/problem.h"
+#include "../conv/util.h"
 
 static double now(void)
 {
@@ -94,7 +95,7 @@ static int run_all(const char *arch, int threads, int repeat, double *insts, dou
 
 int main(int argc, char **argv)
 {
-    const char *arch = "gfx906";
+    const char *arch = TARGET_DEFAULT->name;
     int repeat = 1;
     for (int i = 1; i < argc; i += 2) {
         if (i + 1 == argc) {

@@ -20,8 +20,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../runtime/igemm.h"
-#include "../runtime/problem.h"
+#include "../include/igemm.h"
+#include "../arch/target.h"
+#include "../conv/problem.h"
 #include "cli.h"
 
 typedef struct {
@@ -34,17 +35,19 @@ typedef struct {
 
 static void conv_help(void)
 {
-    puts("usage: igemm conv -n N -c C -H H -W W -k K -y Y -x X [-p P -q Q -u U -v V -l L -j J -g G] -F 2\n"
-         "                  [-V 1] [-t 1] [-i ITERS] [-w WARMUP] [-s 1 [--perfdb FILE]]\n"
-         "                  [--arch gfx906|gfx908|gfx90a|gfx942] [--backend auto|emu|hip] [--device N]\n"
-         "                  [--solution NAME] [--seed N] [--threads N] [--codeobj-dir DIR] [--json]\n"
-         "       igemm conv --input SHAPES.txt [--batch N] [same options]\n"
-         "Backward data of a 2-D convolution, NCHW fp32. -V 1 compares with a float64 CPU\n"
-         "reference (max absolute and relative error, PASS/FAIL; exit status 1 on FAIL).\n"
-         "-s 1 runs every applicable kernel configuration, reports each one's cost (HIP: ms;\n"
-         "emulator: modeled cycles), keeps the best in the --perfdb file and runs it; later\n"
-         "runs with the same --perfdb pick it without searching. The report gives the kernels,\n"
-         "launches, and time and TFLOP/s (HIP, -t 1) or emulated instructions and cycles.");
+    printf("usage: igemm conv -n N -c C -H H -W W -k K -y Y -x X [-p P -q Q -u U -v V -l L -j J -g G] -F 2\n"
+           "                  [-V 1] [-t 1] [-i ITERS] [-w WARMUP] [-s 1 [--perfdb FILE]]\n"
+           "                  [--arch TARGET] [--backend auto|emu|hip] [--device N]\n"
+           "                  [--solution NAME] [--seed N] [--threads N] [--codeobj-dir DIR] [--json]\n"
+           "       igemm conv --input SHAPES.txt [--batch N] [same options]\n"
+           "Backward data of a 2-D convolution, NCHW fp32. -V 1 compares with a float64 CPU\n"
+           "reference (max absolute and relative error, PASS/FAIL; exit status 1 on FAIL).\n"
+           "-s 1 runs every applicable kernel configuration, reports each one's cost (HIP: ms;\n"
+           "emulator: modeled cycles), keeps the best in the --perfdb file and runs it; later\n"
+           "runs with the same --perfdb pick it without searching. The report gives the kernels,\n"
+           "launches, and time and TFLOP/s (HIP, -t 1) or emulated instructions and cycles.\n"
+           "TARGET is one of %s (default gfx906).\n",
+           target_names());
 }
 
 /* Split argv into problem flags (for igemm_problem_parse_args) and driver

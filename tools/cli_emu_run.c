@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "../emu/emu.h"
-#include "../runtime/util.h"
+#include "../conv/util.h"
 #include "cli.h"
 
 #define MAX_ARGS 64

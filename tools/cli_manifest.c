@@ -5,7 +5,7 @@
  *
  * The JSON lists, per target, the code object's kernels as its metadata
  * declares them (argument names, offsets, sizes, kinds; kernarg size,
- * registers, LDS), the argument layouts of runtime/kargs.h with their
+ * registers, LDS), the argument layouts of arch/kargs.h with their
  * descriptions, every kernel configuration ("solution") with the targets
  * that have it, the kernels its launch plans use, and the applicability
  * rules. Without --codeobj-dir the code objects embedded in the library
@@ -17,10 +17,10 @@
 
 #include "../emu/emu.h"
 #include "../runtime/codeobj.h"
-#include "../runtime/igemm.h"
-#include "../runtime/kargs.h"
-#include "../runtime/solver.h"
-#include "../runtime/util.h"
+#include "../include/igemm.h"
+#include "../arch/kargs.h"
+#include "../conv/solver.h"
+#include "../conv/util.h"
 #include "cli.h"
 
 typedef struct {

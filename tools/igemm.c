@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../runtime/util.h"
+#include "../conv/util.h"
 #include "cli.h"
 
 int usage_error(const char *fmt, ...)

@@ -3,19 +3,34 @@
 
 Reads tools/isa/ops.list (one example instruction per line, by format),
 assembles every example with llvm-mc for every target and writes
-emu/ops.def: one row per (mnemonic, opcode) with the targets that encode it
+arch/ops.def: one row per (mnemonic, opcode) with the targets that encode it
 that way and the operand widths of the example.
 
-    python3 tools/isa/gen_ops.py [LLVM_BIN] > emu/ops.def
+    python3 tools/isa/gen_ops.py [LLVM_BIN] > arch/ops.def
 
-A maintenance tool: the build does not run it; emu/ops.def is committed.
+A maintenance tool: the build does not run it; arch/ops.def is committed.
 """
+import os
 import re
 import subprocess
 import sys
 import tempfile
 
-TARGETS = ["gfx906", "gfx908", "gfx90a", "gfx942"]
+
+
+def read_targets():
+    """(name, ID) of every TARGET(name, ID, mach) row of arch/targets.def."""
+    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    rows = []
+    for line in open(os.path.join(top, "arch", "targets.def")):
+        m = re.match(r"TARGET\((\w+),\s*(\w+),", line)
+        if m:
+            rows.append((m.group(1), m.group(2)))
+    return rows
+
+
+TARGET_IDS = dict(read_targets())
+TARGETS = list(TARGET_IDS)
 LLVM_BIN = sys.argv[1] if len(sys.argv) > 1 else "/usr/lib/llvm-19/bin"
 
 # opcode field (lsb, width) of dword 0 per format
@@ -197,7 +212,7 @@ def main():
         for t, v in per.items():
             groups.setdefault((v[0], v[1], v[2]), []).append(t)
         for (opc, w, fmt), ts in groups.items():
-            mask = " | ".join("T_" + t.upper() for t in TARGETS if t in ts)
+            mask = " | ".join("T_" + TARGET_IDS[t] for t in TARGETS if t in ts)
             ident = re.sub(r"[^A-Za-z0-9]", "_", name).upper()
             print('OP(%s, "%s", F_%s, 0x%x, %s, %d, %d, %d, %d, %d)' %
                   (ident, name, fmt, opc, mask, w[0], w[1], w[2], w[3], w[4]))

@@ -13,6 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Names and block sizes of the fixed kernels (identical in every target's code object). */
+#define KERNEL_NAIVE "igemm_bwd_naive_nchw_fp32"
+#define KERNEL_FILL "igemm_fill_zero_b32"
+#define NAIVE_BLOCK 256
+#define FILL_BLOCK 256
+
 #define KARG_PTR uint64_t
 #define KARG_U32 uint32_t
 #define KARG_FIELD(type, name, desc) KARG_##type name;

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "igemm.h"
+#include "../include/igemm.h"
 #include "util.h"
 
 /* One spatial dimension of the v4r1 backward-data formulation
@@ -96,7 +96,7 @@ igemm_status igemm_problem_read_list(const char *path, int batch, igemm_problem 
 
 /* Test data: n floats uniform in [-1, 1) from the splitmix64 sequence after
  * state seed; returns the state to continue the sequence from
- * (runtime/reference.c). */
+ * (conv/reference.c). */
 uint64_t igemm_fill_random(float *v, size_t n, uint64_t seed);
 
 #endif

@@ -1,17 +1,38 @@
-/* The per-target facts table. */
+/* The per-target facts table: one struct per target of targets.def, its
+ * identity (name, op-table bit, ELF machine) derived from that list.
+ *
+ * Occupancy facts: AMDGPUUsage ("AMDGPU Processors", register granules of
+ * .amdhsa_next_free_vgpr), the CDNA ISA guides (10 waves per SIMD on GCN5
+ * and CDNA1, 8 on CDNA2/3; 256 VGPRs + 256 AGPRs per lane on gfx908, one
+ * 512-entry unified file on gfx90a/gfx942). Buffer resource dword 3 and the
+ * s_waitcnt fields: the Vega/CDNA ISA guides ("Buffer Resource", "S_WAITCNT"). */
 #include "target.h"
 
 #include <string.h>
 
-static const target gfx906 = {
-    .name = "gfx906",
+enum {
+#define TARGET(name, id, mach) MACH_##id = mach,
+#include "targets.def"
+#undef TARGET
+};
+#define IDENT(nm, id) .name = #nm, .bit = T_##id, .elf_mach = MACH_##id
+
+/* what every gfx9 target shares */
+#define GFX9_COMMON                                                            \
+    .simds_per_cu = 4, .lds_bytes = 65536, .arch_vgprs = 256, .max_sgprs = 102, \
+    .sgprs_reserved = 6, .vmcnt_max = 63, .expcnt_max = 7, .lgkmcnt_max = 15,  \
+    .buffer_rsrc_word3 = 0x00027000u
+
+static const target t_GFX906 = {
+    IDENT(gfx906, GFX906),
+    GFX9_COMMON,
     .family = "Vega 20, GCN5 (MI50/MI60)",
     .num_cu = 60,
     .clock_ghz = 1.725,
-    .lds_bytes = 65536,
-    .arch_vgprs = 256,
+    .max_waves_per_simd = 10,
+    .vgprs_per_simd = 256,
+    .vgpr_granule = 4,
     .acc_vgprs = 0,
-    .max_sgprs = 102,
     .has_fmac = true,
     .hz = {
         .valu_sgpr_vmem = 5,
@@ -22,15 +43,16 @@ static const target gfx906 = {
     },
 };
 
-static const target gfx908 = {
-    .name = "gfx908",
+static const target t_GFX908 = {
+    IDENT(gfx908, GFX908),
+    GFX9_COMMON,
     .family = "CDNA1 (MI100)",
     .num_cu = 120,
     .clock_ghz = 1.502,
-    .lds_bytes = 65536,
-    .arch_vgprs = 256,
+    .max_waves_per_simd = 10,
+    .vgprs_per_simd = 256,
+    .vgpr_granule = 4,
     .acc_vgprs = 256,
-    .max_sgprs = 102,
     .has_fmac = true,
     .has_mfma = true,
     .hz = {
@@ -57,19 +79,21 @@ static const target gfx908 = {
     },
 };
 
-static const target gfx90a = {
-    .name = "gfx90a",
+static const target t_GFX90A = {
+    IDENT(gfx90a, GFX90A),
+    GFX9_COMMON,
     .family = "CDNA2 (MI200)",
     .num_cu = 110,
     .clock_ghz = 1.7,
-    .lds_bytes = 65536,
-    .arch_vgprs = 256,
+    .max_waves_per_simd = 8,
+    .vgprs_per_simd = 512,
+    .vgpr_granule = 8,
     .acc_vgprs = 256,
-    .max_sgprs = 102,
     .has_fmac = true,
     .has_mfma = true,
     .unified_acc_vgprs = true,
     .packed_workitem_ids = true,
+    .mem_scc_bit = true,
     .has_pk_fma_f32 = true,
     .mfma_bf16_1k = true,
     .hz = {
@@ -92,15 +116,16 @@ static const target gfx90a = {
     },
 };
 
-static const target gfx942 = {
-    .name = "gfx942",
+static const target t_GFX942 = {
+    IDENT(gfx942, GFX942),
+    GFX9_COMMON,
     .family = "CDNA3 (MI300)",
     .num_cu = 304,
     .clock_ghz = 2.1,
-    .lds_bytes = 65536,
-    .arch_vgprs = 256,
+    .max_waves_per_simd = 8,
+    .vgprs_per_simd = 512,
+    .vgpr_granule = 8,
     .acc_vgprs = 256,
-    .max_sgprs = 102,
     .has_fmac = true,
     .has_mfma = true,
     .unified_acc_vgprs = true,
@@ -134,7 +159,11 @@ static const target gfx942 = {
     },
 };
 
-const target *const igemm_targets[] = {&gfx906, &gfx908, &gfx90a, &gfx942};
+const target *const igemm_targets[] = {
+#define TARGET(name, id, mach) [TI_##id] = &t_##id,
+#include "targets.def"
+#undef TARGET
+};
 const int igemm_target_count = sizeof igemm_targets / sizeof igemm_targets[0];
 
 const target *target_by_name(const char *name)
@@ -147,4 +176,27 @@ const target *target_by_name(const char *name)
     return NULL;
 }
 
-const char *target_names(void) { return "gfx906, gfx908, gfx90a, gfx942"; }
+const target *target_by_bit(unsigned bit)
+{
+    for (int i = 0; i < igemm_target_count; i++)
+        if (igemm_targets[i]->bit == bit)
+            return igemm_targets[i];
+    return NULL;
+}
+
+const target *target_by_elf_mach(unsigned mach)
+{
+    for (int i = 0; i < igemm_target_count; i++)
+        if (igemm_targets[i]->elf_mach == mach)
+            return igemm_targets[i];
+    return NULL;
+}
+
+const char *target_names(void)
+{
+    return ""
+#define TARGET(nm, id, mach) ", " #nm
+#include "targets.def"
+#undef TARGET
+           + 2;
+}

@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "kargs.h"
+#include "../arch/kargs.h"
 #include "problem.h"
 
 typedef struct {

@@ -16,8 +16,8 @@
  *                   * latency factor (1.3 when a SIMD holds one wave at a
  *                   time, 1.1 with two: memory latency stays exposed); the
  *                   waves a SIMD holds come from the occupancy, limited by
- *                   LDS (64 KiB per CU) and VGPRs (256 per lane, at most 10
- *                   waves per SIMD)
+ *                   LDS and VGPRs (the target's register file, allocation
+ *                   granule and wave slots per SIMD)
  *     work        = the waves' issue cycles
  *
  * The least time wins; among configurations within 3% of it, the least
@@ -42,10 +42,11 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
                   + (double)(c->va * c->wa + c->vb * c->wb) * 2 /* LDS writes */
                   + 40;                                          /* scalar walk, waits, barrier */
     double fixed = 600 + (double)tm * tn * 6 + (double)tn * 90;   /* setup, column decode, stores */
-    int wps = 256 / ((c->vgprs + 3) / 4 * 4);
-    if (wps > 10)
-        wps = 10;
-    int by_lds = 65536 / c->lds_bytes, by_vgpr = 4 * wps / waves;
+    int gran = t->vgpr_granule;
+    int wps = t->vgprs_per_simd / ((c->vgprs + gran - 1) / gran * gran);
+    if (wps > t->max_waves_per_simd)
+        wps = t->max_waves_per_simd;
+    int by_lds = t->lds_bytes / c->lds_bytes, by_vgpr = t->simds_per_cu * wps / waves;
     int occ = by_lds < by_vgpr ? by_lds : by_vgpr;
     if (occ < 1)
         return 1e300;
@@ -68,9 +69,9 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         *work = cycles_total;
     if (waves_total == 0)
         return 0;
-    double simds = 4.0 * t->num_cu;
+    double simds = (double)t->simds_per_cu * t->num_cu;
     double per_simd = ceil_div(waves_total, simds);          /* waves each SIMD runs */
-    double resident = (double)occ * waves / 4;              /* waves a SIMD holds at once */
+    double resident = (double)occ * waves / t->simds_per_cu; /* waves a SIMD holds at once */
     if (resident > per_simd)
         resident = per_simd;
     double lat = resident < 2 ? 1.3 : resident < 3 ? 1.1 : 1.0;

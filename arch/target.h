@@ -61,15 +61,43 @@ typedef struct {
     hz_pass_rule mfma_c_war[2]; /* MFMA reads C -> any other instruction overwrites it */
 } hazard_facts;
 
+/* Target indices and op-table bits, from the one list (targets.def). */
+enum {
+#define TARGET(name, id, mach) TI_##id,
+#include "targets.def"
+#undef TARGET
+    TARGET_COUNT
+};
+enum {
+#define TARGET(name, id, mach) T_##id = 1u << TI_##id,
+#include "targets.def"
+#undef TARGET
+};
+
 typedef struct target {
     const char *name;        /* "gfx906": llvm -mcpu and the code object's target */
     const char *family;      /* human description */
+    unsigned bit;            /* T_* bit of the op table's target masks */
+    unsigned elf_mach;       /* EF_AMDGPU_MACH of its code objects */
     int num_cu;              /* CUs of the reference product (selection heuristic) */
     double clock_ghz;        /* peak engine clock of the reference product */
-    int lds_bytes;           /* LDS per workgroup */
+    /* occupancy: per CU simds_per_cu SIMDs, each holding at most
+       max_waves_per_simd waves; a wave's VGPRs (plus AGPRs where the file is
+       unified or, on gfx908, shares the granule) come in vgpr_granule steps
+       out of vgprs_per_simd per lane; LDS per workgroup and per CU */
+    int simds_per_cu;
+    int max_waves_per_simd;
+    int vgprs_per_simd;      /* registers per lane of one SIMD's file(s) a wave allocates from */
+    int vgpr_granule;        /* VGPR allocation step (AMDGPUUsage: 4 on gfx9, 8 on gfx90a+) */
+    int lds_bytes;           /* LDS per workgroup (and per CU) */
     int arch_vgprs;          /* architectural VGPRs per wave */
     int acc_vgprs;           /* AGPRs per wave (0: none) */
     int max_sgprs;           /* addressable SGPRs incl. VCC (gfx9: 102 + vcc) */
+    int sgprs_reserved;      /* SGPRs at the top the allocator leaves alone (vcc, xnack_mask) */
+    /* s_waitcnt field limits (gfx9: vmcnt 6 bits split 4 + 2, expcnt 3, lgkmcnt 4) */
+    int vmcnt_max, expcnt_max, lgkmcnt_max;
+    unsigned buffer_rsrc_word3; /* buffer resource dword 3 of a raw 32-bit tensor:
+                                   DST_SEL xyzw, NUM_FORMAT float, DATA_FORMAT 32 */
     bool has_fmac;           /* v_fmac_f32 */
     bool has_mfma;           /* matrix FMA (VOP3P-MAI) */
     bool unified_acc_vgprs;  /* gfx90a+: one 512-entry file, AGPRs at accum_offset;
@@ -77,19 +105,28 @@ typedef struct target {
     bool packed_workitem_ids;/* gfx90a+: v0 = x | y << 10 | z << 20 */
     bool mfma_gfx940_names;  /* v_mfma_f32_32x32x2_f32 spellings, 4-pass f32 variants */
     bool cache_bits_sc;      /* gfx940+: sc0/sc1/nt instead of glc/slc */
+    bool mem_scc_bit;        /* gfx90a: MUBUF/FLAT bit 15 (dword 0) / 17 is SCC */
     bool has_pk_fma_f32;     /* gfx90a+: packed fp32 */
     bool mfma_bf16_1k;       /* gfx90a+: the _1k bf16 MFMA opcodes exist */
     hazard_facts hz;         /* software-managed hazards (below) */
 } target;
 
-/* Targets in a fixed order: gfx906, gfx908, gfx90a, gfx942. */
+/* Targets in the order of targets.def; igemm_targets[TI_x] is target x. */
 extern const target *const igemm_targets[];
 extern const int igemm_target_count;
+
+/* The target whose op-table bit is bit, or whose ELF machine is mach; NULL
+ * when none. */
+const target *target_by_bit(unsigned bit);
+const target *target_by_elf_mach(unsigned mach);
+
+/* The emulator's default target: the first of targets.def. */
+#define TARGET_DEFAULT (igemm_targets[0])
 
 /* Look up a target by name; NULL when unknown. */
 const target *target_by_name(const char *name);
 
-/* "gfx906, gfx908, gfx90a, gfx942" */
+/* "gfx906, gfx908, gfx90a, gfx942": every name of targets.def */
 const char *target_names(void);
 
 #endif

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "problem.h"
-#include "target.h"
+#include "../arch/target.h"
 
 /* Largest tensor slice one launch addresses: buffer offsets are 32-bit and
  * invalid lanes use offset 0x80000000, so every tensor a launch touches

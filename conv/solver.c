@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../gen/kern.h"
-#include "kargs.h"
+#include "../arch/kargs.h"
 #include "v4r1_config.h"
 
 /* ---- plans ---- */
