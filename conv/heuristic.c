@@ -33,15 +33,39 @@
 
 static double ceil_div(double a, double b) { return (double)(((long long)a + (long long)b - 1) / (long long)b); }
 
+/* Issue cycles of one wave: per K step (the math of KPB rows plus the
+ * staging of the next tile) and once (setup, column decode, stores), by
+ * the configuration's math strategy. */
+typedef struct {
+    double step, fixed;
+} wave_cost;
+
+static wave_cost fma_cost(const v4r1_config *c)
+{
+    int tm = 4 * c->rm, tn = 4 * c->rn;
+    wave_cost w;
+    w.step = (double)c->kpb * tm * tn * 4             /* v_fmac */
+             + (double)c->kpb * (c->rm + c->rn) * 8      /* ds_read_b128 */
+             + (double)(c->va * c->wa + c->vb * c->wb) * 4 /* buffer loads */
+             + (double)(c->va * c->wa + c->vb * c->wb) * 2 /* LDS writes */
+             + 40;                                         /* scalar walk, waits, barrier */
+    w.fixed = 600 + (double)tm * tn * 6 + (double)tn * 90;
+    return w;
+}
+
+static wave_cost math_cost(const v4r1_config *c)
+{
+    switch (c->math) {
+    case IGEMM_MATH_FMA: return fma_cost(c);
+    default: igemm_die("v4r1_estimate: no cost model for math %d", (int)c->math);
+    }
+}
+
 double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t, double *work)
 {
-    int tm = 4 * c->rm, tn = 4 * c->rn, waves = c->block / 64;
-    double step = (double)c->kpb * tm * tn * 4        /* v_fmac */
-                  + (double)c->kpb * (c->rm + c->rn) * 8 /* ds_read_b128 */
-                  + (double)(c->va * c->wa + c->vb * c->wb) * 4 /* buffer loads */
-                  + (double)(c->va * c->wa + c->vb * c->wb) * 2 /* LDS writes */
-                  + 40;                                          /* scalar walk, waits, barrier */
-    double fixed = 600 + (double)tm * tn * 6 + (double)tn * 90;   /* setup, column decode, stores */
+    int waves = c->block / 64;
+    wave_cost wc = math_cost(c);
+    double step = wc.step, fixed = wc.fixed;
     int gran = t->vgpr_granule;
     int wps = t->vgprs_per_simd / ((c->vgprs + gran - 1) / gran * gran);
     if (wps > t->max_waves_per_simd)
@@ -86,8 +110,8 @@ const solver *select_heuristic(const igemm_shape *sh, const target *t, int (*ok)
     /* the least estimated time; among configurations within 3% of it, the
        least work (when CUs idle anyway, a tile that issues fewer
        instructions is as fast and cheaper) */
-    double est[64], work[64], best_t = -1;
-    int n = solver_count() < 64 ? solver_count() : 64;
+    double est[SOLVER_MAX], work[SOLVER_MAX], best_t = -1;
+    int n = solver_count();
     for (int i = 0; i < n; i++) {
         const solver *s = solver_get(i);
         est[i] = -1;

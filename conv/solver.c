@@ -153,17 +153,15 @@ static const solver naive = {
 
 /* ---- registry ---- */
 
-#define MAX_SOLVERS 64
-
-static solver registry[MAX_SOLVERS];
-static v4r1_config registry_cfgs[MAX_SOLVERS];
+static solver registry[SOLVER_MAX];
+static v4r1_config registry_cfgs[SOLVER_MAX];
 static int registry_n;
 static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 
 static void registry_init(void)
 {
     registry[0] = naive;
-    registry_n = 1 + v4r1_solvers(registry + 1, registry_cfgs, MAX_SOLVERS - 1);
+    registry_n = 1 + v4r1_solvers(registry + 1, registry_cfgs, SOLVER_MAX - 1);
 }
 
 int solver_count(void)

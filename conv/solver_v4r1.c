@@ -81,8 +81,10 @@ static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, la
 int v4r1_solvers(solver *out, v4r1_config *cfgs, int max)
 {
     int n = 0;
-    for (int i = 0; i < v4r1_config_count && n < max; i++) {
+    for (int i = 0; i < v4r1_config_count; i++) {
         char why[256];
+        if (n == max)
+            igemm_die("%d v4r1 configurations do not fit the solver registry (%d)", v4r1_config_count, max);
         cfgs[n] = v4r1_configs[i];
         if (v4r1_config_derive(&cfgs[n], why, sizeof why))
             continue; /* the generator refuses such a table entry; nothing to run */

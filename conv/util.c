@@ -17,6 +17,17 @@ void why_printf(char *why, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
+void igemm_die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("igemm: internal error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    abort();
+}
+
 void *read_file(const char *path, size_t *size)
 {
     struct stat st;

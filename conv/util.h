@@ -9,6 +9,11 @@
  * runtime's one way of filling the caller's message buffers. */
 void why_printf(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* A broken invariant of the library itself (never bad input): prints
+ * "igemm: internal error: <message>" to stderr and aborts. Bad input is
+ * reported through a status and a reason instead. */
+void igemm_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
 /* The whole of a regular file, malloc'd, with a NUL after its *size bytes
  * (so a text file is also a string); NULL when path is not a regular file
  * or cannot be read. An empty file gives a buffer and *size 0. */

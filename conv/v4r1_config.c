@@ -40,6 +40,17 @@ static int pow2(int x) { return x > 0 && !(x & (x - 1)); }
 
 int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
 {
+    const igemm_dtype_desc *dt = igemm_dtype_get(c->dtype);
+    if (!igemm_math_get(c->math) || !dt || !igemm_layout_get(c->layout)) {
+        why_printf(why, len, "math %d, data type %d or layout %d is not one of the known values", (int)c->math,
+                   (int)c->dtype, (int)c->layout);
+        return -1;
+    }
+    if (c->math != IGEMM_MATH_FMA || c->dtype != IGEMM_FP32 || c->layout != IGEMM_LAYOUT_NCHW) {
+        why_printf(why, len, "the v4r1 kernels are written for %s %s %s only", igemm_math_get(IGEMM_MATH_FMA)->name,
+                   igemm_dtype_get(IGEMM_FP32)->name, igemm_layout_get(IGEMM_LAYOUT_NCHW)->name);
+        return -1;
+    }
     if (!pow2(c->mpb) || !pow2(c->npb) || !pow2(c->kpb) || !pow2(c->block)) {
         why_printf(why, len, "tile %dx%dx%d with %d threads: every size must be a power of two", c->mpb, c->npb,
                    c->kpb, c->block);
@@ -77,8 +88,8 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
                    c->mpb, c->kpb, c->npb, c->block);
         return -1;
     }
-    c->lds_bytes = 2 * 4 * c->kpb * (c->mpb + c->npb);
-    /* mirrors gen/kern_v4r1.c's allocations at the main loop: accumulators,
+    c->lds_bytes = 2 * dt->bytes * c->kpb * (c->mpb + c->npb);
+    /* mirrors gen/v4r1/'s allocations at the main loop: accumulators,
        two sets of LDS operands, global prefetch, load offsets and the B
        column state, addresses and scratch, plus alignment slack */
     int tm = 4 * c->rm, tn = 4 * c->rn;
@@ -92,7 +103,11 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
 
 void v4r1_config_name(const v4r1_config *c, char *buf, size_t len)
 {
-    snprintf(buf, len, "igemm_bwd_v4r1_fma_fp32_nchw_%dx%dx%d_t%d", c->mpb, c->npb, c->kpb, c->block);
+    const igemm_math_desc *m = igemm_math_get(c->math);
+    const igemm_dtype_desc *d = igemm_dtype_get(c->dtype);
+    const igemm_layout_desc *l = igemm_layout_get(c->layout);
+    snprintf(buf, len, "igemm_bwd_v4r1_%s_%s_%s_%dx%dx%d_t%d", m ? m->name : "?", d ? d->name : "?",
+             l ? l->name : "?", c->mpb, c->npb, c->kpb, c->block);
 }
 
 int v4r1_phases(const igemm_shape *sh, int *phases, int max)
@@ -145,7 +160,9 @@ void v4r1_fill_args(igemm_v4r1_args *a, const igemm_shape *sh, const v4r1_config
     m = igemm_magic_for(a->wts), a->mdiv_wts = m.magic, a->shift_wts = m.shift;
     m = igemm_magic_for(a->n_tiles), a->mdiv_ntiles = m.magic, a->shift_ntiles = m.shift;
     m = igemm_magic_for(a->m_tiles), a->mdiv_mtiles = m.magic, a->shift_mtiles = m.shift;
-    for (int i = 0; i < nph && i < V4R1_MAX_PHASES; i++) {
+    if (nph > V4R1_MAX_PHASES)
+        igemm_die("v4r1_fill_args: %d phases exceed the phase table's %d rows", nph, V4R1_MAX_PHASES);
+    for (int i = 0; i < nph; i++) {
         igemm_phase g = igemm_phase_get(sh, phases[i]);
         a->ph[i][PH_IY] = (uint32_t)g.iy;
         a->ph[i][PH_IX] = (uint32_t)g.ix;

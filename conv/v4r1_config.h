@@ -18,10 +18,14 @@
 
 #include "../arch/kargs.h"
 #include "problem.h"
+#include "types.h"
 
 typedef struct {
     int mpb, npb, kpb;   /* tile: M (channels) x N (pixels) per workgroup, K per step */
     int block;           /* threads per workgroup */
+    igemm_math math;     /* how the tile is multiplied (zero: FMA) */
+    igemm_dtype dtype;   /* of dx, dy and w (zero: fp32) */
+    igemm_layout layout; /* of dx, dy and w (zero: NCHW) */
     /* derived by v4r1_config_derive */
     int tx, ty;          /* thread grid */
     int rm, rn;          /* 4-row / 4-column groups per thread */
@@ -38,7 +42,9 @@ extern const int v4r1_config_count;
 /* Fill the derived fields; returns 0, or -1 with the reason in why. */
 int v4r1_config_derive(v4r1_config *c, char *why, size_t len);
 
-/* "igemm_bwd_v4r1_fma_fp32_nchw_128x128x8_t256" */
+/* The kernel name, built from every field that tells configurations apart:
+ * "igemm_bwd_v4r1_fma_fp32_nchw_128x128x8_t256" (math, type, layout, tile,
+ * threads). */
 void v4r1_config_name(const v4r1_config *c, char *buf, size_t len);
 
 /* Kernel arguments of one launch over nph (<= V4R1_MAX_PHASES) non-empty

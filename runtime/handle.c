@@ -374,7 +374,9 @@ static bk_kernel *kernel_lookup(igemm_handle *h, const char *name)
         if (!strcmp(h->kcache[i].name, name))
             return h->kcache[i].k;
     bk_kernel *k = h->b->kernel(h->b, h->mod, name);
-    if (k && h->nk < MAX_CACHED_KERNELS) {
+    if (k && h->nk == MAX_CACHED_KERNELS)
+        igemm_die("kernel cache full (%d kernels) looking up %s", MAX_CACHED_KERNELS, name);
+    if (k) {
         snprintf(h->kcache[h->nk].name, sizeof h->kcache[h->nk].name, "%s", name);
         h->kcache[h->nk++].k = k;
     }

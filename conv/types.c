@@ -1,0 +1,27 @@
+/* The data-type, layout and math descriptor tables. */
+#include "types.h"
+
+static const igemm_dtype_desc dtypes[] = {
+    {IGEMM_FP32, "fp32", 4, 2},
+    {IGEMM_FP16, "fp16", 2, 1},
+    {IGEMM_BF16, "bf16", 2, 1},
+};
+
+static const igemm_layout_desc layouts[] = {
+    {IGEMM_LAYOUT_NCHW, "nchw"},
+    {IGEMM_LAYOUT_NHWC, "nhwc"},
+};
+
+static const igemm_math_desc maths[] = {
+    {IGEMM_MATH_FMA, "fma"},
+};
+
+#define LOOKUP(table, key)                                                                                          \
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)                                                     \
+        if (table[i].id == key)                                                                                     \
+            return &table[i];                                                                                       \
+    return NULL
+
+const igemm_dtype_desc *igemm_dtype_get(igemm_dtype d) { LOOKUP(dtypes, d); }
+const igemm_layout_desc *igemm_layout_get(igemm_layout l) { LOOKUP(layouts, l); }
+const igemm_math_desc *igemm_math_get(igemm_math m) { LOOKUP(maths, m); }

@@ -1,0 +1,38 @@
+/* Descriptors of what a kernel family is parameterised by beyond its tile:
+ * the data type of its tensors, their memory layout, and the math strategy
+ * that multiplies (FMA on the vector ALUs now; matrix cores next). Kernel
+ * names, configurations and the generator all read these tables; nothing
+ * else spells "fp32" or "nchw". */
+#ifndef IGEMM_CONV_TYPES_H
+#define IGEMM_CONV_TYPES_H
+
+#include "../include/igemm.h"
+
+/* One data type of dx, dy and w (accumulation is always fp32). */
+typedef struct {
+    igemm_dtype id;
+    const char *name;   /* in kernel names and MIOpenDriver's command: "fp32" */
+    int bytes;          /* element size in memory */
+    int log2_bytes;
+} igemm_dtype_desc;
+
+/* One tensor layout (dx, dy and the filter alike). */
+typedef struct {
+    igemm_layout id;
+    const char *name;   /* "nchw" */
+} igemm_layout_desc;
+
+/* The math strategies of the v4r1 kernels. */
+typedef enum { IGEMM_MATH_FMA = 0, IGEMM_MATH_COUNT } igemm_math;
+
+typedef struct {
+    igemm_math id;
+    const char *name;   /* "fma" */
+} igemm_math_desc;
+
+/* The descriptor of a value; NULL when the value is not one of the enum. */
+const igemm_dtype_desc *igemm_dtype_get(igemm_dtype d);
+const igemm_layout_desc *igemm_layout_get(igemm_layout l);
+const igemm_math_desc *igemm_math_get(igemm_math m);
+
+#endif

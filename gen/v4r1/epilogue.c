@@ -1,0 +1,125 @@
+/* v4r1 epilogue: the C tile -> dx. A column j is the pixel (image, hi, wi)
+ * of tile column n0 + col_base + col_off(j) (hi = htilda * stride_h +
+ * iy*dil_h - pad_h, likewise wi); a row is channel m0 + row_base +
+ * row_off(i) of the group. Pixels outside dx, columns past gemm_n and rows
+ * past C/G are not stored. */
+#include "kw.h"
+
+/* Per column j of the thread: its dx offset without the row, or the
+ * invalid offset. */
+static void column_offsets(v4r1_kw *w, opnd v_coff, opnd v_q, sv hiwi4, opnd v_row0)
+{
+    emit *e = w->e;
+    const v4r1_math *m = w->math;
+    opnd v_n = at(w->v_t, 0), v_img = at(w->v_t, 1), v_r = at(w->v_t, 2), s_t0 = at(w->s_t, 0);
+    sv chiwi4 = sv_mul(e, "s_chiwi4", w->a_c, hiwi4);
+    sv hwts = sv_mul(e, "s_hwts", w->a_hts, w->a_wts);
+    opnd v_col0 = m->col_base(w);
+    sv a_sh = V4R1_ARG(w, stride_h), a_sw = V4R1_ARG(w, stride_w);
+    /* per thread: the first row's offset row_base*hi*wi*4, and the column constants */
+    opnd v_rowoff = vreg(e, "v_rowoff", 1, 1), v_ch = vreg(e, "v_ch", 1, 1), v_cw = vreg(e, "v_cw", 1, 1);
+    vx_mul(e, v_rowoff, v_row0, hiwi4, s_t0);
+    {
+        sv th = sv_mul(e, "s_th", w->a_htl, a_sh), ch = sv_add(e, "s_ch", th, w->a_hoff);
+        h_vmov(e, v_ch, sv_op(ch));
+        sv_free(e, ch);
+        sv_free(e, th);
+        sv tw = sv_mul(e, "s_tw", w->a_wtl, a_sw), cw = sv_add(e, "s_cw", tw, w->a_woff);
+        h_vmov(e, v_cw, sv_op(cw));
+        sv_free(e, cw);
+        sv_free(e, tw);
+    }
+    for (int j = 0; j < m->cols(w); j++) {
+        opnd off = at(v_coff, j);
+        h_vadd(e, v_n, imm(m->col_off(w, j)), v_col0);
+        h_vadd(e, v_n, sv_op(w->n0), v_n);
+        vx_divmod(e, v_img, v_r, v_n, hwts, w->a_mdiv_hwts, w->a_shift_hwts, s_t0);
+        vx_divmod(e, at(v_q, 0), at(v_q, 1), v_r, w->a_wts, w->a_mdiv_wts, w->a_shift_wts, s_t0);
+        /* hi = hts_i * stride_h + (htl * stride_h + hi_off), all below 2^24 */
+        vx_mad24(e, at(v_q, 0), at(v_q, 0), a_sh, v_ch, s_t0);
+        vx_mad24(e, at(v_q, 1), at(v_q, 1), a_sw, v_cw, s_t0);
+        e_vopc(e, "v_cmp_gt_u32", VCC, sv_op(w->a_gemm_n), v_n);
+        e_vopc(e, "v_cmp_gt_u32", w->s_m, sv_sgpr(e, w->a_hi, at(w->s_t, 1)), at(v_q, 0));
+        e_sop2(e, "s_and_b64", VCC, VCC, w->s_m);
+        e_vopc(e, "v_cmp_gt_u32", w->s_m, sv_sgpr(e, w->a_wi, at(w->s_t, 1)), at(v_q, 1));
+        e_sop2(e, "s_and_b64", VCC, VCC, w->s_m);
+        /* off = image*c*hi*wi*4 + (hi*wi_ + wi)*4 + row_base*hi*wi*4 */
+        vx_mad24(e, at(v_q, 0), at(v_q, 0), w->a_wi, at(v_q, 1), s_t0);
+        e_vop2(e, "v_lshlrev_b32", at(v_q, 0), imm(w->dt->log2_bytes), at(v_q, 0));
+        vx_mul(e, off, v_img, chiwi4, s_t0);
+        h_vadd(e, off, off, at(v_q, 0));
+        h_vadd(e, off, off, v_rowoff);
+        e_cndmask(e, off, w->v_inv, off, VCC);
+    }
+    rfree(e, v_rowoff);
+    rfree(e, v_ch);
+    rfree(e, v_cw);
+    sv_free(e, hwts);
+    sv_free(e, chiwi4);
+}
+
+/* Row by row under an exec mask of the lanes whose row is inside C/G. */
+static void store_rows(v4r1_kw *w, opnd v_coff, sv hiwi4, opnd v_row0)
+{
+    emit *e = w->e;
+    const v4r1_math *m = w->math;
+    opnd s_t = w->s_t;
+    opnd s_rsc = sreg(e, "s_rsc", 4, 4), s_dxbase = sreg(e, "s_dxbase", 2, 2), s_save = sreg(e, "s_save", 2, 2);
+    v4r1_rsrc_words(e, s_rsc, V4R1_OPEN_RECORDS);
+    sv gcg = sv_mul(e, "s_gcg", w->g, w->a_cg);
+    sv cm0 = sv_add(e, "s_cm0", gcg, w->m0);
+    sv dxo = sv_mul(e, "s_dxo", cm0, hiwi4);
+    v4r1_ptr_add(e, s_dxbase, w->p_dx, dxo);
+    sv_free(e, dxo);
+    sv_free(e, cm0);
+    sv_free(e, gcg);
+    sv mlim = sv_sub(e, "s_mlim2", w->a_cg, w->m0);
+    for (int i = 0; i < m->rows(w); i++) {
+        int row = m->row_off(w, i);
+        label l_skip = e_label_new(e, "row_done");
+        e_sop2(e, "s_sub_u32", at(s_t, 0), sv_op(mlim), imm(row));
+        e_vopc(e, "v_cmp_gt_i32", VCC, at(s_t, 0), v_row0);
+        e_sop1(e, "s_and_saveexec_b64", s_save, VCC);
+        e_branch(e, "s_cbranch_execz", l_skip);
+        e_sop2(e, "s_mul_i32", at(s_t, 1), sv_op(hiwi4), imm(row));
+        e_sop2(e, "s_add_u32", at(s_rsc, 0), at(s_dxbase, 0), at(s_t, 1));
+        e_sop2(e, "s_addc_u32", at(s_rsc, 1), at(s_dxbase, 1), imm(0));
+        for (int j = 0; j < m->cols(w); j++)
+            e_mubuf(e, "buffer_store_dword", m->acc(w, i, j), at(v_coff, j), s_rsc, imm(0), 0);
+        e_label(e, l_skip);
+        h_smov(e, EXEC, s_save);
+    }
+    sv_free(e, mlim);
+    rfree(e, s_rsc);
+    rfree(e, s_dxbase);
+    rfree(e, s_save);
+}
+
+void v4r1_epilogue(v4r1_kw *w)
+{
+    emit *e = w->e;
+    e_comment(e, "store: column j -> (image, hi, wi); row -> channel; pixels outside dx or past gemm_n are skipped");
+    opnd v_coff = vreg(e, "v_coff", w->math->cols(w), 1);
+    opnd v_q = vreg(e, "v_q2", 2, 1); /* scratch of the column decode */
+    sv hiwi = sv_mul(e, "s_hiwi", w->a_hi, w->a_wi);
+    sv hiwi4 = sv_shl(e, "s_hiwi4", hiwi, w->dt->log2_bytes);
+    opnd v_row0 = w->math->row_base(w);
+    column_offsets(w, v_coff, v_q, hiwi4, v_row0);
+    rfree(e, v_q);
+    store_rows(w, v_coff, hiwi4, v_row0);
+    sv_free(e, hiwi4);
+    sv_free(e, hiwi);
+
+    rfree(e, v_coff);
+    w->math->release(w);
+    opnd staged[] = {w->v_bht, w->v_bwt, w->v_t, w->v_inv};
+    for (size_t i = 0; i < sizeof staged / sizeof staged[0]; i++)
+        rfree(e, staged[i]);
+    /* release the remaining scalar values and registers */
+    sv rest[] = {w->m0, w->n0, w->g};
+    for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
+        sv_free(e, rest[i]);
+    opnd regs[] = {w->s_m, w->s_t, w->s_args, w->v_tid, w->s_bx, w->s_ka};
+    for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
+        rfree(e, regs[i]);
+}

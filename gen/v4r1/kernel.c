@@ -1,0 +1,48 @@
+/* The v4r1 kernel: its stages in order over one writer state (kw.h). */
+#include <string.h>
+
+#include "../kern.h"
+#include "kw.h"
+
+static const v4r1_math *math_of(igemm_math m)
+{
+    switch (m) {
+    case IGEMM_MATH_FMA: return &v4r1_math_fma;
+    default: return NULL;
+    }
+}
+
+void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int nph, const char *name)
+{
+    v4r1_kw W = {
+        .e = e, .cfg = cfg, .st = st, .nph = nph, .name = name,
+        .math = math_of(cfg->math), .dt = igemm_dtype_get(cfg->dtype),
+        .mpb = cfg->mpb, .npb = cfg->npb, .kpb = cfg->kpb, .block = cfg->block,
+        .tx = cfg->tx, .ty = cfg->ty, .rm = cfg->rm, .rn = cfg->rn,
+        .wa = cfg->wa, .va = cfg->va, .wb = cfg->wb, .vb = cfg->vb,
+    };
+    v4r1_kw *w = &W;
+    if (!w->math || !w->dt) {
+        emit_fail(e, "kernel %s: no math strategy or data type for configuration %d/%d", name, (int)cfg->math,
+               (int)cfg->dtype);
+        return;
+    }
+    w->tm = 4 * w->rm, w->tn = 4 * w->rn;
+    w->dka = w->block * w->wa / w->mpb, w->dkb = w->block * w->wb / w->npb;
+    w->a_size = w->kpb * w->mpb * w->dt->bytes;
+    w->b_size = w->kpb * w->npb * w->dt->bytes;
+    if (w->a_size >= w->b_size) {
+        w->a_lds = 0;
+        w->b_lds = 2 * w->a_size;
+    } else {
+        w->b_lds = 0;
+        w->a_lds = 2 * w->b_size;
+    }
+
+    v4r1_setup(w);
+    v4r1_staging_setup(w);
+    w->math->setup(w);
+    v4r1_walk(w);
+    v4r1_epilogue(w);
+    e_kernel_end(e);
+}

@@ -1,0 +1,146 @@
+/* The v4r1 backward-data kernel writer: one state struct shared by its
+ * stages, and the math strategy interface.
+ *
+ * A workgroup computes (part of) one phase (iy, ix) of the v4r1
+ * decomposition (docs/KERNELS.md); one launch covers every non-empty phase
+ * ("multihead": the phase is block / workgroups-per-phase, its values a row
+ * of a table in the kernel arguments). A phase is the GEMM
+ *   C[M x N] = A[K x M]^T B[K x N],  M = C/G, N = n * HTs * WTs,
+ *   K = (K/G) * YDotSlice * XDotSlice,
+ * with A = w (rows gemm_k = (k, ydot, xdot), columns c) and B = dy (columns
+ * (n, htilda, wtilda), zero where ho or wo falls outside dy).
+ *
+ * The stages, in the order the kernel runs them (kernel.c):
+ *   setup.c     arguments, workgroup -> (phase, group, m tile, n tile),
+ *               tensor bases and buffer resources
+ *   staging.c   global -> registers -> LDS: per-thread load offsets and
+ *               masks, the per-tap dy bounds, the tile loads and LDS writes
+ *   math (math_*.c)  LDS -> fragments -> accumulators: the strategy below
+ *   walk.c      the K walk over taps and channel blocks: prologue, the
+ *               double-buffered main loop, the advance between steps
+ *   epilogue.c  accumulators -> dx with masked stores
+ *
+ * Every stage reads and writes this one struct; registers are allocated
+ * where a stage first needs them and released where the last user is done
+ * (the order is part of the generated code: changing it renumbers
+ * registers). */
+#ifndef IGEMM_GEN_V4R1_KW_H
+#define IGEMM_GEN_V4R1_KW_H
+
+#include "../../arch/kargs.h"
+#include "../../conv/v4r1_config.h"
+#include "../emit_helpers.h"
+#include "../values.h"
+
+/* Lanes with nothing to load or store use this offset: past NUM_RECORDS
+ * under every reading of the gfx9 range check, so loads read 0 and stores
+ * are dropped. */
+#define V4R1_INVALID_OFFSET 0x80000000u
+/* NUM_RECORDS of the dy and dx resources (their offsets are masked instead) */
+#define V4R1_OPEN_RECORDS 0x7fffffffu
+
+typedef struct v4r1_kw v4r1_kw;
+
+/* A math strategy: how the C tile is held, multiplied out of LDS and read
+ * out. The epilogue stores accumulator (i, j), i < rows and j < cols, to
+ * tile row row_base + row_off(i) and tile column col_base + col_off(j). */
+typedef struct {
+    const char *name;
+    /* after the staging setup: per-thread LDS read addresses, zeroed
+       accumulators */
+    void (*setup)(v4r1_kw *w);
+    /* before the main loop's label: the fragment registers */
+    void (*loop_alloc)(v4r1_kw *w);
+    /* one K slice (KPB rows of A and B) out of the current LDS buffers */
+    void (*slice)(v4r1_kw *w);
+    /* point the LDS reads at the other buffer */
+    void (*toggle_reads)(v4r1_kw *w);
+    /* after the loop: release what only the loop used */
+    void (*loop_free)(v4r1_kw *w);
+    /* the epilogue's mapping (col_base may emit the code that computes it) */
+    int (*rows)(const v4r1_kw *w);
+    int (*cols)(const v4r1_kw *w);
+    opnd (*row_base)(v4r1_kw *w);
+    opnd (*col_base)(v4r1_kw *w);
+    int (*row_off)(const v4r1_kw *w, int i);
+    int (*col_off)(const v4r1_kw *w, int j);
+    /* a VGPR holding accumulator (i, j), ready to store */
+    opnd (*acc)(v4r1_kw *w, int i, int j);
+    /* release the rest at the kernel's end */
+    void (*release)(v4r1_kw *w);
+} v4r1_math;
+
+/* The FMA strategy (math_fma.c): a TM x TN thread tile of v_fmac_f32
+ * accumulators fed by ds_read_b128 fragments. */
+extern const v4r1_math v4r1_math_fma;
+
+struct v4r1_kw {
+    emit *e;
+    const v4r1_config *cfg;
+    const v4r1_math *math;
+    const igemm_dtype_desc *dt;
+    const igemm_v4r1_args *st; /* static twin: the shape's values; NULL: dynamic */
+    int nph;                   /* static twin: phases in st */
+    const char *name;
+    /* the tile and the derived thread mapping (v4r1_config.h) */
+    int mpb, npb, kpb, block, tx, ty, rm, rn, wa, va, wb, vb;
+    int tm, tn;                /* thread tile */
+    int dka, dkb;              /* kk distance between a thread's load vectors */
+    /* LDS layout: byte offsets of buffer 0 of A and B; buffer 1 is at
+       offset ^ size (the larger tile goes first so both toggles are xors) */
+    int a_lds, b_lds, a_size, b_size;
+
+    /* setup.c */
+    opnd s_ka, s_bx, s_args, v_tid, s_t; /* s_t: 4 scalar scratch registers */
+    opnd p_dx, p_dy, p_w;
+    sv a_cg, a_kg, a_fx, a_fy, a_k, a_ho, a_wo, a_hi, a_wi, a_c;
+    sv a_nkb, a_gemm_n, a_hts, a_wts, a_mdiv_hwts, a_shift_hwts, a_mdiv_wts, a_shift_wts;
+    sv a_htl, a_wtl, a_dh_step, a_dw_step;
+    sv a_ydot, a_xdot, a_hoff, a_woff; /* this workgroup's phase */
+    sv g, m0, n0;                      /* group, first row and column of the tile */
+    sv yx, cgyx, yx4, cgyx4, howo, howo4, khowo4, a_kstep, b_kstep; /* sizes in bytes */
+    opnd s_wbase, s_dybase, s_rsa, s_rsb;
+    opnd v_inv, v_t; /* the invalid offset; 4 vector scratch registers */
+
+    /* staging.c */
+    opnd v_aoff, v_awr;                       /* A load offsets, LDS write address */
+    opnd v_bht, v_bwt, v_bpre, v_boff, v_bkk, v_bwr; /* B columns, offsets, row, LDS address */
+    opnd v_ga, v_gb;                          /* the tile in flight */
+
+    /* walk.c */
+    opnd s_kb, s_xd, s_yd, s_krem, s_iter, s_m;
+    sv a_ystep, a_xstep;
+
+    /* the math strategy's registers */
+    opnd v_ard, v_brd, v_tm4, v_c, v_la, v_lb;
+};
+
+/* An argument: an SGPR of the loaded argument block (named after the
+ * field), or the static twin's constant. */
+sv v4r1_arg(v4r1_kw *w, const char *name, size_t offset, uint32_t static_value);
+#define V4R1_ARG(w, f) v4r1_arg((w), "s_" #f, offsetof(igemm_v4r1_args, f), (w)->st ? (w)->st->f : 0)
+
+/* 64-bit pointer + 32-bit unsigned offset into dst (an SGPR pair). */
+void v4r1_ptr_add(emit *e, opnd dst, opnd ptr, sv off);
+/* Words 2 and 3 of a buffer resource. */
+void v4r1_rsrc_words(emit *e, opnd rs, uint32_t num_records);
+
+/* setup.c */
+void v4r1_setup(v4r1_kw *w);
+
+/* staging.c */
+void v4r1_staging_setup(v4r1_kw *w);   /* load offsets, masks and LDS write addresses */
+void v4r1_staging_alloc(v4r1_kw *w);   /* the registers of the tile in flight */
+void v4r1_set_tap(v4r1_kw *w);         /* tap (s_yd, s_xd): bases and dy bounds */
+void v4r1_load_tile(v4r1_kw *w);       /* the tile at the current step -> registers */
+void v4r1_write_tile(v4r1_kw *w);      /* registers -> LDS */
+void v4r1_toggle_writes(v4r1_kw *w);   /* point the LDS writes at the other buffer */
+void v4r1_staging_free(v4r1_kw *w);    /* after the loop */
+
+/* walk.c: the whole K walk, prologue to the end of the main loop */
+void v4r1_walk(v4r1_kw *w);
+
+/* epilogue.c: C tile -> dx, and the release of what is left */
+void v4r1_epilogue(v4r1_kw *w);
+
+#endif

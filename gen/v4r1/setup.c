@@ -1,0 +1,191 @@
+/* v4r1 setup: kernel arguments, workgroup -> (phase, group, m tile, n
+ * tile), sizes, tensor bases of the workgroup and the buffer resources. */
+#include <stddef.h>
+
+#include "../kern.h"
+#include "kw.h"
+
+sv v4r1_arg(v4r1_kw *w, const char *name, size_t offset, uint32_t static_value)
+{
+    if (w->st)
+        return sv_const(static_value);
+    return sv_reg(alias(w->e, name, at(w->s_args, (int)(offset / 4))));
+}
+
+void v4r1_ptr_add(emit *e, opnd dst, opnd ptr, sv off)
+{
+    e_sop2(e, "s_add_u32", at(dst, 0), at(ptr, 0), sv_op(off));
+    e_sop2(e, "s_addc_u32", at(dst, 1), at(ptr, 1), imm(0));
+}
+
+void v4r1_rsrc_words(emit *e, opnd rs, uint32_t num_records)
+{
+    h_smov(e, at(rs, 2), imm(num_records));
+    h_smov(e, at(rs, 3), imm(e->t->buffer_rsrc_word3));
+}
+
+/* The kernel's argument metadata: the static twin takes only pointers. */
+static void declare_args(v4r1_kw *w)
+{
+    emit *e = w->e;
+    if (w->st) {
+#define KARG_STRUCT igemm_static_args
+        IGEMM_STATIC_ARGS(KARG_DECLARE)
+#undef KARG_STRUCT
+    } else {
+#define KARG_STRUCT igemm_v4r1_args
+        IGEMM_V4R1_ARGS(KARG_DECLARE)
+#undef KARG_STRUCT
+        e_karg(e, "phases", (int)offsetof(igemm_v4r1_args, ph), (int)sizeof(((igemm_v4r1_args *)0)->ph), false,
+               false);
+    }
+}
+
+/* Block id -> phase and its row of the phase table (iy and ix, which only
+ * the w base needs, into *iy and *ix); returns the block's index within the
+ * phase. */
+static sv decode_phase(v4r1_kw *w, int ph_at, sv *iy, sv *ix)
+{
+    emit *e = w->e;
+    const igemm_v4r1_args *st = w->st;
+    e_comment(e, "block id -> phase (every phase has the same number of workgroups) and its row of the table");
+    sv phase, lbx;
+    sv_divmod(e, "s_phase", "s_lbx", sv_reg(w->s_bx), V4R1_ARG(w, wgs), V4R1_ARG(w, mdiv_wgs),
+              V4R1_ARG(w, shift_wgs), &phase, &lbx);
+    sv ph[PH_WORDS];
+    opnd s_ph = sub(w->s_args, ph_at, PH_WORDS);
+    if (!st) {
+        e_sop2(e, "s_lshl_b32", at(w->s_t, 0), phase.r, imm(5));
+        e_sop2(e, "s_add_u32", at(w->s_t, 0), at(w->s_t, 0), imm((int)offsetof(igemm_v4r1_args, ph)));
+        e_smem_soff(e, "s_load_dwordx8", s_ph, w->s_ka, at(w->s_t, 0));
+        e_waitcnt(e, -1, 0);
+        for (int f = 0; f < PH_WORDS; f++)
+            ph[f] = sv_reg(at(s_ph, f));
+    } else if (w->nph == 1) {
+        for (int f = 0; f < PH_WORDS; f++)
+            ph[f] = sv_const(st->ph[0][f]);
+    } else {
+        /* the static twin selects its phase's constants without branches */
+        for (int f = 0; f < PH_WORDS; f++) {
+            h_smov(e, at(s_ph, f), imm(st->ph[0][f]));
+            ph[f] = sv_reg(at(s_ph, f));
+        }
+        for (int p = 1; p < w->nph; p++) {
+            e_sopc(e, "s_cmp_eq_u32", sv_op(phase), imm(p));
+            for (int f = 0; f < PH_WORDS; f++)
+                if (st->ph[p][f] != st->ph[0][f])
+                    e_sop2(e, "s_cselect_b32", at(s_ph, f), imm(st->ph[p][f]), at(s_ph, f));
+        }
+    }
+    sv_free(e, phase);
+    sv a_iy = ph[PH_IY], a_ix = ph[PH_IX];
+    w->a_ydot = ph[PH_YDOT], w->a_xdot = ph[PH_XDOT];
+    w->a_hoff = ph[PH_HI_OFF], w->a_woff = ph[PH_WI_OFF];
+    if (!st || w->nph > 1) {
+        a_iy.r = alias(e, "s_iy", a_iy.r), a_ix.r = alias(e, "s_ix", a_ix.r);
+        w->a_ydot.r = alias(e, "s_ydot_slice", w->a_ydot.r), w->a_xdot.r = alias(e, "s_xdot_slice", w->a_xdot.r);
+        w->a_hoff.r = alias(e, "s_hi_off", w->a_hoff.r), w->a_woff.r = alias(e, "s_wi_off", w->a_woff.r);
+    }
+    *iy = a_iy;
+    *ix = a_ix;
+    return lbx;
+}
+
+/* Block in phase -> n tile, m tile, group; the tile's first row and column. */
+static void decode_tile(v4r1_kw *w, sv lbx)
+{
+    emit *e = w->e;
+    e_comment(e, "block in phase -> n tile, m tile, group");
+    sv bid_q, n_tile, m_tile;
+    sv_divmod(e, "s_bq", "s_ntile", lbx, V4R1_ARG(w, n_tiles), V4R1_ARG(w, mdiv_ntiles), V4R1_ARG(w, shift_ntiles),
+              &bid_q, &n_tile);
+    sv_free(e, lbx);
+    sv_divmod(e, "s_g", "s_mtile", bid_q, V4R1_ARG(w, m_tiles), V4R1_ARG(w, mdiv_mtiles), V4R1_ARG(w, shift_mtiles),
+              &w->g, &m_tile);
+    sv_free(e, bid_q);
+    w->m0 = sv_shl(e, "s_m0", m_tile, log2u((uint32_t)w->mpb));
+    w->n0 = sv_shl(e, "s_n0", n_tile, log2u((uint32_t)w->npb));
+    sv_free(e, m_tile);
+    sv_free(e, n_tile);
+}
+
+/* w base: p_w + (g*kg*cg*yx + m0*yx + iy*x + ix) * 4; dy base: p_dy + g*kg*ho*wo*4 */
+static void tensor_bases(v4r1_kw *w, sv a_iy, sv a_ix)
+{
+    emit *e = w->e;
+    e_comment(e, "w base: p_w + (g*kg*cg*yx + m0*yx + iy*x + ix) * 4; dy base: p_dy + g*kg*ho*wo*4");
+    w->s_wbase = sreg(e, "s_wbase", 2, 2), w->s_dybase = sreg(e, "s_dybase", 2, 2);
+    sv gk = sv_mul(e, "s_gk", w->g, w->a_kg);
+    sv t1 = sv_mul(e, "s_t1", gk, w->cgyx4);
+    sv t2 = sv_mul(e, "s_t2", w->m0, w->yx4);
+    sv t3 = sv_add(e, "s_t3", t1, t2);
+    sv t4 = sv_mul(e, "s_t4", a_iy, w->a_fx);
+    sv t5 = sv_add(e, "s_t5", t4, a_ix);
+    sv t6 = sv_shl(e, "s_t6", t5, w->dt->log2_bytes);
+    sv t7 = sv_add(e, "s_t7", t3, t6);
+    v4r1_ptr_add(e, w->s_wbase, w->p_w, t7);
+    sv u1 = sv_mul(e, "s_u1", gk, w->howo4);
+    v4r1_ptr_add(e, w->s_dybase, w->p_dy, u1);
+    sv tmp[] = {u1, t7, t6, t5, t4, t3, t2, t1, gk};
+    for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++)
+        sv_free(e, tmp[i]);
+}
+
+void v4r1_setup(v4r1_kw *w)
+{
+    emit *e = w->e;
+    const v4r1_config *cfg = w->cfg;
+    e_kernel_begin(e, w->name, w->block);
+    declare_args(w);
+    e_kernel_lds(e, cfg->lds_bytes);
+    e_comment(e, "v4r1 bwd-data, %s: tile %dx%dx%d, %d threads as %dx%d, thread tile %dx%d, A %dx%d B %dx%d loads",
+              w->st ? "static" : "dynamic", w->mpb, w->npb, w->kpb, w->block, w->tx, w->ty, w->tm, w->tn, w->va,
+              w->wa, w->vb, w->wb);
+
+    w->s_ka = sreg_fixed(e, "s_karg", 0, 2), w->s_bx = sreg_fixed(e, "s_bx", 2, 1);
+    /* the scalar arguments, and room after them (4-aligned) for this
+       workgroup's row of the phase table */
+    int nargs = w->st ? (int)(sizeof(igemm_static_args) / 4) : (int)(offsetof(igemm_v4r1_args, ph) / 4);
+    int ph_at = (nargs + 3) / 4 * 4;
+    w->s_args = sreg(e, "s_args", ph_at + PH_WORDS, 4);
+    h_load_kargs(e, w->s_ka, w->s_args, 0, nargs);
+    w->p_dx = alias(e, "s_p_dx", sub(w->s_args, 0, 2));
+    w->p_dy = alias(e, "s_p_dy", sub(w->s_args, 2, 2));
+    w->p_w = alias(e, "s_p_w", sub(w->s_args, 4, 2));
+    w->v_tid = h_workitem_id(e);
+    w->s_t = sreg(e, "s_t", 4, 2);
+    e_waitcnt(e, -1, 0);
+
+    w->a_cg = V4R1_ARG(w, cg), w->a_kg = V4R1_ARG(w, kg), w->a_fx = V4R1_ARG(w, fx), w->a_fy = V4R1_ARG(w, fy);
+    w->a_k = V4R1_ARG(w, k), w->a_ho = V4R1_ARG(w, ho), w->a_wo = V4R1_ARG(w, wo), w->a_hi = V4R1_ARG(w, hi);
+    w->a_wi = V4R1_ARG(w, wi), w->a_c = V4R1_ARG(w, c), w->a_nkb = V4R1_ARG(w, nkb);
+    w->a_gemm_n = V4R1_ARG(w, gemm_n), w->a_hts = V4R1_ARG(w, hts), w->a_wts = V4R1_ARG(w, wts);
+    w->a_mdiv_hwts = V4R1_ARG(w, mdiv_hwts), w->a_shift_hwts = V4R1_ARG(w, shift_hwts);
+    w->a_mdiv_wts = V4R1_ARG(w, mdiv_wts), w->a_shift_wts = V4R1_ARG(w, shift_wts);
+    w->a_htl = V4R1_ARG(w, htl), w->a_wtl = V4R1_ARG(w, wtl), w->a_dh_step = V4R1_ARG(w, dh_step);
+    w->a_dw_step = V4R1_ARG(w, dw_step);
+
+    sv a_iy, a_ix;
+    decode_tile(w, decode_phase(w, ph_at, &a_iy, &a_ix));
+
+    e_comment(e, "sizes in bytes");
+    int lb = w->dt->log2_bytes;
+    w->yx = sv_mul(e, "s_yx", w->a_fy, w->a_fx);
+    w->cgyx = sv_mul(e, "s_cgyx", w->a_cg, w->yx);
+    w->yx4 = sv_shl(e, "s_yx4", w->yx, lb);
+    w->cgyx4 = sv_shl(e, "s_cgyx4", w->cgyx, lb);
+    w->howo = sv_mul(e, "s_howo", w->a_ho, w->a_wo);
+    w->howo4 = sv_shl(e, "s_howo4", w->howo, lb);
+    w->khowo4 = sv_mul(e, "s_khowo4", w->a_k, w->howo4);
+    w->a_kstep = sv_mul(e, "s_a_kstep", w->cgyx4, sv_const((uint32_t)w->kpb));
+    w->b_kstep = sv_mul(e, "s_b_kstep", w->howo4, sv_const((uint32_t)w->kpb));
+
+    tensor_bases(w, a_iy, a_ix);
+    w->s_rsa = sreg(e, "s_rsa", 4, 4), w->s_rsb = sreg(e, "s_rsb", 4, 4);
+    v4r1_rsrc_words(e, w->s_rsb, V4R1_OPEN_RECORDS);
+    h_smov(e, at(w->s_rsa, 3), imm(e->t->buffer_rsrc_word3));
+
+    w->v_inv = vreg(e, "v_inv", 1, 1);
+    h_vmov(e, w->v_inv, imm(V4R1_INVALID_OFFSET));
+    w->v_t = vreg(e, "v_t", 4, 1);
+}

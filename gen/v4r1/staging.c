@@ -1,0 +1,208 @@
+/* v4r1 staging: global memory -> registers -> LDS.
+ *
+ * GEMM K is walked tap by tap: for each (ydot, xdot), ceil(Kg / KPB) steps
+ * of KPB channels k. Every thread of a workgroup shares (ydot, xdot) and
+ * the channel block, so the walk is scalar: the buffer resources' base
+ * addresses move, the per-thread offsets stay. Only a tap change recomputes
+ * which dy elements are inside dy (a few VALU ops per element); only the
+ * last channel block of a tap, when K/G is not a multiple of KPB, masks
+ * rows (A by shrinking NUM_RECORDS, B by a scalar-branched masked load). */
+#include "kw.h"
+
+static const char *ds_write_op(int dwords)
+{
+    return dwords == 4 ? "ds_write_b128" : dwords == 2 ? "ds_write_b64" : "ds_write_b32";
+}
+
+/* A (w) loads: thread -> (kk_a, m_a), vector i at kk_a + i*DKA. */
+static void a_offsets(v4r1_kw *w)
+{
+    emit *e = w->e;
+    const int MPB = w->mpb, WA = w->wa, VA = w->va;
+    e_comment(e, "A loads: m_a = (tid %% %d) * %d, kk_a = tid / %d; offset ((kk*cg + m) * y*x) * 4, 0x%x past cg",
+              MPB / WA, WA, MPB / WA, V4R1_INVALID_OFFSET);
+    w->v_aoff = vreg(e, "v_aoff", VA * WA, 1);
+    opnd v_ma = at(w->v_t, 0), v_kka = at(w->v_t, 1);
+    e_vop2(e, "v_and_b32", v_ma, imm(MPB / WA - 1), w->v_tid);
+    e_vop2(e, "v_lshlrev_b32", v_ma, imm(log2u((uint32_t)WA)), v_ma);
+    e_vop2(e, "v_lshrrev_b32", v_kka, imm(log2u((uint32_t)(MPB / WA))), w->v_tid);
+    /* base = (kk_a*cg + m_a) * y*x*4; element (i, j) adds j*y*x*4 + i*DKA*cg*y*x*4 */
+    sv mlim = sv_sub(e, "s_mlim", w->a_cg, w->m0);
+    opnd v_abase = at(w->v_t, 3);
+    vx_mad24(e, v_abase, v_kka, w->a_cg, v_ma, at(w->s_t, 0));
+    vx_mul(e, v_abase, v_abase, w->yx4, at(w->s_t, 0));
+    for (int i = 0; i < VA; i++)
+        for (int j = 0; j < WA; j++) {
+            opnd off = at(w->v_aoff, i * WA + j);
+            sv dj = sv_mul(e, "s_dj", w->yx4, sv_const((uint32_t)j));
+            sv di = sv_mul(e, "s_di", w->cgyx4, sv_const((uint32_t)(i * w->dka)));
+            sv dij = sv_add(e, "s_dij", dj, di);
+            h_vadd(e, off, sv_op(dij), v_abase);
+            sv_free(e, dij);
+            sv_free(e, di);
+            sv_free(e, dj);
+            h_vadd(e, at(w->v_t, 2), imm(j), v_ma);
+            e_vopc(e, "v_cmp_gt_u32", VCC, sv_op(mlim), at(w->v_t, 2));
+            e_cndmask(e, off, w->v_inv, off, VCC);
+        }
+    sv_free(e, mlim);
+    w->v_awr = vreg(e, "v_awr", 1, 1); /* LDS write address of vector 0 */
+    e_vop2(e, "v_lshlrev_b32", w->v_awr, imm(log2u((uint32_t)MPB)), v_kka);
+    h_vadd(e, w->v_awr, w->v_awr, v_ma);
+    e_vop2(e, "v_lshlrev_b32", w->v_awr, imm(w->dt->log2_bytes), w->v_awr);
+    if (w->a_lds)
+        h_vadd(e, w->v_awr, imm(w->a_lds), w->v_awr);
+}
+
+/* B (dy) loads: thread -> (kk_b, n_b); element j of a vector is column
+ * n0 + n_b + j, the same for every vector: its (htilda, wtilda) and the
+ * offset of row kk_b before the tap's shift. */
+static void b_offsets(v4r1_kw *w)
+{
+    emit *e = w->e;
+    const int NPB = w->npb, WB = w->wb, VB = w->vb;
+    e_comment(e, "B loads: n_b = (tid %% %d) * %d, kk_b = tid / %d; per column: htilda, wtilda, offset", NPB / WB,
+              WB, NPB / WB);
+    w->v_bht = vreg(e, "v_bht", WB, 1), w->v_bwt = vreg(e, "v_bwt", WB, 1);
+    w->v_bpre = vreg(e, "v_bpre", VB * WB, 1), w->v_boff = vreg(e, "v_boff", VB * WB, 1);
+    w->v_bkk = vreg(e, "v_bkk", 1, 1);
+    opnd v_nb = at(w->v_t, 0);
+    e_vop2(e, "v_and_b32", v_nb, imm(NPB / WB - 1), w->v_tid);
+    e_vop2(e, "v_lshlrev_b32", v_nb, imm(log2u((uint32_t)WB)), v_nb);
+    e_vop2(e, "v_lshrrev_b32", w->v_bkk, imm(log2u((uint32_t)(NPB / WB))), w->v_tid);
+    w->v_bwr = vreg(e, "v_bwr", 1, 1);
+    e_vop2(e, "v_lshlrev_b32", w->v_bwr, imm(log2u((uint32_t)NPB)), w->v_bkk);
+    h_vadd(e, w->v_bwr, w->v_bwr, v_nb);
+    e_vop2(e, "v_lshlrev_b32", w->v_bwr, imm(w->dt->log2_bytes), w->v_bwr);
+    if (w->b_lds)
+        h_vadd(e, w->v_bwr, imm(w->b_lds), w->v_bwr);
+
+    opnd v_n = at(w->v_t, 1), v_img = at(w->v_t, 2), v_r = at(w->v_t, 3);
+    opnd v_q = vreg(e, "v_q", 2, 1);
+    opnd s_t0 = at(w->s_t, 0);
+    sv hwts = sv_mul(e, "s_hwts", w->a_hts, w->a_wts);
+    opnd v_bkkoff = vreg(e, "v_bkkoff", 1, 1); /* kk_b * ho*wo*4 */
+    vx_mul(e, v_bkkoff, w->v_bkk, w->howo4, s_t0);
+    h_vadd(e, v_n, sv_op(w->n0), v_nb);
+    for (int j = 0; j < WB; j++) {
+        if (j)
+            h_vadd(e, v_n, imm(1), v_n);
+        /* n -> (image, hts index, wts index) */
+        vx_divmod(e, v_img, v_r, v_n, hwts, w->a_mdiv_hwts, w->a_shift_hwts, s_t0);
+        vx_divmod(e, at(v_q, 0), at(v_q, 1), v_r, w->a_wts, w->a_mdiv_wts, w->a_shift_wts, s_t0);
+        h_vadd(e, at(w->v_bht, j), sv_op(w->a_htl), at(v_q, 0));
+        h_vadd(e, at(w->v_bwt, j), sv_op(w->a_wtl), at(v_q, 1));
+        /* columns past gemm_n: an htilda no tap brings inside dy */
+        e_vopc(e, "v_cmp_gt_u32", VCC, sv_op(w->a_gemm_n), v_n);
+        h_vmov(e, at(v_q, 0), imm(0x7fffffff));
+        e_cndmask(e, at(w->v_bht, j), at(v_q, 0), at(w->v_bht, j), VCC);
+        /* pre = image*k*ho*wo*4 + kk_b*ho*wo*4 + (htilda*wo + wtilda)*4, per vector */
+        vx_mul(e, at(v_q, 0), v_img, w->khowo4, s_t0);
+        vx_mad24(e, at(v_q, 1), at(w->v_bht, j), w->a_wo, at(w->v_bwt, j), s_t0);
+        e_vop2(e, "v_lshlrev_b32", at(v_q, 1), imm(w->dt->log2_bytes), at(v_q, 1));
+        h_vadd(e, at(v_q, 0), at(v_q, 0), at(v_q, 1));
+        h_vadd(e, at(v_q, 0), at(v_q, 0), v_bkkoff);
+        for (int i = 0; i < VB; i++) {
+            sv di = sv_mul(e, "s_di", w->howo4, sv_const((uint32_t)(i * w->dkb)));
+            h_vadd(e, at(w->v_bpre, i * WB + j), sv_op(di), at(v_q, 0));
+            sv_free(e, di);
+        }
+    }
+    sv_free(e, hwts);
+    rfree(e, v_bkkoff);
+    rfree(e, v_q);
+}
+
+void v4r1_staging_setup(v4r1_kw *w)
+{
+    a_offsets(w);
+    b_offsets(w);
+}
+
+void v4r1_staging_alloc(v4r1_kw *w)
+{
+    w->v_ga = vreg(w->e, "v_ga", w->va * w->wa, 4);
+    w->v_gb = vreg(w->e, "v_gb", w->vb * w->wb, 4);
+}
+
+void v4r1_set_tap(v4r1_kw *w)
+{
+    emit *e = w->e;
+    opnd s_t = w->s_t, s_rsa = w->s_rsa, s_rsb = w->s_rsb, s_yd = w->s_yd, s_xd = w->s_xd;
+    e_comment(e, "tap (ydot, xdot): A base = w base + ydot*ytilda*x*4 + xdot*xtilda*4, dy base moves back");
+    e_sop2(e, "s_mul_i32", at(s_t, 0), s_yd, sv_op(w->a_ystep));
+    e_sop2(e, "s_mul_i32", at(s_t, 1), s_xd, sv_op(w->a_xstep));
+    e_sop2(e, "s_add_u32", at(s_t, 0), at(s_t, 0), at(s_t, 1));
+    e_sop2(e, "s_add_u32", at(s_rsa, 0), at(w->s_wbase, 0), at(s_t, 0));
+    e_sop2(e, "s_addc_u32", at(s_rsa, 1), at(w->s_wbase, 1), imm(0));
+    e_sop2(e, "s_mul_i32", at(s_t, 2), s_yd, sv_op(w->a_dh_step));
+    e_sop2(e, "s_mul_i32", at(s_t, 3), s_xd, sv_op(w->a_dw_step));
+    e_sop2(e, "s_mul_i32", at(s_t, 0), at(s_t, 2), sv_op(w->a_wo));
+    e_sop2(e, "s_add_u32", at(s_t, 0), at(s_t, 0), at(s_t, 3));
+    e_sop2(e, "s_lshl_b32", at(s_t, 0), at(s_t, 0), imm(w->dt->log2_bytes));
+    e_sop2(e, "s_sub_u32", at(s_rsb, 0), at(w->s_dybase, 0), at(s_t, 0));
+    e_sop2(e, "s_subb_u32", at(s_rsb, 1), at(w->s_dybase, 1), imm(0));
+    for (int j = 0; j < w->wb; j++) {
+        e_vop2(e, "v_subrev_u32", at(w->v_t, 0), at(s_t, 2), at(w->v_bht, j));
+        e_vopc(e, "v_cmp_gt_u32", w->s_m, sv_sgpr(e, w->a_ho, at(s_t, 1)), at(w->v_t, 0));
+        e_vop2(e, "v_subrev_u32", at(w->v_t, 0), at(s_t, 3), at(w->v_bwt, j));
+        e_vopc(e, "v_cmp_gt_u32", VCC, sv_op(w->a_wo), at(w->v_t, 0));
+        e_sop2(e, "s_and_b64", VCC, VCC, w->s_m);
+        for (int i = 0; i < w->vb; i++)
+            e_cndmask(e, at(w->v_boff, i * w->wb + j), w->v_inv, at(w->v_bpre, i * w->wb + j), VCC);
+    }
+}
+
+void v4r1_load_tile(v4r1_kw *w)
+{
+    emit *e = w->e;
+    const int KPB = w->kpb, VA = w->va, WA = w->wa, VB = w->vb, WB = w->wb;
+    opnd s_t = w->s_t, s_krem = w->s_krem;
+    label l_part = e_label_new(e, "partial_k"), l_done = e_label_new(e, "loaded");
+    e_comment(e, "A rows past the channel block are past NUM_RECORDS = min(krem, KPB) * cg*y*x*4");
+    e_sop2(e, "s_min_u32", at(s_t, 0), s_krem, imm(KPB));
+    e_sop2(e, "s_mul_i32", at(w->s_rsa, 2), at(s_t, 0), sv_op(w->cgyx4));
+    for (int x = 0; x < VA * WA; x++)
+        e_mubuf(e, "buffer_load_dword", at(w->v_ga, x), at(w->v_aoff, x), w->s_rsa, imm(0), 0);
+    e_sopc(e, "s_cmp_lt_u32", s_krem, imm(KPB));
+    e_branch(e, "s_cbranch_scc1", l_part);
+    for (int x = 0; x < VB * WB; x++)
+        e_mubuf(e, "buffer_load_dword", at(w->v_gb, x), at(w->v_boff, x), w->s_rsb, imm(0), 0);
+    e_branch(e, "s_branch", l_done);
+    e_label(e, l_part);
+    e_comment(e, "last channel block of the tap: rows kk >= krem load nothing");
+    for (int i = 0; i < VB; i++) {
+        e_sop2(e, "s_sub_u32", at(s_t, 1), s_krem, imm(i * w->dkb));
+        e_vopc(e, "v_cmp_gt_i32", VCC, at(s_t, 1), w->v_bkk);
+        for (int j = 0; j < WB; j++) {
+            e_cndmask(e, at(w->v_t, j % 4), w->v_inv, at(w->v_boff, i * WB + j), VCC);
+            e_mubuf(e, "buffer_load_dword", at(w->v_gb, i * WB + j), at(w->v_t, j % 4), w->s_rsb, imm(0), 0);
+        }
+    }
+    e_label(e, l_done);
+}
+
+void v4r1_write_tile(v4r1_kw *w)
+{
+    emit *e = w->e;
+    int esz = w->dt->bytes;
+    for (int i = 0; i < w->va; i++)
+        e_ds(e, ds_write_op(w->wa), NOOP, w->v_awr, sub(w->v_ga, i * w->wa, w->wa), NOOP, i * w->dka * w->mpb * esz,
+             0);
+    for (int i = 0; i < w->vb; i++)
+        e_ds(e, ds_write_op(w->wb), NOOP, w->v_bwr, sub(w->v_gb, i * w->wb, w->wb), NOOP, i * w->dkb * w->npb * esz,
+             0);
+}
+
+void v4r1_toggle_writes(v4r1_kw *w)
+{
+    e_vop2(w->e, "v_xor_b32", w->v_awr, imm(w->a_size), w->v_awr);
+    e_vop2(w->e, "v_xor_b32", w->v_bwr, imm(w->b_size), w->v_bwr);
+}
+
+void v4r1_staging_free(v4r1_kw *w)
+{
+    opnd regs[] = {w->v_ga, w->v_gb, w->v_aoff, w->v_bpre, w->v_boff, w->v_awr, w->v_bwr, w->v_bkk};
+    for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
+        rfree(w->e, regs[i]);
+}
