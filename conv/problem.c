@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "types.h"
+
 
 static int gcd(int a, int b)
 {
@@ -109,8 +111,8 @@ igemm_status igemm_problem_check(const igemm_problem *p, char *why, size_t why_l
         why_printf(why, why_len, "tensors too large");
         return IGEMM_ERR_INVALID_ARG;
     }
-    if (p->layout != IGEMM_LAYOUT_NCHW) {
-        why_printf(why, why_len, "only the NCHW layout is supported");
+    if (p->layout != IGEMM_LAYOUT_NCHW && p->layout != IGEMM_LAYOUT_NHWC) {
+        why_printf(why, why_len, "layout %d is not NCHW or NHWC", (int)p->layout);
         return IGEMM_ERR_UNSUPPORTED;
     }
     if (p->dtype != IGEMM_FP32) {
@@ -228,16 +230,53 @@ static int parse_int(const char *s, int *out)
     return 0;
 }
 
+/* MIOpenDriver's layout flags: dx (input), dy (output) and the filter. The
+ * three must agree: a kernel reads every tensor in one layout. */
+static const struct {
+    const char *shrt, *lng, *what;
+} layout_flags[3] = {
+    {"-I", "--in_layout", "input (dx)"},
+    {"-O", "--out_layout", "output (dy)"},
+    {"-f", "--fil_layout", "filter"},
+};
+
+static int parse_layout(const char *s, igemm_layout *out)
+{
+    for (int l = IGEMM_LAYOUT_NCHW; l <= IGEMM_LAYOUT_NHWC; l++)
+        if (s && !strcmp(s, igemm_layout_get((igemm_layout)l)->upper)) {
+            *out = (igemm_layout)l;
+            return 0;
+        }
+    return -1;
+}
+
 int igemm_problem_parse_args(igemm_problem *p, int argc, char **argv, char *why, size_t why_len)
 {
     igemm_problem d = IGEMM_PROBLEM_INIT;
     *p = d;
+    igemm_layout lay[3] = {IGEMM_LAYOUT_NCHW, IGEMM_LAYOUT_NCHW, IGEMM_LAYOUT_NCHW};
     int i = 0;
     if (argc > 0 && !strcmp(argv[0], "conv"))
         i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
         int *field = NULL;
+        int lf = -1;
+        for (int f = 0; f < 3; f++)
+            if (!strcmp(a, layout_flags[f].shrt) || !strcmp(a, layout_flags[f].lng))
+                lf = f;
+        if (lf >= 0) {
+            if (i + 1 >= argc) {
+                why_printf(why, why_len, "flag '%s' needs a value", a);
+                return -1;
+            }
+            if (parse_layout(argv[i + 1], &lay[lf])) {
+                why_printf(why, why_len, "flag '%s': layout must be NCHW or NHWC, got '%.32s'", a, argv[i + 1]);
+                return -1;
+            }
+            i++;
+            continue;
+        }
         if (a[0] != '-' || !a[1] || a[2]) {
             why_printf(why, why_len, "unexpected argument '%s'", a);
             return -1;
@@ -277,6 +316,14 @@ int igemm_problem_parse_args(igemm_problem *p, int argc, char **argv, char *why,
         }
         i++;
     }
+    for (int f = 1; f < 3; f++)
+        if (lay[f] != lay[0]) {
+            why_printf(why, why_len, "mixed layouts (%s %s, %s %s) are not supported: give all three the same",
+                       layout_flags[0].what, igemm_layout_get(lay[0])->upper, layout_flags[f].what,
+                       igemm_layout_get(lay[f])->upper);
+            return -1;
+        }
+    p->layout = lay[0];
     return 0;
 }
 
@@ -312,9 +359,13 @@ int igemm_problem_parse_line(igemm_problem *p, const char *line, char *why, size
 
 void igemm_problem_format(const igemm_problem *p, char *buf, size_t len)
 {
-    snprintf(buf, len, "-n %d -c %d -H %d -W %d -k %d -y %d -x %d -p %d -q %d -u %d -v %d -l %d -j %d -g %d",
-             p->n, p->c, p->hi, p->wi, p->k, p->y, p->x, p->pad_h, p->pad_w, p->stride_h, p->stride_w,
-             p->dil_h, p->dil_w, p->groups);
+    int n = snprintf(buf, len, "-n %d -c %d -H %d -W %d -k %d -y %d -x %d -p %d -q %d -u %d -v %d -l %d -j %d -g %d",
+                     p->n, p->c, p->hi, p->wi, p->k, p->y, p->x, p->pad_h, p->pad_w, p->stride_h, p->stride_w,
+                     p->dil_h, p->dil_w, p->groups);
+    const igemm_layout_desc *l = igemm_layout_get(p->layout);
+    if (p->layout != IGEMM_LAYOUT_NCHW && l && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, " --in_layout %s --out_layout %s --fil_layout %s", l->upper, l->upper,
+                 l->upper);
 }
 
 igemm_status igemm_problem_read_list(const char *path, int batch, igemm_problem **probs, int *n, char ***comments,

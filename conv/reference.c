@@ -17,12 +17,11 @@ uint64_t igemm_fill_random(float *v, size_t n, uint64_t seed)
     return seed;
 }
 
-igemm_status igemm_reference_bwd_data(const igemm_problem *p, const float *dy, const float *w,
-                                      double *dx, double *abs_sum, unsigned char *covered)
+/* The reference in NCHW (dx, dy and the filter K, C/G, Y, X). */
+static void reference_nchw(const igemm_problem *p, const igemm_shape *sp, const float *dy, const float *w, double *dx,
+                           double *abs_sum, unsigned char *covered)
 {
-    igemm_shape s;
-    if (igemm_shape_init(&s, p, NULL, 0) != IGEMM_OK || !dy || !w || !dx)
-        return IGEMM_ERR_INVALID_ARG;
+    const igemm_shape s = *sp;
     memset(dx, 0, sizeof *dx * (size_t)s.dx_elems);
     if (abs_sum)
         memset(abs_sum, 0, sizeof *abs_sum * (size_t)s.dx_elems);
@@ -65,7 +64,56 @@ igemm_status igemm_reference_bwd_data(const igemm_problem *p, const float *dy, c
                     }
             }
         }
-    return IGEMM_OK;
+}
+
+/* An (a, b, inner) array with b and inner swapped, or back: out[x][j][i] =
+ * in[x][i][j] for i < ni, j < nj, per outer index x < na; elem bytes each. */
+static void swap_inner(void *out, const void *in, int64_t na, int64_t ni, int64_t nj, size_t elem)
+{
+    char *o = out;
+    const char *s = in;
+    for (int64_t x = 0; x < na; x++)
+        for (int64_t i = 0; i < ni; i++)
+            for (int64_t j = 0; j < nj; j++)
+                memcpy(o + ((x * nj + j) * ni + i) * (int64_t)elem, s + ((x * ni + i) * nj + j) * (int64_t)elem, elem);
+}
+
+igemm_status igemm_reference_bwd_data(const igemm_problem *p, const float *dy, const float *w,
+                                      double *dx, double *abs_sum, unsigned char *covered)
+{
+    igemm_shape s;
+    if (igemm_shape_init(&s, p, NULL, 0) != IGEMM_OK || !dy || !w || !dx)
+        return IGEMM_ERR_INVALID_ARG;
+    if (p->layout == IGEMM_LAYOUT_NCHW) {
+        reference_nchw(p, &s, dy, w, dx, abs_sum, covered);
+        return IGEMM_OK;
+    }
+    /* NHWC: the same definition on NCHW copies (dy N,Ho,Wo,K -> N,K,Ho,Wo;
+       the filter K,Y,X,C/G -> K,C/G,Y,X), the results moved back to
+       N,Hi,Wi,C */
+    int64_t hw_in = (int64_t)p->hi * p->wi, hw_out = (int64_t)s.ho * s.wo, yx = (int64_t)p->y * p->x;
+    float *dy_t = malloc(sizeof *dy_t * (size_t)s.dy_elems), *w_t = malloc(sizeof *w_t * (size_t)s.w_elems);
+    double *dx_t = malloc(sizeof *dx_t * (size_t)s.dx_elems);
+    double *abs_t = abs_sum ? malloc(sizeof *abs_t * (size_t)s.dx_elems) : NULL;
+    unsigned char *cov_t = covered ? malloc((size_t)s.dx_elems) : NULL;
+    igemm_status st = IGEMM_ERR_NO_MEMORY;
+    if (dy_t && w_t && dx_t && (!abs_sum || abs_t) && (!covered || cov_t)) {
+        swap_inner(dy_t, dy, p->n, hw_out, p->k, sizeof *dy_t);
+        swap_inner(w_t, w, p->k, yx, s.cg, sizeof *w_t);
+        reference_nchw(p, &s, dy_t, w_t, dx_t, abs_t, cov_t);
+        swap_inner(dx, dx_t, p->n, p->c, hw_in, sizeof *dx);
+        if (abs_sum)
+            swap_inner(abs_sum, abs_t, p->n, p->c, hw_in, sizeof *abs_sum);
+        if (covered)
+            swap_inner(covered, cov_t, p->n, p->c, hw_in, 1);
+        st = IGEMM_OK;
+    }
+    free(dy_t);
+    free(w_t);
+    free(dx_t);
+    free(abs_t);
+    free(cov_t);
+    return st;
 }
 
 int igemm_verify(const igemm_problem *p, const float *dx, const double *ref, const double *abs_sum,

@@ -83,6 +83,10 @@ static igemm_status naive_applicable(const solver *s, const igemm_shape *sh, con
 {
     (void)s;
     (void)t;
+    if (sh->p.layout != IGEMM_LAYOUT_NCHW || sh->p.dtype != IGEMM_FP32) {
+        why_printf(why, len, "the naive kernel reads NCHW fp32 tensors");
+        return IGEMM_ERR_NOT_APPLICABLE;
+    }
     if (!plan_batch_chunk(sh)) {
         why_printf(why, len, "one image exceeds %llu bytes", (unsigned long long)LAUNCH_MAX_BYTES);
         return IGEMM_ERR_NOT_APPLICABLE;
@@ -144,6 +148,8 @@ static int naive_plan(const solver *s, const igemm_shape *sh, const target *t, l
 }
 
 static const solver naive = {
+    .layout = IGEMM_LAYOUT_NCHW,
+    .dtype = IGEMM_FP32,
     .name = "naive",
     .kind = SOLVER_NAIVE,
     .available = naive_available,

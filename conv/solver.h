@@ -37,6 +37,8 @@ typedef struct solver solver;
 struct solver {
     char name[96];         /* the configuration's name, as users and the perf DB see it */
     int kind;              /* SOLVER_NAIVE, SOLVER_V4R1 */
+    igemm_layout layout;   /* of the tensors its kernels read and write */
+    igemm_dtype dtype;
     const void *cfg;       /* kind-specific configuration */
     /* 1 when the target's code object has this solver's kernels */
     int (*available)(const solver *s, const target *t);
@@ -50,7 +52,7 @@ enum { SOLVER_NAIVE, SOLVER_V4R1 };
 
 /* Every solver, the naive reference first; at most SOLVER_MAX of them (a
  * larger configuration table stops with an internal error). */
-#define SOLVER_MAX 64
+#define SOLVER_MAX 128
 int solver_count(void);
 const solver *solver_get(int i);
 const solver *solver_find(const char *name);

@@ -17,8 +17,13 @@ static int v4r1_available(const solver *s, const target *t)
 
 static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, const target *t, char *why, size_t len)
 {
-    (void)s;
+    const v4r1_config *c = s->cfg;
     (void)t;
+    if (c->layout != sh->p.layout || c->dtype != sh->p.dtype) {
+        why_printf(why, len, "written for %s %s tensors", igemm_layout_get(c->layout)->name,
+                   igemm_dtype_get(c->dtype)->name);
+        return IGEMM_ERR_NOT_APPLICABLE;
+    }
     if (!plan_batch_chunk(sh)) {
         why_printf(why, len, "one image's dx or dy exceeds %llu bytes", (unsigned long long)LAUNCH_MAX_BYTES);
         return IGEMM_ERR_NOT_APPLICABLE;
@@ -81,17 +86,16 @@ static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, la
 int v4r1_solvers(solver *out, v4r1_config *cfgs, int max)
 {
     int n = 0;
-    for (int i = 0; i < v4r1_config_count; i++) {
-        char why[256];
+    for (int i = 0; i < v4r1_family_count(); i++) {
         if (n == max)
-            igemm_die("%d v4r1 configurations do not fit the solver registry (%d)", v4r1_config_count, max);
-        cfgs[n] = v4r1_configs[i];
-        if (v4r1_config_derive(&cfgs[n], why, sizeof why))
-            continue; /* the generator refuses such a table entry; nothing to run */
+            igemm_die("%d v4r1 configurations do not fit the solver registry (%d)", v4r1_family_count(), max);
+        cfgs[n] = *v4r1_family_get(i);
         solver *s = &out[n];
         memset(s, 0, sizeof *s);
         v4r1_config_name(&cfgs[n], s->name, sizeof s->name);
         s->kind = SOLVER_V4R1;
+        s->layout = cfgs[n].layout;
+        s->dtype = cfgs[n].dtype;
         s->cfg = &cfgs[n];
         s->available = v4r1_available;
         s->applicable = v4r1_applicable;

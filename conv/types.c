@@ -8,8 +8,8 @@ static const igemm_dtype_desc dtypes[] = {
 };
 
 static const igemm_layout_desc layouts[] = {
-    {IGEMM_LAYOUT_NCHW, "nchw"},
-    {IGEMM_LAYOUT_NHWC, "nhwc"},
+    {IGEMM_LAYOUT_NCHW, "nchw", "NCHW"},
+    {IGEMM_LAYOUT_NHWC, "nhwc", "NHWC"},
 };
 
 static const igemm_math_desc maths[] = {

@@ -19,7 +19,8 @@ typedef struct {
 /* One tensor layout (dx, dy and the filter alike). */
 typedef struct {
     igemm_layout id;
-    const char *name;   /* "nchw" */
+    const char *name;   /* in kernel names: "nchw" */
+    const char *upper;  /* as MIOpenDriver spells it: "NCHW" */
 } igemm_layout_desc;
 
 /* The math strategies of the v4r1 kernels. */

@@ -1,13 +1,14 @@
 /* The v4r1 FMA tile configurations. */
 #include "v4r1_config.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 /* Large square tiles for big GEMMs, rectangular ones for unbalanced M/N,
  * small ones so that small problems still fill 60 CUs, thin ones for the
  * skinny GEMMs of few-channel layers (the ResNet stem has C = 3). */
-const v4r1_config v4r1_configs[] = {
+const v4r1_config v4r1_tiles[] = {
     {.mpb = 128, .npb = 128, .kpb = 8, .block = 256},
     {.mpb = 128, .npb = 128, .kpb = 16, .block = 256},
     {.mpb = 128, .npb = 64, .kpb = 8, .block = 256},
@@ -24,7 +25,36 @@ const v4r1_config v4r1_configs[] = {
     {.mpb = 16, .npb = 64, .kpb = 8, .block = 64},
     {.mpb = 128, .npb = 16, .kpb = 8, .block = 128},
 };
-const int v4r1_config_count = sizeof v4r1_configs / sizeof v4r1_configs[0];
+const int v4r1_tile_count = sizeof v4r1_tiles / sizeof v4r1_tiles[0];
+
+#define FAMILY_MAX 128
+static v4r1_config family[FAMILY_MAX];
+static int family_n;
+static pthread_once_t family_once = PTHREAD_ONCE_INIT;
+
+static void family_init(void)
+{
+    static const igemm_layout layouts[] = {IGEMM_LAYOUT_NCHW, IGEMM_LAYOUT_NHWC};
+    for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
+        for (int i = 0; i < v4r1_tile_count; i++) {
+            char why[256];
+            if (family_n == FAMILY_MAX)
+                igemm_die("the v4r1 family exceeds %d configurations", FAMILY_MAX);
+            v4r1_config c = v4r1_tiles[i];
+            c.layout = layouts[l];
+            if (v4r1_config_derive(&c, why, sizeof why))
+                igemm_die("v4r1 tile %d: %s", i, why);
+            family[family_n++] = c;
+        }
+}
+
+int v4r1_family_count(void)
+{
+    pthread_once(&family_once, family_init);
+    return family_n;
+}
+
+const v4r1_config *v4r1_family_get(int i) { return i >= 0 && i < v4r1_family_count() ? &family[i] : NULL; }
 
 static int vec_width(int elems, int rowlen, int block, int *w, int *v)
 {
@@ -46,9 +76,9 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
                    (int)c->dtype, (int)c->layout);
         return -1;
     }
-    if (c->math != IGEMM_MATH_FMA || c->dtype != IGEMM_FP32 || c->layout != IGEMM_LAYOUT_NCHW) {
-        why_printf(why, len, "the v4r1 kernels are written for %s %s %s only", igemm_math_get(IGEMM_MATH_FMA)->name,
-                   igemm_dtype_get(IGEMM_FP32)->name, igemm_layout_get(IGEMM_LAYOUT_NCHW)->name);
+    if (c->math != IGEMM_MATH_FMA || c->dtype != IGEMM_FP32) {
+        why_printf(why, len, "the v4r1 kernels are written for %s %s only", igemm_math_get(IGEMM_MATH_FMA)->name,
+                   igemm_dtype_get(IGEMM_FP32)->name);
         return -1;
     }
     if (!pow2(c->mpb) || !pow2(c->npb) || !pow2(c->kpb) || !pow2(c->block)) {

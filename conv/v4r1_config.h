@@ -35,9 +35,15 @@ typedef struct {
                             bound, checked against the code objects by the tests) */
 } v4r1_config;
 
-/* The configuration family every target's code object carries. */
-extern const v4r1_config v4r1_configs[];
-extern const int v4r1_config_count;
+/* The FMA tiles (tile and threads; math, type and layout left zero). */
+extern const v4r1_config v4r1_tiles[];
+extern const int v4r1_tile_count;
+
+/* The configuration family every target's code object carries, derived:
+ * every tile in every layout (NCHW first, in tile order, then NHWC). A
+ * tile the derivation refuses is an internal error. */
+int v4r1_family_count(void);
+const v4r1_config *v4r1_family_get(int i);
 
 /* Fill the derived fields; returns 0, or -1 with the reason in why. */
 int v4r1_config_derive(v4r1_config *c, char *why, size_t len);

@@ -52,15 +52,11 @@ static int dynamic_kernels(emit *e)
 {
     kern_naive(e);
     kern_fill_zero(e);
-    for (int i = 0; i < v4r1_config_count; i++) {
-        v4r1_config c = v4r1_configs[i];
-        char why[256], name[128];
-        if (v4r1_config_derive(&c, why, sizeof why)) {
-            fprintf(stderr, "igemmgen: configuration %d: %s\n", i, why);
-            return -1;
-        }
-        v4r1_config_name(&c, name, sizeof name);
-        kern_v4r1(e, &c, NULL, 0, name);
+    for (int i = 0; i < v4r1_family_count(); i++) {
+        const v4r1_config *c = v4r1_family_get(i);
+        char name[128];
+        v4r1_config_name(c, name, sizeof name);
+        kern_v4r1(e, c, NULL, 0, name);
     }
     return 0;
 }

@@ -325,12 +325,12 @@ static void invalid_sizes(void **state)
         {prob(1, 1, 2, 2, 1, 3, 3), IGEMM_ERR_INVALID_ARG, "output size"},
         {prob(1, 3, 4, 4, 4, 1, 1), IGEMM_ERR_INVALID_ARG, "groups"}, /* groups set to 2 below */
         {prob(1, 1, 4, 4, 1, 1, 1), IGEMM_ERR_INVALID_ARG, "padding"}, /* pad -1 below */
-        {prob(1, 1, 4, 4, 1, 1, 1), IGEMM_ERR_UNSUPPORTED, "NCHW"},    /* NHWC below */
+        {prob(1, 1, 4, 4, 1, 1, 1), IGEMM_ERR_UNSUPPORTED, "not NCHW or NHWC"}, /* layout 7 below */
         {prob(1, 1, 4, 4, 1, 1, 1), IGEMM_ERR_UNSUPPORTED, "fp32"},    /* FP16 below */
     };
     cases[3].p.groups = 2;
     cases[4].p.pad_h = -1;
-    cases[5].p.layout = IGEMM_LAYOUT_NHWC;
+    cases[5].p.layout = (igemm_layout)7;
     cases[6].p.dtype = IGEMM_FP16;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const igemm_problem *p = &cases[i].p;
@@ -349,8 +349,17 @@ static void invalid_sizes(void **state)
         assert_int_equal(igemm_find(h, p, buf, buf, buf, perf, 1, &count), cases[i].st);
         tc_expect_contains(igemm_last_error(h), cases[i].reason);
     }
-    /* unknown configuration */
+    /* NHWC is a valid problem the v4r1 kernels take and the naive one refuses */
     igemm_problem p = prob(1, 1, 4, 4, 1, 1, 1);
+    p.layout = IGEMM_LAYOUT_NHWC;
+    assert_int_equal(igemm_applicable(h, &p, NULL, why, sizeof why), IGEMM_OK);
+    assert_int_equal(igemm_applicable(h, &p, "naive", why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
+    tc_expect_contains(why, "NCHW fp32");
+    char picked[96];
+    assert_int_equal(igemm_select(h, &p, picked, sizeof picked), IGEMM_OK);
+    tc_expect_contains(picked, "_nhwc_");
+    /* unknown configuration */
+    p = prob(1, 1, 4, 4, 1, 1, 1);
     assert_int_equal(igemm_applicable(h, &p, "no_such_kernel", why, sizeof why), IGEMM_ERR_INVALID_ARG);
     tc_expect_contains(why, "unknown solution 'no_such_kernel'");
     assert_int_equal(igemm_conv_bwd_data_ex(h, &p, "no_such_kernel", buf, buf, buf, NULL), IGEMM_ERR_INVALID_ARG);

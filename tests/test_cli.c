@@ -76,6 +76,33 @@ static void conv_verify_strided_grouped(void **state)
     tc_result_free(&r);
 }
 
+/* NHWC through MIOpenDriver's layout flags, long and short: verified on
+ * every target, and the JSON report names the layout. */
+static void conv_verify_nhwc(void **state)
+{
+    (void)state;
+    static const char *const archs[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
+    for (int i = 0; i < 4; i++) {
+        tc_result r;
+        const char *args[] = {"conv", "-n", "2", "-c", "6", "-H", "7", "-W", "5", "-k", "4", "-y", "3", "-x", "2",
+                              "-p", "1", "-q", "1", "-u", "2", "-v", "1", "-g", "2", "-F", "2", "-V", "1",
+                              i % 2 ? "-I" : "--in_layout", "NHWC", i % 2 ? "-O" : "--out_layout", "NHWC",
+                              i % 2 ? "-f" : "--fil_layout", "NHWC", "--arch", archs[i], NULL};
+        tc_run_igemm(&r, args);
+        check_verified_pass(&r);
+        assert_non_null(strstr(r.out, "_nhwc_"));
+        assert_non_null(strstr(r.out, "--in_layout NHWC --out_layout NHWC --fil_layout NHWC"));
+        tc_result_free(&r);
+    }
+    tc_result r;
+    const char *args[] = {"conv", "-n", "1", "-c", "4", "-H", "6", "-W", "6", "-k", "4", "-y", "3", "-x", "3",
+                          "-F", "2", "-I", "NHWC", "-O", "NHWC", "-f", "NHWC", "--json", NULL};
+    tc_run_igemm(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"layout\": \"NHWC\""));
+    tc_result_free(&r);
+}
+
 /* Without -V nothing is verified, and nothing claims it was. */
 static void conv_without_verify_reports_no_check(void **state)
 {
@@ -260,6 +287,16 @@ static void bad_arch(void **state)
     expect_bad_flag("--solution", "no_such_kernel", "no_such_kernel");
 }
 
+/* Layouts: only NCHW and NHWC, and all three tensors alike. */
+static void bad_layouts(void **state)
+{
+    (void)state;
+    expect_bad_flag("--in_layout", "NCWH", "NCHW or NHWC");
+    expect_bad_flag("-f", "nhwc", "NCHW or NHWC");
+    expect_bad_flag("-O", "NHWC", "mixed layouts");
+    expect_bad_flag("--fil_layout", NULL, "needs a value");
+}
+
 static void bad_unknown_flags(void **state)
 {
     (void)state;
@@ -323,6 +360,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(conv_verify_passes_on_every_target),
         cmocka_unit_test(conv_verify_strided_grouped),
+        cmocka_unit_test(conv_verify_nhwc),
         cmocka_unit_test(conv_without_verify_reports_no_check),
         cmocka_unit_test(conv_json_report),
         cmocka_unit_test(conv_input_list),
@@ -332,6 +370,7 @@ int main(void)
         cmocka_unit_test(bad_output_size),
         cmocka_unit_test(bad_groups),
         cmocka_unit_test(bad_arch),
+        cmocka_unit_test(bad_layouts),
         cmocka_unit_test(bad_unknown_flags),
         cmocka_unit_test(bad_missing_value),
         cmocka_unit_test(bad_direction),

@@ -206,6 +206,54 @@ static void coverage_matches_definition_on_edge_shapes(void **state)
     assert_int_equal(known_seen, (int)(sizeof known_holes / sizeof known_holes[0]));
 }
 
+/* NHWC (dx N,Hi,Wi,C; dy N,Ho,Wo,K; filter K,Y,X,C/G) against the
+ * definition written here in gather form with channels-last indexing, on a
+ * strided, dilated, padded, grouped problem with anisotropic sizes. */
+static void nhwc_matches_gather_definition(void **state)
+{
+    (void)state;
+    igemm_problem p = prob(2, 6, 5, 7, 4, 3, 2);
+    p.layout = IGEMM_LAYOUT_NHWC;
+    p.groups = 2, p.stride_h = 2, p.stride_w = 1, p.dil_h = 1, p.dil_w = 2, p.pad_h = 1, p.pad_w = 2;
+    int ho = igemm_problem_ho(&p), wo = igemm_problem_wo(&p), cg = p.c / p.groups, kg = p.k / p.groups;
+    assert_true(ho > 1 && wo > 1);
+    size_t ny = (size_t)p.n * ho * wo * p.k, nw = (size_t)p.k * p.y * p.x * cg, nx = (size_t)p.n * p.hi * p.wi * p.c;
+    float *dy = malloc(ny * 4), *w = malloc(nw * 4);
+    double *dx = malloc(nx * sizeof *dx);
+    assert_non_null(dy);
+    assert_non_null(w);
+    assert_non_null(dx);
+    tc_fill_uniform(dy, ny, 7);
+    tc_fill_uniform(w, nw, 8);
+    assert_int_equal(igemm_reference_bwd_data(&p, dy, w, dx, NULL, NULL), IGEMM_OK);
+    for (int n = 0; n < p.n; n++)
+        for (int hi = 0; hi < p.hi; hi++)
+            for (int wi = 0; wi < p.wi; wi++)
+                for (int c = 0; c < p.c; c++) {
+                    int g = c / cg;
+                    double want = 0;
+                    for (int kl = 0; kl < kg; kl++)
+                        for (int y = 0; y < p.y; y++)
+                            for (int x = 0; x < p.x; x++) {
+                                int th = hi + p.pad_h - y * p.dil_h, tw = wi + p.pad_w - x * p.dil_w;
+                                if (th < 0 || tw < 0 || th % p.stride_h || tw % p.stride_w)
+                                    continue;
+                                int oh = th / p.stride_h, ow = tw / p.stride_w;
+                                if (oh >= ho || ow >= wo)
+                                    continue;
+                                int k = g * kg + kl;
+                                want += (double)dy[(((size_t)n * ho + oh) * wo + ow) * p.k + k] *
+                                        (double)w[(((size_t)k * p.y + y) * p.x + x) * cg + (c - g * cg)];
+                            }
+                    double got = dx[(((size_t)n * p.hi + hi) * p.wi + wi) * p.c + c];
+                    if (fabs(got - want) > 1e-12 * (1 + fabs(want)))
+                        fail_msg("dx[n%d][h%d][w%d][c%d] = %.17g, the definition gives %.17g", n, hi, wi, c, got, want);
+                }
+    free(dy);
+    free(w);
+    free(dx);
+}
+
 static void invalid_problem_rejected(void **state)
 {
     (void)state;
@@ -246,6 +294,7 @@ int main(void)
         cmocka_unit_test(dilation_two),     cmocka_unit_test(sums_over_k),
         cmocka_unit_test(coverage_matches_definition_on_edge_shapes),
         cmocka_unit_test(invalid_problem_rejected), cmocka_unit_test(verify_detects_errors),
+        cmocka_unit_test(nhwc_matches_gather_definition),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

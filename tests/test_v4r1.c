@@ -45,7 +45,7 @@
 #include "../conv/v4r1_config.h"
 #include "common.h"
 
-#define MAX_CONFIGS 64
+#define MAX_CONFIGS 128
 #define PREFIX "igemm_bwd_v4r1_"
 #define MAX_REPORTED 20 /* failures printed per test */
 
@@ -57,6 +57,7 @@ static tc_shape_list edge, resnet50;
 typedef struct {
     const char *name;
     int mpb, npb, kpb, block;
+    igemm_layout layout;
 } config;
 
 static config configs[MAX_CONFIGS];
@@ -78,12 +79,16 @@ static int setup(void **state)
         }
         config *c = &configs[nconfigs++];
         c->name = name;
-        char tail[8] = "";
-        /* "igemm_bwd_v4r1_fma_fp32_nchw_<M>x<N>x<K>_t<threads>" */
-        if (sscanf(name, PREFIX "fma_fp32_nchw_%dx%dx%d_t%d%7s", &c->mpb, &c->npb, &c->kpb, &c->block, tail) != 4) {
-            fprintf(stderr, "solution name '%s' does not encode a tile as <M>x<N>x<K>_t<threads>\n", name);
+        char tail[8] = "", lay[8] = "";
+        /* "igemm_bwd_v4r1_fma_fp32_<layout>_<M>x<N>x<K>_t<threads>" */
+        if (sscanf(name, PREFIX "fma_fp32_%4[a-z]_%dx%dx%d_t%d%7s", lay, &c->mpb, &c->npb, &c->kpb, &c->block,
+                   tail) != 5 ||
+            (strcmp(lay, "nchw") && strcmp(lay, "nhwc"))) {
+            fprintf(stderr, "solution name '%s' does not encode a layout and a tile as <nchw|nhwc>_<M>x<N>x<K>_t<threads>\n",
+                    name);
             return -1;
         }
+        c->layout = strcmp(lay, "nchw") ? IGEMM_LAYOUT_NHWC : IGEMM_LAYOUT_NCHW;
     }
     return 0;
 }
@@ -111,26 +116,27 @@ static void names_encode_the_configuration_table(void **state)
 {
     (void)state;
     assert_true(nconfigs > 0);
-    assert_int_equal(nconfigs, v4r1_config_count);
+    /* every tile in both layouts */
+    assert_int_equal(nconfigs, 2 * v4r1_tile_count);
+    assert_int_equal(nconfigs, v4r1_family_count());
     for (int i = 0; i < nconfigs; i++) {
         const config *c = &configs[i];
         for (int j = 0; j < i; j++)
             if (!strcmp(configs[j].name, c->name))
                 fail_msg("solution %s is listed twice", c->name);
         int found = 0;
-        for (int j = 0; j < v4r1_config_count; j++) {
-            const v4r1_config *t = &v4r1_configs[j];
-            if (t->mpb == c->mpb && t->npb == c->npb && t->kpb == c->kpb && t->block == c->block) {
-                v4r1_config d = *t;
-                char why[256], name[128];
-                assert_int_equal(v4r1_config_derive(&d, why, sizeof why), 0);
-                v4r1_config_name(&d, name, sizeof name);
+        for (int j = 0; j < v4r1_family_count(); j++) {
+            const v4r1_config *t = v4r1_family_get(j);
+            if (t->mpb == c->mpb && t->npb == c->npb && t->kpb == c->kpb && t->block == c->block &&
+                t->layout == c->layout) {
+                char name[128];
+                v4r1_config_name(t, name, sizeof name);
                 assert_string_equal(name, c->name);
                 found++;
             }
         }
         if (found != 1)
-            fail_msg("%s matches %d entries of v4r1_configs", c->name, found);
+            fail_msg("%s matches %d configurations of the family", c->name, found);
     }
     static const int want[][2] = {{128, 128}, {128, 64}, {64, 128}, {64, 64}, {32, 64}, {64, 32}, {32, 32}};
     for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
@@ -178,6 +184,7 @@ static void names_match_code_objects_and_plans(void **state)
                 fail_msg("%s %s: max workgroup size %d < %d", archs[a], c->name, ki->max_block, c->block);
             igemm_launch l[4];
             int cnt = 0;
+            p.layout = c->layout;
             igemm_status st = igemm_get_launches(h, &p, c->name, l, 4, &cnt);
             if (st != IGEMM_OK)
                 fail_msg("%s %s: igemm_get_launches: %s", archs[a], c->name, igemm_last_error(h));
@@ -203,11 +210,9 @@ static void vgpr_estimates_cover_code_objects(void **state)
         tc_loaded co = tc_load_codeobj(archs[a]);
         int tightest = 1 << 30;
         char tight_name[128] = "";
-        for (int i = 0; i < v4r1_config_count; i++) {
-            v4r1_config c = v4r1_configs[i];
-            char why[256], name[128];
-            if (v4r1_config_derive(&c, why, sizeof why))
-                fail_msg("v4r1_configs[%d]: %s", i, why);
+        for (int i = 0; i < v4r1_family_count(); i++) {
+            v4r1_config c = *v4r1_family_get(i);
+            char name[128];
             v4r1_config_name(&c, name, sizeof name);
             const emu_kernel *k = emu_find_kernel(co.m, name);
             if (!k)
@@ -267,7 +272,9 @@ static void edge_all_configs(const char *arch)
         for (int i = 0; i < edge.n; i++) {
             tc_case_result r;
             char msg[1024];
-            if (tc_run_case(h, &edge.s[i].p, configs[c].name, 100u + (uint64_t)i, &r, msg, sizeof msg)) {
+            igemm_problem p = edge.s[i].p;
+            p.layout = configs[c].layout;
+            if (tc_run_case(h, &p, configs[c].name, 100u + (uint64_t)i, &r, msg, sizeof msg)) {
                 if (failures++ < MAX_REPORTED)
                     print_error("conv %s -F 2 --arch %s --solution %s: %s\n", edge.s[i].text, arch, configs[c].name,
                                 msg);
@@ -392,6 +399,10 @@ static void random_sweep(void **state)
     for (int i = 0; i < total; i++) {
         igemm_problem p = draw_problem(&rng);
         const char *solution = i < count ? NULL : configs[(i - count) % nconfigs].name;
+        /* the heuristic's draws: every third one channels-last; the forced
+           ones in their configuration's layout */
+        p.layout = solution ? configs[(i - count) % nconfigs].layout
+                            : i % 3 == 2 ? IGEMM_LAYOUT_NHWC : IGEMM_LAYOUT_NCHW;
         char text[256], msg[1024], sel[128] = "";
         igemm_problem_format(&p, text, sizeof text);
         strided += p.stride_h > 1 || p.stride_w > 1;

@@ -23,6 +23,7 @@
 #include "../include/igemm.h"
 #include "../arch/target.h"
 #include "../conv/problem.h"
+#include "../conv/types.h"
 #include "cli.h"
 
 typedef struct {
@@ -40,7 +41,8 @@ static void conv_help(void)
            "                  [--arch TARGET] [--backend auto|emu|hip] [--device N]\n"
            "                  [--solution NAME] [--seed N] [--threads N] [--codeobj-dir DIR] [--json]\n"
            "       igemm conv --input SHAPES.txt [--batch N] [same options]\n"
-           "Backward data of a 2-D convolution, NCHW fp32. -V 1 compares with a float64 CPU\n"
+           "Backward data of a 2-D convolution, fp32, NCHW or (--in_layout NHWC --out_layout NHWC\n"
+           "--fil_layout NHWC, or -I/-O/-f; all three alike) NHWC. -V 1 compares with a float64 CPU\n"
            "reference (max absolute and relative error, PASS/FAIL; exit status 1 on FAIL).\n"
            "-s 1 runs every applicable kernel configuration, reports each one's cost (HIP: ms;\n"
            "emulator: modeled cycles), keeps the best in the --perfdb file and runs it; later\n"
@@ -70,7 +72,10 @@ static int parse(int argc, char **argv, conv_opts *o, int *pargc, char **pargv)
             if (!v)
                 return usage_error("flag '%s' needs a value", a);
             i++;
-            if (!strcmp(a, "--arch"))
+            if (!strcmp(a, "--in_layout") || !strcmp(a, "--out_layout") || !strcmp(a, "--fil_layout")) {
+                pargv[(*pargc)++] = argv[i - 1]; /* the problem's, like -n ... */
+                pargv[(*pargc)++] = argv[i];
+            } else if (!strcmp(a, "--arch"))
                 o->arch = v;
             else if (!strcmp(a, "--backend"))
                 o->backend = v;
@@ -265,9 +270,10 @@ static void report(const igemm_handle *h, const igemm_problem *p, const conv_opt
     igemm_shape_init(&sh, p, NULL, 0);
     bool emu = !strcmp(igemm_handle_backend(h), "emu");
     if (o->json) {
-        printf("{\"problem\": \"%s -F 2\", \"arch\": \"%s\", \"backend\": \"%s\", \"solution\": \"%s\", "
-               "\"source\": \"%s\", \"kernels\": ",
-               args, igemm_handle_arch(h), igemm_handle_backend(h), r->ri.solution, r->ri.source);
+        printf("{\"problem\": \"%s -F 2\", \"layout\": \"%s\", \"dtype\": \"%s\", \"arch\": \"%s\", "
+               "\"backend\": \"%s\", \"solution\": \"%s\", \"source\": \"%s\", \"kernels\": ",
+               args, igemm_layout_get(p->layout)->upper, igemm_dtype_get(p->dtype)->name, igemm_handle_arch(h),
+               igemm_handle_backend(h), r->ri.solution, r->ri.source);
         json_kernels(r->ri.kernels);
         printf(", \"launches\": %d, \"flops\": %lld", r->ri.launches, (long long)sh.flops);
         if (emu)

@@ -173,6 +173,8 @@ static void solutions(json *j, igemm_handle *const *h, const char *const *arch, 
         jopen(j, '{');
         jkv_str(j, "name", s->name);
         jkv_str(j, "kind", kind_name(s->kind));
+        jkv_str(j, "layout", igemm_layout_get(s->layout)->upper);
+        jkv_str(j, "dtype", igemm_dtype_get(s->dtype)->name);
         jkv_str(j, "rules", kind_rules(s->kind));
         jkey(j, "targets");
         jopen(j, '[');
@@ -189,7 +191,9 @@ static void solutions(json *j, igemm_handle *const *h, const char *const *arch, 
             for (size_t p = 0; p < sizeof probes / sizeof probes[0]; p++) {
                 igemm_launch l[64];
                 int n;
-                if (igemm_get_launches(h[t], &probes[p], s->name, l, 64, &n) != IGEMM_OK)
+                igemm_problem pr = probes[p];
+                pr.layout = s->layout, pr.dtype = s->dtype;
+                if (igemm_get_launches(h[t], &pr, s->name, l, 64, &n) != IGEMM_OK)
                     continue;
                 for (int k = 0; k < n; k++) {
                     int dup = 0;
@@ -334,7 +338,7 @@ int cmd_manifest(int argc, char **argv)
     jkv_str(&j, "igemm_version", igemm_version());
     jkey(&j, "problem");
     jopen(&j, '{');
-    jkv_str(&j, "layouts", "NCHW");
+    jkv_str(&j, "layouts", "NCHW, NHWC (dx, dy and the filter alike)");
     jkv_str(&j, "dtypes", "fp32");
     jkv_str(&j, "rules", "as igemm_problem_check(): every size, stride, dilation and group count >= 1, pads >= 0, "
                          "output size >= 1, groups divide c and k, tensors within the documented limits");

@@ -1,4 +1,5 @@
-/* v4r1 epilogue: the C tile -> dx. A column j is the pixel (image, hi, wi)
+/* v4r1 epilogue: the C tile -> dx (NCHW: a row's pixels are contiguous;
+ * NHWC: a pixel's channels are). A column j is the pixel (image, hi, wi)
  * of tile column n0 + col_base + col_off(j) (hi = htilda * stride_h +
  * iy*dil_h - pad_h, likewise wi); a row is channel m0 + row_base +
  * row_off(i) of the group. Pixels outside dx, columns past gemm_n and rows
@@ -16,9 +17,9 @@ static void column_offsets(v4r1_kw *w, opnd v_coff, opnd v_q, sv hiwi4, opnd v_r
     sv hwts = sv_mul(e, "s_hwts", w->a_hts, w->a_wts);
     opnd v_col0 = m->col_base(w);
     sv a_sh = V4R1_ARG(w, stride_h), a_sw = V4R1_ARG(w, stride_w);
-    /* per thread: the first row's offset row_base*hi*wi*4, and the column constants */
+    /* per thread: the first row's offset row_base*row stride, and the column constants */
     opnd v_rowoff = vreg(e, "v_rowoff", 1, 1), v_ch = vreg(e, "v_ch", 1, 1), v_cw = vreg(e, "v_cw", 1, 1);
-    vx_mul(e, v_rowoff, v_row0, hiwi4, s_t0);
+    vx_mul(e, v_rowoff, v_row0, w->c_rowstride, s_t0);
     {
         sv th = sv_mul(e, "s_th", w->a_htl, a_sh), ch = sv_add(e, "s_ch", th, w->a_hoff);
         h_vmov(e, v_ch, sv_op(ch));
@@ -43,9 +44,9 @@ static void column_offsets(v4r1_kw *w, opnd v_coff, opnd v_q, sv hiwi4, opnd v_r
         e_sop2(e, "s_and_b64", VCC, VCC, w->s_m);
         e_vopc(e, "v_cmp_gt_u32", w->s_m, sv_sgpr(e, w->a_wi, at(w->s_t, 1)), at(v_q, 1));
         e_sop2(e, "s_and_b64", VCC, VCC, w->s_m);
-        /* off = image*c*hi*wi*4 + (hi*wi_ + wi)*4 + row_base*hi*wi*4 */
+        /* off = image*c*hi*wi*4 + (hi*wi_ + wi)*pixel stride + row_base*row stride */
         vx_mad24(e, at(v_q, 0), at(v_q, 0), w->a_wi, at(v_q, 1), s_t0);
-        e_vop2(e, "v_lshlrev_b32", at(v_q, 0), imm(w->dt->log2_bytes), at(v_q, 0));
+        vx_mul(e, at(v_q, 0), at(v_q, 0), w->c_pix, s_t0);
         vx_mul(e, off, v_img, chiwi4, s_t0);
         h_vadd(e, off, off, at(v_q, 0));
         h_vadd(e, off, off, v_rowoff);
@@ -59,7 +60,7 @@ static void column_offsets(v4r1_kw *w, opnd v_coff, opnd v_q, sv hiwi4, opnd v_r
 }
 
 /* Row by row under an exec mask of the lanes whose row is inside C/G. */
-static void store_rows(v4r1_kw *w, opnd v_coff, sv hiwi4, opnd v_row0)
+static void store_rows(v4r1_kw *w, opnd v_coff, opnd v_row0)
 {
     emit *e = w->e;
     const v4r1_math *m = w->math;
@@ -68,7 +69,7 @@ static void store_rows(v4r1_kw *w, opnd v_coff, sv hiwi4, opnd v_row0)
     v4r1_rsrc_words(e, s_rsc, V4R1_OPEN_RECORDS);
     sv gcg = sv_mul(e, "s_gcg", w->g, w->a_cg);
     sv cm0 = sv_add(e, "s_cm0", gcg, w->m0);
-    sv dxo = sv_mul(e, "s_dxo", cm0, hiwi4);
+    sv dxo = sv_mul(e, "s_dxo", cm0, w->c_rowstride);
     v4r1_ptr_add(e, s_dxbase, w->p_dx, dxo);
     sv_free(e, dxo);
     sv_free(e, cm0);
@@ -81,7 +82,7 @@ static void store_rows(v4r1_kw *w, opnd v_coff, sv hiwi4, opnd v_row0)
         e_vopc(e, "v_cmp_gt_i32", VCC, at(s_t, 0), v_row0);
         e_sop1(e, "s_and_saveexec_b64", s_save, VCC);
         e_branch(e, "s_cbranch_execz", l_skip);
-        e_sop2(e, "s_mul_i32", at(s_t, 1), sv_op(hiwi4), imm(row));
+        e_sop2(e, "s_mul_i32", at(s_t, 1), sv_op(w->c_rowstride), imm(row));
         e_sop2(e, "s_add_u32", at(s_rsc, 0), at(s_dxbase, 0), at(s_t, 1));
         e_sop2(e, "s_addc_u32", at(s_rsc, 1), at(s_dxbase, 1), imm(0));
         for (int j = 0; j < m->cols(w); j++)
@@ -103,10 +104,19 @@ void v4r1_epilogue(v4r1_kw *w)
     opnd v_q = vreg(e, "v_q2", 2, 1); /* scratch of the column decode */
     sv hiwi = sv_mul(e, "s_hiwi", w->a_hi, w->a_wi);
     sv hiwi4 = sv_shl(e, "s_hiwi4", hiwi, w->dt->log2_bytes);
+    if (w->nhwc) {
+        w->c_rowstride = sv_const((uint32_t)w->dt->bytes);
+        w->c_pix = sv_shl(e, "s_c4", w->a_c, w->dt->log2_bytes);
+    } else {
+        w->c_rowstride = hiwi4;
+        w->c_rowstride.owned = false;
+        w->c_pix = sv_const((uint32_t)w->dt->bytes);
+    }
     opnd v_row0 = w->math->row_base(w);
     column_offsets(w, v_coff, v_q, hiwi4, v_row0);
     rfree(e, v_q);
-    store_rows(w, v_coff, hiwi4, v_row0);
+    store_rows(w, v_coff, v_row0);
+    sv_free(e, w->c_pix);
     sv_free(e, hiwi4);
     sv_free(e, hiwi);
 

@@ -16,7 +16,7 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int n
 {
     v4r1_kw W = {
         .e = e, .cfg = cfg, .st = st, .nph = nph, .name = name,
-        .math = math_of(cfg->math), .dt = igemm_dtype_get(cfg->dtype),
+        .math = math_of(cfg->math), .dt = igemm_dtype_get(cfg->dtype), .nhwc = cfg->layout == IGEMM_LAYOUT_NHWC,
         .mpb = cfg->mpb, .npb = cfg->npb, .kpb = cfg->kpb, .block = cfg->block,
         .tx = cfg->tx, .ty = cfg->ty, .rm = cfg->rm, .rn = cfg->rn,
         .wa = cfg->wa, .va = cfg->va, .wb = cfg->wb, .vb = cfg->vb,

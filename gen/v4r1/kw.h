@@ -79,6 +79,7 @@ struct v4r1_kw {
     const v4r1_config *cfg;
     const v4r1_math *math;
     const igemm_dtype_desc *dt;
+    bool nhwc;                 /* channels innermost (else NCHW) */
     const igemm_v4r1_args *st; /* static twin: the shape's values; NULL: dynamic */
     int nph;                   /* static twin: phases in st */
     const char *name;
@@ -99,6 +100,12 @@ struct v4r1_kw {
     sv a_ydot, a_xdot, a_hoff, a_woff; /* this workgroup's phase */
     sv g, m0, n0;                      /* group, first row and column of the tile */
     sv yx, cgyx, yx4, cgyx4, howo, howo4, khowo4, a_kstep, b_kstep; /* sizes in bytes */
+    /* the layout's strides in bytes (not owned: constants or aliases of the
+       sizes above, or registers released with them; the C pair is set by
+       the epilogue): A per column m and
+       per unit of the filter tap y*X + x; B per K row and per dy pixel; C
+       (dx) per row (channel) and per dx pixel */
+    sv a_mstride, a_tapunit, b_rowstride, b_pix, c_rowstride, c_pix;
     opnd s_wbase, s_dybase, s_rsa, s_rsb;
     opnd v_inv, v_t; /* the invalid offset; 4 vector scratch registers */
 
@@ -124,6 +131,10 @@ sv v4r1_arg(v4r1_kw *w, const char *name, size_t offset, uint32_t static_value);
 void v4r1_ptr_add(emit *e, opnd dst, opnd ptr, sv off);
 /* Words 2 and 3 of a buffer resource. */
 void v4r1_rsrc_words(emit *e, opnd rs, uint32_t num_records);
+
+/* d = a * s for a scalar register a and a value s (a shift when s is a
+ * known power of two). */
+void v4r1_smul(emit *e, opnd d, opnd a, sv s);
 
 /* setup.c */
 void v4r1_setup(v4r1_kw *w);

@@ -18,6 +18,20 @@ void v4r1_ptr_add(emit *e, opnd dst, opnd ptr, sv off)
     e_sop2(e, "s_addc_u32", at(dst, 1), at(ptr, 1), imm(0));
 }
 
+void v4r1_smul(emit *e, opnd d, opnd a, sv s)
+{
+    if (s.known && is_pow2(s.k))
+        e_sop2(e, "s_lshl_b32", d, a, imm(log2u(s.k)));
+    else
+        e_sop2(e, "s_mul_i32", d, a, sv_op(s));
+}
+
+static sv borrowed(sv x)
+{
+    x.owned = false;
+    return x;
+}
+
 void v4r1_rsrc_words(emit *e, opnd rs, uint32_t num_records)
 {
     h_smov(e, at(rs, 2), imm(num_records));
@@ -113,18 +127,21 @@ static void decode_tile(v4r1_kw *w, sv lbx)
 static void tensor_bases(v4r1_kw *w, sv a_iy, sv a_ix)
 {
     emit *e = w->e;
-    e_comment(e, "w base: p_w + (g*kg*cg*yx + m0*yx + iy*x + ix) * 4; dy base: p_dy + g*kg*ho*wo*4");
+    if (w->nhwc)
+        e_comment(e, "w base: p_w + (g*kg*yx*cg + (iy*x + ix)*cg + m0) * 4; dy base: p_dy + g*kg*4");
+    else
+        e_comment(e, "w base: p_w + (g*kg*cg*yx + m0*yx + iy*x + ix) * 4; dy base: p_dy + g*kg*ho*wo*4");
     w->s_wbase = sreg(e, "s_wbase", 2, 2), w->s_dybase = sreg(e, "s_dybase", 2, 2);
     sv gk = sv_mul(e, "s_gk", w->g, w->a_kg);
     sv t1 = sv_mul(e, "s_t1", gk, w->cgyx4);
-    sv t2 = sv_mul(e, "s_t2", w->m0, w->yx4);
+    sv t2 = sv_mul(e, "s_t2", w->m0, w->a_mstride);
     sv t3 = sv_add(e, "s_t3", t1, t2);
     sv t4 = sv_mul(e, "s_t4", a_iy, w->a_fx);
     sv t5 = sv_add(e, "s_t5", t4, a_ix);
-    sv t6 = sv_shl(e, "s_t6", t5, w->dt->log2_bytes);
+    sv t6 = sv_mul(e, "s_t6", t5, w->a_tapunit);
     sv t7 = sv_add(e, "s_t7", t3, t6);
     v4r1_ptr_add(e, w->s_wbase, w->p_w, t7);
-    sv u1 = sv_mul(e, "s_u1", gk, w->howo4);
+    sv u1 = sv_mul(e, "s_u1", gk, w->b_rowstride);
     v4r1_ptr_add(e, w->s_dybase, w->p_dy, u1);
     sv tmp[] = {u1, t7, t6, t5, t4, t3, t2, t1, gk};
     for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++)
@@ -177,8 +194,21 @@ void v4r1_setup(v4r1_kw *w)
     w->howo = sv_mul(e, "s_howo", w->a_ho, w->a_wo);
     w->howo4 = sv_shl(e, "s_howo4", w->howo, lb);
     w->khowo4 = sv_mul(e, "s_khowo4", w->a_k, w->howo4);
+    /* the layout's strides: NCHW walks pixels innermost, NHWC channels */
+    sv esz = sv_const((uint32_t)w->dt->bytes);
+    if (w->nhwc) {
+        w->a_mstride = esz;
+        w->a_tapunit = sv_shl(e, "s_cg4", w->a_cg, lb);
+        w->b_rowstride = esz;
+        w->b_pix = sv_shl(e, "s_k4", w->a_k, lb);
+    } else {
+        w->a_mstride = borrowed(w->yx4);
+        w->a_tapunit = esz;
+        w->b_rowstride = borrowed(w->howo4);
+        w->b_pix = esz;
+    }
     w->a_kstep = sv_mul(e, "s_a_kstep", w->cgyx4, sv_const((uint32_t)w->kpb));
-    w->b_kstep = sv_mul(e, "s_b_kstep", w->howo4, sv_const((uint32_t)w->kpb));
+    w->b_kstep = sv_mul(e, "s_b_kstep", w->b_rowstride, sv_const((uint32_t)w->kpb));
 
     tensor_bases(w, a_iy, a_ix);
     w->s_rsa = sreg(e, "s_rsa", 4, 4), w->s_rsb = sreg(e, "s_rsb", 4, 4);

@@ -19,22 +19,29 @@ static void a_offsets(v4r1_kw *w)
 {
     emit *e = w->e;
     const int MPB = w->mpb, WA = w->wa, VA = w->va;
-    e_comment(e, "A loads: m_a = (tid %% %d) * %d, kk_a = tid / %d; offset ((kk*cg + m) * y*x) * 4, 0x%x past cg",
-              MPB / WA, WA, MPB / WA, V4R1_INVALID_OFFSET);
+    e_comment(e, "A loads: m_a = (tid %% %d) * %d, kk_a = tid / %d; offset %s * 4, 0x%x past cg", MPB / WA, WA,
+              MPB / WA, w->nhwc ? "(kk*y*x*cg + m)" : "((kk*cg + m) * y*x)", V4R1_INVALID_OFFSET);
     w->v_aoff = vreg(e, "v_aoff", VA * WA, 1);
     opnd v_ma = at(w->v_t, 0), v_kka = at(w->v_t, 1);
     e_vop2(e, "v_and_b32", v_ma, imm(MPB / WA - 1), w->v_tid);
     e_vop2(e, "v_lshlrev_b32", v_ma, imm(log2u((uint32_t)WA)), v_ma);
     e_vop2(e, "v_lshrrev_b32", v_kka, imm(log2u((uint32_t)(MPB / WA))), w->v_tid);
-    /* base = (kk_a*cg + m_a) * y*x*4; element (i, j) adds j*y*x*4 + i*DKA*cg*y*x*4 */
+    /* base = kk_a*cg*y*x*4 + m_a*mstride; element (i, j) adds j*mstride +
+       i*DKA*cg*y*x*4 */
     sv mlim = sv_sub(e, "s_mlim", w->a_cg, w->m0);
     opnd v_abase = at(w->v_t, 3);
-    vx_mad24(e, v_abase, v_kka, w->a_cg, v_ma, at(w->s_t, 0));
-    vx_mul(e, v_abase, v_abase, w->yx4, at(w->s_t, 0));
+    if (w->nhwc) {
+        vx_mul(e, v_abase, v_kka, w->cgyx4, at(w->s_t, 0));
+        vx_mul(e, at(w->v_t, 2), v_ma, w->a_mstride, at(w->s_t, 0));
+        h_vadd(e, v_abase, v_abase, at(w->v_t, 2));
+    } else {
+        vx_mad24(e, v_abase, v_kka, w->a_cg, v_ma, at(w->s_t, 0));
+        vx_mul(e, v_abase, v_abase, w->a_mstride, at(w->s_t, 0));
+    }
     for (int i = 0; i < VA; i++)
         for (int j = 0; j < WA; j++) {
             opnd off = at(w->v_aoff, i * WA + j);
-            sv dj = sv_mul(e, "s_dj", w->yx4, sv_const((uint32_t)j));
+            sv dj = sv_mul(e, "s_dj", w->a_mstride, sv_const((uint32_t)j));
             sv di = sv_mul(e, "s_di", w->cgyx4, sv_const((uint32_t)(i * w->dka)));
             sv dij = sv_add(e, "s_dij", dj, di);
             h_vadd(e, off, sv_op(dij), v_abase);
@@ -81,8 +88,8 @@ static void b_offsets(v4r1_kw *w)
     opnd v_q = vreg(e, "v_q", 2, 1);
     opnd s_t0 = at(w->s_t, 0);
     sv hwts = sv_mul(e, "s_hwts", w->a_hts, w->a_wts);
-    opnd v_bkkoff = vreg(e, "v_bkkoff", 1, 1); /* kk_b * ho*wo*4 */
-    vx_mul(e, v_bkkoff, w->v_bkk, w->howo4, s_t0);
+    opnd v_bkkoff = vreg(e, "v_bkkoff", 1, 1); /* kk_b * row stride */
+    vx_mul(e, v_bkkoff, w->v_bkk, w->b_rowstride, s_t0);
     h_vadd(e, v_n, sv_op(w->n0), v_nb);
     for (int j = 0; j < WB; j++) {
         if (j)
@@ -96,14 +103,14 @@ static void b_offsets(v4r1_kw *w)
         e_vopc(e, "v_cmp_gt_u32", VCC, sv_op(w->a_gemm_n), v_n);
         h_vmov(e, at(v_q, 0), imm(0x7fffffff));
         e_cndmask(e, at(w->v_bht, j), at(v_q, 0), at(w->v_bht, j), VCC);
-        /* pre = image*k*ho*wo*4 + kk_b*ho*wo*4 + (htilda*wo + wtilda)*4, per vector */
+        /* pre = image*k*ho*wo*4 + kk_b*row stride + (htilda*wo + wtilda)*pixel stride, per vector */
         vx_mul(e, at(v_q, 0), v_img, w->khowo4, s_t0);
         vx_mad24(e, at(v_q, 1), at(w->v_bht, j), w->a_wo, at(w->v_bwt, j), s_t0);
-        e_vop2(e, "v_lshlrev_b32", at(v_q, 1), imm(w->dt->log2_bytes), at(v_q, 1));
+        vx_mul(e, at(v_q, 1), at(v_q, 1), w->b_pix, s_t0);
         h_vadd(e, at(v_q, 0), at(v_q, 0), at(v_q, 1));
         h_vadd(e, at(v_q, 0), at(v_q, 0), v_bkkoff);
         for (int i = 0; i < VB; i++) {
-            sv di = sv_mul(e, "s_di", w->howo4, sv_const((uint32_t)(i * w->dkb)));
+            sv di = sv_mul(e, "s_di", w->b_rowstride, sv_const((uint32_t)(i * w->dkb)));
             h_vadd(e, at(w->v_bpre, i * WB + j), sv_op(di), at(v_q, 0));
             sv_free(e, di);
         }
@@ -129,7 +136,8 @@ void v4r1_set_tap(v4r1_kw *w)
 {
     emit *e = w->e;
     opnd s_t = w->s_t, s_rsa = w->s_rsa, s_rsb = w->s_rsb, s_yd = w->s_yd, s_xd = w->s_xd;
-    e_comment(e, "tap (ydot, xdot): A base = w base + ydot*ytilda*x*4 + xdot*xtilda*4, dy base moves back");
+    e_comment(e, "tap (ydot, xdot): A base = w base + %s, dy base moves back",
+              w->nhwc ? "(ydot*ytilda*x + xdot*xtilda)*cg*4" : "ydot*ytilda*x*4 + xdot*xtilda*4");
     e_sop2(e, "s_mul_i32", at(s_t, 0), s_yd, sv_op(w->a_ystep));
     e_sop2(e, "s_mul_i32", at(s_t, 1), s_xd, sv_op(w->a_xstep));
     e_sop2(e, "s_add_u32", at(s_t, 0), at(s_t, 0), at(s_t, 1));
@@ -139,7 +147,7 @@ void v4r1_set_tap(v4r1_kw *w)
     e_sop2(e, "s_mul_i32", at(s_t, 3), s_xd, sv_op(w->a_dw_step));
     e_sop2(e, "s_mul_i32", at(s_t, 0), at(s_t, 2), sv_op(w->a_wo));
     e_sop2(e, "s_add_u32", at(s_t, 0), at(s_t, 0), at(s_t, 3));
-    e_sop2(e, "s_lshl_b32", at(s_t, 0), at(s_t, 0), imm(w->dt->log2_bytes));
+    v4r1_smul(e, at(s_t, 0), at(s_t, 0), w->b_pix);
     e_sop2(e, "s_sub_u32", at(s_rsb, 0), at(w->s_dybase, 0), at(s_t, 0));
     e_sop2(e, "s_subb_u32", at(s_rsb, 1), at(w->s_dybase, 1), imm(0));
     for (int j = 0; j < w->wb; j++) {
