@@ -1,6 +1,7 @@
 """One libigemm handle per (backend, target, device), created on first use
 and kept for the life of the process: the target's code object is loaded
 once, whatever the shapes that follow."""
+import atexit
 import ctypes
 import threading
 
@@ -34,10 +35,10 @@ class Handle:
         if st != _lib.OK:
             raise self.error(st)
 
-    def __del__(self):
-        h, self.h = getattr(self, "h", None), None
-        if h and _lib.lib:
-            _lib.lib.igemm_destroy(h)
+    def destroy(self):
+        if self.h:
+            _lib.lib.igemm_destroy(self.h)
+            self.h = None
 
 
 def get(backend, arch, device=0):
@@ -51,6 +52,14 @@ def get(backend, arch, device=0):
             h = _cache[key] = Handle(backend, arch, device)
             _loads += 1
         return h
+
+
+@atexit.register
+def _destroy_all():
+    with _cache_lock:
+        for h in _cache.values():
+            h.destroy()
+        _cache.clear()
 
 
 def code_object_loads():
