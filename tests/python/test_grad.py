@@ -101,5 +101,24 @@ class Solutions(unittest.TestCase):
         self.assertIsNone(verify_failure(igemm.conv_bwd_data(view.numpy(), w.numpy(), size, 1, 1), ref, abs_sum))
 
 
+class CodeObjects(unittest.TestCase):
+    def test_no_load_per_shape(self):
+        """New shapes need no new code object: after one call per target
+        (the load), every edge shape runs on each target with no further
+        load, and each counts as a new problem."""
+        gen = torch.Generator().manual_seed(8)
+        for arch in igemm.targets:
+            igemm.conv_bwd_data(torch.ones(1, 1, 1, 1), torch.ones(1, 1, 1, 1), (1, 1), arch=arch)
+        before = igemm.stats()
+        for s in EDGE:
+            dy, w, size = random_problem(dict(s, n=1), gen)  # batch 1: not yet run by EdgeShapes
+            for arch in igemm.targets:
+                igemm.conv_bwd_data(dy, w, size, *conv_args(s), arch=arch)
+        after = igemm.stats()
+        self.assertEqual(after["code_object_loads"], before["code_object_loads"])
+        self.assertEqual(after["runs"] - before["runs"], len(EDGE) * len(igemm.targets))
+        self.assertGreater(after["distinct_problems"], before["distinct_problems"])
+
+
 if __name__ == "__main__":
     unittest.main()
