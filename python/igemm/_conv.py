@@ -1,6 +1,7 @@
 """conv_bwd_data, applicable, solutions: the backward-data convolution of
 libigemm on numpy arrays and torch tensors."""
 import ctypes
+import operator
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
@@ -60,12 +61,23 @@ def stats():
             "distinct_problems": len(_problems_seen)}
 
 
+def _ints(v, n, name, what):
+    """v as a tuple of n C ints (an int is repeated when n is 2), or ValueError."""
+    items = [v] * n if n == 2 and not isinstance(v, (tuple, list)) else v
+    try:
+        if len(items) != n or any(isinstance(e, bool) for e in items):
+            raise TypeError
+        out = tuple(operator.index(e) for e in items)
+    except TypeError:
+        raise ValueError(f"igemm: {name} must be {what}, not {v!r}") from None
+    for e in out:
+        if not -2**31 <= e < 2**31:
+            raise ValueError(f"igemm: {name} value {e} does not fit a C int")
+    return out
+
+
 def _pair(v, name):
-    if isinstance(v, int) and not isinstance(v, bool):
-        return (v, v)
-    if isinstance(v, (tuple, list)) and len(v) == 2 and all(isinstance(e, int) and not isinstance(e, bool) for e in v):
-        return tuple(v)
-    raise ValueError(f"igemm: {name} must be an int or a pair of ints, not {v!r}")
+    return _ints(v, 2, name, "an int or a pair of ints")
 
 
 def _shape4(v):
@@ -77,11 +89,9 @@ def _shape4(v):
 def _problem(dy_shape, w_shape, input_size, stride, padding, dilation, groups, dtype, layout):
     """The igemm_problem, checked by the library, and consistent with the
     shapes of dy and w."""
-    if not isinstance(groups, int) or isinstance(groups, bool):
-        raise ValueError(f"igemm: groups must be an int, not {groups!r}")
-    size = tuple(input_size)
-    if len(size) not in (2, 4) or not all(isinstance(e, int) for e in size):
-        raise ValueError(f"igemm: input_size must be (N, C, H, W) or (H, W), not {input_size!r}")
+    groups, = _ints((groups,), 1, "groups", "an int")
+    n_size = len(input_size) if isinstance(input_size, (tuple, list)) else 0
+    size = _ints(input_size, n_size if n_size in (2, 4) else 4, "input_size", "(N, C, H, W) or (H, W)")
     n, k, ho, wo = dy_shape
     wk, wc, y, x = w_shape
     c = wc * groups

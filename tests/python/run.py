@@ -26,9 +26,9 @@ class CmockaResult(unittest.TestResult):
     def _name(test):
         return f"{type(test).__name__}.{test._testMethodName}"
 
-    def _fail(self, test, err):
+    def _fail(self, test, err, what=""):
         print(self._exc_info_to_string(err, test), end="")
-        print(f"[  FAILED  ] {self._name(test)}", flush=True)
+        print(f"[  FAILED  ] {self._name(test)}{what}", flush=True)
         if self._name(test) not in self.failed_names:
             self.failed_names.append(self._name(test))
 
@@ -43,10 +43,7 @@ class CmockaResult(unittest.TestResult):
     def addSubTest(self, test, subtest, err):
         super().addSubTest(test, subtest, err)
         if err is not None:
-            print(self._exc_info_to_string(err, test), end="")
-            print(f"[  FAILED  ] {self._name(test)} {subtest._subDescription()}", flush=True)
-            if self._name(test) not in self.failed_names:
-                self.failed_names.append(self._name(test))
+            self._fail(test, err, " " + subtest._subDescription())
 
     def addSkip(self, test, reason):
         super().addSkip(test, reason)

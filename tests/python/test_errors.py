@@ -116,6 +116,20 @@ class ArgumentErrors(unittest.TestCase):
             igemm.conv_bwd_data(dy, w, (5,), padding=1)
         with self.assertRaisesRegex(ValueError, "padding must be an int or a pair"):
             igemm.conv_bwd_data(dy, w, size, padding=(1, 1, 1))
+        with self.assertRaisesRegex(ValueError, "input_size must be"):
+            igemm.conv_bwd_data(dy, w, 5, padding=1)
+        with self.assertRaisesRegex(ValueError, "stride must be an int or a pair of ints, not 1.5"):
+            igemm.conv_bwd_data(dy, w, size, stride=1.5)
+        with self.assertRaisesRegex(ValueError, "groups must be an int"):
+            igemm.conv_bwd_data(dy, w, size, groups=True)
+        # a size that would wrap around in a C int is refused, not truncated
+        with self.assertRaisesRegex(ValueError, "input_size value 4294967301 does not fit a C int"):
+            igemm.conv_bwd_data(dy, w, (2, 3, 2**32 + 5, 5), padding=1)
+        with self.assertRaisesRegex(ValueError, "stride value -4294967294 does not fit a C int"):
+            igemm.conv_bwd_data(dy, w, size, stride=(1, -2**32 + 2))
+        # numpy integers are integers
+        dx = igemm.conv_bwd_data(dy, w, tuple(np.int64(v) for v in size), padding=np.int32(1))
+        self.assertEqual(tuple(dx.shape), size)
 
     def test_backend_and_device(self):
         dy, w, size = problem()

@@ -1,13 +1,15 @@
 """igemm.conv_bwd_data against torch.nn.grad.conv2d_input (float64), in the
 verify rule, on the edge shapes (tests/shapes/edge.txt, batch <= 2) on every
 target, for torch tensors and numpy arrays; every configuration once."""
+import os
+import re
 import unittest
 
 import numpy as np
 import torch
 
 import igemm
-from reference import conv_args, random_problem, reference, shapes, verify_failure
+from reference import ROOT, conv_args, random_problem, reference, shapes, verify_failure
 
 EDGE = shapes("edge.txt", max_batch=2)
 
@@ -34,27 +36,18 @@ class EdgeShapes(unittest.TestCase):
                 self.assertGreater(info.modeled_cycles, 0)
                 self.assertIsNone(info.time_ms)
 
-    def test_torch_gfx906(self):
-        self.check("gfx906", False)
+    def test_the_library_has_every_target(self):
+        """The tests below run per igemm.targets: it must be arch/targets.def's list."""
+        with open(os.path.join(ROOT, "arch", "targets.def")) as f:
+            listed = re.findall(r"^TARGET\((\w+),", f.read(), re.M)
+        self.assertEqual(len(listed), 4)
+        self.assertEqual(igemm.targets, tuple(listed))
 
-    def test_torch_gfx908(self):
-        self.check("gfx908", False)
 
-    def test_torch_gfx90a(self):
-        self.check("gfx90a", False)
-
-    def test_torch_gfx942(self):
-        self.check("gfx942", False)
-
-    def test_numpy_gfx906(self):
-        self.check("gfx906", True)
-
-    def test_numpy_gfx942(self):
-        self.check("gfx942", True)
-
-    def test_every_target_is_tested(self):
-        tested = {n[len("test_torch_"):] for n in dir(self) if n.startswith("test_torch_")}
-        self.assertEqual(tested, set(igemm.targets))
+# one test per target of the library, for torch tensors and numpy arrays
+for _arch in igemm.targets:
+    for _kind, _numpy in (("torch", False), ("numpy", True)):
+        setattr(EdgeShapes, f"test_{_kind}_{_arch}", lambda self, a=_arch, n=_numpy: self.check(a, n))
 
 
 class Solutions(unittest.TestCase):
