@@ -2,15 +2,18 @@
 #
 #   make            generator, code objects for every target, libigemm, the CLI
 #   make demo       generate, emulate and verify one ResNet-50 layer (README)
-#   make test       the cmocka suites (what CI runs)
+#   make test       the cmocka suites and the Python package's tests (what CI runs)
+#   make demo-torch train a small CNN with igemm.torch.Conv2d on the emulator
 #   make check-asan the same tests under AddressSanitizer + UBSan
 #   make check-networks  every layer of ResNet-50, ResNeXt-101 and Inception-v3
 #                   at batch 2 on the emulator, verified (~2 min; not in make test)
-#   make install PREFIX=DIR  igemm.h, libigemm.{a,so}, igemm.pc, the CLI and
-#                   share/igemm (code objects + manifest.json); make uninstall
+#   make install PREFIX=DIR  igemm.h, libigemm.{a,so}, igemm.pc, the CLI,
+#                   share/igemm (code objects + manifest.json) and the Python
+#                   package igemm; make uninstall
 #   make manifest   $(B)/share/igemm: the code objects and manifest.json
 #
-# Missing Debian packages are installed when run as root (tools/deps.sh).
+# Missing Debian packages are installed when run as root (tools/deps.sh;
+# python3-numpy and python3-torch only for the targets that run Python).
 
 LLVM_BIN ?= /usr/lib/llvm-19/bin
 LLVM_MC  := $(LLVM_BIN)/llvm-mc
@@ -26,6 +29,8 @@ SANFLAGS ?=
 LDLIBS   += -lm -lpthread -ldl
 
 TARGETS  := gfx906 gfx908 gfx90a gfx942
+# Debian's interpreter: python3-numpy and python3-torch are installed for it
+PYTHON   ?= /usr/bin/python3
 
 .PHONY: all deps demo test check-asan clean
 .SECONDARY:
@@ -40,7 +45,13 @@ $(B)/.deps-ok: tools/deps.sh
 	@LLVM_BIN=$(LLVM_BIN) sh tools/deps.sh
 	@touch $@
 
-deps: $(B)/.deps-ok
+# numpy and torch for the Python tests and make demo-torch (not for make all)
+$(B)/.deps-python-ok: tools/deps.sh
+	@mkdir -p $(B)
+	@PYTHON=$(PYTHON) sh tools/deps.sh python
+	@touch $@
+
+deps: $(B)/.deps-ok $(B)/.deps-python-ok
 
 # ---- sources ---------------------------------------------------------------
 ARCH_SRC := arch/target.c arch/isa.c
@@ -175,13 +186,21 @@ install: all
 	$(IGEMM_PC) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/igemm.pc
 	install -m 755 $(B)/bin/igemm $(B)/bin/igemmgen $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(B)/share/igemm/*.hsaco $(B)/share/igemm/manifest.json $(DESTDIR)$(PREFIX)/share/igemm/
+	install -d $(DESTDIR)$(PREFIX)/$(PY_SITE)/igemm
+	install -m 644 $(PY_PKG) $(DESTDIR)$(PREFIX)/$(PY_SITE)/igemm/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/igemm.h $(DESTDIR)$(PREFIX)/lib/libigemm.a \
 	    $(DESTDIR)$(PREFIX)/lib/libigemm.so $(DESTDIR)$(PREFIX)/lib/libigemm.so.$(SOMAJOR) \
 	    $(DESTDIR)$(PREFIX)/lib/libigemm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/pkgconfig/igemm.pc \
 	    $(DESTDIR)$(PREFIX)/bin/igemm $(DESTDIR)$(PREFIX)/bin/igemmgen
-	rm -rf $(DESTDIR)$(PREFIX)/share/igemm
+	rm -rf $(DESTDIR)$(PREFIX)/share/igemm $(DESTDIR)$(PREFIX)/$(PY_SITE)/igemm
+
+# The Python package goes where Debian's python3 looks: PREFIX/lib/python3.X/
+# dist-packages (on sys.path for /usr and /usr/local); it finds libigemm.so.0
+# in PREFIX/lib from there (python/igemm/_lib.py).
+PY_PKG  := $(wildcard python/igemm/*.py)
+PY_SITE  = $(shell $(PYTHON) -c 'import sys; print("lib/python3.%d/dist-packages" % sys.version_info[1])' 2>/dev/null || echo lib/python3/dist-packages)
 
 # test_install builds a program against the installed library: it needs the
 # compiler and sanitizer flags of this build.
@@ -203,8 +222,25 @@ $(B)/tests/%: $(B)/obj/tests/%.o $(B)/obj/tests/common.o $(B)/lib/libigemm.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ -lcmocka $(LDLIBS)
 
-test: all $(TEST_BIN)
+# tests/python/test_*.py test the Python package (igemm, igemm.torch) on this
+# build's libigemm.so; tests/python/run.py reports them in cmocka's format and
+# fails when one fails. Under sanitizers the Python interpreter preloads their
+# runtimes (the library's leaks are the C suites' to find: no leak check there).
+PY_TEST_SRC := $(sort $(wildcard tests/python/test_*.py))
+PY_ENV = PYTHONPATH=python IGEMM_LIBRARY=$(abspath $(B))/lib/libigemm.so IGEMM_TEST_B=$(B) \
+         IGEMM_TEST_MAKE="CC='$(CC)' OPT='$(OPT)' SANFLAGS='$(SANFLAGS)'" PYTHONDONTWRITEBYTECODE=1
+ifneq ($(findstring address,$(SANFLAGS)),)
+PY_ENV += LD_PRELOAD="$(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)" \
+          ASAN_OPTIONS=detect_leaks=0
+endif
+
+.PHONY: test-python
+test-python: all $(B)/.deps-python-ok
+	@$(PY_ENV) $(PYTHON) tests/python/run.py $(PY_TEST_SRC)
+
+test: all $(TEST_BIN) $(B)/.deps-python-ok
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
+	@$(PY_ENV) $(PYTHON) tests/python/run.py $(PY_TEST_SRC)
 	@echo "all test suites passed"
 
 # The same tests under AddressSanitizer + UBSan, in a separate build tree.
@@ -244,3 +280,13 @@ $(B)/bin/igemm-bench-emu: $(B)/obj/tools/bench_emu.o $(B)/lib/libigemm.a
 .PHONY: bench-emu
 bench-emu: all $(B)/bin/igemm-bench-emu
 	$(B)/bin/igemm-bench-emu --arch gfx906 --repeat 2
+
+# ---- PyTorch: training with igemm's input gradient (examples/train_cnn.py) --
+# A small CNN trained for a few steps with igemm.torch.Conv2d on the emulator
+# of DEMO_ARCH, batch and image size changing between steps, next to the same
+# model in plain torch: per step both losses, wall time, code objects loaded.
+DEMO_ARCH ?= gfx906
+.PHONY: demo-torch
+demo-torch: $(B)/lib/libigemm.so $(B)/.deps-python-ok
+	@PYTHONPATH=python IGEMM_LIBRARY=$(abspath $(B))/lib/libigemm.so PYTHONDONTWRITEBYTECODE=1 \
+	    $(PYTHON) examples/train_cnn.py --arch $(DEMO_ARCH)

@@ -1,0 +1,143 @@
+"""Bad input raises: the library's refusals as IgemmError carrying its
+one-line message and status, argument errors of the Python layer as
+ValueError / TypeError naming the argument."""
+import os
+import unittest
+
+import numpy as np
+import torch
+
+import igemm
+import igemm.torch as itorch
+
+
+def problem(dtype=torch.float32):
+    dy = torch.rand(2, 4, 5, 5).to(dtype)
+    w = torch.rand(4, 3, 3, 3).to(dtype)
+    return dy, w, (2, 3, 5, 5)
+
+
+class LibraryRefusals(unittest.TestCase):
+    def refused(self, status, text, *args, **kw):
+        with self.assertRaises(igemm.IgemmError) as cm:
+            igemm.conv_bwd_data(*args, **kw)
+        self.assertEqual(cm.exception.status_name, status)
+        self.assertIn(text, str(cm.exception))
+        self.assertNotIn("\n", str(cm.exception))
+        return cm.exception
+
+    def test_fp16_and_bf16_are_passed_through_and_refused(self):
+        for dtype in (torch.float16, torch.bfloat16):
+            dy, w, size = problem(dtype)
+            self.refused("IGEMM_ERR_UNSUPPORTED", "only fp32 is supported", dy, w, size, padding=1)
+        dy, w, size = problem()
+        self.refused("IGEMM_ERR_UNSUPPORTED", "only fp32 is supported", dy.numpy().astype(np.float16),
+                     w.numpy().astype(np.float16), size, padding=1)
+        a = igemm.applicable(dy.half(), w.half(), size, padding=1)
+        self.assertFalse(a)
+        self.assertEqual((a.status_name, a.reason), ("IGEMM_ERR_UNSUPPORTED", "only fp32 is supported"))
+
+    def test_nhwc_is_passed_through_and_refused(self):
+        dy, w, size = problem()
+        self.refused("IGEMM_ERR_UNSUPPORTED", "only the NCHW layout is supported",
+                     dy.contiguous(memory_format=torch.channels_last), w, size, padding=1)
+        nhwc = np.ascontiguousarray(dy.numpy().transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+        self.refused("IGEMM_ERR_UNSUPPORTED", "only the NCHW layout is supported", nhwc, w.numpy(), size, padding=1)
+        self.assertEqual(igemm.applicable(nhwc, w.numpy(), size, padding=1).reason, "only the NCHW layout is supported")
+
+    def test_invalid_problems(self):
+        dy, w, size = problem()
+        self.refused("IGEMM_ERR_INVALID_ARG", "padding", dy, w, size, padding=-1)
+        self.refused("IGEMM_ERR_INVALID_ARG", "stride", dy, w, size, stride=(1, 0), padding=1)
+        self.refused("IGEMM_ERR_INVALID_ARG", "groups g=3 must divide c=9 and k=4", dy, w, (2, 9, 5, 5), padding=1,
+                     groups=3)
+        with self.assertRaises(igemm.IgemmError):
+            igemm.applicable((2, 4, 5, 5), (4, 3, 3, 3), (5, 5), padding=-2)
+
+    def test_unknown_solution_and_target(self):
+        dy, w, size = problem()
+        self.refused("IGEMM_ERR_INVALID_ARG", "unknown solution 'fastest'", dy, w, size, padding=1, solution="fastest")
+        e = self.refused("IGEMM_ERR_UNSUPPORTED", "unknown target 'gfx1100'", dy, w, size, padding=1, arch="gfx1100")
+        for t in igemm.targets:  # the message lists the known ones
+            self.assertIn(t, str(e))
+
+    def test_not_applicable(self):
+        """One image above the 2 GiB per-launch limit: no configuration applies."""
+        a = igemm.applicable((1, 1, 32768, 32768), (1, 1, 1, 1), (32768, 32768))
+        self.assertFalse(a)
+        self.assertEqual(a.status_name, "IGEMM_ERR_NOT_APPLICABLE")
+        self.assertIn("no kernel configuration applies", a.reason)
+        self.assertTrue(igemm.applicable((1, 1, 32, 32), (1, 1, 1, 1), (32, 32)))
+
+    @unittest.skipIf(os.path.exists("/dev/kfd"), "this machine may have an AMD GPU")
+    def test_hip_without_a_gpu(self):
+        dy, w, size = problem()
+        self.refused("IGEMM_ERR_NO_DEVICE", "no AMD GPU", dy, w, size, padding=1, backend="hip")
+        self.refused("IGEMM_ERR_NO_DEVICE", "no AMD GPU", dy.numpy(), w.numpy(), size, padding=1, backend="hip")
+        with self.assertRaises(igemm.IgemmError):
+            igemm.applicable(dy, w, size, padding=1, backend="hip")
+
+    def test_module_backward_raises(self):
+        """nn.Conv2d trains channels-last; the igemm module's backward passes
+        the layout of dy (channels-last here) on and raises the library's
+        refusal."""
+        conv = itorch.Conv2d(3, 4, 3, padding=1)
+        x = torch.rand(2, 3, 6, 6).contiguous(memory_format=torch.channels_last).requires_grad_()
+        y = conv(x)
+        self.assertTrue(y.is_contiguous(memory_format=torch.channels_last))
+        with self.assertRaises(igemm.IgemmError) as cm:
+            y.backward(torch.ones_like(y))
+        self.assertEqual(str(cm.exception), "only the NCHW layout is supported")
+
+
+class ArgumentErrors(unittest.TestCase):
+    def test_types(self):
+        dy, w, size = problem()
+        with self.assertRaisesRegex(TypeError, "dy has dtype torch.float64, which is not an igemm data type"):
+            igemm.conv_bwd_data(dy.double(), w.double(), size, padding=1)
+        with self.assertRaisesRegex(TypeError, "w has dtype int32"):
+            igemm.conv_bwd_data(dy.numpy(), w.numpy().astype(np.int32), size, padding=1)
+        with self.assertRaisesRegex(TypeError, "dy is float32 but w is float16"):
+            igemm.conv_bwd_data(dy, w.half(), size, padding=1)
+        with self.assertRaisesRegex(TypeError, "dy must be a numpy array or a torch tensor, not list"):
+            igemm.conv_bwd_data([[1.0]], w, size)
+
+    def test_shapes(self):
+        dy, w, size = problem()
+        with self.assertRaisesRegex(ValueError, "dy must have 4 dimensions"):
+            igemm.conv_bwd_data(dy[0], w, size, padding=1)
+        with self.assertRaisesRegex(ValueError, r"dy is 5x5, but input 5x5 .* gives 3x3"):
+            igemm.conv_bwd_data(dy, w, size)
+        with self.assertRaisesRegex(ValueError, r"expected N=2, C=3"):
+            igemm.conv_bwd_data(dy, w, (1, 3, 5, 5), padding=1)
+        with self.assertRaisesRegex(ValueError, "dy has 4 channels but w"):
+            igemm.conv_bwd_data(dy, torch.rand(5, 3, 3, 3), size, padding=1)
+        with self.assertRaisesRegex(ValueError, "input_size must be"):
+            igemm.conv_bwd_data(dy, w, (5,), padding=1)
+        with self.assertRaisesRegex(ValueError, "padding must be an int or a pair"):
+            igemm.conv_bwd_data(dy, w, size, padding=(1, 1, 1))
+        with self.assertRaisesRegex(ValueError, "input_size must be"):
+            igemm.conv_bwd_data(dy, w, 5, padding=1)
+        with self.assertRaisesRegex(ValueError, "stride must be an int or a pair of ints, not 1.5"):
+            igemm.conv_bwd_data(dy, w, size, stride=1.5)
+        with self.assertRaisesRegex(ValueError, "groups must be an int"):
+            igemm.conv_bwd_data(dy, w, size, groups=True)
+        # a size that would wrap around in a C int is refused, not truncated
+        with self.assertRaisesRegex(ValueError, "input_size value 4294967301 does not fit a C int"):
+            igemm.conv_bwd_data(dy, w, (2, 3, 2**32 + 5, 5), padding=1)
+        with self.assertRaisesRegex(ValueError, "stride value -4294967294 does not fit a C int"):
+            igemm.conv_bwd_data(dy, w, size, stride=(1, -2**32 + 2))
+        # numpy integers are integers
+        dx = igemm.conv_bwd_data(dy, w, tuple(np.int64(v) for v in size), padding=np.int32(1))
+        self.assertEqual(tuple(dx.shape), size)
+
+    def test_backend_and_device(self):
+        dy, w, size = problem()
+        with self.assertRaisesRegex(ValueError, "unknown backend 'cuda'"):
+            igemm.conv_bwd_data(dy, w, size, padding=1, backend="cuda")
+        with self.assertRaisesRegex(ValueError, "is on meta"):
+            igemm.conv_bwd_data(dy.to("meta"), w.to("meta"), size, padding=1)
+
+
+if __name__ == "__main__":
+    unittest.main()

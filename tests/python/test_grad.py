@@ -1,0 +1,117 @@
+"""igemm.conv_bwd_data against torch.nn.grad.conv2d_input (float64), in the
+verify rule, on the edge shapes (tests/shapes/edge.txt, batch <= 2) on every
+target, for torch tensors and numpy arrays; every configuration once."""
+import os
+import re
+import unittest
+
+import numpy as np
+import torch
+
+import igemm
+from reference import ROOT, conv_args, random_problem, reference, shapes, verify_failure
+
+EDGE = shapes("edge.txt", max_batch=2)
+
+
+class EdgeShapes(unittest.TestCase):
+    def check(self, arch, use_numpy):
+        gen = torch.Generator().manual_seed(15)
+        for s in EDGE:
+            dy, w, size = random_problem(s, gen)
+            stride, padding, dilation, groups = conv_args(s)
+            ref, abs_sum = reference(dy, w, size, stride, padding, dilation, groups)
+            if use_numpy:
+                dy, w = dy.numpy(), w.numpy()
+            dx, info = igemm.conv_bwd_data(dy, w, size, stride, padding, dilation, groups, arch=arch,
+                                           backend="emu", return_info=True)
+            with self.subTest(shape=s["comment"]):
+                self.assertIsInstance(dx, np.ndarray if use_numpy else torch.Tensor)
+                self.assertEqual(dx.dtype, np.float32 if use_numpy else torch.float32)
+                why = verify_failure(dx, ref, abs_sum)
+                self.assertIsNone(why, f"{arch} {s['comment']}: {why} ({info.solution})")
+                self.assertEqual(info.arch, arch)
+                self.assertEqual(info.backend, "emu")
+                self.assertGreaterEqual(info.launches, 1)
+                self.assertGreater(info.modeled_cycles, 0)
+                self.assertIsNone(info.time_ms)
+
+    def test_the_library_has_every_target(self):
+        """The tests below run per igemm.targets: it must be arch/targets.def's list."""
+        with open(os.path.join(ROOT, "arch", "targets.def")) as f:
+            listed = re.findall(r"^TARGET\((\w+),", f.read(), re.M)
+        self.assertEqual(len(listed), 4)
+        self.assertEqual(igemm.targets, tuple(listed))
+
+
+# one test per target of the library, for torch tensors and numpy arrays
+for _arch in igemm.targets:
+    for _kind, _numpy in (("torch", False), ("numpy", True)):
+        setattr(EdgeShapes, f"test_{_kind}_{_arch}", lambda self, a=_arch, n=_numpy: self.check(a, n))
+
+
+class Solutions(unittest.TestCase):
+    def test_every_solution_runs_and_verifies(self):
+        """Each configuration by name on a shape with stride, dilation,
+        padding and groups, on gfx90a; RunInfo names it."""
+        s = dict(n=2, c=6, h=9, w=8, k=4, y=3, x=2, pad_h=1, pad_w=0, stride_h=2, stride_w=1, dil_h=1, dil_w=2,
+                 groups=2)
+        dy, w, size = random_problem(s, torch.Generator().manual_seed(3))
+        args = conv_args(s)
+        ref, abs_sum = reference(dy, w, size, *args)
+        names = igemm.solutions()
+        self.assertIn("naive", names)
+        self.assertEqual(len(names), len(set(names)))
+        for name in names:
+            with self.subTest(solution=name):
+                self.assertTrue(igemm.applicable(dy, w, size, *args, arch="gfx90a", solution=name))
+                dx, info = igemm.conv_bwd_data(dy, w, size, *args, arch="gfx90a", solution=name, return_info=True)
+                self.assertIsNone(verify_failure(dx, ref, abs_sum))
+                self.assertEqual(info.solution, name)
+                self.assertEqual(info.source, "user")
+
+    def test_selection_is_reported(self):
+        s = dict(n=1, c=8, h=7, w=7, k=8, y=3, x=3, pad_h=1, pad_w=1, stride_h=1, stride_w=1, dil_h=1, dil_w=1,
+                 groups=1)
+        dy, w, size = random_problem(s, torch.Generator().manual_seed(4))
+        dx, info = igemm.conv_bwd_data(dy, w, size[2:], 1, 1, return_info=True)
+        self.assertIn(info.solution, igemm.solutions())
+        self.assertEqual(info.source, "heuristic")
+        self.assertEqual(info.arch, "gfx906")  # the library's default target
+        self.assertTrue(info.kernels and all(k.startswith("igemm_") for k in info.kernels))
+
+    def test_noncontiguous_inputs_are_copied(self):
+        """A dy slice with gaps (not NCHW nor NHWC in memory) gives the same dx."""
+        s = dict(n=2, c=4, h=6, w=6, k=6, y=3, x=3, pad_h=1, pad_w=1, stride_h=1, stride_w=1, dil_h=1, dil_w=1,
+                 groups=1)
+        dy, w, size = random_problem(s, torch.Generator().manual_seed(5))
+        wide = torch.zeros(2, 12, 6, 6)
+        wide[:, ::2] = dy
+        view = wide[:, ::2]
+        self.assertFalse(view.is_contiguous())
+        ref, abs_sum = reference(dy, w, size, 1, 1, 1, 1)
+        self.assertIsNone(verify_failure(igemm.conv_bwd_data(view, w, size, 1, 1), ref, abs_sum))
+        self.assertIsNone(verify_failure(igemm.conv_bwd_data(view.numpy(), w.numpy(), size, 1, 1), ref, abs_sum))
+
+
+class CodeObjects(unittest.TestCase):
+    def test_no_load_per_shape(self):
+        """New shapes need no new code object: after one call per target
+        (the load), every edge shape runs on each target with no further
+        load, and each counts as a new problem."""
+        gen = torch.Generator().manual_seed(8)
+        for arch in igemm.targets:
+            igemm.conv_bwd_data(torch.ones(1, 1, 1, 1), torch.ones(1, 1, 1, 1), (1, 1), arch=arch)
+        before = igemm.stats()
+        for s in EDGE:
+            dy, w, size = random_problem(dict(s, n=1), gen)  # batch 1: not yet run by EdgeShapes
+            for arch in igemm.targets:
+                igemm.conv_bwd_data(dy, w, size, *conv_args(s), arch=arch)
+        after = igemm.stats()
+        self.assertEqual(after["code_object_loads"], before["code_object_loads"])
+        self.assertEqual(after["runs"] - before["runs"], len(EDGE) * len(igemm.targets))
+        self.assertGreater(after["distinct_problems"], before["distinct_problems"])
+
+
+if __name__ == "__main__":
+    unittest.main()
