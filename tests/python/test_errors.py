@@ -37,13 +37,18 @@ class LibraryRefusals(unittest.TestCase):
         self.assertFalse(a)
         self.assertEqual((a.status_name, a.reason), ("IGEMM_ERR_UNSUPPORTED", "only fp32 is supported"))
 
-    def test_nhwc_is_passed_through_and_refused(self):
+    def test_nhwc_is_passed_through(self):
+        """Channels-last data reaches the library as NHWC: the naive kernel
+        (NCHW only) refuses it with its reason, an NCHW solution by name too."""
         dy, w, size = problem()
-        self.refused("IGEMM_ERR_UNSUPPORTED", "only the NCHW layout is supported",
-                     dy.contiguous(memory_format=torch.channels_last), w, size, padding=1)
+        cl = dy.contiguous(memory_format=torch.channels_last)
+        self.refused("IGEMM_ERR_NOT_APPLICABLE", "the naive kernel reads NCHW fp32 tensors", cl, w, size, padding=1,
+                     solution="naive")
         nhwc = np.ascontiguousarray(dy.numpy().transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
-        self.refused("IGEMM_ERR_UNSUPPORTED", "only the NCHW layout is supported", nhwc, w.numpy(), size, padding=1)
-        self.assertEqual(igemm.applicable(nhwc, w.numpy(), size, padding=1).reason, "only the NCHW layout is supported")
+        nchw_name = next(s for s in igemm.solutions() if "_nchw_" in s)
+        a = igemm.applicable(nhwc, w.numpy(), size, padding=1, solution=nchw_name)
+        self.assertFalse(a)
+        self.assertEqual(a.reason, "written for nchw fp32 tensors")
 
     def test_invalid_problems(self):
         dy, w, size = problem()
@@ -78,16 +83,17 @@ class LibraryRefusals(unittest.TestCase):
             igemm.applicable(dy, w, size, padding=1, backend="hip")
 
     def test_module_backward_raises(self):
-        """nn.Conv2d trains channels-last; the igemm module's backward passes
-        the layout of dy (channels-last here) on and raises the library's
-        refusal."""
-        conv = itorch.Conv2d(3, 4, 3, padding=1)
+        """The igemm module's backward raises the library's refusal: here a
+        channels-last dy (as nn.Conv2d gives for channels-last input) forced
+        onto an NCHW configuration."""
+        nchw_name = next(s for s in igemm.solutions() if "_nchw_" in s)
+        conv = itorch.Conv2d(3, 4, 3, padding=1, igemm_solution=nchw_name)
         x = torch.rand(2, 3, 6, 6).contiguous(memory_format=torch.channels_last).requires_grad_()
         y = conv(x)
         self.assertTrue(y.is_contiguous(memory_format=torch.channels_last))
         with self.assertRaises(igemm.IgemmError) as cm:
             y.backward(torch.ones_like(y))
-        self.assertEqual(str(cm.exception), "only the NCHW layout is supported")
+        self.assertIn("written for nchw fp32 tensors", str(cm.exception))
 
 
 class ArgumentErrors(unittest.TestCase):

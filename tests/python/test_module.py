@@ -7,6 +7,7 @@ import warnings
 
 import torch
 
+import igemm
 import igemm.torch as itorch
 from reference import reference, verify_failure
 
@@ -61,6 +62,25 @@ class ModuleBackward(unittest.TestCase):
                         self.assertIsNone(verify_failure(dx1, r, s))
                     else:  # padding folded into F.pad: compare with nn.Conv2d's own dx
                         self.assertLessEqual((dx1 - dx0).abs().max().item(), 1e-5 * dx0.abs().max().item())
+
+    def test_channels_last_backward(self):
+        """Channels-last training: igemm gets NHWC dy and w and runs an NHWC
+        configuration; dx equals the float64 reference and comes back
+        channels-last, like nn.Conv2d's."""
+        kw, shape = dict(in_channels=4, out_channels=6, kernel_size=3, stride=2, padding=1, groups=2), (2, 4, 9, 7)
+        for arch in ("gfx906", "gfx90a"):
+            with self.subTest(arch=arch):
+                ref, mod, x = pair(kw, shape, 7, igemm_arch=arch)
+                x = x.contiguous(memory_format=torch.channels_last)
+                g = (torch.rand(ref(x).shape) * 2 - 1).contiguous(memory_format=torch.channels_last)
+                y0, dx0, dw0, db0 = grads(ref, x, g)
+                y1, dx1, dw1, db1 = grads(mod, x, g)
+                self.assertTrue(dx1.is_contiguous(memory_format=torch.channels_last))
+                r, s = reference(g, ref.weight.detach(), shape, ref.stride, 1, ref.dilation, ref.groups)
+                self.assertIsNone(verify_failure(dx1, r, s))
+                _, info = igemm.conv_bwd_data(g, ref.weight.detach(), shape, ref.stride, 1, ref.dilation, ref.groups,
+                                              arch=arch, return_info=True)
+                self.assertIn("_nhwc_", info.solution)
 
     def test_igemm_computes_the_input_gradient(self):
         """The module's dx comes from igemm: an emulator run per backward
