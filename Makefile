@@ -43,11 +43,11 @@ $(B)/.deps-ok: tools/deps.sh
 deps: $(B)/.deps-ok
 
 # ---- sources ---------------------------------------------------------------
-ARCH_SRC := arch/target.c arch/isa.c
+ARCH_SRC := arch/target.c arch/isa.c arch/mfma.c
 CONV_SRC := conv/util.c conv/problem.c conv/reference.c conv/v4r1_config.c conv/solver.c \
             conv/solver_v4r1.c conv/heuristic.c
 CORE_SRC := $(ARCH_SRC) $(CONV_SRC)
-GEN_SRC  := gen/main.c gen/emit.c gen/emit_fmt.c gen/emit_hazard.c gen/emit_helpers.c gen/values.c gen/kern_naive.c gen/kern_v4r1.c
+GEN_SRC  := gen/main.c gen/emit.c gen/emit_op.c gen/emit_fmt.c gen/emit_mem.c gen/emit_mai.c gen/emit_hazard.c gen/emit_helpers.c gen/values.c gen/kern_naive.c gen/kern_v4r1.c
 EMU_SRC  := emu/decode.c emu/disasm.c emu/inst.c emu/loader.c emu/msgpack.c emu/device.c emu/exec.c \
             emu/exec_valu.c emu/exec_mem.c emu/mfma.c emu/hazard.c emu/launch.c
 RT_SRC   := runtime/handle.c runtime/codeobj.c runtime/backend_emu.c \
