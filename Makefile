@@ -202,6 +202,12 @@ $(B)/tests/%: $(B)/obj/tests/%.o $(B)/obj/tests/common.o $(B)/lib/libigemm.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ -lcmocka $(LDLIBS)
 
+# test_gen tests the emitter itself: it links the emitter's objects too
+EMIT_SRC := gen/emit.c gen/emit_op.c gen/emit_fmt.c gen/emit_mem.c gen/emit_mai.c gen/emit_hazard.c gen/emit_helpers.c
+$(B)/tests/test_gen: $(B)/obj/tests/test_gen.o $(B)/obj/tests/common.o $(call obj,$(EMIT_SRC)) $(B)/lib/libigemm.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ -lcmocka $(LDLIBS)
+
 test: all $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
 	@echo "all test suites passed"
