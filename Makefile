@@ -54,12 +54,14 @@ $(B)/.deps-python-ok: tools/deps.sh
 deps: $(B)/.deps-ok $(B)/.deps-python-ok
 
 # ---- sources ---------------------------------------------------------------
-ARCH_SRC := arch/target.c arch/isa.c
+ARCH_SRC := arch/target.c arch/isa.c arch/mfma.c
 CONV_SRC := conv/util.c conv/types.c conv/problem.c conv/reference.c conv/v4r1_config.c conv/solver.c \
             conv/solver_v4r1.c conv/heuristic.c
 CORE_SRC := $(ARCH_SRC) $(CONV_SRC)
-GEN_SRC  := gen/main.c gen/emit.c gen/emit_fmt.c gen/emit_hazard.c gen/emit_helpers.c gen/values.c gen/kern_naive.c \
-            gen/v4r1/kernel.c gen/v4r1/setup.c gen/v4r1/staging.c gen/v4r1/walk.c gen/v4r1/epilogue.c gen/v4r1/math_fma.c
+GEN_SRC  := gen/main.c gen/emit.c gen/emit_op.c gen/emit_fmt.c gen/emit_mem.c gen/emit_mai.c gen/emit_hazard.c \
+            gen/emit_helpers.c gen/values.c gen/kern_naive.c \
+            gen/v4r1/kernel.c gen/v4r1/setup.c gen/v4r1/staging.c gen/v4r1/walk.c gen/v4r1/epilogue.c \
+            gen/v4r1/math_fma.c
 EMU_SRC  := emu/decode.c emu/disasm.c emu/inst.c emu/loader.c emu/msgpack.c emu/device.c emu/exec.c \
             emu/exec_valu.c emu/exec_mem.c emu/mfma.c emu/hazard.c emu/launch.c
 RT_SRC   := runtime/handle.c runtime/codeobj.c runtime/backend_emu.c \
@@ -221,6 +223,13 @@ $(B)/obj/tests/%.o: tests/%.c | $(B)/.deps-ok
 $(B)/tests/%: $(B)/obj/tests/%.o $(B)/obj/tests/common.o $(B)/lib/libigemm.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ -lcmocka $(LDLIBS)
+
+# test_gen tests the emitter itself: it links the emitter's objects too
+EMIT_SRC := gen/emit.c gen/emit_op.c gen/emit_fmt.c gen/emit_mem.c gen/emit_mai.c gen/emit_hazard.c gen/emit_helpers.c
+$(B)/tests/test_gen: $(B)/obj/tests/test_gen.o $(B)/obj/tests/common.o $(call obj,$(EMIT_SRC)) $(B)/lib/libigemm.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ -lcmocka $(LDLIBS)
+
 
 # tests/python/test_*.py test the Python package (igemm, igemm.torch) on this
 # build's libigemm.so; tests/python/run.py reports them in cmocka's format and

@@ -124,8 +124,10 @@ static opnd pool_alloc(emit *e, pool *p, opkind kind, const char *name, int coun
             free = !p->owner[base + i];
         if (!free)
             continue;
-        for (int i = 0; i < count; i++)
+        for (int i = 0; i < count; i++) {
             p->owner[base + i] = name;
+            p->scope[base + i] = (uint8_t)e->nscopes;
+        }
         if (base + count > p->high_water)
             p->high_water = base + count;
         r.index = (int16_t)base;
@@ -147,8 +149,10 @@ static opnd pool_fixed(emit *e, pool *p, opkind kind, const char *name, int inde
             return r;
         }
     }
-    for (int i = index; i < index + count; i++)
+    for (int i = index; i < index + count; i++) {
         p->owner[i] = name;
+        p->scope[i] = (uint8_t)e->nscopes;
+    }
     if (index + count > p->high_water)
         p->high_water = index + count;
     emit_line(e, ".set %s, %d", name, index);
@@ -211,8 +215,8 @@ opnd sub(opnd r, int i, int count)
     opnd s = r;
     if (i < 0 || count < 1 || i + count > r.count) {
         /* An out-of-range sub-register is a generator bug; make it visible
-         * to the format checks by producing an impossible operand. */
-        s.kind = OPK_NONE;
+         * to the format checks, which refuse this kind. */
+        s.kind = OPK_BAD;
         return s;
     }
     s.index = (int16_t)(r.index + i);
@@ -234,6 +238,42 @@ opnd fabs_(opnd o)
 {
     o.mods |= MOD_ABS;
     return o;
+}
+
+/* ---- allocation scopes ---- */
+
+void e_scope_begin(emit *e, const char *name)
+{
+    if (e->failed)
+        return;
+    if (!e->in_kernel || e->nscopes == MAX_SCOPES) {
+        emit_fail(e, "scope %s: %s", name, e->in_kernel ? "scopes nested too deep" : "opened outside a kernel");
+        return;
+    }
+    e->scopes[e->nscopes++] = name;
+}
+
+void e_scope_end(emit *e, const char *name, bool release)
+{
+    if (e->failed)
+        return;
+    if (!e->nscopes || strcmp(e->scopes[e->nscopes - 1], name)) {
+        emit_fail(e, "scope %s ended while %s is the innermost", name, e->nscopes ? e->scopes[e->nscopes - 1] : "none");
+        return;
+    }
+    pool *pools[] = {&e->sgpr, &e->vgpr, &e->agpr};
+    for (int p = 0; p < 3; p++)
+        for (int i = 0; i < pools[p]->limit; i++) {
+            if (!pools[p]->owner[i] || pools[p]->scope[i] != e->nscopes)
+                continue;
+            if (!release) {
+                emit_fail(e, "register %s (%c%d) of scope %s still allocated at its end", pools[p]->owner[i],
+                          pools[p]->kind, i, name);
+                return;
+            }
+            pools[p]->owner[i] = NULL;
+        }
+    e->nscopes--;
 }
 
 /* ---- labels ---- */
@@ -293,6 +333,7 @@ void e_kernel_begin(emit *e, const char *name, int block_size)
     snprintf(e->k.name, sizeof e->k.name, "%s", name);
     e->k.block_size = block_size;
     e->in_kernel = true;
+    e->nscopes = 0;
     hz_reset(e);
     pool_init(&e->sgpr, 's', e->t->max_sgprs - e->t->sgprs_reserved);
     pool_init(&e->vgpr, 'v', e->t->arch_vgprs);
@@ -332,6 +373,10 @@ void e_kernel_end(emit *e)
     if (e->failed)
         return;
     kernel_info *k = &e->k;
+    if (e->nscopes) {
+        emit_fail(e, "scope %s still open at kernel end", e->scopes[e->nscopes - 1]);
+        return;
+    }
     /* Leak check: every named allocation must have been released. */
     pool *pools[] = {&e->sgpr, &e->vgpr, &e->agpr};
     for (int p = 0; p < 3; p++)

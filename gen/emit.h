@@ -5,11 +5,15 @@
  * an error every call is a no-op and emit_finish reports it).
  *
  * Instructions are written through one function per encoding format
- * (e_sop2, e_vop3, e_ds, e_mubuf, ...), each of which checks the operand
- * rules of its format for the target (operand kinds, the gfx9 constant-bus
- * limit of one SGPR or literal per VALU op, no literals in VOP3) before it
- * prints. Semantic helpers (emit_helpers.h) pick target spellings and wrap
- * common idioms. No other code prints assembly text.
+ * (e_sop2, e_vop3, e_ds, e_mubuf, e_vop3p, e_mfma, ...). Each looks its
+ * mnemonic up in the shared op table (arch/isa.h, arch/ops.def): the op
+ * must exist on the target and be of the function's format, and its
+ * register operands must have the widths of its row; then the format's
+ * operand rules (operand kinds, the gfx9 constant-bus limit of one SGPR or
+ * literal per VALU op, no literals in VOP3) are checked before it prints.
+ * A broken rule fails the emitter naming the target, the kernel and the op.
+ * Semantic helpers (emit_helpers.h) pick target spellings and wrap common
+ * idioms. No other code prints assembly text.
  *
  * Registers come from pools with names; every allocation prints
  * `.set v_name, index` so the listing reads `v_add_u32 v[v_tmp], ...`. */
@@ -20,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../arch/isa.h"
+#include "../arch/mfma.h"
 #include "../arch/target.h"
 
 typedef enum {
@@ -31,6 +37,7 @@ typedef enum {
     OPK_INT,     /* integer immediate: inline constant or literal */
     OPK_FLOAT,   /* float immediate (printed as such; inline or literal) */
     OPK_OFF,     /* "off" (global saddr / unused vaddr) */
+    OPK_BAD,     /* an out-of-range sub-register (sub/at): every format refuses it */
 } opkind;
 
 /* Operand modifiers for VOP3 sources. */
@@ -56,7 +63,10 @@ typedef struct {
     int limit;              /* allocatable registers */
     int high_water;         /* next_free after the highest allocation */
     const char *owner[POOL_MAX]; /* name of the allocation holding each register */
+    uint8_t scope[POOL_MAX];     /* scope depth it was allocated at (0: the kernel) */
 } pool;
+
+#define MAX_SCOPES 16
 
 /* Kernel arguments as listed in the metadata. */
 typedef struct {
@@ -93,6 +103,8 @@ typedef struct emit {
     bool in_kernel;
     kernel_info k;
     pool sgpr, vgpr, agpr;
+    const char *scopes[MAX_SCOPES]; /* open allocation scopes, innermost last */
+    int nscopes;
     int label_seq;
     /* hazard tracking (emit_hazard.c): wait states issued so far in the
        kernel and, per SGPR operand code, when a VALU last wrote it; labels
@@ -140,7 +152,17 @@ void rfree(emit *e, opnd r);
  * (.set s_hi, s_args+4). Not freed on its own. */
 opnd alias(emit *e, const char *name, opnd r);
 
-/* Sub-registers of an allocation. */
+/* Allocation scopes (one per kernel stage, say): registers allocated
+ * between e_scope_begin and the matching e_scope_end belong to the scope.
+ * e_scope_end(.., release = true) frees every one still live; with release
+ * = false it is a leak check: a register of the scope still live fails the
+ * emitter. Scopes nest (at most MAX_SCOPES); ending one that is not the
+ * innermost, or ending a kernel with a scope open, fails the emitter. */
+void e_scope_begin(emit *e, const char *name);
+void e_scope_end(emit *e, const char *name, bool release);
+
+/* Sub-registers of an allocation (out of range: an OPK_BAD operand that
+ * every format function refuses). */
 opnd at(opnd r, int i);              /* one register */
 opnd sub(opnd r, int i, int count);  /* a range */
 
@@ -191,22 +213,72 @@ void e_ds(emit *e, const char *op, opnd d, opnd addr, opnd data0, opnd data1, in
 /* MUBUF with offen: data, voffset, resource, soffset, immediate offset. */
 void e_mubuf(emit *e, const char *op, opnd data, opnd voff, opnd rsrc, opnd soff, int offset);
 void e_global(emit *e, const char *op, opnd data, opnd vaddr, opnd saddr, int offset);
+/* The 16-bit memory ops (buffer_load_ushort, buffer_load_short_d16[_hi],
+ * buffer_store_short[_d16_hi], ds_read_u16[_d16[_hi]], ds_write_b16[_d16_hi],
+ * global_*) go through e_mubuf, e_ds and e_global: a _d16 load keeps the
+ * other half of its VGPR, so it also reads it (hazards). */
+
+/* VOP3P (packed math, v_dot*, v_fma_mix*): bit i of each mask is source i.
+ * mods NULL: the assembler's defaults (op_sel 0, op_sel_hi all ones, no
+ * negation); otherwise op_sel_hi is always printed. c may be NOOP. */
+typedef struct {
+    uint8_t op_sel, op_sel_hi, neg_lo, neg_hi;
+    bool clamp;
+} vop3p_mods;
+void e_vop3p(emit *e, const char *op, opnd d, opnd a, opnd b, opnd c, const vop3p_mods *mods);
+/* VOP3P-MAI matrix FMA: d = a x b + c, op an MFMA of the target (pick one
+ * by shape with arch/mfma.h mfma_pick, spell it with mfma_name). d and c:
+ * AGPRs, or VGPRs where the MFMA table allows (gfx90a+: acc_cd = 0); c may
+ * be an inline constant. cbsz/abid/blgp as the ISA (0 where unsupported). */
+void e_mfma(emit *e, const char *op, opnd d, opnd a, opnd b, opnd c, int cbsz, int abid, int blgp);
+/* AGPR moves: v_accvgpr_read_b32 vdst, asrc; v_accvgpr_write_b32 adst,
+ * vsrc or inline constant; v_accvgpr_mov_b32 adst, asrc (gfx90a+). */
+void e_accvgpr_read(emit *e, opnd vd, opnd as);
+void e_accvgpr_write(emit *e, opnd ad, opnd src);
+void e_accvgpr_mov(emit *e, opnd ad, opnd as);
 /* s_waitcnt: -1 leaves a counter unconstrained. */
 void e_waitcnt(emit *e, int vmcnt, int lgkmcnt);
 /* At least n wait states (s_nop n-1, split as needed). */
 void e_nops(emit *e, int n);
 
-/* Software hazards (emit_hazard.c). The format functions call these:
+/* The op-table row of mnemonic op on the emitter's target, of one of the
+ * formats in fmts (a mask of 1u << F_x). NULL, with the emitter failed
+ * ("not an instruction", "not on <target> (it exists on ...)", "a SOP2
+ * instruction, not VOP2"), when there is none. */
+const isa_opinfo *e_op(emit *e, const char *op, unsigned fmts);
+
+/* Software hazards (emit_hazard.c). Every format function describes its
+ * instruction to hz_inst_issue: the op-table row, the registers it reads
+ * (rd; an MFMA's A, B, C in rd[0..2], a lane operation's lane select in
+ * rd[1], a v_dot's accumulator in rd[2]) and writes (wr), the data of a
+ * store the store-data-valu rule covers, and the label of a branch. It
+ * inserts the s_nop wait states that the target's hazard facts require
+ * since the last writes of those registers (SGPRs, VCC, EXEC, VGPRs,
+ * AGPRs; VALU, MFMA, v_accvgpr_*, v_dot writers), then records the
+ * instruction's writes and counts its wait state. */
+typedef struct {
+    const isa_opinfo *info;
+    const mfma_info *mfma; /* MFMA: its table row */
+    opnd wr[2];
+    opnd rd[5];
+    int nwr, nrd;
+    opnd store_data;       /* a VMEM store of > 8 bytes (MUBUF with a constant soffset) */
+    int label;             /* branch: the target's label id */
+} hz_inst;
+void hz_inst_issue(emit *e, const hz_inst *in);
+
+/* The older interface, for instructions outside the table (h_macro's):
  * before an instruction, hz_reads inserts the s_nop wait states the
  * target's hazard facts require between a VALU write of an SGPR and this
  * read (kind: HZR_VALU for a VALU operand, HZR_VMEM for a memory
  * instruction's address SGPRs, HZR_LANESEL for a lane select); after it,
  * hz_issue counts its wait states and, for a VALU instruction, hz_writes
- * records the SGPRs it wrote. SALU and SMEM writes are not recorded: as in
- * LLVM's GCNHazardRecognizer (and the emulator), the wait is measured from
- * the last VALU write even when a SALU instruction wrote the register since.
- * Branches carry the state to their label; a backward branch first waits
- * out every pending hazard. */
+ * records the registers it wrote. SALU and SMEM writes are not recorded: as
+ * in LLVM's GCNHazardRecognizer (and the emulator), the wait is measured
+ * from the last VALU write even when a SALU instruction wrote the register
+ * since. Branches carry the state to their label; a backward branch waits
+ * until the loop body's first instructions are safe on the back edge
+ * (emit_hazard.c). */
 enum { HZR_VALU, HZR_VMEM, HZR_LANESEL };
 void hz_reads(emit *e, int kind, const opnd *ops, int n);
 void hz_issue(emit *e, int wait_states);
