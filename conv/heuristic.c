@@ -29,6 +29,7 @@
  * (few channels) the thin configurations. The naive kernel is the fallback. */
 #include "select.h"
 
+#include "../arch/mfma.h"
 #include "v4r1_config.h"
 
 static double ceil_div(double a, double b) { return (double)(((long long)a + (long long)b - 1) / (long long)b); }
@@ -53,9 +54,28 @@ static wave_cost fma_cost(const v4r1_config *c)
     return w;
 }
 
-static wave_cost math_cost(const v4r1_config *c)
+/* MFMA: per K step, the matrix instructions of the wave tile (issue cycles
+ * = 4 * passes of the instruction, from the MFMA table), one ds_read_b32
+ * per fragment, the staging's loads and LDS writes; once, the accumulator
+ * reads and stores. */
+static wave_cost mfma_cost(const v4r1_config *c, const target *t)
+{
+    const mfma_info *m = mfma_pick(t, c->inst, c->inst, 64 / c->inst, 1, MFMA_F32);
+    int kst = c->kpb / (64 / c->inst), cd = c->inst * c->inst / 64;
+    wave_cost w;
+    w.step = (double)kst * c->bm * c->bn * (m ? m->cycles : 64) /* MFMAs */
+             + (double)kst * (c->bm + c->bn) * 4                 /* ds_read_b32 */
+             + (double)(c->va * c->wa + c->vb * c->wb) * 4     /* buffer loads */
+             + (double)(c->va * c->wa + c->vb * c->wb) * 2     /* LDS writes */
+             + 40;                                               /* scalar walk, waits, barrier */
+    w.fixed = 600 + (double)c->bm * c->bn * cd * 8 + (double)c->bn * 90;
+    return w;
+}
+
+static wave_cost math_cost(const v4r1_config *c, const target *t)
 {
     switch (c->math) {
+    case IGEMM_MATH_MFMA: return mfma_cost(c, t);
     case IGEMM_MATH_FMA: return fma_cost(c);
     default: igemm_die("v4r1_estimate: no cost model for math %d", (int)c->math);
     }
@@ -64,10 +84,13 @@ static wave_cost math_cost(const v4r1_config *c)
 double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t, double *work)
 {
     int waves = c->block / 64;
-    wave_cost wc = math_cost(c);
+    wave_cost wc = math_cost(c, t);
     double step = wc.step, fixed = wc.fixed;
+    /* AGPRs share the wave's allocation: added on the unified file, one
+       count for both files on gfx908 */
     int gran = t->vgpr_granule;
-    int wps = t->vgprs_per_simd / ((c->vgprs + gran - 1) / gran * gran);
+    int regs = t->unified_acc_vgprs ? (c->vgprs + 3) / 4 * 4 + c->agprs : c->vgprs > c->agprs ? c->vgprs : c->agprs;
+    int wps = t->vgprs_per_simd / ((regs + gran - 1) / gran * gran);
     if (wps > t->max_waves_per_simd)
         wps = t->max_waves_per_simd;
     int by_lds = t->lds_bytes / c->lds_bytes, by_vgpr = t->simds_per_cu * wps / waves;

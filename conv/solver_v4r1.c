@@ -9,11 +9,7 @@
 #include "solver.h"
 #include "v4r1_config.h"
 
-static int v4r1_available(const solver *s, const target *t)
-{
-    (void)s;
-    return t->has_fmac;
-}
+static int v4r1_available(const solver *s, const target *t) { return v4r1_config_runs_on(s->cfg, t); }
 
 static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, const target *t, char *why, size_t len)
 {

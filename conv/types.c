@@ -14,6 +14,7 @@ static const igemm_layout_desc layouts[] = {
 
 static const igemm_math_desc maths[] = {
     {IGEMM_MATH_FMA, "fma"},
+    {IGEMM_MATH_MFMA, "mfma"},
 };
 
 #define LOOKUP(table, key)                                                                                          \

@@ -24,7 +24,7 @@ typedef struct {
 } igemm_layout_desc;
 
 /* The math strategies of the v4r1 kernels. */
-typedef enum { IGEMM_MATH_FMA = 0, IGEMM_MATH_COUNT } igemm_math;
+typedef enum { IGEMM_MATH_FMA = 0, IGEMM_MATH_MFMA = 1, IGEMM_MATH_COUNT } igemm_math;
 
 typedef struct {
     igemm_math id;

@@ -2,6 +2,8 @@
 #include "v4r1_config.h"
 
 #include <pthread.h>
+
+#include "../arch/mfma.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -24,6 +26,26 @@ const v4r1_config v4r1_tiles[] = {
     {.mpb = 8, .npb = 128, .kpb = 8, .block = 64},
     {.mpb = 16, .npb = 64, .kpb = 8, .block = 64},
     {.mpb = 128, .npb = 16, .kpb = 8, .block = 128},
+    /* matrix cores: 32x32x2 blocks for the big and medium tiles, 16x16x4
+       ones for the thin tiles of few-channel layers */
+#define MFMA(m, n, k, t, i) {.mpb = m, .npb = n, .kpb = k, .block = t, .math = IGEMM_MATH_MFMA, .inst = i}
+    MFMA(256, 128, 8, 256, 32),
+    MFMA(128, 128, 8, 256, 32),
+    MFMA(128, 128, 16, 256, 32),
+    MFMA(128, 64, 8, 256, 32),
+    MFMA(64, 128, 8, 256, 32),
+    MFMA(64, 64, 8, 256, 32),
+    MFMA(64, 64, 8, 64, 32),
+    MFMA(64, 64, 16, 64, 32),
+    MFMA(32, 64, 8, 64, 32),
+    MFMA(64, 32, 8, 64, 32),
+    MFMA(32, 32, 8, 64, 32),
+    MFMA(32, 32, 16, 64, 32),
+    MFMA(16, 64, 8, 64, 16),
+    MFMA(64, 16, 8, 64, 16),
+    MFMA(16, 128, 8, 128, 16),
+    MFMA(16, 16, 16, 64, 16),
+#undef MFMA
 };
 const int v4r1_tile_count = sizeof v4r1_tiles / sizeof v4r1_tiles[0];
 
@@ -68,6 +90,69 @@ static int vec_width(int elems, int rowlen, int block, int *w, int *v)
 
 static int pow2(int x) { return x > 0 && !(x & (x - 1)); }
 
+bool v4r1_config_runs_on(const v4r1_config *c, const target *t)
+{
+    if (c->math == IGEMM_MATH_MFMA)
+        return t->has_mfma && mfma_pick(t, c->inst, c->inst, 64 / c->inst, 1, MFMA_F32) != NULL;
+    return t->has_fmac;
+}
+
+static int ilog2(int x)
+{
+    int l = 0;
+    while (x > 1)
+        x >>= 1, l++;
+    return l;
+}
+
+/* MFMA: the wave grid whose wave tiles are whole INST x INST blocks and the
+ * squarest; staging as for FMA. */
+static int derive_mfma(v4r1_config *c, const igemm_dtype_desc *dt, char *why, size_t len)
+{
+    int waves = c->block / 64, best = 1 << 30;
+    if (c->inst != 16 && c->inst != 32) {
+        why_printf(why, len, "MFMA block %d: 32 (32x32x2) or 16 (16x16x4)", c->inst);
+        return -1;
+    }
+    if (c->kpb % (64 / c->inst)) {
+        why_printf(why, len, "K per step %d is not a multiple of the MFMA's K %d", c->kpb, 64 / c->inst);
+        return -1;
+    }
+    c->wgm = 0;
+    for (int wgm = 1; wgm <= waves; wgm *= 2) {
+        int wgn = waves / wgm, wtm = c->mpb / wgm, wtn = c->npb / wgn;
+        if (wtm < c->inst || wtn < c->inst || wtm % c->inst || wtn % c->inst)
+            continue;
+        int skew = ilog2(wtm) - ilog2(wtn), score = skew < 0 ? -skew : skew;
+        if (score < best) {
+            best = score;
+            c->wgm = wgm, c->bm = wtm / c->inst, c->bn = wtn / c->inst;
+        }
+    }
+    if (!c->wgm) {
+        why_printf(why, len, "%d waves cannot tile %dx%d with %dx%d MFMA blocks", waves, c->mpb, c->npb, c->inst,
+                   c->inst);
+        return -1;
+    }
+    if (vec_width(c->kpb * c->mpb, c->mpb, c->block, &c->wa, &c->va) ||
+        vec_width(c->kpb * c->npb, c->npb, c->block, &c->wb, &c->vb)) {
+        why_printf(why, len, "a %dx%d or %dx%d tile is not a whole number of elements for each of %d threads", c->kpb,
+                   c->mpb, c->kpb, c->npb, c->block);
+        return -1;
+    }
+    c->lds_bytes = 2 * dt->bytes * c->kpb * (c->mpb + c->npb);
+    c->agprs = c->bm * c->bn * c->inst * c->inst / 64;
+    /* mirrors gen/v4r1/math_mfma.c and the staging: two sets of fragments,
+       global prefetch, load offsets and the B column state, addresses and
+       scratch, the epilogue's row of outputs and column offsets, slack */
+    c->vgprs = 2 * (c->bm + c->bn) + 2 * c->va * c->wa + 3 * c->vb * c->wb + 2 * c->wb + 2 * c->bn + 14 + 8;
+    if (c->lds_bytes > 65536) {
+        why_printf(why, len, "needs %d bytes of LDS", c->lds_bytes);
+        return -1;
+    }
+    return 0;
+}
+
 int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
 {
     const igemm_dtype_desc *dt = igemm_dtype_get(c->dtype);
@@ -76,9 +161,8 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
                    (int)c->dtype, (int)c->layout);
         return -1;
     }
-    if (c->math != IGEMM_MATH_FMA || c->dtype != IGEMM_FP32) {
-        why_printf(why, len, "the v4r1 kernels are written for %s %s only", igemm_math_get(IGEMM_MATH_FMA)->name,
-                   igemm_dtype_get(IGEMM_FP32)->name);
+    if (c->dtype != IGEMM_FP32) {
+        why_printf(why, len, "the v4r1 kernels are written for %s only", igemm_dtype_get(IGEMM_FP32)->name);
         return -1;
     }
     if (!pow2(c->mpb) || !pow2(c->npb) || !pow2(c->kpb) || !pow2(c->block)) {
@@ -92,6 +176,8 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
                    c->mpb, c->npb, c->kpb, c->block);
         return -1;
     }
+    if (c->math == IGEMM_MATH_MFMA)
+        return derive_mfma(c, dt, why, len);
     /* the squarest thread tile whose thread grid has exactly `block` threads */
     int best = -1;
     for (int rm = 1; rm <= 4; rm *= 2)
@@ -136,8 +222,10 @@ void v4r1_config_name(const v4r1_config *c, char *buf, size_t len)
     const igemm_math_desc *m = igemm_math_get(c->math);
     const igemm_dtype_desc *d = igemm_dtype_get(c->dtype);
     const igemm_layout_desc *l = igemm_layout_get(c->layout);
-    snprintf(buf, len, "igemm_bwd_v4r1_%s_%s_%s_%dx%dx%d_t%d", m ? m->name : "?", d ? d->name : "?",
-             l ? l->name : "?", c->mpb, c->npb, c->kpb, c->block);
+    int n = snprintf(buf, len, "igemm_bwd_v4r1_%s_%s_%s_%dx%dx%d_t%d", m ? m->name : "?", d ? d->name : "?",
+                     l ? l->name : "?", c->mpb, c->npb, c->kpb, c->block);
+    if (c->math == IGEMM_MATH_MFMA && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "_wt%dx%dx%d", c->inst, c->inst, 64 / c->inst);
 }
 
 int v4r1_phases(const igemm_shape *sh, int *phases, int max)

@@ -14,7 +14,10 @@
 #ifndef IGEMM_V4R1_CONFIG_H
 #define IGEMM_V4R1_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "../arch/target.h"
 
 #include "../arch/kargs.h"
 #include "problem.h"
@@ -26,16 +29,20 @@ typedef struct {
     igemm_math math;     /* how the tile is multiplied (zero: FMA) */
     igemm_dtype dtype;   /* of dx, dy and w (zero: fp32) */
     igemm_layout layout; /* of dx, dy and w (zero: NCHW) */
+    int inst;            /* MFMA: the instruction's block, INST x INST x (64/INST) f32 (32 or 16) */
     /* derived by v4r1_config_derive */
-    int tx, ty;          /* thread grid */
-    int rm, rn;          /* 4-row / 4-column groups per thread */
+    int tx, ty;          /* FMA: thread grid */
+    int rm, rn;          /* FMA: 4-row / 4-column groups per thread */
+    int wgm, bm, bn;     /* MFMA: waves along M (block/64/wgm along N), MFMA blocks per wave along M and N */
+    int agprs;           /* MFMA: accumulator AGPRs */
     int wa, va, wb, vb;  /* global-load vector width and vectors per thread, A and B */
     int lds_bytes;       /* both tiles, double buffered */
     int vgprs;           /* VGPRs the kernel writer allocates at its peak (an upper
                             bound, checked against the code objects by the tests) */
 } v4r1_config;
 
-/* The FMA tiles (tile and threads; math, type and layout left zero). */
+/* The tiles: FMA ones (math left zero) and MFMA ones; type and layout are
+ * left zero (the family crosses them with every layout). */
 extern const v4r1_config v4r1_tiles[];
 extern const int v4r1_tile_count;
 
@@ -45,12 +52,16 @@ extern const int v4r1_tile_count;
 int v4r1_family_count(void);
 const v4r1_config *v4r1_family_get(int i);
 
+/* Whether target t has what configuration c's kernel needs (FMA: v_fmac_f32;
+ * MFMA: matrix cores with the configuration's instruction). */
+bool v4r1_config_runs_on(const v4r1_config *c, const target *t);
+
 /* Fill the derived fields; returns 0, or -1 with the reason in why. */
 int v4r1_config_derive(v4r1_config *c, char *why, size_t len);
 
 /* The kernel name, built from every field that tells configurations apart:
  * "igemm_bwd_v4r1_fma_fp32_nchw_128x128x8_t256" (math, type, layout, tile,
- * threads). */
+ * threads; MFMA ones end in the instruction's shape, _wt32x32x2). */
 void v4r1_config_name(const v4r1_config *c, char *buf, size_t len);
 
 /* Kernel arguments of one launch over nph (<= V4R1_MAX_PHASES) non-empty

@@ -55,6 +55,8 @@ static int dynamic_kernels(emit *e)
     for (int i = 0; i < v4r1_family_count(); i++) {
         const v4r1_config *c = v4r1_family_get(i);
         char name[128];
+        if (!v4r1_config_runs_on(c, e->t))
+            continue;
         v4r1_config_name(c, name, sizeof name);
         kern_v4r1(e, c, NULL, 0, name);
     }

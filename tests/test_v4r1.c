@@ -42,6 +42,7 @@
 
 #include "../include/igemm.h"
 #include "../conv/problem.h"
+#include "../arch/target.h"
 #include "../conv/v4r1_config.h"
 #include "common.h"
 
@@ -58,6 +59,8 @@ typedef struct {
     const char *name;
     int mpb, npb, kpb, block;
     igemm_layout layout;
+    bool mfma;    /* matrix cores: only on targets with them */
+    int inst;     /* MFMA: the instruction's block */
 } config;
 
 static config configs[MAX_CONFIGS];
@@ -79,13 +82,16 @@ static int setup(void **state)
         }
         config *c = &configs[nconfigs++];
         c->name = name;
-        char tail[8] = "", lay[8] = "";
-        /* "igemm_bwd_v4r1_fma_fp32_<layout>_<M>x<N>x<K>_t<threads>" */
-        if (sscanf(name, PREFIX "fma_fp32_%4[a-z]_%dx%dx%d_t%d%7s", lay, &c->mpb, &c->npb, &c->kpb, &c->block,
-                   tail) != 5 ||
-            (strcmp(lay, "nchw") && strcmp(lay, "nhwc"))) {
-            fprintf(stderr, "solution name '%s' does not encode a layout and a tile as <nchw|nhwc>_<M>x<N>x<K>_t<threads>\n",
-                    name);
+        char tail[8] = "", lay[8] = "", math[8] = "";
+        int ik = 0, in2 = 0, n;
+        /* "igemm_bwd_v4r1_<fma|mfma>_fp32_<layout>_<M>x<N>x<K>_t<threads>[_wt<I>x<I>x<K>]" */
+        n = sscanf(name, PREFIX "%4[a-z]_fp32_%4[a-z]_%dx%dx%d_t%d_wt%dx%dx%d%7s", math, lay, &c->mpb, &c->npb,
+                   &c->kpb, &c->block, &c->inst, &in2, &ik, tail);
+        c->mfma = !strcmp(math, "mfma");
+        if ((strcmp(math, "fma") && !c->mfma) || (strcmp(lay, "nchw") && strcmp(lay, "nhwc")) ||
+            n != (c->mfma ? 9 : 6) || (c->mfma && (in2 != c->inst || ik * c->inst != 64))) {
+            fprintf(stderr, "solution name '%s' does not encode <fma|mfma>_fp32_<nchw|nhwc>_<M>x<N>x<K>_t<threads>, "
+                    "MFMA ones _wt<I>x<I>x<64/I>\n", name);
             return -1;
         }
         c->layout = strcmp(lay, "nchw") ? IGEMM_LAYOUT_NHWC : IGEMM_LAYOUT_NCHW;
@@ -118,6 +124,10 @@ static void names_encode_the_configuration_table(void **state)
     assert_true(nconfigs > 0);
     /* every tile in both layouts */
     assert_int_equal(nconfigs, 2 * v4r1_tile_count);
+    int nmfma = 0;
+    for (int i = 0; i < nconfigs; i++)
+        nmfma += configs[i].mfma;
+    assert_true(nmfma > 0 && nmfma < nconfigs);
     assert_int_equal(nconfigs, v4r1_family_count());
     for (int i = 0; i < nconfigs; i++) {
         const config *c = &configs[i];
@@ -128,7 +138,7 @@ static void names_encode_the_configuration_table(void **state)
         for (int j = 0; j < v4r1_family_count(); j++) {
             const v4r1_config *t = v4r1_family_get(j);
             if (t->mpb == c->mpb && t->npb == c->npb && t->kpb == c->kpb && t->block == c->block &&
-                t->layout == c->layout) {
+                t->layout == c->layout && (t->math == IGEMM_MATH_MFMA) == c->mfma && (!c->mfma || t->inst == c->inst)) {
                 char name[128];
                 v4r1_config_name(t, name, sizeof name);
                 assert_string_equal(name, c->name);
@@ -171,9 +181,19 @@ static void names_match_code_objects_and_plans(void **state)
         /* 2 groups of 100 channels, 3 x 10 x 10 pixels: GEMM M = 100, N = 300 */
         igemm_problem p = IGEMM_PROBLEM_INIT;
         p.n = 3, p.c = 200, p.hi = 10, p.wi = 10, p.k = 24, p.groups = 2;
+        bool has_mfma = target_by_name(archs[a])->has_mfma;
         for (int i = 0; i < nconfigs; i++) {
             const config *c = &configs[i];
             const emu_kernel *k = emu_find_kernel(co.m, c->name);
+            if (c->mfma && !has_mfma) {
+                /* a target without matrix cores carries no MFMA kernel and refuses the name */
+                if (k)
+                    fail_msg("%s: MFMA kernel %s in a code object of a target without matrix cores", archs[a],
+                             c->name);
+                char why[256];
+                assert_int_equal(igemm_applicable(h, &p, c->name, why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
+                continue;
+            }
             if (!k)
                 fail_msg("%s: no kernel %s in the code object", archs[a], c->name);
             const emu_kernel_info *ki = emu_kernel_get_info(k);
@@ -213,17 +233,26 @@ static void vgpr_estimates_cover_code_objects(void **state)
         for (int i = 0; i < v4r1_family_count(); i++) {
             v4r1_config c = *v4r1_family_get(i);
             char name[128];
+            if (!v4r1_config_runs_on(&c, target_by_name(archs[a])))
+                continue;
             v4r1_config_name(&c, name, sizeof name);
             const emu_kernel *k = emu_find_kernel(co.m, name);
             if (!k)
                 fail_msg("%s: no kernel %s", archs[a], name);
             const emu_kernel_info *ki = emu_kernel_get_info(k);
             assert_true(ki->vgprs > 0);
-            if (c.vgprs < ki->vgprs)
-                fail_msg("%s %s: estimate %d VGPRs, the descriptor allocates %d", archs[a], name, c.vgprs,
-                         ki->vgprs);
-            if (c.vgprs - ki->vgprs < tightest)
-                tightest = c.vgprs - ki->vgprs, snprintf(tight_name, sizeof tight_name, "%s", name);
+            /* gfx908 allocates VGPRs and AGPRs with one count, the larger */
+            int est = c.vgprs;
+            if (!target_by_name(archs[a])->unified_acc_vgprs && c.agprs > est)
+                est = c.agprs;
+            if (est < ki->vgprs)
+                fail_msg("%s %s: estimate %d VGPRs, the descriptor allocates %d", archs[a], name, est, ki->vgprs);
+            /* the unified file: AGPRs above accum_offset, up to the allocation granule past the estimate */
+            const target *t = target_by_name(archs[a]);
+            if (t->unified_acc_vgprs && ki->agprs > c.agprs + t->vgpr_granule)
+                fail_msg("%s %s: estimate %d AGPRs, the descriptor allocates %d", archs[a], name, c.agprs, ki->agprs);
+            if (est - ki->vgprs < tightest)
+                tightest = est - ki->vgprs, snprintf(tight_name, sizeof tight_name, "%s", name);
             if (!strcmp(archs[a], "gfx906"))
                 print_message("  %s: estimate %d, gfx906 allocates %d VGPRs\n", name, c.vgprs, ki->vgprs);
         }
@@ -266,10 +295,11 @@ static void edge_all_configs(const char *arch)
 {
     igemm_handle *h = tc_emu_handle(arch, NULL, 0);
     int64_t holes = 0;
-    int failures = 0;
+    int failures = 0, ran = 0;
+    bool has_mfma = target_by_name(arch)->has_mfma;
     double t0 = now_s();
     for (int c = 0; c < nconfigs; c++)
-        for (int i = 0; i < edge.n; i++) {
+        for (int i = 0; i < edge.n && (has_mfma || !configs[c].mfma); i++, ran++) {
             tc_case_result r;
             char msg[1024];
             igemm_problem p = edge.s[i].p;
@@ -284,11 +314,11 @@ static void edge_all_configs(const char *arch)
                 fail_msg("%s %s: source '%s', want 'user'", arch, configs[c].name, r.ri.source);
             holes += r.holes;
         }
-    print_message("%s: %d configurations x %d edge shapes in %.1f s\n", arch, nconfigs, edge.n, now_s() - t0);
+    print_message("%s: %d (configuration, edge shape) pairs in %.1f s\n", arch, ran, now_s() - t0);
     igemm_destroy(h);
     if (failures)
-        fail_msg("%s: %d of %d (configuration, edge shape) pairs failed (%s listed above)", arch, failures,
-                 nconfigs * edge.n, failures > MAX_REPORTED ? "the first ones" : "all");
+        fail_msg("%s: %d of %d (configuration, edge shape) pairs failed (%s listed above)", arch, failures, ran,
+                 failures > MAX_REPORTED ? "the first ones" : "all");
     /* the list holds shapes with holes: the exact-zero rule was exercised */
     assert_true(holes > 0);
 }
@@ -368,9 +398,12 @@ static long env_long(const char *name, long dflt, long lo, long hi)
 #define SWEEP_COUNT_DEFAULT 500
 #define SWEEP_FORCED_DEFAULT 20
 
-static void random_sweep(void **state)
+/* The sweep on arch: count draws with the heuristic's pick, then forced
+ * draws onto each configuration cfg_ok accepts (the ones arch runs; on an
+ * MFMA target the MFMA ones: the FMA ones have their sweep on gfx906).
+ * IGEMM_SWEEP_ARCH replaces arch when set. */
+static void sweep(const char *arch, bool (*cfg_ok)(const config *c, const char *arch))
 {
-    (void)state;
     uint64_t seed = SWEEP_SEED_DEFAULT;
     const char *sv = getenv("IGEMM_SWEEP_SEED");
     if (sv && !strcmp(sv, "random"))
@@ -381,16 +414,22 @@ static void random_sweep(void **state)
         if (*end)
             fail_msg("IGEMM_SWEEP_SEED='%s': want a number or 'random'", sv);
     }
-    const char *arch = getenv("IGEMM_SWEEP_ARCH");
-    if (!arch || !*arch)
-        arch = "gfx906";
+    const char *env_arch = getenv("IGEMM_SWEEP_ARCH");
+    if (env_arch && *env_arch)
+        arch = env_arch;
+    if (!target_by_name(arch))
+        fail_msg("IGEMM_SWEEP_ARCH='%s' is not a target", arch);
+    int forced_cfg[MAX_CONFIGS], nforced_cfg = 0;
+    for (int c = 0; c < nconfigs; c++)
+        if (cfg_ok(&configs[c], arch))
+            forced_cfg[nforced_cfg++] = c;
     int count = (int)env_long("IGEMM_SWEEP_COUNT", SWEEP_COUNT_DEFAULT, 0, 10000000);
     int forced = (int)env_long("IGEMM_SWEEP_FORCED", SWEEP_FORCED_DEFAULT, 0, 1000000);
-    int total = count + forced * nconfigs;
+    int total = count + forced * nforced_cfg;
     print_message("v4r1 sweep on %s (IGEMM_SWEEP_ARCH): seed %llu (IGEMM_SWEEP_SEED), %d draws with the "
                   "heuristic's configuration (IGEMM_SWEEP_COUNT), %d forced onto each of %d configurations "
                   "(IGEMM_SWEEP_FORCED)\n",
-                  arch, (unsigned long long)seed, count, forced, nconfigs);
+                  arch, (unsigned long long)seed, count, forced, nforced_cfg);
 
     igemm_handle *h = tc_emu_handle(arch, NULL, 0);
     uint64_t rng = seed;
@@ -398,11 +437,11 @@ static void random_sweep(void **state)
     int failures = 0, picked[MAX_CONFIGS] = {0}, strided = 0, dilated = 0, grouped = 0, holed = 0, wide = 0;
     for (int i = 0; i < total; i++) {
         igemm_problem p = draw_problem(&rng);
-        const char *solution = i < count ? NULL : configs[(i - count) % nconfigs].name;
+        const config *fc = i < count ? NULL : &configs[forced_cfg[(i - count) % nforced_cfg]];
+        const char *solution = fc ? fc->name : NULL;
         /* the heuristic's draws: every third one channels-last; the forced
            ones in their configuration's layout */
-        p.layout = solution ? configs[(i - count) % nconfigs].layout
-                            : i % 3 == 2 ? IGEMM_LAYOUT_NHWC : IGEMM_LAYOUT_NCHW;
+        p.layout = fc ? fc->layout : i % 3 == 2 ? IGEMM_LAYOUT_NHWC : IGEMM_LAYOUT_NCHW;
         char text[256], msg[1024], sel[128] = "";
         igemm_problem_format(&p, text, sizeof text);
         strided += p.stride_h > 1 || p.stride_w > 1;
@@ -451,8 +490,25 @@ static void random_sweep(void **state)
                  failures, total, failures > MAX_REPORTED ? "the first ones" : "all");
     /* the draws exercise what they are meant to (fixed default seed: these
        hold; a custom seed with a tiny count may legitimately miss) */
-    if (count + forced * nconfigs >= 200)
+    if (total >= 200)
         assert_true(strided > 0 && dilated > 0 && grouped > 0 && holed > 0 && wide > 0);
+}
+
+static bool runs_on(const config *c, const char *arch) { return !c->mfma || target_by_name(arch)->has_mfma; }
+static bool mfma_only(const config *c, const char *arch) { return c->mfma && target_by_name(arch)->has_mfma; }
+
+static void random_sweep(void **state)
+{
+    (void)state;
+    sweep("gfx906", runs_on);
+}
+
+/* The MFMA configurations: gfx90a's code object (IGEMM_SWEEP_ARCH=gfx908
+ * or gfx942 for the others; make check-mfma runs all three). */
+static void random_sweep_mfma(void **state)
+{
+    (void)state;
+    sweep("gfx90a", mfma_only);
 }
 
 int main(void)
@@ -468,6 +524,7 @@ int main(void)
         cmocka_unit_test(edge_gfx90a),
         cmocka_unit_test(edge_gfx942),
         cmocka_unit_test(random_sweep),
+        cmocka_unit_test(random_sweep_mfma),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -85,8 +85,10 @@ static void store_rows(v4r1_kw *w, opnd v_coff, opnd v_row0)
         e_sop2(e, "s_mul_i32", at(s_t, 1), sv_op(w->c_rowstride), imm(row));
         e_sop2(e, "s_add_u32", at(s_rsc, 0), at(s_dxbase, 0), at(s_t, 1));
         e_sop2(e, "s_addc_u32", at(s_rsc, 1), at(s_dxbase, 1), imm(0));
+        opnd vals[V4R1_MAX_COLS];
+        m->read_row(w, i, vals);
         for (int j = 0; j < m->cols(w); j++)
-            e_mubuf(e, "buffer_store_dword", m->acc(w, i, j), at(v_coff, j), s_rsc, imm(0), 0);
+            e_mubuf(e, "buffer_store_dword", vals[j], at(v_coff, j), s_rsc, imm(0), 0);
         e_label(e, l_skip);
         h_smov(e, EXEC, s_save);
     }

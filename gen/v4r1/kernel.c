@@ -8,6 +8,7 @@ static const v4r1_math *math_of(igemm_math m)
 {
     switch (m) {
     case IGEMM_MATH_FMA: return &v4r1_math_fma;
+    case IGEMM_MATH_MFMA: return &v4r1_math_mfma;
     default: return NULL;
     }
 }
@@ -28,6 +29,10 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int n
         return;
     }
     w->tm = 4 * w->rm, w->tn = 4 * w->rn;
+    if (w->math->cols(w) > V4R1_MAX_COLS) {
+        emit_fail(e, "kernel %s: %d accumulator columns per thread exceed %d", name, w->math->cols(w), V4R1_MAX_COLS);
+        return;
+    }
     w->dka = w->block * w->wa / w->mpb, w->dkb = w->block * w->wb / w->npb;
     w->a_size = w->kpb * w->mpb * w->dt->bytes;
     w->b_size = w->kpb * w->npb * w->dt->bytes;

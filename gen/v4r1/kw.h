@@ -43,7 +43,9 @@ typedef struct v4r1_kw v4r1_kw;
 
 /* A math strategy: how the C tile is held, multiplied out of LDS and read
  * out. The epilogue stores accumulator (i, j), i < rows and j < cols, to
- * tile row row_base + row_off(i) and tile column col_base + col_off(j). */
+ * tile row row_base + row_off(i) and tile column col_base + col_off(j)
+ * (cols is at most V4R1_MAX_COLS). */
+#define V4R1_MAX_COLS 16
 typedef struct {
     const char *name;
     /* after the staging setup: per-thread LDS read addresses, zeroed
@@ -64,8 +66,9 @@ typedef struct {
     opnd (*col_base)(v4r1_kw *w);
     int (*row_off)(const v4r1_kw *w, int i);
     int (*col_off)(const v4r1_kw *w, int j);
-    /* a VGPR holding accumulator (i, j), ready to store */
-    opnd (*acc)(v4r1_kw *w, int i, int j);
+    /* accumulator row i into VGPRs ready to store, vals[j] for j < cols
+       (emits the reads where the accumulators are not VGPRs) */
+    void (*read_row)(v4r1_kw *w, int i, opnd *vals);
     /* release the rest at the kernel's end */
     void (*release)(v4r1_kw *w);
 } v4r1_math;
@@ -73,6 +76,9 @@ typedef struct {
 /* The FMA strategy (math_fma.c): a TM x TN thread tile of v_fmac_f32
  * accumulators fed by ds_read_b128 fragments. */
 extern const v4r1_math v4r1_math_fma;
+/* The MFMA strategy (math_mfma.c): wave tiles of single-block f32 MFMAs
+ * with AGPR accumulators. */
+extern const v4r1_math v4r1_math_mfma;
 
 struct v4r1_kw {
     emit *e;

@@ -90,7 +90,11 @@ static opnd fma_col_base(v4r1_kw *w)
 
 static int fma_row_off(const v4r1_kw *w, int i) { return (i / 4) * w->tx * 4 + i % 4; }
 static int fma_col_off(const v4r1_kw *w, int j) { return (j / 4) * w->ty * 4 + j % 4; }
-static opnd fma_acc(v4r1_kw *w, int i, int j) { return at(w->v_c, i * w->tn + j); }
+static void fma_read_row(v4r1_kw *w, int i, opnd *vals)
+{
+    for (int j = 0; j < w->tn; j++)
+        vals[j] = at(w->v_c, i * w->tn + j);
+}
 
 static void fma_release(v4r1_kw *w)
 {
@@ -112,6 +116,6 @@ const v4r1_math v4r1_math_fma = {
     .col_base = fma_col_base,
     .row_off = fma_row_off,
     .col_off = fma_col_off,
-    .acc = fma_acc,
+    .read_row = fma_read_row,
     .release = fma_release,
 };

@@ -1,0 +1,195 @@
+/* The MFMA math strategy: matrix cores (VOP3P-MAI) on gfx908/gfx90a/gfx942.
+ *
+ * The workgroup's waves form a WGM x WGN grid over the MPB x NPB tile; a
+ * wave owns a (MPB/WGM) x (NPB/WGN) wave tile made of BM x BN blocks of one
+ * single-block MFMA of shape INST x INST x K (32x32x2 or 16x16x4 f32),
+ * accumulating in AGPRs (C/D in AGPRs works on every CDNA target; gfx90a+
+ * could also keep them in VGPRs).
+ *
+ * Operands (AMD's matrix calculator layout, shared/isa/mfma): lane l holds
+ * A[m = l % INST][k = l / INST] and B[k = l / INST][n = l % INST] in one
+ * VGPR each, so with the LDS tiles stored [k][m] and [k][n] (the staging's
+ * layout) a fragment is one ds_read_b32 per lane at
+ *   ((l / INST) * MPB + m0_wave + bm*INST + l % INST) * 4 + k0 * MPB * 4
+ * (consecutive lanes read consecutive dwords: no bank conflict within a
+ * 32-lane half for INST 32). Result D (register g, lane l) is element
+ *   row (g / 4) * (4 * 64 / INST) + 4 * (l / INST) + g % 4, column l % INST
+ * of its block, which the epilogue reads with v_accvgpr_read_b32. */
+#include "../../arch/mfma.h"
+#include "kw.h"
+
+/* The configuration's wave grid and blocks (v4r1_config_derive). */
+static int waves_m(const v4r1_kw *w) { return w->cfg->wgm; }
+static int blocks_m(const v4r1_kw *w) { return w->cfg->bm; }
+static int blocks_n(const v4r1_kw *w) { return w->cfg->bn; }
+static int inst(const v4r1_kw *w) { return w->cfg->inst; }
+static int cd_regs(const v4r1_kw *w) { return inst(w) * inst(w) / 64; }
+
+static const mfma_info *pick(v4r1_kw *w)
+{
+    const mfma_info *m = mfma_pick(w->e->t, inst(w), inst(w), 64 / inst(w), 1, MFMA_F32);
+    if (!m)
+        emit_fail(w->e, "no %dx%d f32 MFMA on this target", inst(w), inst(w));
+    return m;
+}
+
+static void mfma_setup(v4r1_kw *w)
+{
+    emit *e = w->e;
+    const int I = inst(w), lb = w->dt->log2_bytes;
+    const int wtm = w->mpb / waves_m(w), wtn = w->npb / (w->block / 64 / waves_m(w));
+    e_comment(e, "MFMA %dx%d: %d waves as %dx%d, wave tile %dx%d = %dx%d blocks, accumulators in AGPRs", I, I,
+              w->block / 64, waves_m(w), w->block / 64 / waves_m(w), wtm, wtn, blocks_m(w), blocks_n(w));
+    w->v_ard = vreg(e, "v_ard", 1, 1), w->v_brd = vreg(e, "v_brd", 1, 1), w->v_tm4 = vreg(e, "v_row0", 1, 1);
+    opnd v_lane = at(w->v_t, 0), v_wave = at(w->v_t, 1), v_k = at(w->v_t, 2), v_i = at(w->v_t, 3);
+    e_vop2(e, "v_and_b32", v_lane, imm(63), w->v_tid);
+    e_vop2(e, "v_lshrrev_b32", v_wave, imm(6), w->v_tid);
+    e_vop2(e, "v_lshrrev_b32", v_k, imm(log2u((uint32_t)I)), v_lane); /* k within the MFMA (and row group) */
+    e_vop2(e, "v_and_b32", v_i, imm(I - 1), v_lane);                  /* row / column within a block */
+    /* wave (wm, wn): m0_wave = (wave % WGM) * wtm, n0_wave = (wave / WGM) * wtn */
+    opnd v_wm = v_lane; /* the lane id is not needed past here */
+    e_vop2(e, "v_and_b32", v_wm, imm(waves_m(w) - 1), v_wave);
+    e_vop2(e, "v_lshlrev_b32", v_wm, imm(log2u((uint32_t)wtm)), v_wm);
+    e_vop2(e, "v_lshrrev_b32", v_wave, imm(log2u((uint32_t)waves_m(w))), v_wave);
+    e_vop2(e, "v_lshlrev_b32", v_wave, imm(log2u((uint32_t)wtn)), v_wave); /* n0_wave */
+    /* row base (epilogue): m0_wave + 4 * (l / INST); A read: (k*MPB + m0_wave + i) * 4 */
+    e_vop2(e, "v_lshlrev_b32", w->v_tm4, imm(2), v_k);
+    h_vadd(e, w->v_tm4, w->v_tm4, v_wm);
+    e_vop2(e, "v_lshlrev_b32", w->v_ard, imm(log2u((uint32_t)w->mpb)), v_k);
+    h_vadd(e, w->v_ard, w->v_ard, v_wm);
+    h_vadd(e, w->v_ard, w->v_ard, v_i);
+    e_vop2(e, "v_lshlrev_b32", w->v_ard, imm(lb), w->v_ard);
+    if (w->a_lds)
+        h_vadd(e, w->v_ard, imm(w->a_lds), w->v_ard);
+    /* B read: (k*NPB + n0_wave + i) * 4; v_brd's column part, n0_wave + i,
+       is recomputed for the epilogue (col_base) */
+    e_vop2(e, "v_lshlrev_b32", w->v_brd, imm(log2u((uint32_t)w->npb)), v_k);
+    h_vadd(e, w->v_brd, w->v_brd, v_wave);
+    h_vadd(e, w->v_brd, w->v_brd, v_i);
+    e_vop2(e, "v_lshlrev_b32", w->v_brd, imm(lb), w->v_brd);
+    if (w->b_lds)
+        h_vadd(e, w->v_brd, imm(w->b_lds), w->v_brd);
+    int nacc = blocks_m(w) * blocks_n(w) * cd_regs(w);
+    w->v_c = areg(e, "a_c", nacc, 4);
+    for (int i = 0; i < nacc; i++)
+        e_accvgpr_write(e, at(w->v_c, i), imm(0));
+}
+
+static void mfma_loop_alloc(v4r1_kw *w)
+{
+    w->v_la = vreg(w->e, "v_la", 2 * blocks_m(w), 1);
+    w->v_lb = vreg(w->e, "v_lb", 2 * blocks_n(w), 1);
+}
+
+/* The fragments of K step s (rows s*K .. s*K + K-1) into register set `set`. */
+static void lds_reads(v4r1_kw *w, int s, int set)
+{
+    emit *e = w->e;
+    const int I = inst(w), K = 64 / I, esz = w->dt->bytes;
+    for (int b = 0; b < blocks_m(w); b++)
+        e_ds(e, "ds_read_b32", at(w->v_la, set * blocks_m(w) + b), w->v_ard, NOOP, NOOP,
+             (s * K * w->mpb + b * I) * esz, 0);
+    for (int b = 0; b < blocks_n(w); b++)
+        e_ds(e, "ds_read_b32", at(w->v_lb, set * blocks_n(w) + b), w->v_brd, NOOP, NOOP,
+             (s * K * w->npb + b * I) * esz, 0);
+}
+
+static void mfma_slice(v4r1_kw *w)
+{
+    emit *e = w->e;
+    const mfma_info *m = pick(w);
+    if (!m)
+        return;
+    const char *op = mfma_name(m);
+    const int steps = w->kpb / m->k, nreads = blocks_m(w) + blocks_n(w), cd = cd_regs(w);
+    lds_reads(w, 0, 0);
+    for (int s = 0; s < steps; s++) {
+        int set = s & 1;
+        if (s + 1 < steps) {
+            lds_reads(w, s + 1, set ^ 1);
+            e_waitcnt(e, -1, nreads);
+        } else {
+            e_waitcnt(e, -1, 0);
+        }
+        for (int bm = 0; bm < blocks_m(w); bm++)
+            for (int bn = 0; bn < blocks_n(w); bn++) {
+                opnd c = sub(w->v_c, (bm * blocks_n(w) + bn) * cd, cd);
+                e_mfma(e, op, c, at(w->v_la, set * blocks_m(w) + bm), at(w->v_lb, set * blocks_n(w) + bn), c, 0, 0,
+                       0);
+            }
+    }
+}
+
+static void mfma_toggle_reads(v4r1_kw *w)
+{
+    e_vop2(w->e, "v_xor_b32", w->v_ard, imm(w->a_size), w->v_ard);
+    e_vop2(w->e, "v_xor_b32", w->v_brd, imm(w->b_size), w->v_brd);
+}
+
+static void mfma_loop_free(v4r1_kw *w)
+{
+    rfree(w->e, w->v_la);
+    rfree(w->e, w->v_lb);
+    rfree(w->e, w->v_ard);
+    /* the epilogue reads a row's accumulators into these */
+    w->v_la = vreg(w->e, "v_out", blocks_n(w), 1);
+}
+
+static int mfma_rows(const v4r1_kw *w) { return blocks_m(w) * cd_regs(w); }
+static int mfma_cols(const v4r1_kw *w) { return blocks_n(w); }
+static opnd mfma_row_base(v4r1_kw *w) { return w->v_tm4; }
+
+/* the thread's column: n0_wave + l % INST */
+static opnd mfma_col_base(v4r1_kw *w)
+{
+    emit *e = w->e;
+    const int wtn = w->npb / (w->block / 64 / waves_m(w));
+    opnd v = w->v_brd;
+    e_vop2(e, "v_lshrrev_b32", v, imm(6 + log2u((uint32_t)waves_m(w))), w->v_tid);
+    e_vop2(e, "v_lshlrev_b32", v, imm(log2u((uint32_t)wtn)), v);
+    e_vop2(e, "v_and_b32", at(w->v_t, 0), imm(inst(w) - 1), w->v_tid);
+    h_vadd(e, v, v, at(w->v_t, 0));
+    return v;
+}
+
+static int mfma_row_off(const v4r1_kw *w, int i)
+{
+    int I = inst(w), b = i / cd_regs(w), g = i % cd_regs(w);
+    return b * I + (g / 4) * (4 * 64 / I) + g % 4;
+}
+
+static int mfma_col_off(const v4r1_kw *w, int j) { return j * inst(w); }
+
+static void mfma_read_row(v4r1_kw *w, int i, opnd *vals)
+{
+    int b = i / cd_regs(w), g = i % cd_regs(w);
+    for (int j = 0; j < blocks_n(w); j++) {
+        vals[j] = at(w->v_la, j);
+        e_accvgpr_read(w->e, vals[j], at(w->v_c, (b * blocks_n(w) + j) * cd_regs(w) + g));
+    }
+}
+
+static void mfma_release(v4r1_kw *w)
+{
+    rfree(w->e, w->v_la);
+    rfree(w->e, w->v_brd);
+    rfree(w->e, w->v_c);
+    rfree(w->e, w->v_tm4);
+}
+
+const v4r1_math v4r1_math_mfma = {
+    .name = "mfma",
+    .setup = mfma_setup,
+    .loop_alloc = mfma_loop_alloc,
+    .slice = mfma_slice,
+    .toggle_reads = mfma_toggle_reads,
+    .loop_free = mfma_loop_free,
+    .rows = mfma_rows,
+    .cols = mfma_cols,
+    .row_base = mfma_row_base,
+    .col_base = mfma_col_base,
+    .row_off = mfma_row_off,
+    .col_off = mfma_col_off,
+    .read_row = mfma_read_row,
+    .release = mfma_release,
+};
