@@ -49,7 +49,7 @@ CONV_SRC := conv/util.c conv/problem.c conv/reference.c conv/v4r1_config.c conv/
 CORE_SRC := $(ARCH_SRC) $(CONV_SRC)
 GEN_SRC  := gen/main.c gen/emit.c gen/emit_fmt.c gen/emit_hazard.c gen/emit_helpers.c gen/values.c gen/kern_naive.c gen/kern_v4r1.c
 EMU_SRC  := emu/decode.c emu/disasm.c emu/inst.c emu/loader.c emu/msgpack.c emu/device.c emu/exec.c \
-            emu/exec_valu.c emu/exec_mem.c emu/mfma.c emu/hazard.c emu/launch.c
+            emu/exec_valu.c emu/exec_mem.c emu/lds.c emu/mfma.c emu/hazard.c emu/launch.c
 RT_SRC   := runtime/handle.c runtime/codeobj.c runtime/backend_emu.c \
             runtime/backend_hip.c
 RT_SRC   += runtime/perfdb.c

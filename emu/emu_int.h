@@ -62,6 +62,10 @@ int emu_sched_create(emu_sched *s, int ncu);
  * of the region that holds addr. */
 bool emu_mem_region(const emu_device *d, uintptr_t addr, size_t len, uintptr_t *lo, uintptr_t *hi);
 
+/* The registered region that holds addr or, when none does, the first one
+ * above it: the buffer a resource or SGPR base addresses (exec_mem.c). */
+bool emu_mem_region_from(const emu_device *d, uintptr_t addr, uintptr_t *lo, uintptr_t *hi);
+
 /* Instruction kinds by cost class (emu_inst_finalize): VALU includes the
  * AGPR moves and v_dot, not MFMA; the four VALU classes are consecutive. */
 static inline bool emu_is_valu(const emu_inst *in) { return in->cls >= EC_VALU && in->cls <= EC_VALU_64; }
@@ -79,6 +83,7 @@ typedef struct {
     uint8_t smem;         /* lgkm queue: scalar memory (returns out of order) */
     uint8_t lds_store;    /* lgkm queue: LDS write */
     int32_t pc;           /* issuing instruction (for reports) */
+    uint32_t seq;         /* lgkm queue, LDS: the operation's LDS sequence number (lds.h) */
 } pend_op;
 
 /* Hazard history besides the per-register last writers (hazard.c): the
@@ -107,8 +112,9 @@ typedef struct wave {
     uint32_t s[128];      /* SGPRs and specials by operand code */
     int scc;
     uint32_t (*v)[64];    /* VGPRs [nv][64] */
-    uint32_t (*a)[64];    /* AGPRs [na][64] */
+    uint32_t (*a)[64];    /* AGPRs [na][64]; on a unified file, v + accum_offset */
     int nv, na;
+    bool acc_alias;       /* unified file: a and its side tables alias v's (launch.c) */
     int pc;               /* instruction index */
     int id;               /* wave in workgroup */
     bool done, at_barrier;
@@ -135,18 +141,29 @@ typedef struct wave {
 typedef struct {
     const emu_device *dev;
     const emu_kernel *k;
+    const void *kernargs;     /* the launch's kernarg segment (buffer names in reports) */
     unsigned wg[3];
+    uint64_t flat;            /* the workgroup's flat index */
     int nwaves;
     wave waves[MAX_WAVES];
     uint8_t *lds;
     int lds_size;
-    /* LDS race detection: per dword, the last writer wave and epoch, readers */
-    uint32_t epoch;
-    uint32_t *lds_wepoch, *lds_repoch;
-    uint8_t *lds_writer;
-    uint16_t *lds_readers;
+    /* LDS visibility (lds.h): every LDS instruction gets a sequence number;
+       per dword the last write and, per wave, the last read; vis[w]: wave
+       w's operations up to this number are ordered before every other
+       wave's later accesses (retired before an s_barrier all have passed) */
+    uint32_t lds_seq, lds_barrier_seq;
+    uint32_t lds_vis[MAX_WAVES];
+    int lds_nw;               /* waves the per-wave read table is laid out for */
+    size_t lds_dwords;
+    uint32_t *lw_seq;         /* [dword] last write: seq | LDS_SEQ_ATOMIC */
+    int32_t *lw_pc;           /* [dword] its instruction index */
+    uint8_t *lw_wave;         /* [dword] its wave */
+    uint32_t *lr_seq;         /* [dword * lds_nw + wave] last read */
+    int32_t *lr_pc;
     emu_stats stats;
     uintptr_t mem_lo, mem_hi; /* the registered region of the last access */
+    uintptr_t anchor, anchor_lo, anchor_hi; /* the last buffer base looked up and its buffer */
     /* fault report */
     char *err;
     size_t errlen;

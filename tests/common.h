@@ -81,6 +81,11 @@ int tc_launch_image(const tc_snippet *s, const void *image, size_t size, unsigne
 int tc_run(const tc_snippet *s, unsigned groups, unsigned threads, void **ptrs, const size_t *sizes,
            emu_stats *stats, char *err, size_t errlen);
 
+/* Address and llvm-objdump text (whitespace normalized) of the instruction
+ * at `label` in a code object's .text; fails the test when there is none. */
+void tc_locate_label(const void *image, size_t size, const char *arch, const char *label, uint64_t *pc, char *text,
+                     size_t tlen);
+
 /* ---- text ---- */
 
 /* Collapse whitespace runs to one space and trim both ends, in place (to
