@@ -53,6 +53,7 @@ typedef struct {
     int vgprs, agprs, sgprs, lds_bytes;
     int nptrs;            /* at most 16 */
     int host_threads;     /* emulator worker threads for the run (0: 1) */
+    emu_hazard_mode hazards; /* emu_options.hazards for the run */
 } tc_snippet;
 
 /* The usual start of a body with two pointers: s[4:5] = p0, s[6:7] = p1,
