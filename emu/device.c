@@ -99,27 +99,6 @@ bool emu_mem_region(const emu_device *d, uintptr_t addr, size_t len, uintptr_t *
     return false;
 }
 
-/* Called with the lock held for reading, like emu_mem_region. */
-bool emu_mem_region_from(const emu_device *d, uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
-{
-    int a = 0, b = d->nregions - 1, first = -1;
-    while (a <= b) { /* the first region that ends above addr */
-        int mid = (a + b) / 2;
-        const emu_region *r = &d->regions[mid];
-        if (addr >= r->base + r->size)
-            a = mid + 1;
-        else {
-            first = mid;
-            b = mid - 1;
-        }
-    }
-    if (first < 0)
-        return false;
-    *lo = d->regions[first].base;
-    *hi = d->regions[first].base + d->regions[first].size;
-    return true;
-}
-
 void *emu_buffer_alloc(size_t bytes)
 {
     size_t body = (bytes + EMU_GUARD_BYTES - 1) / EMU_GUARD_BYTES * EMU_GUARD_BYTES;

@@ -62,10 +62,6 @@ int emu_sched_create(emu_sched *s, int ncu);
  * of the region that holds addr. */
 bool emu_mem_region(const emu_device *d, uintptr_t addr, size_t len, uintptr_t *lo, uintptr_t *hi);
 
-/* The registered region that holds addr or, when none does, the first one
- * above it: the buffer a resource or SGPR base addresses (exec_mem.c). */
-bool emu_mem_region_from(const emu_device *d, uintptr_t addr, uintptr_t *lo, uintptr_t *hi);
-
 /* Instruction kinds by cost class (emu_inst_finalize): VALU includes the
  * AGPR moves and v_dot, not MFMA; the four VALU classes are consecutive. */
 static inline bool emu_is_valu(const emu_inst *in) { return in->cls >= EC_VALU && in->cls <= EC_VALU_64; }
@@ -163,7 +159,6 @@ typedef struct {
     int32_t *lr_pc;
     emu_stats stats;
     uintptr_t mem_lo, mem_hi; /* the registered region of the last access */
-    uintptr_t anchor, anchor_lo, anchor_hi; /* the last buffer base looked up and its buffer */
     /* fault report */
     char *err;
     size_t errlen;

@@ -8,9 +8,9 @@
  * offset + size <= NUM_RECORDS); accesses whose outcome depends on a
  * disputed reading of that rule are faults: non-zero soffset changing the
  * outcome, and multi-dword accesses partly in range. Every in-range access
- * must fall inside memory the host registered: a MUBUF access inside the
- * buffer its resource base points into, a GLOBAL access with an SGPR base
- * inside the buffer that base points into. */
+ * must fall inside memory the host registered, and every access of a MUBUF
+ * instruction (or a GLOBAL one with an SGPR base) inside the one buffer
+ * that holds its first access. */
 #include <stdio.h>
 #include <string.h>
 
@@ -265,38 +265,37 @@ static uint32_t atomic_rmw(isa_op op, uint32_t *p, uint32_t x, uint32_t cmp)
 
 /* ---- per-buffer bounds ---- */
 
-/* The buffer an access must stay in. Its anchor is the lowest address the
- * instruction can form (MUBUF: resource base + soffset + offset; GLOBAL
- * with an SGPR base: that base + offset); the buffer is the registered one
- * that holds the anchor or, when none does (kernels point a base just
- * below their tensor and use the range check's offsets), the first one
- * above it. `any`: no base (FLAT/GLOBAL with a 64-bit VGPR address): any
- * registered buffer. */
+/* The buffer an access must stay in: every element a MUBUF instruction, or
+ * a GLOBAL instruction with an SGPR base, accesses must lie in the
+ * registered buffer that holds its first access (lowest active lane). The
+ * base itself does not name the buffer: kernels move a resource's base
+ * below their tensor and let per-lane offsets bring the accesses back (the
+ * project's v4r1 kernels walk taps that way), so a base can lie in a
+ * neighbour's tail. `any` (FLAT/GLOBAL with a 64-bit VGPR address): each
+ * access in any registered buffer. */
 typedef struct {
     bool any, found;
-    uintptr_t base, lo, hi;
+    uintptr_t lo, hi;
 } buf_range;
 
-static buf_range buf_of(wg_ctx *c, uint64_t anchor)
+/* Settle b on the buffer holding [a, a+len); false when none does. */
+static bool buf_settle(wg_ctx *c, buf_range *b, uintptr_t a, size_t len)
 {
-    buf_range b = {.base = (uintptr_t)anchor};
-    if (anchor && anchor == c->anchor) {
-        b.lo = c->anchor_lo;
-        b.hi = c->anchor_hi;
-        b.found = true;
-    } else if ((b.found = emu_mem_region_from(c->dev, (uintptr_t)anchor, &b.lo, &b.hi))) {
-        c->anchor = (uintptr_t)anchor;
-        c->anchor_lo = b.lo;
-        c->anchor_hi = b.hi;
-    }
-    return b;
+    if (!mem_ok(c, a, len))
+        return false;
+    b->lo = c->mem_lo;
+    b->hi = c->mem_hi;
+    b->found = true;
+    return true;
 }
 
-static bool in_buf(wg_ctx *c, const buf_range *b, uintptr_t a, size_t len)
+static bool in_buf(wg_ctx *c, buf_range *b, uintptr_t a, size_t len)
 {
     if (b->any)
         return mem_ok(c, a, len);
-    return b->found && a >= b->lo && a < b->hi && len <= b->hi - a;
+    if (!b->found)
+        return buf_settle(c, b, a, len);
+    return a >= b->lo && a < b->hi && len <= b->hi - a;
 }
 
 /* The kernel argument whose pointer lies in [lo, hi), for reports. */
@@ -320,27 +319,26 @@ static void buf_name(const wg_ctx *c, uintptr_t lo, uintptr_t hi, char *buf, siz
 static int buf_fault(wg_ctx *c, wave *w, const emu_inst *in, const buf_range *b, int l, uintptr_t a, int size)
 {
     const char *rw = in->is_load ? "reads" : "writes";
-    const char *by = in->fmt == F_MUBUF ? "resource base" : "SGPR base";
-    if (b->any || !b->found)
+    if (!b->found)
         return emu_fault(c, w, "lane %d %s 0x%llx (%d bytes) outside every registered buffer", l, rw,
                          (unsigned long long)a, size);
     char name[96];
     buf_name(c, b->lo, b->hi, name, sizeof name);
     if (a < b->lo)
         return emu_fault(c, w, "lane %d %s 0x%llx (%d bytes), %llu bytes before the start of %s (0x%llx, %llu bytes) "
-                         "its %s addresses", l, rw, (unsigned long long)a, size,
+                         "that the instruction's first access lies in", l, rw, (unsigned long long)a, size,
                          (unsigned long long)(b->lo - a), name, (unsigned long long)b->lo,
-                         (unsigned long long)(b->hi - b->lo), by);
-    return emu_fault(c, w, "lane %d %s 0x%llx (%d bytes), %llu bytes past the end of %s (0x%llx, %llu bytes) its %s "
-                     "addresses", l, rw, (unsigned long long)a, size,
+                         (unsigned long long)(b->hi - b->lo));
+    return emu_fault(c, w, "lane %d %s 0x%llx (%d bytes), %llu bytes past the end of %s (0x%llx, %llu bytes) "
+                     "that the instruction's first access lies in", l, rw, (unsigned long long)a, size,
                      (unsigned long long)(a + (uintptr_t)size - b->hi), name, (unsigned long long)b->lo,
-                     (unsigned long long)(b->hi - b->lo), by);
+                     (unsigned long long)(b->hi - b->lo));
 }
 
 /* Load/store/atomic of one lane's element(s) at host address a, which must
  * lie in buffer b. Returns the value for loads/returning atomics in
  * val[0..n-1]. */
-static int lane_access(wg_ctx *c, wave *w, const emu_inst *in, const buf_range *b, int l, uintptr_t a, int size, int j,
+static int lane_access(wg_ctx *c, wave *w, const emu_inst *in, buf_range *b, int l, uintptr_t a, int size, int j,
                        uint32_t *val)
 {
     isa_op op = (isa_op)in->op;
@@ -418,9 +416,9 @@ static inline int raw_in_range(wg_ctx *c, wave *w, int l, uint64_t o, int size, 
  * per-element bookkeeping. */
 static int mubuf_dword(wg_ctx *c, wave *w, const emu_inst *in, uint64_t base, uint32_t num, uint32_t soff, uint64_t exec)
 {
-    buf_range b = buf_of(c, base + soff + (uint32_t)in->offset);
-    /* every lane's address lies in [lo, hi - 4] when the buffer holds it */
-    uintptr_t lo = b.found ? b.lo : 1, last = b.found && b.hi - b.lo >= 4 ? b.hi - 4 : 0;
+    buf_range b = {0};
+    /* once settled, every lane's address lies in [lo, last = hi - 4] */
+    uintptr_t lo = 1, last = 0;
     const uint32_t *voff = w->v[in->src[0].code - R_V0];
     uint32_t *data = vdst(w, in->dst.code, 0);
     bool load = in->is_load;
@@ -438,8 +436,12 @@ static int mubuf_dword(wg_ctx *c, wave *w, const emu_inst *in, uint64_t base, ui
             continue;
         }
         uintptr_t a = (uintptr_t)(base + soff + o);
-        if (a < lo || a > last)
-            return buf_fault(c, w, in, &b, l, a, 4);
+        if (a < lo || a > last) {
+            if (b.found || !buf_settle(c, &b, a, 4))
+                return buf_fault(c, w, in, &b, l, a, 4);
+            lo = b.lo;
+            last = b.hi - 4;
+        }
         if (a & 3)
             return emu_fault(c, w, "lane %d accesses 0x%llx, not 4-byte aligned", l, (unsigned long long)a);
         if (load)
@@ -476,7 +478,7 @@ static int exec_mubuf(wg_ctx *c, wave *w, const emu_inst *in)
     bool structured = in->idxen && stride != 0;
     if ((op == OP_BUFFER_LOAD_DWORD || op == OP_BUFFER_STORE_DWORD) && in->offen && !in->idxen)
         return mubuf_dword(c, w, in, base, num, soff, exec);
-    buf_range b = buf_of(c, base + soff + (uint32_t)in->offset);
+    buf_range b = {0};
     int size = access_bytes(op);
     int n = in->is_atomic ? 1 : (size == 4 ? in->dst.width : 1);
     bool cmpswap = op == OP_BUFFER_ATOMIC_CMPSWAP;
@@ -550,7 +552,7 @@ static int exec_flat(wg_ctx *c, wave *w, const emu_inst *in)
     bool cmpswap = op == OP_GLOBAL_ATOMIC_CMPSWAP;
     bool ret = in->is_load || (in->is_atomic && in->dst.code != R_NONE);
     uint64_t sbase = in->src[2].code != R_NONE ? sval64(w, &in->src[2]) : 0;
-    buf_range b = in->src[2].code != R_NONE ? buf_of(c, sbase + (uint64_t)(int64_t)in->offset) : (buf_range){.any = true};
+    buf_range b = {.any = in->src[2].code == R_NONE};
     LANES {
         if (!(exec >> l & 1))
             continue;
