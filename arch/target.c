@@ -8,6 +8,8 @@
  * s_waitcnt fields: the Vega/CDNA ISA guides ("Buffer Resource", "S_WAITCNT"). */
 #include "target.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 enum {
@@ -116,47 +118,74 @@ static const target t_GFX90A = {
     },
 };
 
+/* CDNA3: gfx942 and the pre-production MI300 steppings gfx940/gfx941 share
+ * every fact the emulator and the generator use (same ISA for these kernels;
+ * LLVM GCNSubtarget: FeatureISAVersion9_4_Common). */
+#define CDNA3_COMMON                                                           \
+    GFX9_COMMON,                                                               \
+    .num_cu = 304,                                                             \
+    .clock_ghz = 2.1,                                                          \
+    .max_waves_per_simd = 8,                                                   \
+    .vgprs_per_simd = 512,                                                     \
+    .vgpr_granule = 8,                                                         \
+    .acc_vgprs = 256,                                                          \
+    .has_fmac = true,                                                          \
+    .has_mfma = true,                                                          \
+    .unified_acc_vgprs = true,                                                 \
+    .packed_workitem_ids = true,                                               \
+    .mfma_gfx940_names = true,                                                 \
+    .cache_bits_sc = true,                                                     \
+    .has_pk_fma_f32 = true,                                                    \
+    .mfma_bf16_1k = true,                                                      \
+    .hz = {                                                                    \
+        .valu_sgpr_vmem = 5,                                                   \
+        .valu_sgpr_lanesel = 4,                                                \
+        .valu_exec_dpp = 5,                                                    \
+        .valu_vgpr_dpp = 2,                                                    \
+        .store_data_valu = 2,                                                  \
+        .valu_sgpr_valu = 2,                                                   \
+        .valu_exec_lane = 4,                                                   \
+        .valu_vgpr_readlane = 1,                                               \
+        .dot_read = 3,                                                         \
+        .dot_waw = 3,                                                          \
+        .valu_exec_mfma = 4,                                                   \
+        .valu_mfma = 2,                                                        \
+        .accw_mfma_c = 2,                                                      \
+        .accw_mfma_ab = 2,                                                     \
+        .mfma_c_overlap = {{1, 1}, {1, 0}},                                    \
+        .mfma_same_c_2pass = 2,                                                \
+        .mfma_c_smfma_xdl_free = true,                                         \
+        .mfma_ab = {{1, 3}, {1, 2}},                                           \
+        .mfma_read = {{1, 3}, {1, 2}},                                         \
+        .mfma_waw = {{1, 3}, {1, 2}},                                          \
+        .mfma_c_war = {{1, -1}, {0, 0}},                                       \
+    }
+
 static const target t_GFX942 = {
     IDENT(gfx942, GFX942),
-    GFX9_COMMON,
-    .family = "CDNA3 (MI300)",
-    .num_cu = 304,
-    .clock_ghz = 2.1,
-    .max_waves_per_simd = 8,
-    .vgprs_per_simd = 512,
-    .vgpr_granule = 8,
-    .acc_vgprs = 256,
-    .has_fmac = true,
-    .has_mfma = true,
-    .unified_acc_vgprs = true,
-    .packed_workitem_ids = true,
-    .mfma_gfx940_names = true,
-    .cache_bits_sc = true,
-    .has_pk_fma_f32 = true,
-    .mfma_bf16_1k = true,
-    .hz = {
-        .valu_sgpr_vmem = 5,
-        .valu_sgpr_lanesel = 4,
-        .valu_exec_dpp = 5,
-        .valu_vgpr_dpp = 2,
-        .store_data_valu = 2,
-        .valu_sgpr_valu = 2,
-        .valu_exec_lane = 4,
-        .valu_vgpr_readlane = 1,
-        .dot_read = 3,
-        .dot_waw = 3,
-        .valu_exec_mfma = 4,
-        .valu_mfma = 2,
-        .accw_mfma_c = 2,
-        .accw_mfma_ab = 2,
-        .mfma_c_overlap = {{1, 1}, {1, 0}},
-        .mfma_same_c_2pass = 2,
-        .mfma_c_smfma_xdl_free = true,
-        .mfma_ab = {{1, 3}, {1, 2}},
-        .mfma_read = {{1, 3}, {1, 2}},
-        .mfma_waw = {{1, 3}, {1, 2}},
-        .mfma_c_war = {{1, -1}, {0, 0}},
-    },
+    CDNA3_COMMON,
+    .family = "CDNA3 (MI300A/MI300X)",
+};
+
+/* Emulate-only: foreign code objects of the first MI300 steppings, decoded
+ * as gfx942. What differs: LLVM forces sc0 sc1 on their stores
+ * (FeatureForceStoreSC0SC1 in AMDGPU.td, gfx940 and gfx941 only). */
+static const target t_GFX940 = {
+    IDENT(gfx940, GFX940),
+    CDNA3_COMMON,
+    .family = "CDNA3 (MI300, pre-production gfx940; emulate-only)",
+    .force_store_sc0_sc1 = true,
+    .emulate_only = true,
+    .isa_alias = T_GFX942,
+};
+
+static const target t_GFX941 = {
+    IDENT(gfx941, GFX941),
+    CDNA3_COMMON,
+    .family = "CDNA3 (MI300, pre-production gfx941; emulate-only)",
+    .force_store_sc0_sc1 = true,
+    .emulate_only = true,
+    .isa_alias = T_GFX942,
 };
 
 const target *const igemm_targets[] = {
@@ -199,4 +228,22 @@ const char *target_names(void)
 #include "targets.def"
 #undef TARGET
            + 2;
+}
+
+static char generated_names[256];
+static pthread_once_t generated_once = PTHREAD_ONCE_INIT;
+
+static void make_generated_names(void)
+{
+    size_t n = 0;
+    for (int i = 0; i < igemm_target_count; i++)
+        if (!igemm_targets[i]->emulate_only)
+            n += (size_t)snprintf(generated_names + n, sizeof generated_names - n, "%s%s", n ? ", " : "",
+                                  igemm_targets[i]->name);
+}
+
+const char *target_names_generated(void)
+{
+    pthread_once(&generated_once, make_generated_names);
+    return generated_names;
 }

@@ -108,12 +108,24 @@ typedef struct target {
     bool mem_scc_bit;        /* gfx90a: MUBUF/FLAT bit 15 (dword 0) / 17 is SCC */
     bool has_pk_fma_f32;     /* gfx90a+: packed fp32 */
     bool mfma_bf16_1k;       /* gfx90a+: the _1k bf16 MFMA opcodes exist */
+    bool force_store_sc0_sc1;/* gfx940/gfx941: LLVM sets sc0 sc1 on every store
+                                (FeatureForceStoreSC0SC1); informational, the
+                                emulator does not model caches */
+    /* Emulate-only rows: the project builds no code objects for them
+       (igemmgen and the library refuse them); the emulator loads foreign
+       code objects built for them and decodes them with the op-table bit of
+       isa_alias (0: the target's own bit). */
+    bool emulate_only;
+    unsigned isa_alias;
     hazard_facts hz;         /* software-managed hazards (below) */
 } target;
 
 /* Targets in the order of targets.def; igemm_targets[TI_x] is target x. */
 extern const target *const igemm_targets[];
 extern const int igemm_target_count;
+
+/* The op-table bit a target's instructions decode with. */
+static inline unsigned target_isa_bit(const target *t) { return t->isa_alias ? t->isa_alias : t->bit; }
 
 /* The target whose op-table bit is bit, or whose ELF machine is mach; NULL
  * when none. */
@@ -126,7 +138,11 @@ const target *target_by_elf_mach(unsigned mach);
 /* Look up a target by name; NULL when unknown. */
 const target *target_by_name(const char *name);
 
-/* "gfx906, gfx908, gfx90a, gfx942": every name of targets.def */
+/* "gfx906, gfx908, gfx90a, gfx942, gfx940, gfx941": every name of targets.def */
 const char *target_names(void);
+
+/* "gfx906, gfx908, gfx90a, gfx942": the targets the project builds kernels
+ * for (every row but the emulate-only ones) */
+const char *target_names_generated(void);
 
 #endif

@@ -22,7 +22,7 @@ static pthread_once_t decoders_once = PTHREAD_ONCE_INIT;
 
 static void build_one(emu_decoder *d, const target *t)
 {
-    unsigned bit = t->bit;
+    unsigned bit = target_isa_bit(t);
     memset(d, 0, sizeof *d);
     d->t = t;
     for (int i = 0; i < isa_optable_len; i++) {

@@ -1,5 +1,6 @@
 /* The emulated device: target, options and the registry of host memory
  * kernels may touch. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,4 +97,24 @@ bool emu_mem_region(const emu_device *d, uintptr_t addr, size_t len, uintptr_t *
         }
     }
     return false;
+}
+
+void *emu_buffer_alloc(size_t bytes)
+{
+    size_t body = (bytes + EMU_GUARD_BYTES - 1) / EMU_GUARD_BYTES * EMU_GUARD_BYTES;
+    if (!body)
+        body = EMU_GUARD_BYTES;
+    if (body < bytes || body > SIZE_MAX - 2 * EMU_GUARD_BYTES)
+        return NULL;
+    uint8_t *p = aligned_alloc(EMU_GUARD_BYTES, body + 2 * EMU_GUARD_BYTES);
+    if (!p)
+        return NULL;
+    memset(p + EMU_GUARD_BYTES, 0, body);
+    return p + EMU_GUARD_BYTES;
+}
+
+void emu_buffer_free(void *p)
+{
+    if (p)
+        free((uint8_t *)p - EMU_GUARD_BYTES);
 }

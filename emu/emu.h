@@ -23,9 +23,32 @@ typedef struct emu_device emu_device;
 typedef struct emu_module emu_module;
 typedef struct emu_kernel emu_kernel;
 
+/* What a hazard shortfall (docs/EMULATOR.md, "Hazards") does. */
+typedef enum {
+    EMU_HAZARDS_ERROR = 0, /* stops the run with a report (the default) */
+    EMU_HAZARDS_WARN = 1,  /* recorded in emu_stats.hazards; the run goes on */
+} emu_hazard_mode;
+
 typedef struct {
     int threads;        /* worker threads; 0 = one per online CPU */
+    emu_hazard_mode hazards;
 } emu_options;
+
+/* The hazard rules by name ("valu-sgpr-valu", ...: docs/EMULATOR.md). */
+#define EMU_HZ_RULES 26
+extern const char *const emu_hazard_rule_names[EMU_HZ_RULES];
+
+/* Findings of one rule under EMU_HAZARDS_WARN: how many instructions fell
+ * short, and the first of them (lowest workgroup, then wave, then issue
+ * order: the same whatever the thread count). */
+typedef struct {
+    uint64_t count;
+    uint64_t wg, ws;    /* first: flat workgroup index, the wave's wait-state count */
+    int wave;
+    unsigned long long pc;
+    char text[96];      /* its instruction (llvm-objdump spelling) */
+    char msg[192];      /* the report: what, register, wait states provided and needed */
+} emu_hazard_finding;
 
 /* Instruction classes of the cost model (docs/EMULATOR.md). */
 typedef enum {
@@ -45,6 +68,7 @@ typedef struct {
     uint64_t loop_valu_cycles, loop_fma_cycles; /* VALU issue cycles inside marked loops */
     uint64_t makespan; /* modeled time of the launch on the target's CUs, in cycles
                           (sum over launches when accumulated; see emu_schedule_*) */
+    emu_hazard_finding hazards[EMU_HZ_RULES]; /* EMU_HAZARDS_WARN, by rule */
 } emu_stats;
 
 /* Kernel argument as the metadata lists it. */
@@ -59,6 +83,9 @@ typedef struct {
     int kernarg_size;
     int lds_bytes;        /* group segment (kernel descriptor) */
     int vgprs, agprs, sgprs, accum_offset; /* allocation (kernel descriptor) */
+    int unified_total;    /* gfx90a+: the unified file's registers, VGPRs and AGPRs together
+                             (AGPR ai is physical register accum_offset + i; any VGPR
+                             index below it is valid); 0 where the files are separate */
     int max_block;        /* max_flat_workgroup_size */
     int reqd_block[3];    /* 0 when unspecified */
     int nargs;
@@ -73,6 +100,15 @@ const target *emu_target(const emu_device *d);
 /* Register / forget host memory the kernels may access. */
 int emu_register(emu_device *d, const void *p, size_t bytes);
 void emu_unregister(emu_device *d, const void *p);
+
+/* Host memory for kernel buffers with an unregistered guard zone of
+ * EMU_GUARD_BYTES before and after it, so an overrun of one buffer never
+ * lands silently in a neighbour: zeroed, 4 KiB-aligned, NULL when out of
+ * memory; free with emu_buffer_free (NULL is ignored). The emulator backend,
+ * igemm emu-run and the launch's kernarg segment allocate this way. */
+#define EMU_GUARD_BYTES 4096
+void *emu_buffer_alloc(size_t bytes);
+void emu_buffer_free(void *p);
 
 /* The target name ("gfx908") a code object is built for, or NULL when the
  * bytes are not an AMDGPU code object of a supported target. */
@@ -107,6 +143,9 @@ int emu_launch(emu_device *d, const emu_kernel *k, const unsigned grid[3], const
  * one (a merged, "multihead" launch); emu_schedule_reset() starts a new one. */
 void emu_schedule_reset(emu_device *d);
 uint64_t emu_schedule_makespan(const emu_device *d);
+
+/* Hazard findings of a stats block (EMU_HAZARDS_WARN): the sum of counts. */
+uint64_t emu_stats_hazards(const emu_stats *s);
 
 /* Modeled cycles of a stats block: sum of the classes' issue cycles. */
 uint64_t emu_stats_cycles(const emu_stats *s);

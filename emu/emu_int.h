@@ -79,6 +79,7 @@ typedef struct {
     uint8_t smem;         /* lgkm queue: scalar memory (returns out of order) */
     uint8_t lds_store;    /* lgkm queue: LDS write */
     int32_t pc;           /* issuing instruction (for reports) */
+    uint32_t seq;         /* lgkm queue, LDS: the operation's LDS sequence number (lds.h) */
 } pend_op;
 
 /* Hazard history besides the per-register last writers (hazard.c): the
@@ -107,8 +108,9 @@ typedef struct wave {
     uint32_t s[128];      /* SGPRs and specials by operand code */
     int scc;
     uint32_t (*v)[64];    /* VGPRs [nv][64] */
-    uint32_t (*a)[64];    /* AGPRs [na][64] */
+    uint32_t (*a)[64];    /* AGPRs [na][64]; on a unified file, v + accum_offset */
     int nv, na;
+    bool acc_alias;       /* unified file: a and its side tables alias v's (launch.c) */
     int pc;               /* instruction index */
     int id;               /* wave in workgroup */
     bool done, at_barrier;
@@ -135,16 +137,26 @@ typedef struct wave {
 typedef struct {
     const emu_device *dev;
     const emu_kernel *k;
+    const void *kernargs;     /* the launch's kernarg segment (buffer names in reports) */
     unsigned wg[3];
+    uint64_t flat;            /* the workgroup's flat index */
     int nwaves;
     wave waves[MAX_WAVES];
     uint8_t *lds;
     int lds_size;
-    /* LDS race detection: per dword, the last writer wave and epoch, readers */
-    uint32_t epoch;
-    uint32_t *lds_wepoch, *lds_repoch;
-    uint8_t *lds_writer;
-    uint16_t *lds_readers;
+    /* LDS visibility (lds.h): every LDS instruction gets a sequence number;
+       per dword the last write and, per wave, the last read; vis[w]: wave
+       w's operations up to this number are ordered before every other
+       wave's later accesses (retired before an s_barrier all have passed) */
+    uint32_t lds_seq, lds_barrier_seq;
+    uint32_t lds_vis[MAX_WAVES];
+    int lds_nw;               /* waves the per-wave read table is laid out for */
+    size_t lds_dwords;
+    uint32_t *lw_seq;         /* [dword] last write: seq | LDS_SEQ_ATOMIC */
+    int32_t *lw_pc;           /* [dword] its instruction index */
+    uint8_t *lw_wave;         /* [dword] its wave */
+    uint32_t *lr_seq;         /* [dword * lds_nw + wave] last read */
+    int32_t *lr_pc;
     emu_stats stats;
     uintptr_t mem_lo, mem_hi; /* the registered region of the last access */
     /* fault report */

@@ -97,6 +97,24 @@ static int pending_fault(wg_ctx *c, wave *w, unsigned code, bool write)
                      cnt);
 }
 
+/* A VGPR/AGPR beyond the allocation. On a unified file (gfx90a+) VGPRs are
+ * limited by the total allocation and AGPR ai is physical accum_offset + i. */
+static int regs_fault(wg_ctx *c, wave *w, unsigned code)
+{
+    const emu_kernel_info *ki = &c->k->info;
+    bool agpr = code >= R_A0;
+    unsigned r = code - (agpr ? R_A0 : R_V0);
+    if (!ki->unified_total)
+        return emu_fault(c, w, "%c%u beyond the %d %s the descriptor allocates", agpr ? 'a' : 'v', r,
+                         agpr ? w->na : w->nv, agpr ? "AGPRs" : "VGPRs");
+    if (agpr)
+        return emu_fault(c, w,
+                         "a%u beyond the %d AGPRs the descriptor allocates (physical register %u of a unified "
+                         "file of %d, AGPRs from accum_offset %d)",
+                         r, w->na, r + (unsigned)ki->accum_offset, ki->unified_total, ki->accum_offset);
+    return emu_fault(c, w, "v%u beyond the %d VGPRs the descriptor allocates (the unified file's total)", r, w->nv);
+}
+
 static int check_regs(wg_ctx *c, wave *w, const emu_inst *in)
 {
     const emu_kernel_info *ki = &c->k->info;
@@ -108,10 +126,10 @@ static int check_regs(wg_ctx *c, wave *w, const emu_inst *in)
             unsigned code = codes[i], wd = widths[i];
             if (code >= R_A0) {
                 if (code - R_A0 + wd > (unsigned)w->na)
-                    return emu_fault(c, w, "a%u beyond the %d AGPRs the descriptor allocates", code - R_A0 + wd - 1, w->na);
+                    return regs_fault(c, w, code + wd - 1);
             } else if (code >= R_V0) {
                 if (code - R_V0 + wd > (unsigned)w->nv)
-                    return emu_fault(c, w, "v%u beyond the %d VGPRs the descriptor allocates", code - R_V0 + wd - 1, w->nv);
+                    return regs_fault(c, w, code + wd - 1);
             } else if (code + wd - 1 < 102 && code + wd > (unsigned)ki->sgprs) {
                 return emu_fault(c, w, "s%u beyond the %d SGPRs the descriptor allocates", code + wd - 1, ki->sgprs);
             }
@@ -161,7 +179,7 @@ int emu_issue_lgkm(wg_ctx *c, wave *w, const emu_inst *in, uint16_t code, int wi
     if (w->lq_n == LGKM_QUEUE)
         return emu_fault(c, w, "more than %d LDS/scalar memory operations outstanding", LGKM_QUEUE);
     w->lq[w->lq_n++] = (pend_op){.code = code, .width = (uint8_t)width, .smem = smem, .lds_store = lds_store,
-                                 .pc = (int32_t)(in - c->k->code)};
+                                 .pc = (int32_t)(in - c->k->code), .seq = smem ? 0 : c->lds_seq};
     set_pend(w, code, width, 1);
     return 0;
 }
@@ -426,12 +444,7 @@ static int exec_sopp(wg_ctx *c, wave *w, const emu_inst *in, int *next)
         wait_lgkm(w, 0);
         w->done = true;
         return 1;
-    case OP_S_BARRIER:
-        for (int i = 0; i < w->lq_n; i++)
-            if (w->lq[i].lds_store)
-                return emu_fault(c, w,
-                                 "s_barrier while an LDS write is outstanding (issue s_waitcnt lgkmcnt(0) first): "
-                                 "other waves may not see it");
+    case OP_S_BARRIER: /* what it orders: lds.h */
         w->at_barrier = true;
         *next = w->pc + 1;
         return 1;

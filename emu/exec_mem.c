@@ -2,73 +2,26 @@
  *
  * Strictness: LDS accesses beyond the workgroup's allocation, misaligned
  * LDS accesses and LDS races between waves of a workgroup (conflicting
- * accesses with no s_barrier between them) are faults. Buffer accesses
+ * accesses not ordered by a retired operation and an s_barrier: lds.h) are
+ * faults. Buffer accesses
  * follow the gfx9 range check (per dword, stride 0: in range when
  * offset + size <= NUM_RECORDS); accesses whose outcome depends on a
  * disputed reading of that rule are faults: non-zero soffset changing the
  * outcome, and multi-dword accesses partly in range. Every in-range access
- * must fall inside memory the host registered. */
+ * must fall inside memory the host registered, and every access of a MUBUF
+ * instruction (or a GLOBAL one with an SGPR base) inside the one buffer
+ * that holds its first access. */
 #include <stdio.h>
 #include <string.h>
 
 #include "exec.h"
+#include "lds.h"
 
 #define LANES for (int l = 0; l < 64; l++)
 
 /* ---- LDS ---- */
 
-/* LDS race detection, per dword and barrier epoch. Plain accesses race
- * when another wave wrote (or, for a write, read) the dword in the same
- * epoch. LDS atomics of different waves do not race with each other, only
- * with plain accesses: a dword touched only by atomics this epoch is in
- * "atomic mode" (writer | 0x80) and its readers mask holds the atomic waves;
- * a dword a wave has touched plainly stays owned by that wave. */
-enum { LDS_READ, LDS_WRITE, LDS_ATOMIC };
-#define LDS_ATOMIC_MODE 0x80
-
-static int lds_track(wg_ctx *c, wave *w, uint32_t addr, int bytes, int kind)
-{
-    uint32_t ep = c->epoch;
-    uint16_t me = (uint16_t)(1u << w->id);
-    for (uint32_t dw = addr / 4; dw <= (addr + (uint32_t)bytes - 1) / 4; dw++) {
-        bool wr = c->lds_wepoch[dw] == ep, rd = c->lds_repoch[dw] == ep;
-        bool atomic_mode = wr && (c->lds_writer[dw] & LDS_ATOMIC_MODE);
-        uint16_t others = rd ? (uint16_t)(c->lds_readers[dw] & ~me) : 0;
-        int writer = c->lds_writer[dw] & ~LDS_ATOMIC_MODE;
-        const char *what = kind == LDS_READ ? "reads" : kind == LDS_WRITE ? "writes" : "atomically updates";
-        if (atomic_mode) {
-            if (kind != LDS_ATOMIC && others)
-                return emu_fault(c, w, "LDS race: %s 0x%x, which wave %d updated atomically since the last s_barrier",
-                                 what, dw * 4, __builtin_ctz(others));
-        } else {
-            if (wr && writer != w->id)
-                return emu_fault(c, w, "LDS race: %s 0x%x, which wave %d wrote since the last s_barrier", what,
-                                 dw * 4, writer);
-            if (kind != LDS_READ && others)
-                return emu_fault(c, w, "LDS race: %s 0x%x, which wave %d read since the last s_barrier", what, dw * 4,
-                                 __builtin_ctz(others));
-        }
-        if (kind == LDS_ATOMIC && (atomic_mode || (!wr && !rd))) {
-            c->lds_writer[dw] = (uint8_t)(w->id | LDS_ATOMIC_MODE);
-        } else if (kind != LDS_READ || atomic_mode) {
-            /* a plain write, an atomic on a dword this wave touched plainly, or a
-               plain access by the only atomic wave: this wave owns the dword */
-            c->lds_writer[dw] = (uint8_t)w->id;
-        }
-        if (kind != LDS_READ || atomic_mode)
-            c->lds_wepoch[dw] = ep;
-        if (kind != LDS_WRITE) {
-            if (!rd) {
-                c->lds_repoch[dw] = ep;
-                c->lds_readers[dw] = 0;
-            }
-            c->lds_readers[dw] |= me;
-        }
-    }
-    return 0;
-}
-
-static int lds_check(wg_ctx *c, wave *w, uint32_t addr, int bytes, int align, int kind)
+static int lds_check(wg_ctx *c, wave *w, uint32_t addr, int bytes, int align, int kind, uint32_t seq)
 {
     bool write = kind != LDS_READ;
     if ((uint64_t)addr + (unsigned)bytes > (uint64_t)c->lds_size)
@@ -77,7 +30,7 @@ static int lds_check(wg_ctx *c, wave *w, uint32_t addr, int bytes, int align, in
     if (addr % (uint32_t)align)
         return emu_fault(c, w, "LDS %s of %d bytes at 0x%x is not %d-byte aligned", write ? "write" : "read", bytes,
                          addr, align);
-    return lds_track(c, w, addr, bytes, kind);
+    return lds_track(c, w, addr / 4, (addr + (uint32_t)bytes - 1) / 4, kind, seq);
 }
 
 /* Element size in bytes of the sub-dword and read2/write2 forms (0: the
@@ -104,7 +57,8 @@ static int ds_bytes(isa_op op, int *stride)
  * path (bounds, alignment, races) done per lane, with the race bookkeeping
  * skipped for a lane whose address an earlier lane of this instruction
  * already recorded (lanes often read the same LDS words). */
-static int ds_plain(wg_ctx *c, wave *w, const emu_inst *in, int size, bool two, int stride, uint64_t exec)
+static int ds_plain(wg_ctx *c, wave *w, const emu_inst *in, int size, bool two, int stride, uint64_t exec,
+                    uint32_t seq)
 {
     bool read = in->is_load;
     int nelem = two ? 2 : 1, dwords = size / 4;
@@ -125,7 +79,7 @@ static int ds_plain(wg_ctx *c, wave *w, const emu_inst *in, int size, bool two, 
             uint32_t a = addr[l] + (two ? (uint32_t)((e ? in->offset1 : in->offset) * size * stride) : (uint32_t)in->offset);
             unsigned slot = (a >> 2) & 63;
             if (seen[slot] != a) {
-                if (lds_check(c, w, a, size, align, read ? LDS_READ : LDS_WRITE))
+                if (lds_check(c, w, a, size, align, read ? LDS_READ : LDS_WRITE, seq))
                     return -1;
                 seen[slot] = a;
             }
@@ -198,8 +152,11 @@ static int exec_ds(wg_ctx *c, wave *w, const emu_inst *in)
         if (in->is_atomic)
             size = 4;
     }
+    uint32_t seq = lds_track_next(c, w);
+    if (!seq)
+        return -1;
     if (size >= 4 && !in->is_atomic && (!two || size == 4 || size == 8))
-        return ds_plain(c, w, in, size, two, stride, exec);
+        return ds_plain(c, w, in, size, two, stride, exec, seq);
     int align = size >= 12 ? 16 : size;
     int nelem = two ? 2 : 1;
     LANES {
@@ -207,7 +164,7 @@ static int exec_ds(wg_ctx *c, wave *w, const emu_inst *in)
             continue;
         for (int e = 0; e < nelem; e++) {
             uint32_t a = addr[l] + (two ? (uint32_t)((e ? in->offset1 : in->offset) * size * stride) : (uint32_t)in->offset);
-            if (lds_check(c, w, a, size, align, in->is_atomic ? LDS_ATOMIC : read ? LDS_READ : LDS_WRITE))
+            if (lds_check(c, w, a, size, align, in->is_atomic ? LDS_ATOMIC : read ? LDS_READ : LDS_WRITE, seq))
                 return -1;
             if (read) {
                 int dwords = size >= 4 ? size / 4 : 1;
@@ -306,14 +263,87 @@ static uint32_t atomic_rmw(isa_op op, uint32_t *p, uint32_t x, uint32_t cmp)
     }
 }
 
-/* Load/store/atomic of one lane's element(s) at host address a. Returns
- * the value for loads/returning atomics in out[0..n-1]. */
-static int lane_access(wg_ctx *c, wave *w, const emu_inst *in, int l, uintptr_t a, int size, int j, uint32_t *val)
+/* ---- per-buffer bounds ---- */
+
+/* The buffer an access must stay in: every element a MUBUF instruction, or
+ * a GLOBAL instruction with an SGPR base, accesses must lie in the
+ * registered buffer that holds its first access (lowest active lane). The
+ * base itself does not name the buffer: kernels move a resource's base
+ * below their tensor and let per-lane offsets bring the accesses back (the
+ * project's v4r1 kernels walk taps that way), so a base can lie in a
+ * neighbour's tail. `any` (FLAT/GLOBAL with a 64-bit VGPR address): each
+ * access in any registered buffer. */
+typedef struct {
+    bool any, found;
+    uintptr_t lo, hi;
+} buf_range;
+
+/* Settle b on the buffer holding [a, a+len); false when none does. */
+static bool buf_settle(wg_ctx *c, buf_range *b, uintptr_t a, size_t len)
+{
+    if (!mem_ok(c, a, len))
+        return false;
+    b->lo = c->mem_lo;
+    b->hi = c->mem_hi;
+    b->found = true;
+    return true;
+}
+
+static bool in_buf(wg_ctx *c, buf_range *b, uintptr_t a, size_t len)
+{
+    if (b->any)
+        return mem_ok(c, a, len);
+    if (!b->found)
+        return buf_settle(c, b, a, len);
+    return a >= b->lo && a < b->hi && len <= b->hi - a;
+}
+
+/* The kernel argument whose pointer lies in [lo, hi), for reports. */
+static void buf_name(const wg_ctx *c, uintptr_t lo, uintptr_t hi, char *buf, size_t len)
+{
+    const emu_kernel_info *ki = &c->k->info;
+    snprintf(buf, len, "a registered buffer");
+    for (int i = 0; c->kernargs && i < ki->nargs; i++) {
+        const emu_arg *g = &ki->args[i];
+        if (g->size != 8 || strcmp(g->value_kind, "global_buffer") || g->offset + 8 > ki->kernarg_size)
+            continue;
+        uint64_t p;
+        memcpy(&p, (const uint8_t *)c->kernargs + g->offset, 8);
+        if (p >= lo && p < hi) {
+            snprintf(buf, len, "buffer %s", g->name);
+            return;
+        }
+    }
+}
+
+static int buf_fault(wg_ctx *c, wave *w, const emu_inst *in, const buf_range *b, int l, uintptr_t a, int size)
+{
+    const char *rw = in->is_load ? "reads" : "writes";
+    if (!b->found)
+        return emu_fault(c, w, "lane %d %s 0x%llx (%d bytes) outside every registered buffer", l, rw,
+                         (unsigned long long)a, size);
+    char name[96];
+    buf_name(c, b->lo, b->hi, name, sizeof name);
+    if (a < b->lo)
+        return emu_fault(c, w, "lane %d %s 0x%llx (%d bytes), %llu bytes before the start of %s (0x%llx, %llu bytes) "
+                         "that the instruction's first access lies in", l, rw, (unsigned long long)a, size,
+                         (unsigned long long)(b->lo - a), name, (unsigned long long)b->lo,
+                         (unsigned long long)(b->hi - b->lo));
+    return emu_fault(c, w, "lane %d %s 0x%llx (%d bytes), %llu bytes past the end of %s (0x%llx, %llu bytes) "
+                     "that the instruction's first access lies in", l, rw, (unsigned long long)a, size,
+                     (unsigned long long)(a + (uintptr_t)size - b->hi), name, (unsigned long long)b->lo,
+                     (unsigned long long)(b->hi - b->lo));
+}
+
+/* Load/store/atomic of one lane's element(s) at host address a, which must
+ * lie in buffer b. Returns the value for loads/returning atomics in
+ * val[0..n-1]. */
+static int lane_access(wg_ctx *c, wave *w, const emu_inst *in, buf_range *b, int l, uintptr_t a, int size, int j,
+                       uint32_t *val)
 {
     isa_op op = (isa_op)in->op;
-    if (!mem_ok(c, a, (size_t)size))
-        return emu_fault(c, w, "lane %d %s 0x%llx (%d bytes) outside every registered buffer", l,
-                         in->is_load ? "reads" : "writes", (unsigned long long)a, size);
+    if (!in_buf(c, b, a, (size_t)size))
+        return buf_fault(c, w, in, b, l, a, size);
     if (a % (uintptr_t)(size < 4 ? size : 4))
         return emu_fault(c, w, "lane %d accesses 0x%llx, not %d-byte aligned", l, (unsigned long long)a, size);
     if (in->is_atomic) {
@@ -386,6 +416,9 @@ static inline int raw_in_range(wg_ctx *c, wave *w, int l, uint64_t o, int size, 
  * per-element bookkeeping. */
 static int mubuf_dword(wg_ctx *c, wave *w, const emu_inst *in, uint64_t base, uint32_t num, uint32_t soff, uint64_t exec)
 {
+    buf_range b = {0};
+    /* once settled, every lane's address lies in [lo, last = hi - 4] */
+    uintptr_t lo = 1, last = 0;
     const uint32_t *voff = w->v[in->src[0].code - R_V0];
     uint32_t *data = vdst(w, in->dst.code, 0);
     bool load = in->is_load;
@@ -403,9 +436,12 @@ static int mubuf_dword(wg_ctx *c, wave *w, const emu_inst *in, uint64_t base, ui
             continue;
         }
         uintptr_t a = (uintptr_t)(base + soff + o);
-        if (!mem_ok(c, a, 4))
-            return emu_fault(c, w, "lane %d %s 0x%llx (4 bytes) outside every registered buffer", l,
-                             load ? "reads" : "writes", (unsigned long long)a);
+        if (a < lo || a > last) {
+            if (b.found || !buf_settle(c, &b, a, 4))
+                return buf_fault(c, w, in, &b, l, a, 4);
+            lo = b.lo;
+            last = b.hi - 4;
+        }
         if (a & 3)
             return emu_fault(c, w, "lane %d accesses 0x%llx, not 4-byte aligned", l, (unsigned long long)a);
         if (load)
@@ -436,8 +472,13 @@ static int exec_mubuf(wg_ctx *c, wave *w, const emu_inst *in)
     if (((w3 >> 15) & 15) == 0)
         return emu_fault(c, w, "buffer resource with DATA_FORMAT 0 (invalid): the access may be dropped on hardware");
     uint32_t soff = sval(w, &in->src[2]);
-    if ((op == OP_BUFFER_LOAD_DWORD || op == OP_BUFFER_STORE_DWORD) && in->offen && !in->idxen && stride == 0)
+    /* gfx9 checks the range in bytes (raw) unless IDXEN is set with a
+       non-zero stride (structured, in records): the instruction's IDXEN
+       bit, not the stride alone, decides (LLVM D44401) */
+    bool structured = in->idxen && stride != 0;
+    if ((op == OP_BUFFER_LOAD_DWORD || op == OP_BUFFER_STORE_DWORD) && in->offen && !in->idxen)
         return mubuf_dword(c, w, in, base, num, soff, exec);
+    buf_range b = {0};
     int size = access_bytes(op);
     int n = in->is_atomic ? 1 : (size == 4 ? in->dst.width : 1);
     bool cmpswap = op == OP_BUFFER_ATOMIC_CMPSWAP;
@@ -461,7 +502,7 @@ static int exec_mubuf(wg_ctx *c, wave *w, const emu_inst *in)
         for (int j = 0; j < n; j++) {
             uint64_t o = off + (uint64_t)(size * j);
             int in_range;
-            if (stride == 0) {
+            if (!structured) {
                 in_range = raw_in_range(c, w, l, o, size, num, soff);
                 if (in_range < 0)
                     return -1;
@@ -483,7 +524,7 @@ static int exec_mubuf(wg_ctx *c, wave *w, const emu_inst *in)
                 continue;
             }
             uintptr_t a = (uintptr_t)(base + soff + (uint64_t)stride * idx + off + (uint64_t)(size * j));
-            if (lane_access(c, w, in, l, a, size, j, val))
+            if (lane_access(c, w, in, &b, l, a, size, j, val))
                 return -1;
         }
         if (ret) {
@@ -511,6 +552,7 @@ static int exec_flat(wg_ctx *c, wave *w, const emu_inst *in)
     bool cmpswap = op == OP_GLOBAL_ATOMIC_CMPSWAP;
     bool ret = in->is_load || (in->is_atomic && in->dst.code != R_NONE);
     uint64_t sbase = in->src[2].code != R_NONE ? sval64(w, &in->src[2]) : 0;
+    buf_range b = {.any = in->src[2].code == R_NONE};
     LANES {
         if (!(exec >> l & 1))
             continue;
@@ -525,7 +567,7 @@ static int exec_flat(wg_ctx *c, wave *w, const emu_inst *in)
             for (int j = 0; j < (cmpswap ? 2 : n); j++)
                 val[j] = store_value(op, vdst(w, in->src[1].code, j)[l]);
         for (int j = 0; j < n; j++)
-            if (lane_access(c, w, in, l, (uintptr_t)(a + (uint64_t)(size * j)), size, j, val))
+            if (lane_access(c, w, in, &b, l, (uintptr_t)(a + (uint64_t)(size * j)), size, j, val))
                 return -1;
         if (ret)
             for (int j = 0; j < (in->is_atomic ? 1 : n); j++) {

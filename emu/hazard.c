@@ -43,6 +43,7 @@
  *   mfma-c-war          MFMA reads C            -> any other instruction overwrites it
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "exec.h"
 
@@ -78,12 +79,46 @@ static int pass_need(hz_pass_rule r, int passes)
 /* Wait states between an instruction recorded at `at` (its ws + 1) and now. */
 static long waits(const wave *w, uint64_t at) { return (long)w->ws - (long)at; }
 
+const char *const emu_hazard_rule_names[EMU_HZ_RULES] = {
+    "valu-sgpr-vmem", "valu-sgpr-lanesel", "valu-exec-dpp", "valu-vgpr-dpp", "store-data-valu",
+    "valu-sgpr-valu", "valu-exec-lane", "valu-vgpr-readlane", "dot-read", "dot-waw",
+    "valu-exec-mfma", "valu-exec-accw", "valu-mfma", "valu-accw", "accw-mfma-c",
+    "accw-mfma-ab", "accw-accr", "accw-accw", "accr-mem", "accrw-mem-valu",
+    "mfma-c-overlap", "mfma-same-c", "mfma-ab", "mfma-read", "mfma-waw", "mfma-c-war",
+};
+
+static int rule_index(const char *rule)
+{
+    for (int i = 0; i < EMU_HZ_RULES; i++)
+        if (!strcmp(emu_hazard_rule_names[i], rule))
+            return i;
+    return -1;
+}
+
+/* A shortfall: a fault, or under EMU_HAZARDS_WARN a finding of its rule
+ * (the report kept for the first one) and the run goes on. */
 static int hz_fault(wg_ctx *c, wave *w, const char *rule, const char *what, unsigned code, long have, int need)
 {
     char r[16];
     emu_reg_name(code, r, sizeof r);
-    return emu_fault(c, w, "hazard %s: %s (%s): %ld wait state%s provided, %d needed", rule, what, r, have,
-                     have == 1 ? "" : "s", need);
+    int ri = c->dev->opt.hazards == EMU_HAZARDS_WARN ? rule_index(rule) : -1;
+    if (ri < 0)
+        return emu_fault(c, w, "hazard %s: %s (%s): %ld wait state%s provided, %d needed", rule, what, r, have,
+                         have == 1 ? "" : "s", need);
+    emu_hazard_finding *f = &c->stats.hazards[ri];
+    /* a context runs its workgroups in increasing order: a later finding is
+       first only within the same workgroup, for a lower wave or earlier issue */
+    if (!f->count || (f->wg == c->flat && (w->id < f->wave || (w->id == f->wave && w->ws < f->ws)))) {
+        f->wg = c->flat;
+        f->wave = w->id;
+        f->ws = w->ws;
+        f->pc = (unsigned long long)c->k->code[w->pc].pc;
+        emu_disasm(&c->k->code[w->pc], f->text, sizeof f->text);
+        snprintf(f->msg, sizeof f->msg, "workgroup (%u,%u,%u) wave %d: %s (%s): %ld wait state%s provided, %d needed",
+                 c->wg[0], c->wg[1], c->wg[2], w->id, what, r, have, have == 1 ? "" : "s", need);
+    }
+    f->count++;
+    return 0;
 }
 
 /* ---- per-register history ---- */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "lds.h"
 
 #define POISON 0x7fc0deadu /* a quiet NaN: uninitialised registers show up */
 
@@ -28,59 +29,80 @@ typedef struct {
     emu_stats stats;
 } launch;
 
+/* A wave's register files. gfx908 (and gfx906) keep VGPRs and AGPRs apart;
+ * on the unified file of gfx90a+ there is one physical array of the
+ * descriptor's total allocation: VGPR vN is physical N, AGPR ai is physical
+ * accum_offset + i, so a write through one name is seen through the other,
+ * and every per-register side table (pending loads, hazard history) aliases
+ * the same way. */
+static int regs_alloc(wave *w, const emu_kernel_info *ki)
+{
+    bool unified = ki->unified_total > 0;
+    int nphys = unified ? (ki->unified_total > ki->accum_offset ? ki->unified_total : ki->accum_offset) : ki->vgprs;
+    w->nv = unified ? ki->unified_total : ki->vgprs;
+    w->na = unified ? (ki->unified_total > ki->accum_offset ? ki->unified_total - ki->accum_offset : 0) : ki->agprs;
+    w->acc_alias = unified;
+    size_t n = (size_t)nphys + 1;
+    w->v = malloc(sizeof *w->v * n);
+    w->pend_v = calloc(n, 1);
+    w->vw_ws = calloc(n, sizeof *w->vw_ws);
+    w->vw_kind = calloc(n, 1);
+    w->vw_passes = calloc(n, 1);
+    if (!w->v || !w->pend_v || !w->vw_ws || !w->vw_kind || !w->vw_passes)
+        return -1;
+    if (unified) {
+        size_t o = (size_t)ki->accum_offset;
+        w->a = w->v + o;
+        w->pend_a = w->pend_v + o;
+        w->aw_ws = w->vw_ws + o;
+        w->aw_kind = w->vw_kind + o;
+        w->aw_passes = w->vw_passes + o;
+        return 0;
+    }
+    size_t na = (size_t)w->na + 1;
+    w->a = malloc(sizeof *w->a * na);
+    w->pend_a = calloc(na, 1);
+    w->aw_ws = calloc(na, sizeof *w->aw_ws);
+    w->aw_kind = calloc(na, 1);
+    w->aw_passes = calloc(na, 1);
+    return w->a && w->pend_a && w->aw_ws && w->aw_kind && w->aw_passes ? 0 : -1;
+}
+
+static void regs_free(wave *w)
+{
+    free(w->v);
+    free(w->pend_v);
+    free(w->vw_ws);
+    free(w->vw_kind);
+    free(w->vw_passes);
+    if (!w->acc_alias) {
+        free(w->a);
+        free(w->pend_a);
+        free(w->aw_ws);
+        free(w->aw_kind);
+        free(w->aw_passes);
+    }
+}
+
 /* Per-thread workgroup context with its register files. */
 static int ctx_alloc(wg_ctx *c, const emu_kernel *k, int nwaves)
 {
     memset(c, 0, sizeof *c);
-    int nv = k->info.vgprs, na = k->info.agprs;
-    for (int i = 0; i < nwaves; i++) {
-        wave *w = &c->waves[i];
-        w->nv = nv;
-        w->na = na;
-        w->v = malloc(sizeof *w->v * (size_t)(nv ? nv : 1));
-        w->a = malloc(sizeof *w->a * (size_t)(na ? na : 1));
-        w->pend_v = calloc((size_t)nv + 1, 1);
-        w->pend_a = calloc((size_t)na + 1, 1);
-        w->vw_ws = calloc((size_t)nv + 1, sizeof *w->vw_ws);
-        w->aw_ws = calloc((size_t)na + 1, sizeof *w->aw_ws);
-        w->vw_kind = calloc((size_t)nv + 1, 1);
-        w->aw_kind = calloc((size_t)na + 1, 1);
-        w->vw_passes = calloc((size_t)nv + 1, 1);
-        w->aw_passes = calloc((size_t)na + 1, 1);
-        if (!w->v || !w->a || !w->pend_v || !w->pend_a || !w->vw_ws || !w->aw_ws || !w->vw_kind || !w->aw_kind ||
-            !w->vw_passes || !w->aw_passes)
+    for (int i = 0; i < nwaves; i++)
+        if (regs_alloc(&c->waves[i], &k->info))
             return -1;
-    }
     c->lds_size = k->info.lds_bytes;
     size_t dw = (size_t)(c->lds_size + 3) / 4 + 1;
     c->lds = malloc(dw * 4);
-    c->lds_wepoch = calloc(dw, sizeof *c->lds_wepoch);
-    c->lds_repoch = calloc(dw, sizeof *c->lds_repoch);
-    c->lds_writer = calloc(dw, 1);
-    c->lds_readers = calloc(dw, sizeof *c->lds_readers);
-    return c->lds && c->lds_wepoch && c->lds_repoch && c->lds_writer && c->lds_readers ? 0 : -1;
+    return c->lds && lds_track_alloc(c, dw, nwaves) == 0 ? 0 : -1;
 }
 
 static void ctx_free(wg_ctx *c)
 {
-    for (int i = 0; i < MAX_WAVES; i++) {
-        wave *w = &c->waves[i];
-        free(w->v);
-        free(w->a);
-        free(w->pend_v);
-        free(w->pend_a);
-        free(w->vw_ws);
-        free(w->aw_ws);
-        free(w->vw_kind);
-        free(w->aw_kind);
-        free(w->vw_passes);
-        free(w->aw_passes);
-    }
+    for (int i = 0; i < MAX_WAVES; i++)
+        regs_free(&c->waves[i]);
     free(c->lds);
-    free(c->lds_wepoch);
-    free(c->lds_repoch);
-    free(c->lds_writer);
-    free(c->lds_readers);
+    lds_track_free(c);
 }
 
 static void wave_init(wave *w, int id)
@@ -177,19 +199,9 @@ static void wave_setup(const launch *L, wg_ctx *c, wave *w, int id)
     set_exec(w, exec);
 }
 
-/* A new barrier epoch (0 is never current: the tables start zeroed). */
-static void next_epoch(wg_ctx *c)
-{
-    if (++c->epoch == 0) {
-        size_t dw = (size_t)(c->lds_size + 3) / 4 + 1;
-        memset(c->lds_wepoch, 0, dw * sizeof *c->lds_wepoch);
-        memset(c->lds_repoch, 0, dw * sizeof *c->lds_repoch);
-        c->epoch = 1;
-    }
-}
-
 static int run_workgroup(launch *L, wg_ctx *c, uint64_t flat)
 {
+    c->flat = flat;
     c->wg[0] = (unsigned)(flat % L->grid[0]);
     c->wg[1] = (unsigned)((flat / L->grid[0]) % L->grid[1]);
     c->wg[2] = (unsigned)(flat / ((uint64_t)L->grid[0] * L->grid[1]));
@@ -197,10 +209,7 @@ static int run_workgroup(launch *L, wg_ctx *c, uint64_t flat)
     size_t dw = (size_t)(c->lds_size + 3) / 4;
     for (size_t i = 0; i < dw; i++)
         memcpy(c->lds + 4 * i, &(uint32_t){POISON}, 4);
-    /* Race tracking compares barrier epochs; they keep counting across the
-       workgroups this context runs, so the tables need no clearing (only
-       when the counter wraps). */
-    next_epoch(c);
+    lds_track_begin(c);
     for (int i = 0; i < c->nwaves; i++)
         wave_setup(L, c, &c->waves[i], i);
     c->stats.workgroups++;
@@ -217,7 +226,7 @@ static int run_workgroup(launch *L, wg_ctx *c, uint64_t flat)
         if (done == c->nwaves)
             return 0;
         if (done + waiting == c->nwaves) { /* everyone left has arrived */
-            next_epoch(c);
+            lds_track_barrier(c);
             for (int i = 0; i < c->nwaves; i++)
                 c->waves[i].at_barrier = false;
         }
@@ -248,6 +257,7 @@ static void *worker(void *arg)
     c->nwaves = nwaves;
     c->dev = L->dev;
     c->k = L->k;
+    c->kernargs = L->kernargs;
     c->err = err;
     c->errlen = sizeof err;
     while (!atomic_load(&L->stop)) {
@@ -392,17 +402,15 @@ int emu_launch(emu_device *d, const emu_kernel *k, const unsigned grid[3], const
 
     /* kernarg segment and dispatch packet live in registered memory */
     size_t ka = (kernarg_size + 63) & ~(size_t)63;
-    void *kbuf = aligned_alloc(64, ka ? ka : 64);
-    uint8_t *pkt = aligned_alloc(64, 64);
+    void *kbuf = emu_buffer_alloc(ka ? ka : 64);
+    uint8_t *pkt = emu_buffer_alloc(64);
     if (!kbuf || !pkt) {
-        free(kbuf);
-        free(pkt);
+        emu_buffer_free(kbuf);
+        emu_buffer_free(pkt);
         return snprintf(err, errlen, "emulator: out of memory"), -1;
     }
-    memset(kbuf, 0, ka ? ka : 64);
     if (kernarg_size)
         memcpy(kbuf, kernargs, kernarg_size);
-    memset(pkt, 0, 64);
     uint16_t wgs[3] = {(uint16_t)block[0], (uint16_t)block[1], (uint16_t)block[2]};
     uint16_t setup = 3;
     memcpy(pkt + 2, &setup, 2);
@@ -455,8 +463,8 @@ int emu_launch(emu_device *d, const emu_kernel *k, const unsigned grid[3], const
     pthread_rwlock_unlock(&d->lock);
     emu_unregister(d, kbuf);
     emu_unregister(d, pkt);
-    free(kbuf);
-    free(pkt);
+    emu_buffer_free(kbuf);
+    emu_buffer_free(pkt);
     pthread_mutex_destroy(&L.lock);
     if (L.wave_cycles && !L.failed) {
         emu_sched one;
@@ -498,4 +506,23 @@ void emu_stats_add(emu_stats *dst, const emu_stats *src)
     dst->loop_valu_cycles += src->loop_valu_cycles;
     dst->loop_fma_cycles += src->loop_fma_cycles;
     dst->makespan += src->makespan;
+    for (int i = 0; i < EMU_HZ_RULES; i++) {
+        emu_hazard_finding *d = &dst->hazards[i];
+        const emu_hazard_finding *f = &src->hazards[i];
+        if (!f->count)
+            continue;
+        bool first = !d->count || f->wg < d->wg || (f->wg == d->wg && (f->wave < d->wave || (f->wave == d->wave && f->ws < d->ws)));
+        uint64_t n = d->count + f->count;
+        if (first)
+            *d = *f;
+        d->count = n;
+    }
+}
+
+uint64_t emu_stats_hazards(const emu_stats *s)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < EMU_HZ_RULES; i++)
+        n += s->hazards[i].count;
+    return n;
 }

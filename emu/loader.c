@@ -358,6 +358,7 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
         if (d->t->unified_acc_vgprs) {
             int total = (vgran + 1) * d->t->vgpr_granule;
             ki->accum_offset = (int)(((k->rsrc3 & 63) + 1) * 4);
+            ki->unified_total = total;
             ki->vgprs = ki->accum_offset;
             ki->agprs = total - ki->accum_offset;
             if (ki->agprs < 0)

@@ -27,7 +27,7 @@ static void usage(FILE *f)
             "       igemmgen --arch TARGET --static \"conv -n N -c C ... -F 2\" [--config NAME] [-o FILE.s]\n"
             "       igemmgen --list-targets\n"
             "Writes the assembly of every kernel for TARGET (%s), or the static twin of one shape.\n",
-            target_names());
+            target_names_generated());
 }
 
 static int write_file(const char *path, const char *text, size_t len)
@@ -135,7 +135,8 @@ int main(int argc, char **argv)
             config = argv[++i];
         } else if (!strcmp(argv[i], "--list-targets")) {
             for (int t = 0; t < igemm_target_count; t++)
-                printf("%s\t%s\n", igemm_targets[t]->name, igemm_targets[t]->family);
+                if (!igemm_targets[t]->emulate_only)
+                    printf("%s\t%s\n", igemm_targets[t]->name, igemm_targets[t]->family);
             return 0;
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
@@ -155,8 +156,9 @@ int main(int argc, char **argv)
         return 2;
     }
     const target *t = target_by_name(arch);
-    if (!t) {
-        fprintf(stderr, "igemmgen: unknown target '%s' (known: %s)\n", arch, target_names());
+    if (!t || t->emulate_only) {
+        fprintf(stderr, "igemmgen: %s target '%s' (kernels are generated for: %s)\n",
+                t ? "emulate-only" : "unknown", arch, target_names_generated());
         return 2;
     }
     emit e;

@@ -76,9 +76,11 @@ static int launch(backend *b, bk_kernel *k, unsigned grid, unsigned block, const
     return rc;
 }
 
+/* Every buffer between unregistered guard zones (emu_buffer_alloc): an
+ * overrun faults instead of landing in the next buffer. */
 static int alloc(backend *b, void **p, size_t bytes)
 {
-    *p = malloc(bytes ? bytes : 1);
+    *p = emu_buffer_alloc(bytes);
     if (!*p) {
         snprintf(b->err, sizeof b->err, "out of memory allocating %zu bytes", bytes);
         return -1;
@@ -89,7 +91,7 @@ static int alloc(backend *b, void **p, size_t bytes)
 static void bfree(backend *b, void *p)
 {
     (void)b;
-    free(p);
+    emu_buffer_free(p);
 }
 
 static int copy(backend *b, void *dst, const void *src, size_t bytes)

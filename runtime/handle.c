@@ -72,8 +72,9 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
         return IGEMM_ERR_INVALID_ARG;
     }
     const target *emu_t = o.arch ? target_by_name(o.arch) : TARGET_DEFAULT;
-    if (!emu_t) {
-        why_printf(why, why_len, "unknown target '%s' (known: %s)", o.arch, target_names());
+    if (!emu_t || emu_t->emulate_only) {
+        why_printf(why, why_len, "%s target '%s' (the library's kernels are built for: %s)",
+                   emu_t ? "emulate-only" : "unknown", o.arch, target_names_generated());
         return IGEMM_ERR_UNSUPPORTED;
     }
     igemm_handle *h = calloc(1, sizeof *h);

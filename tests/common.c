@@ -79,7 +79,8 @@ out:
 
 void *tc_assemble(const tc_snippet *sn, size_t *size, char *err, size_t errlen)
 {
-    bool unified = !strcmp(sn->arch, "gfx90a") || !strcmp(sn->arch, "gfx942");
+    const target *t = target_by_name(sn->arch);
+    bool unified = t && t->unified_acc_vgprs;
     int vgprs = sn->vgprs ? sn->vgprs : 32, sgprs = sn->sgprs ? sn->sgprs : 32;
     int accum = (vgprs + 3) / 4 * 4;
     char accline[64] = "";
@@ -128,11 +129,11 @@ void *tc_assemble(const tc_snippet *sn, size_t *size, char *err, size_t errlen)
     return image;
 }
 
-int tc_load_image(tc_loaded *l, const char *arch, int host_threads, const void *image, size_t size, char *err,
-                  size_t errlen)
+static int load_image_opts(tc_loaded *l, const char *arch, const emu_options *o, const void *image, size_t size,
+                           char *err, size_t errlen)
 {
     l->m = NULL;
-    l->d = emu_create(target_by_name(arch), &(emu_options){.threads = host_threads});
+    l->d = emu_create(target_by_name(arch), o);
     if (!l->d) {
         snprintf(err, errlen, "cannot create an emulator device for %s", arch);
         return -1;
@@ -142,6 +143,12 @@ int tc_load_image(tc_loaded *l, const char *arch, int host_threads, const void *
         return -1;
     }
     return 0;
+}
+
+int tc_load_image(tc_loaded *l, const char *arch, int host_threads, const void *image, size_t size, char *err,
+                  size_t errlen)
+{
+    return load_image_opts(l, arch, &(emu_options){.threads = host_threads}, image, size, err, errlen);
 }
 
 tc_loaded tc_load_codeobj(const char *arch)
@@ -175,7 +182,8 @@ int tc_launch_image(const tc_snippet *s, const void *image, size_t size, unsigne
         snprintf(err, errlen, "a snippet takes at most 16 pointers");
         return -1;
     }
-    if (tc_load_image(&l, s->arch, s->host_threads ? s->host_threads : 1, image, size, err, errlen))
+    emu_options o = {.threads = s->host_threads ? s->host_threads : 1, .hazards = s->hazards};
+    if (load_image_opts(&l, s->arch, &o, image, size, err, errlen))
         return -1;
     uint64_t args[16] = {0};
     for (int i = 0; i < s->nptrs; i++) {
@@ -200,6 +208,48 @@ int tc_run(const tc_snippet *s, unsigned groups, unsigned threads, void **ptrs, 
     int rc = tc_launch_image(s, image, size, groups, threads, ptrs, sizes, stats, err, errlen);
     free(image);
     return rc;
+}
+
+void tc_locate_label(const void *image, size_t size, const char *arch, const char *label, uint64_t *pc, char *text,
+                     size_t tlen)
+{
+    char path[] = "/tmp/igemm-strict-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, image, size), (ssize_t)size);
+    close(fd);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "%s/llvm-objdump -t -d --mcpu=%s %s", LLVM_BIN, arch, path);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char line[1024];
+    bool found = false;
+    char sym[96];
+    snprintf(sym, sizeof sym, " %s", label);
+    text[0] = 0;
+    while (fgets(line, sizeof line, p)) {
+        size_t n = strlen(line);
+        if (n && line[n - 1] == '\n')
+            line[n - 1] = 0;
+        size_t sl = strlen(sym);
+        if (!found && n > sl && !strcmp(line + strlen(line) - sl, sym) && strstr(line, ".text")) {
+            *pc = strtoull(line, NULL, 16);
+            found = true;
+            continue;
+        }
+        char *cm = strstr(line, "//");
+        if (found && line[0] == '\t' && cm && strtoull(cm + 2, NULL, 16) == *pc && !text[0]) {
+            *cm = 0;
+            size_t tl = strlen(line) < tlen ? strlen(line) : tlen - 1;
+            memcpy(text, line, tl);
+            text[tl] = 0;
+            tc_normalize(text);
+        }
+    }
+    pclose(p);
+    unlink(path);
+    if (!found || !text[0])
+        fail_msg("%s: no instruction labelled %s", arch, label);
 }
 
 void tc_normalize(char *s)

@@ -53,6 +53,7 @@ typedef struct {
     int vgprs, agprs, sgprs, lds_bytes;
     int nptrs;            /* at most 16 */
     int host_threads;     /* emulator worker threads for the run (0: 1) */
+    emu_hazard_mode hazards; /* emu_options.hazards for the run */
 } tc_snippet;
 
 /* The usual start of a body with two pointers: s[4:5] = p0, s[6:7] = p1,
@@ -80,6 +81,11 @@ int tc_launch_image(const tc_snippet *s, const void *image, size_t size, unsigne
  * or the emulator's report in err. */
 int tc_run(const tc_snippet *s, unsigned groups, unsigned threads, void **ptrs, const size_t *sizes,
            emu_stats *stats, char *err, size_t errlen);
+
+/* Address and llvm-objdump text (whitespace normalized) of the instruction
+ * at `label` in a code object's .text; fails the test when there is none. */
+void tc_locate_label(const void *image, size_t size, const char *arch, const char *label, uint64_t *pc, char *text,
+                     size_t tlen);
 
 /* ---- text ---- */
 

@@ -21,7 +21,9 @@ static char dir[64];                 /* per-run scratch directory */
 static char co_path[4][128];         /* the test code object per target */
 
 /* scale_add(out, in, count, scale): out[i] = in[i] * scale + 1 for i < count.
- * faulty(buf): uses loaded data without s_waitcnt. */
+ * faulty(buf): uses loaded data without s_waitcnt.
+ * overrun(buf, next, skip): reads the dword at buf + skip through a 64-bit
+ * VGPR address (no buffer named by a base) and stores it to buf[0]. */
 static const char *const kernel_src =
     ".amdgcn_target \"amdgcn-amd-amdhsa--%s\"\n"
     ".amdhsa_code_object_version 4\n"
@@ -57,6 +59,22 @@ static const char *const kernel_src =
     "    s_endpgm\n"
     ".Lfaulty_end:\n"
     ".size faulty, .Lfaulty_end - faulty\n"
+    ".globl overrun\n.p2align 8\n.type overrun,@function\n"
+    "overrun:\n"
+    "    s_load_dwordx4 s[4:7], s[0:1], 0x0\n"
+    "    s_load_dword s8, s[0:1], 0x10\n"
+    "    s_waitcnt lgkmcnt(0)\n"
+    "    s_add_u32 s10, s4, s8\n"
+    "    s_addc_u32 s11, s5, 0\n"
+    "    v_mov_b32 v4, s10\n"
+    "    v_mov_b32 v5, s11\n"
+    "    global_load_dword v2, v[4:5], off\n"
+    "    s_waitcnt vmcnt(0)\n"
+    "    v_mov_b32 v1, 0\n"
+    "    global_store_dword v1, v2, s[4:5]\n"
+    "    s_endpgm\n"
+    ".Loverrun_end:\n"
+    ".size overrun, .Loverrun_end - overrun\n"
     ".rodata\n.p2align 6\n"
     ".amdhsa_kernel scale_add\n"
     "    .amdhsa_user_sgpr_kernarg_segment_ptr 1\n"
@@ -69,6 +87,13 @@ static const char *const kernel_src =
     ".amdhsa_kernel faulty\n"
     "    .amdhsa_user_sgpr_kernarg_segment_ptr 1\n"
     "    .amdhsa_system_sgpr_workgroup_id_x 1\n"
+    "    .amdhsa_next_free_vgpr 8\n"
+    "    .amdhsa_next_free_sgpr 16\n"
+    "%s"
+    ".end_amdhsa_kernel\n"
+    ".p2align 6\n"
+    ".amdhsa_kernel overrun\n"
+    "    .amdhsa_user_sgpr_kernarg_segment_ptr 1\n"
     "    .amdhsa_next_free_vgpr 8\n"
     "    .amdhsa_next_free_sgpr 16\n"
     "%s"
@@ -104,6 +129,20 @@ static const char *const kernel_src =
     "    .max_flat_workgroup_size: 256\n"
     "    .args:\n"
     "      - { .name: buf, .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }\n"
+    "  - .name: overrun\n"
+    "    .symbol: overrun.kd\n"
+    "    .kernarg_segment_size: 24\n"
+    "    .kernarg_segment_align: 8\n"
+    "    .group_segment_fixed_size: 0\n"
+    "    .private_segment_fixed_size: 0\n"
+    "    .wavefront_size: 64\n"
+    "    .sgpr_count: 18\n"
+    "    .vgpr_count: 8\n"
+    "    .max_flat_workgroup_size: 256\n"
+    "    .args:\n"
+    "      - { .name: buf, .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }\n"
+    "      - { .name: next, .size: 8, .offset: 8, .value_kind: global_buffer, .address_space: global }\n"
+    "      - { .name: skip, .size: 4, .offset: 16, .value_kind: by_value }\n"
     "...\n"
     ".end_amdgpu_metadata\n";
 
@@ -124,8 +163,8 @@ static int setup(void **state)
     for (int a = 0; a < 4; a++) {
         bool unified = a >= 2;
         const char *acc = unified ? "    .amdhsa_accum_offset 8\n" : "";
-        char src[8192], err[1024];
-        snprintf(src, sizeof src, kernel_src, archs[a], acc, acc);
+        char src[16384], err[1024];
+        snprintf(src, sizeof src, kernel_src, archs[a], acc, acc, acc);
         size_t size = 0;
         void *image = tc_assemble_source(archs[a], src, &size, err, sizeof err);
         if (!image) {
@@ -281,6 +320,8 @@ static void bad_usage_exits_2(void **state)
         {"emu-run", "--co", dir, K, G, B, NULL},                                  /* a directory */
         {"emu-run", "--co", co, K, G, B, "--threads", "x", NULL},
         {"emu-run", "--co", co, K, G, B, "--frobnicate", NULL},                   /* unknown flag */
+        {"emu-run", "--co", co, K, G, B, "--hazards", "maybe", NULL},             /* not error|warn */
+        {"emu-run", "--co", co, K, G, B, "--hazards", NULL},
     };
 #undef K
 #undef G
@@ -296,6 +337,86 @@ static void bad_usage_exits_2(void **state)
     /* a refused --dump leaves no file behind */
     struct stat st;
     assert_int_not_equal(stat(x_path, &st), 0);
+}
+
+/* Every buffer emu-run allocates lies between unregistered guard zones: a
+ * read just past buf (at any distance up to 4 KiB) faults, whatever comes
+ * next in memory; a read inside it does not. */
+static void overrun_hits_guard_zone(void **state)
+{
+    (void)state;
+    static const char *const offs[] = {"256", "272", "512", "4092"};
+    for (int a = 0; a < 4; a++) {
+        for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
+            char off[32];
+            snprintf(off, sizeof off, "skip=%s", offs[i]);
+            const char *argv[] = {"emu-run", "--co", co_path[a], "--kernel", "overrun", "--grid", "1,1,1", "--block",
+                                  "64,1,1", "--arg", "buf=zeros:256", "--arg", "next=zeros:256", "--arg", off, NULL};
+            tc_result r;
+            tc_run_igemm(&r, argv);
+            if (r.status != 1 || !strstr(r.err, "outside every registered buffer"))
+                fail_msg("%s %s: exit %d, stderr: %s", archs[a], off, r.status, r.err);
+            tc_result_free(&r);
+        }
+        const char *argv[] = {"emu-run", "--co", co_path[a], "--kernel", "overrun", "--grid", "1,1,1", "--block",
+                              "64,1,1", "--arg", "buf=zeros:256", "--arg", "next=zeros:256", "--arg", "skip=252", NULL};
+        tc_result r;
+        tc_run_igemm(&r, argv);
+        if (r.status != 0)
+            fail_msg("%s skip=252: exit %d, stderr: %s", archs[a], r.status, r.err);
+        tc_result_free(&r);
+    }
+}
+
+/* --hazards warn: a gfx942 kernel with a VCC hazard in a loop (5 times per
+ * wave, 2 waves) runs to the end, exit 0, one warning line for the rule. */
+static void hazards_warn_flag(void **state)
+{
+    (void)state;
+    static const char body[] = "    s_load_dwordx2 s[4:5], s[0:1], 0x0\n"
+                               "    s_waitcnt lgkmcnt(0)\n"
+                               "    v_lshlrev_b32 v1, 2, v0\n"
+                               "    v_mov_b32 v3, 1\n"
+                               "    v_mov_b32 v4, 2\n"
+                               "    s_mov_b32 s20, 5\n"
+                               ".Lloop:\n"
+                               "    v_cmp_gt_u32 vcc, 32, v0\n"
+                               "    v_cndmask_b32 v2, v3, v4, vcc\n"
+                               "    s_sub_u32 s20, s20, 1\n"
+                               "    s_cmp_lg_u32 s20, 0\n"
+                               "    s_cbranch_scc1 .Lloop\n"
+                               "    global_store_dword v1, v2, s[4:5]\n";
+    tc_snippet sn = {.arch = "gfx942", .body = body, .vgprs = 8, .sgprs = 32, .nptrs = 1};
+    char err[1024], path[160];
+    size_t size = 0;
+    void *image = tc_assemble(&sn, &size, err, sizeof err);
+    if (!image)
+        fail_msg("%s", err);
+    snprintf(path, sizeof path, "%s/hazard.hsaco", dir);
+    write_file(path, image, size);
+    free(image);
+    const char *modes[] = {NULL, "error", "warn"};
+    for (int m = 0; m < 3; m++) {
+        const char *argv[16] = {"emu-run", "--co", path, "--kernel", "snippet", "--grid", "1,1,1", "--block",
+                                "128,1,1", "--arg", "p0=zeros:512"};
+        if (modes[m]) {
+            argv[11] = "--hazards";
+            argv[12] = modes[m];
+        }
+        tc_result r;
+        tc_run_igemm(&r, argv);
+        if (m < 2) {
+            if (r.status != 1 || !tc_one_line(r.err) || !strstr(r.err, "hazard valu-sgpr-valu"))
+                fail_msg("--hazards %s: exit %d, stderr: %s", modes[m] ? modes[m] : "(default)", r.status, r.err);
+        } else {
+            if (r.status != 0 || !tc_one_line(r.err))
+                fail_msg("--hazards warn: exit %d, stderr: %s", r.status, r.err);
+            tc_expect_contains(r.err, "igemm: warning: gfx942 kernel snippet: hazard valu-sgpr-valu: 10 instructions "
+                                      "short, first at pc 0x");
+            tc_expect_contains(r.err, "`v_cndmask_b32_e32 v2, v3, v4, vcc` (workgroup (0,0,0) wave 0: ");
+        }
+        tc_result_free(&r);
+    }
 }
 
 static void help_exits_0(void **state)
@@ -316,6 +437,8 @@ int main(void)
         cmocka_unit_test(missing_argument_is_zero_with_warning),
         cmocka_unit_test(faulting_kernel_exits_1),
         cmocka_unit_test(bad_usage_exits_2),
+        cmocka_unit_test(overrun_hits_guard_zone),
+        cmocka_unit_test(hazards_warn_flag),
         cmocka_unit_test(help_exits_0),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -25,48 +25,11 @@ static const char *const archs[4] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
 typedef struct {
     const char *body;
     unsigned groups, threads;
-    int lds, vgprs;
+    int lds, vgprs, agprs;
     size_t nout, nin; /* dwords of the registered buffers */
+    bool adjacent;    /* in starts where out ends (one allocation, two registered buffers) */
+    bool other;       /* the report also names the instruction labelled other_here (pc and text) */
 } scase;
-
-/* Address and llvm-objdump text of the instruction labelled fault_here. */
-static void locate_fault(const void *image, size_t size, const char *arch, uint64_t *pc, char *text, size_t tlen)
-{
-    char path[] = "/tmp/igemm-strict-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, image, size), (ssize_t)size);
-    close(fd);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "%s/llvm-objdump -t -d --mcpu=%s %s", LLVM_BIN, arch, path);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    char line[1024];
-    bool found = false;
-    text[0] = 0;
-    while (fgets(line, sizeof line, p)) {
-        size_t n = strlen(line);
-        if (n && line[n - 1] == '\n')
-            line[n - 1] = 0;
-        if (!found && strstr(line, " fault_here") && strstr(line, ".text")) {
-            *pc = strtoull(line, NULL, 16);
-            found = true;
-            continue;
-        }
-        char *cm = strstr(line, "//");
-        if (found && line[0] == '\t' && cm && strtoull(cm + 2, NULL, 16) == *pc && !text[0]) {
-            *cm = 0;
-            size_t tl = strlen(line) < tlen ? strlen(line) : tlen - 1;
-            memcpy(text, line, tl);
-            text[tl] = 0;
-            tc_normalize(text);
-        }
-    }
-    pclose(p);
-    unlink(path);
-    if (!found || !text[0])
-        fail_msg("%s: no instruction labelled fault_here", arch);
-}
 
 /* Run a case (TC_PRELUDE + body: p0 = out, p1 = in); returns the emulator's
  * return code, report in err. */
@@ -75,14 +38,14 @@ static int run_case(const char *arch, const scase *c, void **image_out, size_t *
     size_t size = 0;
     tc_sbuf src = {0};
     tc_put(&src, "%s%s", TC_PRELUDE, c->body);
-    tc_snippet s = {.arch = arch, .body = src.s, .vgprs = c->vgprs ? c->vgprs : 48, .sgprs = 64, .lds_bytes = c->lds,
-                    .nptrs = 2};
+    tc_snippet s = {.arch = arch, .body = src.s, .vgprs = c->vgprs ? c->vgprs : 48, .agprs = c->agprs, .sgprs = 64,
+                    .lds_bytes = c->lds, .nptrs = 2};
     void *image = tc_assemble(&s, &size, err, errlen);
     free(src.s);
     if (!image)
         fail_msg("%s: %s", arch, err);
     size_t nout = c->nout ? c->nout : 1, nin = c->nin ? c->nin : 1;
-    uint32_t *out = calloc(nout, 4), *in = calloc(nin, 4);
+    uint32_t *out = calloc(nout + (c->adjacent ? nin : 0), 4), *in = c->adjacent ? out + nout : calloc(nin, 4);
     assert_true(out && in);
     void *ptrs[2] = {out, in};
     size_t sizes[2] = {4 * nout, 4 * nin};
@@ -90,7 +53,8 @@ static int run_case(const char *arch, const scase *c, void **image_out, size_t *
     int rc = tc_launch_image(&s, image, size, c->groups ? c->groups : 1, c->threads ? c->threads : 64, ptrs, sizes,
                              NULL, err, errlen);
     free(out);
-    free(in);
+    if (!c->adjacent)
+        free(in);
     if (image_out) {
         *image_out = image;
         *size_out = size;
@@ -111,7 +75,14 @@ static void expect_fault(const char *arch, const scase *c, unsigned wg, int wave
         fail_msg("%s: expected a report containing \"%s\", the run was clean", arch, phrase);
     uint64_t pc = 0;
     char text[256], want[320];
-    locate_fault(image, size, arch, &pc, text, sizeof text);
+    tc_locate_label(image, size, arch, "fault_here", &pc, text, sizeof text);
+    char other[320] = "";
+    if (c->other) {
+        uint64_t opc = 0;
+        char otext[256];
+        tc_locate_label(image, size, arch, "other_here", &opc, otext, sizeof otext);
+        snprintf(other, sizeof other, "pc 0x%llx `%s`", (unsigned long long)opc, otext);
+    }
     free(image);
     bool ok = strncmp(err, arch, strlen(arch)) == 0 && !strchr(err, '\n');
     ok = ok && strstr(err, "kernel snippet");
@@ -124,10 +95,11 @@ static void expect_fault(const char *arch, const scase *c, unsigned wg, int wave
     snprintf(want, sizeof want, "`%s`", text);
     ok = ok && strstr(err, want);
     ok = ok && strstr(err, phrase);
+    ok = ok && (!c->other || strstr(strstr(err, "`: ") ? strstr(err, "`: ") : err, other));
     if (!ok)
         fail_msg("%s: report\n  %s\nshould name %s, kernel snippet, workgroup (%u,0,0), wave %d, pc 0x%llx, `%s` and "
-                 "say \"%s\"",
-                 arch, err, arch, wg, wave, (unsigned long long)pc, text, phrase);
+                 "say \"%s\"%s%s",
+                 arch, err, arch, wg, wave, (unsigned long long)pc, text, phrase, c->other ? " and name " : "", other);
 }
 
 static void expect_clean(const char *arch, const scase *c)
@@ -319,18 +291,75 @@ static void lds_race_without_barrier(void **state)
     }
 }
 
-static void barrier_with_lds_write_outstanding(void **state)
+/* Precise LDS visibility (emu/lds.h): an access is ordered before another
+ * wave's when it retired (s_waitcnt lgkmcnt) before an s_barrier both pass.
+ * Each thread t owns the dword 4t; t ^ 64 is its partner in the other wave. */
+static void lds_visibility(void **state)
 {
     (void)state;
-    scase bad = {.body = "    ds_write_b32 v1, v0\n"
-                         "fault_here:\n"
-                         "    s_barrier\n",
-                 .threads = 128, .lds = 512, .nout = 64, .nin = 64};
-    scase good = bad;
-    good.body = "    ds_write_b32 v1, v0\n    s_waitcnt lgkmcnt(0)\n    s_barrier\n";
+    /* the 32x32 NHWC kernels' pattern: a write still outstanding at one
+       barrier, read only after a later barrier that waits first: no race */
+    scase late = {.body = "    v_xor_b32 v2, 0x100, v1\n"
+                          "    ds_write_b32 v1, v0\n"
+                          "    s_barrier\n"
+                          "    v_mov_b32 v5, 1\n"
+                          "    s_waitcnt lgkmcnt(0)\n"
+                          "    s_barrier\n"
+                          "    ds_read_b32 v3, v2\n"
+                          "    s_waitcnt lgkmcnt(0)\n",
+                  .threads = 128, .lds = 512, .nout = 64, .nin = 64};
+    /* racy: the partner's write was outstanding at the only barrier */
+    scase raw = late;
+    raw.other = true;
+    raw.body = "    v_xor_b32 v2, 0x100, v1\n"
+               "other_here:\n"
+               "    ds_write_b32 v1, v0\n"
+               "    s_barrier\n"
+               "    s_waitcnt lgkmcnt(0)\n"
+               "fault_here:\n"
+               "    ds_read_b32 v3, v2\n"
+               "    s_waitcnt lgkmcnt(0)\n";
+    /* the same with the wait before the barrier: ordered */
+    scase raw_ok = late;
+    raw_ok.body = "    v_xor_b32 v2, 0x100, v1\n"
+                  "    ds_write_b32 v1, v0\n"
+                  "    s_waitcnt lgkmcnt(0)\n"
+                  "    s_barrier\n"
+                  "    ds_read_b32 v3, v2\n"
+                  "    s_waitcnt lgkmcnt(0)\n";
+    /* write after read: the partner's read of my dword was outstanding at the barrier */
+    scase war = raw;
+    war.body = "    v_xor_b32 v2, 0x100, v1\n"
+               "other_here:\n"
+               "    ds_read_b32 v3, v2\n"
+               "    s_barrier\n"
+               "fault_here:\n"
+               "    ds_write_b32 v1, v0\n"
+               "    s_waitcnt lgkmcnt(0)\n";
+    scase war_ok = late;
+    war_ok.body = "    v_xor_b32 v2, 0x100, v1\n"
+                  "    ds_read_b32 v3, v2\n"
+                  "    s_waitcnt lgkmcnt(0)\n"
+                  "    s_barrier\n"
+                  "    ds_write_b32 v1, v0\n"
+                  "    s_waitcnt lgkmcnt(0)\n";
+    /* no barrier at all: wave 1 reads what wave 0 wrote (and retired) */
+    scase nobar = raw;
+    nobar.body = "    v_xor_b32 v2, 0x100, v1\n"
+                 "fault_here:\n"
+                 "    ds_write_b32 v1, v0\n"
+                 "    s_waitcnt lgkmcnt(0)\n"
+                 "other_here:\n"
+                 "    ds_read_b32 v3, v2\n"
+                 "    s_waitcnt lgkmcnt(0)\n";
     for (int a = 0; a < 4; a++) {
-        expect_fault(archs[a], &bad, 0, 0, "s_barrier while an LDS write is outstanding");
-        expect_clean(archs[a], &good);
+        expect_clean(archs[a], &late);
+        expect_fault(archs[a], &raw, 0, 0, "LDS race: reads 0x100, which wave 1 wrote at ");
+        expect_fault(archs[a], &raw, 0, 0, "before the last s_barrier without retiring it first");
+        expect_clean(archs[a], &raw_ok);
+        expect_fault(archs[a], &war, 0, 0, "LDS race: writes 0x0, which wave 1 read at ");
+        expect_clean(archs[a], &war_ok);
+        expect_fault(archs[a], &nobar, 0, 1, "LDS race: writes 0x100, which wave 0 read since the last s_barrier");
     }
 }
 
@@ -472,11 +501,67 @@ static void access_outside_registered_memory(void **state)
                 "    global_load_dword v2, v[4:5], off\n"
                 "    s_waitcnt vmcnt(0)\n";
     for (int a = 0; a < 4; a++) {
-        expect_fault(archs[a], &global, 0, 0, "(4 bytes) outside every registered buffer");
+        expect_fault(archs[a], &global, 0, 0, "lane 1 reads");
+        expect_fault(archs[a], &global, 0, 0, "(4 bytes), 4 bytes past the end of buffer p1 (");
         expect_fault(archs[a], &wrap, 0, 0, "(4 bytes) outside every registered buffer");
         expect_clean(archs[a], &global_ok);
         expect_fault(archs[a], &buffer, 0, 0, "writes");
         expect_fault(archs[a], &scalar, 0, 0, "scalar load from");
+    }
+}
+
+/* ---- per-buffer bounds ---- */
+
+/* out (p0, 64 dwords) and in (p1) are one allocation: an access that runs
+ * past p0 lands in p1, registered memory, and must still be refused. */
+static void buffer_bounds_per_buffer(void **state)
+{
+    (void)state;
+    /* MUBUF with the range check off (NUM_RECORDS 0xffffffff, as MIOpen sets it) */
+    static const char desc_out[] = "    s_mov_b32 s8, s4\n    s_and_b32 s9, s5, 0xffff\n    s_mov_b32 s10, -1\n"
+                                   "    s_mov_b32 s11, 0x27000\n";
+    char mubuf_body[512], mubuf_ok_body[512];
+    snprintf(mubuf_body, sizeof mubuf_body,
+             "%s    v_add_u32 v3, 0x80, v1\n" /* lanes 32.. run past p0 into p1 */
+             "fault_here:\n"
+             "    buffer_load_dword v2, v3, s[8:11], 0 offen\n"
+             "    s_waitcnt vmcnt(0)\n",
+             desc_out);
+    snprintf(mubuf_ok_body, sizeof mubuf_ok_body,
+             "%s    buffer_load_dword v2, v1, s[8:11], 0 offen\n"
+             "    s_waitcnt vmcnt(0)\n",
+             desc_out);
+    scase mubuf = {.body = mubuf_body, .nout = 64, .nin = 64, .adjacent = true};
+    scase mubuf_ok = mubuf;
+    mubuf_ok.body = mubuf_ok_body;
+    /* GLOBAL with an SGPR base in p0 */
+    scase global = mubuf;
+    global.body = "    v_add_u32 v3, 0x80, v1\n"
+                  "fault_here:\n"
+                  "    global_store_dword v3, v0, s[4:5]\n";
+    scase global_ok = mubuf;
+    global_ok.body = "    global_store_dword v1, v0, s[4:5]\n";
+    /* a 64-bit VGPR address names no buffer: p0 + 256 is p1, registered */
+    scase vaddr_ok = mubuf;
+    vaddr_ok.body = "    v_add_co_u32 v4, vcc, s4, v1\n"
+                    "    v_mov_b32 v5, s5\n"
+                    "    s_nop 1\n" /* gfx942: valu-sgpr-valu on vcc */
+                    "    v_addc_co_u32 v5, vcc, v5, 0, vcc\n"
+                    "    global_load_dword v2, v[4:5], off offset:256\n"
+                    "    s_waitcnt vmcnt(0)\n";
+    /* the same overrun with separate allocations is still past p0's end */
+    scase apart = mubuf;
+    apart.adjacent = false;
+    for (int a = 0; a < 4; a++) {
+        expect_fault(archs[a], &mubuf, 0, 0, "lane 32 reads");
+        expect_fault(archs[a], &mubuf, 0, 0, "4 bytes past the end of buffer p0 (");
+        expect_fault(archs[a], &mubuf, 0, 0, ", 256 bytes) that the instruction's first access lies in");
+        expect_clean(archs[a], &mubuf_ok);
+        expect_fault(archs[a], &global, 0, 0, "lane 32 writes");
+        expect_fault(archs[a], &global, 0, 0, "4 bytes past the end of buffer p0 (");
+        expect_clean(archs[a], &global_ok);
+        expect_clean(archs[a], &vaddr_ok);
+        expect_fault(archs[a], &apart, 0, 0, "past the end of buffer p0");
     }
 }
 
@@ -507,6 +592,29 @@ static void registers_beyond_allocation(void **state)
     scase agpr_unified = bad;
     agpr_unified.body = "fault_here:\n"
                         "    v_accvgpr_write_b32 a0, 0\n";
+    /* the unified file: 32 VGPRs + 8 AGPRs = 40 registers; any VGPR below 40
+       is valid (the NHWC kernels keep MFMA results at and above accum_offset),
+       AGPR a7 is physical v39, a8 lies beyond the allocation */
+    scase unified_v = bad;
+    unified_v.agprs = 8;
+    unified_v.body = "    v_mov_b32 v39, v0\n"
+                     "    v_accvgpr_write_b32 a7, v0\n";
+    scase unified_vbad = unified_v;
+    unified_vbad.body = "fault_here:\n"
+                        "    v_mov_b32 v40, v0\n";
+    scase unified_abad = unified_v;
+    unified_abad.body = "fault_here:\n"
+                        "    v_accvgpr_write_b32 a8, v0\n";
+    for (int a = 2; a < 4; a++) {
+        expect_clean(archs[a], &unified_v);
+        expect_fault(archs[a], &unified_vbad, 0, 0, "v40 beyond the 40 VGPRs the descriptor allocates (the unified file's total)");
+        expect_fault(archs[a], &unified_abad, 0, 0,
+                     "a8 beyond the 8 AGPRs the descriptor allocates (physical register 40 of a unified file of 40, "
+                     "AGPRs from accum_offset 32)");
+    }
+    /* gfx908 keeps two files: v39 lies beyond its 32 VGPRs */
+    expect_fault("gfx908", &(scase){.body = "fault_here:\n    v_mov_b32 v39, v0\n", .vgprs = 32, .nout = 64, .nin = 64},
+                 0, 0, "v39 beyond the 32 VGPRs the descriptor allocates");
     expect_fault("gfx908", &agpr, 0, 0, "a40 beyond the 32 AGPRs the descriptor allocates");
     expect_fault("gfx90a", &agpr_unified, 0, 0, "a0 beyond the 0 AGPRs the descriptor allocates");
     expect_fault("gfx942", &agpr_unified, 0, 0, "a0 beyond the 0 AGPRs the descriptor allocates");
@@ -526,7 +634,8 @@ int main(void)
         cmocka_unit_test(missing_lgkmcnt_smem),
         cmocka_unit_test(lds_out_of_range),
         cmocka_unit_test(lds_race_without_barrier),
-        cmocka_unit_test(barrier_with_lds_write_outstanding),
+        cmocka_unit_test(lds_visibility),
+        cmocka_unit_test(buffer_bounds_per_buffer),
         cmocka_unit_test(unknown_instruction),
         cmocka_unit_test(buffer_disputed_corners),
         cmocka_unit_test(access_outside_registered_memory),

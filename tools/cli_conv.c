@@ -49,7 +49,7 @@ static void conv_help(void)
            "runs with the same --perfdb pick it without searching. The report gives the kernels,\n"
            "launches, and time and TFLOP/s (HIP, -t 1) or emulated instructions and cycles.\n"
            "TARGET is one of %s (default gfx906).\n",
-           target_names());
+           target_names_generated());
 }
 
 /* Split argv into problem flags (for igemm_problem_parse_args) and driver

@@ -3,13 +3,17 @@
  *
  *   igemm emu-run --co FILE.hsaco --kernel NAME --grid GX,GY,GZ --block BX,BY,BZ
  *                 [--arg NAME=INT | NAME=FLOATf | NAME=@input.bin | NAME=zeros:BYTES] ...
- *                 [--dump NAME=output.bin] ... [--stats] [--threads N]
+ *                 [--dump NAME=output.bin] ... [--stats] [--threads N] [--hazards error|warn]
  *
  * Grid counts workgroups. A buffer argument gets a fresh allocation filled
  * from the file or with zeros; --dump writes it back after the run. By-value
  * arguments not given are 0 (with a warning); hidden arguments the runtime
- * would fill (block counts, group sizes, grid dimensions) are filled.
- * Exit status: 0 clean run, 1 fault or strictness report, 2 bad usage. */
+ * would fill (block counts, group sizes, grid dimensions) are filled. Every
+ * buffer lies between unregistered guard zones (emu_buffer_alloc).
+ * --hazards warn: hazard shortfalls are counted and the run goes on; one
+ * line per rule goes to stderr at the end.
+ * Exit status: 0 clean run (warn: hazard findings alone), 1 fault or
+ * strictness report, 2 bad usage. */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -37,8 +41,10 @@ static void emu_run_help(void)
 {
     puts("usage: igemm emu-run --co FILE.hsaco --kernel NAME --grid GX,GY,GZ --block BX,BY,BZ\n"
          "                     [--arg NAME=INT|NAME=FLOATf|NAME=@FILE|NAME=zeros:BYTES]...\n"
-         "                     [--dump NAME=FILE]... [--stats] [--threads N]\n"
-         "Runs one kernel of any gfx906/gfx908/gfx90a/gfx942 code object on the emulator.\n"
+         "                     [--dump NAME=FILE]... [--stats] [--threads N] [--hazards error|warn]\n"
+         "Runs one kernel of any gfx906/gfx908/gfx90a/gfx940/gfx941/gfx942 code object on the emulator.\n"
+         "--hazards warn: hazard shortfalls are reported per rule at the end, the run goes on\n"
+         "(default error: the first stops the run).\n"
          "Exit status: 0 clean run, 1 fault or strictness report, 2 bad usage.");
 }
 
@@ -113,12 +119,25 @@ static uint64_t hidden_value(const char *kind, const unsigned grid[3], const uns
     return 0;
 }
 
+/* --hazards warn: one line per rule that fell short. */
+static void print_hazard_findings(const emu_stats *st, const char *arch, const char *kname)
+{
+    for (int r = 0; r < EMU_HZ_RULES; r++) {
+        const emu_hazard_finding *f = &st->hazards[r];
+        if (f->count)
+            fprintf(stderr, "igemm: warning: %s kernel %s: hazard %s: %llu instruction%s short, first at pc 0x%llx `%s` "
+                    "(%s)\n", arch, kname, emu_hazard_rule_names[r], (unsigned long long)f->count,
+                    f->count == 1 ? "" : "s", f->pc, f->text, f->msg);
+    }
+}
+
 int cmd_emu_run(int argc, char **argv)
 {
     const char *co = NULL, *kname = NULL;
     unsigned grid[3] = {0}, block[3] = {0};
     bool have_grid = false, have_block = false, stats = false;
     int threads = 0;
+    emu_hazard_mode hazards = EMU_HAZARDS_ERROR;
     named args[MAX_ARGS], dumps[MAX_ARGS];
     int nargs = 0, ndumps = 0;
     for (int i = 1; i < argc; i++) {
@@ -151,6 +170,10 @@ int cmd_emu_run(int argc, char **argv)
             if (parse_num(a, v, 0, 1024, &t))
                 return 2;
             threads = (int)t;
+        } else if (!strcmp(a, "--hazards")) {
+            if (strcmp(v, "error") && strcmp(v, "warn"))
+                return usage_error("--hazards needs error or warn, got '%s'", v);
+            hazards = v[0] == 'w' ? EMU_HAZARDS_WARN : EMU_HAZARDS_ERROR;
         } else if (!strcmp(a, "--arg") || !strcmp(a, "--dump")) {
             char *eq = strchr(v, '=');
             if (!eq || eq == v || !eq[1])
@@ -188,7 +211,7 @@ int cmd_emu_run(int argc, char **argv)
         free(image);
         return usage_error("'%s' is not a code object for %s", co, target_names());
     }
-    emu_options eo = {.threads = threads};
+    emu_options eo = {.threads = threads, .hazards = hazards};
     emu_device *d = emu_create(t, &eo);
     emu_module *m = NULL;
     char err[1024];
@@ -262,14 +285,17 @@ int cmd_emu_run(int argc, char **argv)
                     usage_error("argument %s: zeros:BYTES needs a positive size, got '%s'", g->name, nv->value);
                     goto out;
                 }
-                bufs[i].p = calloc(1, (size_t)n);
+                bufs[i].p = emu_buffer_alloc((size_t)n);
                 bufs[i].size = (size_t)n;
             } else if (nv->value[0] == '@') {
-                bufs[i].p = read_file(nv->value + 1, &bufs[i].size);
-                if (!bufs[i].p) {
+                void *data = read_file(nv->value + 1, &bufs[i].size);
+                if (!data) {
                     usage_error("argument %s: cannot read '%s'", g->name, nv->value + 1);
                     goto out;
                 }
+                if ((bufs[i].p = emu_buffer_alloc(bufs[i].size)))
+                    memcpy(bufs[i].p, data, bufs[i].size);
+                free(data);
             } else {
                 usage_error("argument %s is a buffer: give @FILE or zeros:BYTES, not '%s'", g->name, nv->value);
                 goto out;
@@ -320,7 +346,9 @@ int cmd_emu_run(int argc, char **argv)
     for (int i = 0; i < nmissing; i++)
         fprintf(stderr, "igemm: warning: argument %s not given, passing 0\n", missing[i]);
     emu_stats st = {0};
-    if (emu_launch(d, k, grid, block, ka, (size_t)ki->kernarg_size, &st, err, sizeof err)) {
+    int lrc = emu_launch(d, k, grid, block, ka, (size_t)ki->kernarg_size, &st, err, sizeof err);
+    print_hazard_findings(&st, t->name, kname);
+    if (lrc) {
         fprintf(stderr, "igemm: %s\n", err);
         rc = 1;
         goto out;
@@ -358,7 +386,7 @@ out:
     for (int i = 0; i < MAX_ARGS; i++)
         if (bufs[i].p) {
             emu_unregister(d, bufs[i].p);
-            free(bufs[i].p);
+            emu_buffer_free(bufs[i].p);
         }
     free(ka);
     emu_module_free(m);

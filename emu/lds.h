@@ -1,0 +1,82 @@
+/* LDS visibility between the waves of a workgroup (lds.c).
+ *
+ * The rule: an LDS access of one wave is ordered before another wave's
+ * access when it has retired (the s_waitcnt lgkmcnt that covers it has run)
+ * and then an s_barrier that both waves pass separates them. Every LDS
+ * instruction gets a sequence number (wg_ctx.lds_seq); at each barrier,
+ * wave w's visible horizon lds_vis[w] becomes the number of its oldest LDS
+ * operation still outstanding, minus one (or the current number when none
+ * is). Per dword the tracker keeps the last write (sequence number, wave,
+ * instruction) and, per wave, the last read; an access races when
+ *   - it reads (or writes) a dword whose last write is another wave's and
+ *     lies beyond that wave's horizon, or
+ *   - it writes a dword another wave read beyond that wave's horizon.
+ * LDS atomics of different waves do not race with each other, only with
+ * plain accesses (an entry keeps LDS_SEQ_ATOMIC while only atomics touched
+ * it beyond the horizon). Sequence numbers keep counting across the
+ * workgroups a context runs, so the tables need no clearing: each workgroup
+ * starts with every horizon at the current number. */
+#ifndef IGEMM_EMU_LDS_H
+#define IGEMM_EMU_LDS_H
+
+#include "emu_int.h"
+
+enum { LDS_READ, LDS_WRITE, LDS_ATOMIC };
+#define LDS_SEQ_ATOMIC 0x80000000u
+#define LDS_SEQ_MASK 0x7fffffffu
+
+int lds_track_alloc(wg_ctx *c, size_t dwords, int nwaves);
+void lds_track_free(wg_ctx *c);
+/* A new workgroup: everything before is ordered. */
+void lds_track_begin(wg_ctx *c);
+/* Every wave has arrived at an s_barrier (or ended): advance the horizons. */
+void lds_track_barrier(wg_ctx *c);
+/* A new LDS instruction's sequence number; 0 after a fault (too many). */
+uint32_t lds_track_next(wg_ctx *c, wave *w);
+
+/* The report of a race on dword dw (lds.c). other_seq is the conflicting
+ * entry, other_pc its instruction, other its wave. */
+int lds_race(wg_ctx *c, wave *w, uint32_t dw, int kind, bool other_wrote, uint32_t other_seq, int other_wave,
+             int32_t other_pc);
+
+/* Check and record an access of `kind` to dwords [first, last] by wave w's
+ * LDS instruction seq. Returns 0, or -1 after a report. */
+static inline int lds_track(wg_ctx *c, wave *w, uint32_t first, uint32_t last, int kind, uint32_t seq)
+{
+    int me = w->id, nw = c->lds_nw;
+    int32_t pc = w->pc;
+    uint32_t atom = kind == LDS_ATOMIC ? LDS_SEQ_ATOMIC : 0;
+    for (uint32_t dw = first; dw <= last; dw++) {
+        uint32_t ws = c->lw_seq[dw];
+        int wv = c->lw_wave[dw];
+        if (wv != me && (ws & LDS_SEQ_MASK) > c->lds_vis[wv] && !(atom && (ws & LDS_SEQ_ATOMIC)))
+            return lds_race(c, w, dw, kind, true, ws, wv, c->lw_pc[dw]);
+        uint32_t *rs = &c->lr_seq[(size_t)dw * (size_t)nw];
+        /* other waves' reads: a write conflicts with plain reads and (plain)
+           with atomics; a plain read with atomics, which only matter while
+           the last write is an atomic (a later plain write checked them) */
+        if (kind != LDS_READ || (ws & LDS_SEQ_ATOMIC))
+            for (int r = 0; r < nw; r++) {
+                uint32_t x = rs[r];
+                bool conflict = kind == LDS_WRITE || (kind == LDS_READ ? (x & LDS_SEQ_ATOMIC) : !(x & LDS_SEQ_ATOMIC));
+                if (r != me && conflict && (x & LDS_SEQ_MASK) > c->lds_vis[r])
+                    return lds_race(c, w, dw, kind, (x & LDS_SEQ_ATOMIC) != 0, x, r,
+                                    c->lr_pc[(size_t)dw * (size_t)nw + (size_t)r]);
+            }
+        if (kind != LDS_READ) {
+            /* an atomic does not hide this wave's own plain write beyond the horizon */
+            bool keep_plain = atom && wv == me && !(ws & LDS_SEQ_ATOMIC) && (ws & LDS_SEQ_MASK) > c->lds_vis[me];
+            c->lw_seq[dw] = seq | (keep_plain ? 0 : atom);
+            c->lw_wave[dw] = (uint8_t)me;
+            c->lw_pc[dw] = pc;
+        }
+        if (kind != LDS_WRITE) {
+            bool keep_plain = atom && !(rs[me] & LDS_SEQ_ATOMIC) && (rs[me] & LDS_SEQ_MASK) > c->lds_vis[me];
+            rs[me] = seq | (keep_plain ? 0 : atom);
+            c->lr_pc[(size_t)dw * (size_t)nw + (size_t)me] = pc;
+        }
+    }
+    return 0;
+}
+
+#endif
