@@ -252,6 +252,12 @@ test: all $(TEST_BIN) $(B)/.deps-python-ok
 	@$(PY_ENV) $(PYTHON) tests/python/run.py $(PY_TEST_SRC)
 	@echo "all test suites passed"
 
+# Every s_nop the emitter inserted, lowered by one wait state, must be a
+# hazard on the emulator (make test samples three per kernel; ~2 min).
+.PHONY: check-hazards
+check-hazards: $(B)/tests/test_gen all
+	IGEMM_GEN_ALL_NOPS=1 $(B)/tests/test_gen
+
 # The same tests under AddressSanitizer + UBSan, in a separate build tree.
 check-asan:
 	$(MAKE) B=build-asan OPT=-O1 SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test
