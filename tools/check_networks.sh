@@ -11,7 +11,9 @@
 #
 #   B=build SHAPES=tests/shapes sh tools/check_networks.sh   (what `make check-networks`
 #                                      runs: the vendored copies, SHAPES_DIR)
-#   BATCH=1 ARCH=gfx908 NETWORKS=resnet50 sh tools/check_networks.sh
+#   BATCH=1 ARCH=gfx908 LAYOUT=NHWC NETWORKS=resnet50 sh tools/check_networks.sh
+#
+# LAYOUT (NCHW, the default, or NHWC) is the layout of every tensor.
 #
 # Each layer is a separate `igemm conv ... -V 1 --json` run. (`igemm conv
 # --input` also goes on after a layer that stops the emulator with a fault
@@ -25,6 +27,8 @@ BATCH=${BATCH:-2}
 ARCH=${ARCH:-gfx906}
 SHAPES=${SHAPES:-tests/shapes}
 NETWORKS=${NETWORKS:-resnet50 resnext101 inception3}
+LAYOUT=${LAYOUT:-NCHW}
+case "$LAYOUT" in NCHW|NHWC) ;; *) echo "check-networks: LAYOUT must be NCHW or NHWC, got '$LAYOUT'" >&2; exit 2 ;; esac
 IGEMM=$B/bin/igemm
 
 [ -x "$IGEMM" ] || { echo "check-networks: $IGEMM is missing (run: make B=$B)" >&2; exit 2; }
@@ -38,7 +42,7 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 # the value of a "key": "string" or "key": number field of a JSON line
 field() { printf '%s\n' "$1" | sed -n "s/.*\"$2\": \"\{0,1\}\([^\",}]*\).*/\1/p"; }
 
-echo "check-networks: $NETWORKS at batch $BATCH on the $ARCH emulator, default selection, verified (rel err <= 1e-5)"
+echo "check-networks: $NETWORKS at batch $BATCH in $LAYOUT on the $ARCH emulator, default selection, verified (rel err <= 1e-5)"
 start=$(now)
 total=0
 failed=0
@@ -56,7 +60,8 @@ for net in $NETWORKS; do
         i=$((i + 1))
         t0=$(now)
         # shellcheck disable=SC2086 # the layer's flags are split on purpose
-        out=$("$IGEMM" conv $args --batch "$BATCH" --arch "$ARCH" --codeobj-dir "$B/co" -V 1 --json 2>&1)
+        out=$("$IGEMM" conv $args --batch "$BATCH" --arch "$ARCH" --in_layout "$LAYOUT" --out_layout "$LAYOUT" \
+            --fil_layout "$LAYOUT" --codeobj-dir "$B/co" -V 1 --json 2>&1)
         rc=$?
         json=$(printf '%s\n' "$out" | grep '^{' | tail -n 1)
         verdict=$(field "$json" verify)
@@ -82,7 +87,7 @@ for net in $NETWORKS; do
     total=$((total + i))
     failed=$((failed + nfail))
 done
-echo "check-networks summary (batch $BATCH, $ARCH):"
+echo "check-networks summary (batch $BATCH, $LAYOUT, $ARCH):"
 printf '%s' "$summary"
 echo "  total: $((total - failed)) of $total layers passed in $(since "$start") s"
 [ "$failed" -eq 0 ] || exit 1
