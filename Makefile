@@ -44,7 +44,7 @@ deps: $(B)/.deps-ok
 
 # ---- sources ---------------------------------------------------------------
 ARCH_SRC := arch/target.c arch/isa.c
-CONV_SRC := conv/util.c conv/problem.c conv/reference.c conv/v4r1_config.c conv/solver.c \
+CONV_SRC := conv/util.c conv/ofile.c conv/problem.c conv/reference.c conv/v4r1_config.c conv/solver.c \
             conv/solver_v4r1.c conv/heuristic.c
 CORE_SRC := $(ARCH_SRC) $(CONV_SRC)
 GEN_SRC  := gen/main.c gen/emit.c gen/emit_fmt.c gen/emit_hazard.c gen/emit_helpers.c gen/values.c gen/kern_naive.c gen/kern_v4r1.c
@@ -52,7 +52,7 @@ EMU_SRC  := emu/decode.c emu/disasm.c emu/inst.c emu/loader.c emu/msgpack.c emu/
             emu/exec_valu.c emu/exec_mem.c emu/mfma.c emu/hazard.c emu/launch.c
 RT_SRC   := runtime/handle.c runtime/codeobj.c runtime/backend_emu.c \
             runtime/backend_hip.c
-RT_SRC   += runtime/perfdb.c
+RT_SRC   += runtime/perfdb.c runtime/allocs.c
 CLI_SRC  := tools/igemm.c tools/cli_conv.c tools/cli_emu_run.c
 CLI_SRC  += tools/cli_manifest.c
 

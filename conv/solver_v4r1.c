@@ -15,26 +15,52 @@ static int v4r1_available(const solver *s, const target *t)
     return t->has_fmac;
 }
 
+/* Images per launch: the shared byte limit, and GEMM N (images * HTildaSlice
+ * * WTildaSlice, a 32-bit kernel argument) below 2^31; 0 when one image is
+ * already too large. */
+static int v4r1_chunk(const igemm_shape *sh)
+{
+    int chunk = plan_batch_chunk(sh);
+    uint64_t hw = (uint64_t)(sh->h.slice > 0 ? sh->h.slice : 0) * (uint64_t)(sh->w.slice > 0 ? sh->w.slice : 0);
+    if (hw && (uint64_t)chunk * hw > INT32_MAX)
+        chunk = (int)(INT32_MAX / hw);
+    return chunk;
+}
+
 static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, const target *t, char *why, size_t len)
 {
-    (void)s;
+    const v4r1_config *c = s->cfg;
     (void)t;
-    if (!plan_batch_chunk(sh)) {
-        why_printf(why, len, "one image's dx or dy exceeds %llu bytes", (unsigned long long)LAUNCH_MAX_BYTES);
-        return IGEMM_ERR_NOT_APPLICABLE;
-    }
-    if ((uint64_t)sh->w_elems * 4 > LAUNCH_MAX_BYTES) {
-        why_printf(why, len, "w exceeds %llu bytes", (unsigned long long)LAUNCH_MAX_BYTES);
-        return IGEMM_ERR_NOT_APPLICABLE;
-    }
+    igemm_status st = plan_check_tensors(sh, why, len);
+    if (st != IGEMM_OK)
+        return st;
     if ((int64_t)sh->h.tilda * sh->w.tilda > INT_MAX) {
         why_printf(why, len, "stride %dx%d: %d x %d phases are too many to number in an int", sh->p.stride_h,
                    sh->p.stride_w, sh->h.tilda, sh->w.tilda);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
     int phases[V4R1_PLAN_PHASES + 1];
-    if (v4r1_phases(sh, phases, V4R1_PLAN_PHASES + 1) > V4R1_PLAN_PHASES) {
+    int nph = v4r1_phases(sh, phases, V4R1_PLAN_PHASES + 1);
+    if (nph > V4R1_PLAN_PHASES) {
         why_printf(why, len, "more than %d non-empty phases (filter and stride both large)", V4R1_PLAN_PHASES);
+        return IGEMM_ERR_NOT_APPLICABLE;
+    }
+    int chunk = v4r1_chunk(sh);
+    if (!chunk) {
+        why_printf(why, len, "one image's GEMM N (HTildaSlice %d x WTildaSlice %d) exceeds 2^31 - 1", sh->h.slice,
+                   sh->w.slice);
+        return IGEMM_ERR_NOT_APPLICABLE;
+    }
+    /* the largest launch (the first batch chunk, up to V4R1_MAX_PHASES
+       phases): workgroups and work-items of the dispatch are 32-bit */
+    uint64_t gemm_n = (uint64_t)chunk * (uint64_t)(sh->h.slice > 0 ? sh->h.slice : 0) *
+                      (uint64_t)(sh->w.slice > 0 ? sh->w.slice : 0);
+    uint64_t wgs = (gemm_n + (uint64_t)c->npb - 1) / (uint64_t)c->npb *
+                   (((uint64_t)sh->cg + (uint64_t)c->mpb - 1) / (uint64_t)c->mpb) * (uint64_t)sh->p.groups;
+    uint64_t grid = wgs * (uint64_t)(nph < V4R1_MAX_PHASES ? nph : V4R1_MAX_PHASES);
+    if (wgs > INT32_MAX || grid * (uint64_t)c->block > UINT32_MAX) {
+        why_printf(why, len, "%llu workgroups of %d work-items exceed a 32-bit dispatch", (unsigned long long)grid,
+                   c->block);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
     return IGEMM_OK;
@@ -45,7 +71,7 @@ static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, la
     const v4r1_config *c = s->cfg;
     const igemm_problem *p = &sh->p;
     (void)t;
-    int chunk = plan_batch_chunk(sh);
+    int chunk = v4r1_chunk(sh);
     uint64_t dx_image = (uint64_t)sh->dx_image * 4, dy_image = (uint64_t)sh->dy_image * 4;
     int phases[V4R1_PLAN_PHASES];
     int nph = v4r1_phases(sh, phases, V4R1_PLAN_PHASES);

@@ -25,7 +25,15 @@ typedef struct emu_kernel emu_kernel;
 
 typedef struct {
     int threads;        /* worker threads; 0 = one per online CPU */
+    uint64_t max_wave_insts; /* instructions one wave may execute; past them the launch
+                                stops with a fault naming kernel, wave and PC (a kernel
+                                that never reaches s_endpgm cannot hang the host);
+                                0 = EMU_DEFAULT_WAVE_INSTS */
 } emu_options;
+
+/* The default per-wave instruction budget: far above any kernel of this
+ * project (the largest run a few million per wave). */
+#define EMU_DEFAULT_WAVE_INSTS (UINT64_C(1) << 32)
 
 /* Instruction classes of the cost model (docs/EMULATOR.md). */
 typedef enum {
