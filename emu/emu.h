@@ -31,9 +31,13 @@ typedef struct {
                                 0 = EMU_DEFAULT_WAVE_INSTS */
 } emu_options;
 
-/* The default per-wave instruction budget: far above any kernel of this
- * project (the largest run a few million per wave). */
-#define EMU_DEFAULT_WAVE_INSTS (UINT64_C(1) << 32)
+/* The default per-wave instruction budget: some 100 times what a wave of
+ * this project's kernels executes on the largest network layers (a few
+ * million: a v4r1 wave with K/G = 2048 and a 3x3 filter runs 2304 main-loop
+ * iterations of about 600 instructions), and about 10 s of emulation for a
+ * wave that spins (the emulator runs some 10^8 instructions a second per
+ * host thread). */
+#define EMU_DEFAULT_WAVE_INSTS (UINT64_C(1) << 30)
 
 /* Instruction classes of the cost model (docs/EMULATOR.md). */
 typedef enum {

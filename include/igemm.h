@@ -132,7 +132,7 @@ typedef struct {
     int emu_threads;         /* emulator worker threads (0: one per CPU) */
     uint64_t emu_max_wave_insts; /* emulator: instructions one wave may execute before the
                                     run stops with a fault (0: the emulator's default,
-                                    2^32; a kernel that never ends cannot hang the caller) */
+                                    2^30; a kernel that never ends cannot hang the caller) */
     int device;              /* HIP device index (default 0); the handle makes it the calling
                                 thread's current HIP device (hipSetDevice) in every call that
                                 uses the GPU */

@@ -50,7 +50,7 @@ static void conv_help(void)
            "runs with the same --perfdb pick it without searching. The report gives the kernels,\n"
            "launches, and time and TFLOP/s (HIP, -t 1) or emulated instructions and cycles.\n"
            "--max-wave-insts N: on the emulator, stop with a fault when a wave has executed N\n"
-           "instructions (default 2^32), so a kernel that never ends cannot hang the run.\n"
+           "instructions (default 2^30), so a kernel that never ends cannot hang the run.\n"
            "TARGET is one of %s (default gfx906).\n",
            target_names());
 }

@@ -41,7 +41,7 @@ static void emu_run_help(void)
          "                     [--dump NAME=FILE]... [--stats] [--threads N] [--max-wave-insts N]\n"
          "Runs one kernel of any gfx906/gfx908/gfx90a/gfx942 code object on the emulator.\n"
          "--max-wave-insts N stops the run with a fault once a wave has executed N instructions\n"
-         "(default 2^32): a kernel that never reaches s_endpgm cannot hang.\n"
+         "(default 2^30): a kernel that never reaches s_endpgm cannot hang.\n"
          "Exit status: 0 clean run, 1 fault or strictness report, 2 bad usage.");
 }
 
