@@ -4,6 +4,9 @@
 #   make demo       generate, emulate and verify one ResNet-50 layer (README)
 #   make test       the cmocka suites (what CI runs)
 #   make check-asan the same tests under AddressSanitizer + UBSan
+#   make fuzz       bad CLI vectors and code-object mutants through the CLI under
+#                   ASan + UBSan, counting crashes, hangs and sanitizer reports
+#                   (docs/HARDENING.md; minutes, not in make test)
 #   make check-networks  every layer of ResNet-50, ResNeXt-101 and Inception-v3
 #                   at batch 2 on the emulator, verified (~2 min; not in make test)
 #   make install PREFIX=DIR  igemm.h, libigemm.{a,so}, igemm.pc, the CLI and
@@ -207,8 +210,9 @@ test: all $(TEST_BIN)
 	@echo "all test suites passed"
 
 # The same tests under AddressSanitizer + UBSan, in a separate build tree.
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 check-asan:
-	$(MAKE) B=build-asan OPT=-O1 SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test
+	$(MAKE) B=build-asan OPT=-O1 SANFLAGS="$(ASAN_FLAGS)" test
 -include $(shell find $(B)/obj -name "*.d" 2>/dev/null)
 
 # ---- benchmark: dynamic kernels against their static twins (docs/PERFORMANCE.md)
@@ -243,3 +247,22 @@ $(B)/bin/igemm-bench-emu: $(B)/obj/tools/bench_emu.o $(B)/lib/libigemm.a
 .PHONY: bench-emu
 bench-emu: all $(B)/bin/igemm-bench-emu
 	$(B)/bin/igemm-bench-emu --arch gfx906 --repeat 2
+
+# ---- fuzzing: bad inputs under ASan + UBSan (tools/fuzz.c, docs/HARDENING.md)
+# A fresh corpus from FUZZ_SEED each run: FUZZ_CLI conv argument vectors and
+# FUZZ_CO code-object mutants of gfx906.hsaco through emu-run, FUZZ_TIMEOUT
+# seconds each; exit status 1 when anything crashed, hung, tripped a
+# sanitizer or failed without a one-line message (build-asan/fuzz/findings.log).
+FUZZ_SEED    ?= 13
+FUZZ_CLI     ?= 1000
+FUZZ_CO      ?= 800
+FUZZ_TIMEOUT ?= 30
+$(B)/bin/igemm-fuzz: $(B)/obj/tools/fuzz.o $(B)/lib/libigemm.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ $(LDLIBS)
+
+.PHONY: fuzz
+fuzz:
+	$(MAKE) B=build-asan OPT=-O1 SANFLAGS="$(ASAN_FLAGS)" build-asan/bin/igemm build-asan/bin/igemm-fuzz
+	build-asan/bin/igemm-fuzz --igemm build-asan/bin/igemm --co build-asan/co/gfx906.hsaco --dir build-asan/fuzz \
+	    --seed $(FUZZ_SEED) --cli $(FUZZ_CLI) --co-mutants $(FUZZ_CO) --timeout $(FUZZ_TIMEOUT)

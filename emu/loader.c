@@ -61,7 +61,9 @@ static const Elf64_Sym *find_sym(const elf *e, const char *name, const Elf64_Shd
         const Elf64_Shdr *s = &e->sh[i];
         if (s->sh_type != SHT_SYMTAB && s->sh_type != SHT_DYNSYM)
             continue;
-        if (s->sh_link >= (unsigned)e->nsh || !in_image(e, s->sh_offset, s->sh_size))
+        /* the entries are read in place: a table off their 8-byte alignment
+           (a malformed sh_offset) is not one */
+        if (s->sh_link >= (unsigned)e->nsh || !in_image(e, s->sh_offset, s->sh_size) || s->sh_offset % 8)
             continue;
         const Elf64_Shdr *st = &e->sh[s->sh_link];
         if (!in_image(e, st->sh_offset, st->sh_size))
