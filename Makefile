@@ -5,6 +5,9 @@
 #   make test       the cmocka suites and the Python package's tests (what CI runs)
 #   make demo-torch train a small CNN with igemm.torch.Conv2d on the emulator
 #   make check-asan the same tests under AddressSanitizer + UBSan
+#   make fuzz       bad CLI vectors and code-object mutants through the CLI under
+#                   ASan + UBSan, counting crashes, hangs and sanitizer reports
+#                   (docs/HARDENING.md; minutes, not in make test)
 #   make check-networks  every layer of ResNet-50, ResNeXt-101 and Inception-v3
 #                   at batch 2 on the emulator of every target, NCHW and NHWC,
 #                   verified (~15 min on 2 cores; not in make test)
@@ -56,7 +59,7 @@ deps: $(B)/.deps-ok $(B)/.deps-python-ok
 
 # ---- sources ---------------------------------------------------------------
 ARCH_SRC := arch/target.c arch/isa.c arch/mfma.c
-CONV_SRC := conv/util.c conv/types.c conv/problem.c conv/reference.c conv/v4r1_config.c conv/solver.c \
+CONV_SRC := conv/util.c conv/ofile.c conv/types.c conv/problem.c conv/reference.c conv/v4r1_config.c conv/solver.c \
             conv/solver_v4r1.c conv/heuristic.c
 CORE_SRC := $(ARCH_SRC) $(CONV_SRC)
 GEN_SRC  := gen/main.c gen/emit.c gen/emit_op.c gen/emit_fmt.c gen/emit_mem.c gen/emit_mai.c gen/emit_hazard.c \
@@ -67,7 +70,7 @@ EMU_SRC  := emu/decode.c emu/disasm.c emu/inst.c emu/loader.c emu/msgpack.c emu/
             emu/exec_valu.c emu/exec_mem.c emu/lds.c emu/mfma.c emu/hazard.c emu/launch.c
 RT_SRC   := runtime/handle.c runtime/codeobj.c runtime/backend_emu.c \
             runtime/backend_hip.c
-RT_SRC   += runtime/perfdb.c
+RT_SRC   += runtime/perfdb.c runtime/allocs.c
 CLI_SRC  := tools/igemm.c tools/cli_conv.c tools/cli_emu_run.c
 CLI_SRC  += tools/cli_manifest.c
 
@@ -260,8 +263,9 @@ check-hazards: $(B)/tests/test_gen all
 	IGEMM_GEN_ALL_NOPS=1 $(B)/tests/test_gen
 
 # The same tests under AddressSanitizer + UBSan, in a separate build tree.
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 check-asan:
-	$(MAKE) B=build-asan OPT=-O1 SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test
+	$(MAKE) B=build-asan OPT=-O1 SANFLAGS="$(ASAN_FLAGS)" test
 -include $(shell find $(B)/obj -name "*.d" 2>/dev/null)
 
 # ---- benchmark: dynamic kernels against their static twins (docs/PERFORMANCE.md)
@@ -309,3 +313,21 @@ DEMO_ARCH ?= gfx906
 demo-torch: $(B)/lib/libigemm.so $(B)/.deps-python-ok
 	@PYTHONPATH=python IGEMM_LIBRARY=$(abspath $(B))/lib/libigemm.so PYTHONDONTWRITEBYTECODE=1 \
 	    $(PYTHON) examples/train_cnn.py --arch $(DEMO_ARCH)
+# ---- fuzzing: bad inputs under ASan + UBSan (tools/fuzz.c, docs/HARDENING.md)
+# A fresh corpus from FUZZ_SEED each run: FUZZ_CLI conv argument vectors and
+# FUZZ_CO code-object mutants of gfx906.hsaco through emu-run, FUZZ_TIMEOUT
+# seconds each; exit status 1 when anything crashed, hung, tripped a
+# sanitizer or failed without a one-line message (build-asan/fuzz/findings.log).
+FUZZ_SEED    ?= 13
+FUZZ_CLI     ?= 1000
+FUZZ_CO      ?= 800
+FUZZ_TIMEOUT ?= 30
+$(B)/bin/igemm-fuzz: $(B)/obj/tools/fuzz.o $(B)/lib/libigemm.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ $(LDLIBS)
+
+.PHONY: fuzz
+fuzz:
+	$(MAKE) B=build-asan OPT=-O1 SANFLAGS="$(ASAN_FLAGS)" build-asan/bin/igemm build-asan/bin/igemm-fuzz
+	build-asan/bin/igemm-fuzz --igemm build-asan/bin/igemm --co build-asan/co/gfx906.hsaco --dir build-asan/fuzz \
+	    --seed $(FUZZ_SEED) --cli $(FUZZ_CLI) --co-mutants $(FUZZ_CO) --timeout $(FUZZ_TIMEOUT)

@@ -1,6 +1,7 @@
 /* Problem validation, derived sizes, v4r1 phases and magic division. */
 #include "problem.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,20 +24,28 @@ static int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 int igemm_out_size(int in, int filter, int stride, int dilation, int pad)
 {
-    int64_t span = (int64_t)in + 2 * (int64_t)pad - (int64_t)dilation * (filter - 1) - 1;
-    if (span < 0 || stride < 1)
+    /* in 64 bits: any int inputs (INT_MIN filter sizes included) */
+    if (in < 1 || filter < 1 || stride < 1 || dilation < 1 || pad < 0)
+        return 0;
+    int64_t span = (int64_t)in + 2 * (int64_t)pad - (int64_t)dilation * ((int64_t)filter - 1) - 1;
+    if (span < 0 || span / stride + 1 > INT_MAX)
         return 0;
     return (int)(span / stride + 1);
 }
 
+/* The public output sizes are 0 for every invalid problem. */
 int igemm_problem_ho(const igemm_problem *p)
 {
-    return p ? igemm_out_size(p->hi, p->y, p->stride_h, p->dil_h, p->pad_h) : 0;
+    return igemm_problem_check(p, NULL, 0) == IGEMM_OK
+               ? igemm_out_size(p->hi, p->y, p->stride_h, p->dil_h, p->pad_h)
+               : 0;
 }
 
 int igemm_problem_wo(const igemm_problem *p)
 {
-    return p ? igemm_out_size(p->wi, p->x, p->stride_w, p->dil_w, p->pad_w) : 0;
+    return igemm_problem_check(p, NULL, 0) == IGEMM_OK
+               ? igemm_out_size(p->wi, p->x, p->stride_w, p->dil_w, p->pad_w)
+               : 0;
 }
 
 /* Tensors are indexed with 32-bit element counts inside a launch and with
@@ -96,7 +105,8 @@ igemm_status igemm_problem_check(const igemm_problem *p, char *why, size_t why_l
         why_printf(why, why_len, "groups g=%d must divide c=%d and k=%d", p->groups, p->c, p->k);
         return IGEMM_ERR_INVALID_ARG;
     }
-    int ho = igemm_problem_ho(p), wo = igemm_problem_wo(p);
+    int ho = igemm_out_size(p->hi, p->y, p->stride_h, p->dil_h, p->pad_h);
+    int wo = igemm_out_size(p->wi, p->x, p->stride_w, p->dil_w, p->pad_w);
     if (ho < 1 || wo < 1) {
         why_printf(why, why_len,
             "output size %dx%d < 1: H=%d W=%d with filter %dx%d, pad %d,%d, dilation %d,%d",
@@ -167,8 +177,8 @@ igemm_status igemm_shape_init(igemm_shape *s, const igemm_problem *p, char *why,
         return st;
     memset(s, 0, sizeof *s);
     s->p = *p;
-    s->ho = igemm_problem_ho(p);
-    s->wo = igemm_problem_wo(p);
+    s->ho = igemm_out_size(p->hi, p->y, p->stride_h, p->dil_h, p->pad_h);
+    s->wo = igemm_out_size(p->wi, p->x, p->stride_w, p->dil_w, p->pad_w);
     s->cg = p->c / p->groups;
     s->kg = p->k / p->groups;
     s->h = dim_init(p->hi, s->ho, p->y, p->stride_h, p->dil_h, p->pad_h);
@@ -375,19 +385,25 @@ igemm_status igemm_problem_read_list(const char *path, int batch, igemm_problem 
     *n = 0;
     if (comments)
         *comments = NULL;
-    FILE *f = fopen(path, "r");
+    int missing;
+    char reason[256];
+    FILE *f = text_open(path, &missing, reason, sizeof reason);
     if (!f) {
-        why_printf(why, why_len, "cannot read shape list '%s'", path);
-        return IGEMM_ERR_IO;
+        why_printf(why, why_len, "shape list: %s", reason);
+        return missing || errno == EACCES ? IGEMM_ERR_IO : IGEMM_ERR_INVALID_ARG;
     }
     igemm_problem *ps = NULL;
     char **cs = NULL, line[1024];
-    int count = 0, cap = 0, lineno = 0;
+    int count = 0, cap = 0, lineno = 0, got;
     igemm_status st = IGEMM_OK;
-    while (fgets(line, sizeof line, f)) {
+    while ((got = text_line(f, line, sizeof line)) != 0) {
         lineno++;
+        if (got < 0) {
+            why_printf(why, why_len, "%s:%d: %s", path, lineno, text_line_error(got, sizeof line, reason, sizeof reason));
+            st = got == TEXT_ERROR ? IGEMM_ERR_IO : IGEMM_ERR_INVALID_ARG;
+            break;
+        }
         igemm_problem p;
-        char reason[256];
         int r = igemm_problem_parse_line(&p, line, reason, sizeof reason);
         if (!r)
             continue;

@@ -120,6 +120,12 @@ int igemm_verify(const igemm_problem *p, const float *dx, const double *ref, con
                  const unsigned char *covered, double rel_tol, igemm_verify_result *out)
 {
     igemm_verify_result r = {.worst_index = -1};
+    if (out)
+        *out = r;
+    /* nothing passes that was not compared: NULL buffers, an invalid
+       problem (whose size would be meaningless), a tolerance that is NaN */
+    if (!p || !dx || !ref || !abs_sum || !covered || !(rel_tol >= 0) || igemm_problem_check(p, NULL, 0) != IGEMM_OK)
+        return 0;
     int64_t n = (int64_t)p->n * p->c * p->hi * p->wi;
     int ok = 1;
     for (int64_t i = 0; i < n; i++) {

@@ -53,6 +53,25 @@ int plan_batch_chunk(const igemm_shape *sh)
     return n < (uint64_t)sh->p.n ? (int)n : sh->p.n;
 }
 
+igemm_status plan_check_tensors(const igemm_shape *sh, char *why, size_t len)
+{
+    struct {
+        const char *what;
+        uint64_t bytes;
+    } t[] = {
+        {"one image of dx", (uint64_t)sh->dx_image * 4},
+        {"one image of dy", (uint64_t)sh->dy_image * 4},
+        {"w", (uint64_t)sh->w_elems * 4},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (t[i].bytes > LAUNCH_MAX_BYTES) {
+            why_printf(why, len, "%s is %llu bytes, more than the %llu one launch can address (32-bit offsets)",
+                       t[i].what, (unsigned long long)t[i].bytes, (unsigned long long)LAUNCH_MAX_BYTES);
+            return IGEMM_ERR_NOT_APPLICABLE;
+        }
+    return IGEMM_OK;
+}
+
 int plan_zero_fill(launch_plan *p, const igemm_shape *sh, int n0, int nb)
 {
     launch_desc *d = plan_add(p);
@@ -79,6 +98,9 @@ static int naive_available(const solver *s, const target *t)
     return 1;
 }
 
+/* The naive kernel addresses dx and dy per launch (batch chunks) and all of
+ * w with 32-bit buffer sizes and offsets; the element index of a launch and
+ * every other product it forms stay below them. */
 static igemm_status naive_applicable(const solver *s, const igemm_shape *sh, const target *t, char *why, size_t len)
 {
     (void)s;
@@ -87,11 +109,7 @@ static igemm_status naive_applicable(const solver *s, const igemm_shape *sh, con
         why_printf(why, len, "the naive kernel reads NCHW fp32 tensors");
         return IGEMM_ERR_NOT_APPLICABLE;
     }
-    if (!plan_batch_chunk(sh)) {
-        why_printf(why, len, "one image exceeds %llu bytes", (unsigned long long)LAUNCH_MAX_BYTES);
-        return IGEMM_ERR_NOT_APPLICABLE;
-    }
-    return IGEMM_OK;
+    return plan_check_tensors(sh, why, len);
 }
 
 static int naive_plan(const solver *s, const igemm_shape *sh, const target *t, launch_plan *plan)

@@ -73,6 +73,12 @@ void plan_bind(launch_desc *d, void *const base[3]);
 /* Images per launch so that each tensor's slice stays under LAUNCH_MAX_BYTES. */
 int plan_batch_chunk(const igemm_shape *sh);
 
+/* The limits every kernel shares (its buffer sizes and offsets are 32-bit):
+ * one image of dx and of dy, and all of w, within LAUNCH_MAX_BYTES.
+ * IGEMM_OK, or IGEMM_ERR_NOT_APPLICABLE with the reason (the same words
+ * for every solver, so that a refusal by all of them is said once). */
+igemm_status plan_check_tensors(const igemm_shape *sh, char *why, size_t len);
+
 /* Zero fill of dx images [n0, n0+nb) (used when some dx pixels get no
  * contribution from any phase GEMM). */
 int plan_zero_fill(launch_plan *p, const igemm_shape *sh, int n0, int nb);

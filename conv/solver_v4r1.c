@@ -11,6 +11,26 @@
 
 static int v4r1_available(const solver *s, const target *t) { return v4r1_config_runs_on(s->cfg, t); }
 
+/* Images per launch: the shared byte limit, GEMM N (images * HTildaSlice *
+ * WTildaSlice, a 32-bit kernel argument) below 2^31, and a dispatch of
+ * workgroups * block work-items within 32 bits for the largest launch (nph
+ * phases, at most V4R1_MAX_PHASES); 0 when one image is already too large. */
+static int v4r1_chunk(const igemm_shape *sh, const v4r1_config *c, int nph)
+{
+    uint64_t chunk = (uint64_t)plan_batch_chunk(sh);
+    uint64_t hw = (uint64_t)(sh->h.slice > 0 ? sh->h.slice : 0) * (uint64_t)(sh->w.slice > 0 ? sh->w.slice : 0);
+    if (!hw)
+        return (int)chunk;
+    if (chunk * hw > INT32_MAX)
+        chunk = INT32_MAX / hw;
+    uint64_t per_tile = (uint64_t)c->block * (uint64_t)(nph < V4R1_MAX_PHASES ? nph : V4R1_MAX_PHASES) *
+                        (((uint64_t)sh->cg + (uint64_t)c->mpb - 1) / (uint64_t)c->mpb) * (uint64_t)sh->p.groups;
+    uint64_t n_tiles = UINT32_MAX / per_tile; /* most N tiles a launch may have */
+    if ((chunk * hw + (uint64_t)c->npb - 1) / (uint64_t)c->npb > n_tiles)
+        chunk = n_tiles * (uint64_t)c->npb / hw;
+    return (int)chunk;
+}
+
 static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, const target *t, char *why, size_t len)
 {
     const v4r1_config *c = s->cfg;
@@ -20,22 +40,25 @@ static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, cons
                    igemm_dtype_get(c->dtype)->name);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
-    if (!plan_batch_chunk(sh)) {
-        why_printf(why, len, "one image's dx or dy exceeds %llu bytes", (unsigned long long)LAUNCH_MAX_BYTES);
-        return IGEMM_ERR_NOT_APPLICABLE;
-    }
-    if ((uint64_t)sh->w_elems * 4 > LAUNCH_MAX_BYTES) {
-        why_printf(why, len, "w exceeds %llu bytes", (unsigned long long)LAUNCH_MAX_BYTES);
-        return IGEMM_ERR_NOT_APPLICABLE;
-    }
+    igemm_status st = plan_check_tensors(sh, why, len);
+    if (st != IGEMM_OK)
+        return st;
     if ((int64_t)sh->h.tilda * sh->w.tilda > INT_MAX) {
         why_printf(why, len, "stride %dx%d: %d x %d phases are too many to number in an int", sh->p.stride_h,
                    sh->p.stride_w, sh->h.tilda, sh->w.tilda);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
     int phases[V4R1_PLAN_PHASES + 1];
-    if (v4r1_phases(sh, phases, V4R1_PLAN_PHASES + 1) > V4R1_PLAN_PHASES) {
+    int nph = v4r1_phases(sh, phases, V4R1_PLAN_PHASES + 1);
+    if (nph > V4R1_PLAN_PHASES) {
         why_printf(why, len, "more than %d non-empty phases (filter and stride both large)", V4R1_PLAN_PHASES);
+        return IGEMM_ERR_NOT_APPLICABLE;
+    }
+    if (!v4r1_chunk(sh, s->cfg, nph)) {
+        why_printf(why, len,
+                   "one image's GEMM N (HTildaSlice %d x WTildaSlice %d) exceeds 2^31 - 1 or its dispatch 2^32 "
+                   "work-items",
+                   sh->h.slice, sh->w.slice);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
     return IGEMM_OK;
@@ -46,10 +69,10 @@ static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, la
     const v4r1_config *c = s->cfg;
     const igemm_problem *p = &sh->p;
     (void)t;
-    int chunk = plan_batch_chunk(sh);
     uint64_t dx_image = (uint64_t)sh->dx_image * 4, dy_image = (uint64_t)sh->dy_image * 4;
     int phases[V4R1_PLAN_PHASES];
     int nph = v4r1_phases(sh, phases, V4R1_PLAN_PHASES);
+    int chunk = v4r1_chunk(sh, c, nph);
     for (int n0 = 0; n0 < p->n; n0 += chunk) {
         int nb = p->n - n0 < chunk ? p->n - n0 : chunk;
         if (!sh->full_coverage && plan_zero_fill(plan, sh, n0, nb))

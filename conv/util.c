@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <string.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,4 +63,60 @@ int parse_long(const char *s, long lo, long hi, long *out)
         return -1;
     *out = v;
     return 0;
+}
+
+FILE *text_open(const char *path, int *missing, char *why, size_t len)
+{
+    struct stat st;
+    if (missing)
+        *missing = 0;
+    if (stat(path, &st)) {
+        if (missing)
+            *missing = errno == ENOENT;
+        why_printf(why, len, "cannot read %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        why_printf(why, len, "%s is a directory", path);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        why_printf(why, len, "%s is not a regular file", path);
+        return NULL;
+    }
+    FILE *f = fopen(path, "r");
+    if (!f)
+        why_printf(why, len, "cannot read %s: %s", path, strerror(errno));
+    return f;
+}
+
+int text_line(FILE *f, char *buf, size_t cap)
+{
+    size_t n = 0;
+    int c, bad = 0;
+    while ((c = getc(f)) != EOF && c != '\n') {
+        if (!c)
+            bad = bad ? bad : TEXT_NUL;
+        else if (n + 1 >= cap)
+            bad = bad ? bad : TEXT_LONG;
+        else
+            buf[n++] = (char)c;
+    }
+    buf[n] = 0;
+    if (c == EOF && ferror(f))
+        return TEXT_ERROR;
+    if (bad)
+        return bad;
+    return c == EOF && !n ? 0 : 1;
+}
+
+const char *text_line_error(int r, size_t cap, char *buf, size_t len)
+{
+    if (r == TEXT_LONG)
+        snprintf(buf, len, "line longer than %zu bytes", cap - 1);
+    else if (r == TEXT_NUL)
+        snprintf(buf, len, "NUL byte in the line (not a text file?)");
+    else
+        snprintf(buf, len, "read error: %s", strerror(errno));
+    return buf;
 }

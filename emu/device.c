@@ -20,6 +20,8 @@ emu_device *emu_create(const target *t, const emu_options *opt)
     d->dec = dec;
     if (opt)
         d->opt = *opt;
+    if (!d->opt.max_wave_insts)
+        d->opt.max_wave_insts = EMU_DEFAULT_WAVE_INSTS;
     pthread_rwlock_init(&d->lock, NULL);
     emu_sched_create(&d->sched, t->num_cu); /* without it only the device-wide schedule is missing */
     return d;

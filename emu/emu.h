@@ -32,7 +32,19 @@ typedef enum {
 typedef struct {
     int threads;        /* worker threads; 0 = one per online CPU */
     emu_hazard_mode hazards;
+    uint64_t max_wave_insts; /* instructions one wave may execute; past them the launch
+                                stops with a fault naming kernel, wave and PC (a kernel
+                                that never reaches s_endpgm cannot hang the host);
+                                0 = EMU_DEFAULT_WAVE_INSTS */
 } emu_options;
+
+/* The default per-wave instruction budget: some 100 times what a wave of
+ * this project's kernels executes on the largest network layers (a few
+ * million: a v4r1 wave with K/G = 2048 and a 3x3 filter runs 2304 main-loop
+ * iterations of about 600 instructions), and about 10 s of emulation for a
+ * wave that spins (the emulator runs some 10^8 instructions a second per
+ * host thread). */
+#define EMU_DEFAULT_WAVE_INSTS (UINT64_C(1) << 30)
 
 /* The hazard rules by name ("valu-sgpr-valu", ...: docs/EMULATOR.md). */
 #define EMU_HZ_RULES 26

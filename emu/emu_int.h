@@ -132,6 +132,7 @@ typedef struct wave {
     uint64_t cycles;            /* modeled issue cycles of this wave so far */
     bool hz_vec;                /* an MFMA, AGPR move or v_dot ran: the vector-register
                                    hazard rules can apply (they cannot before) */
+    uint64_t insts;             /* instructions executed (against emu_options.max_wave_insts) */
 } wave;
 
 typedef struct {

@@ -505,6 +505,10 @@ int emu_run_wave(wg_ctx *c, wave *w)
             }
             return emu_fault(c, w, "unknown instruction");
         }
+        if (++w->insts > c->dev->opt.max_wave_insts)
+            return emu_fault(c, w, "the wave executed %llu instructions without reaching s_endpgm (the budget, "
+                             "emu_options.max_wave_insts / --max-wave-insts): an endless loop?",
+                             (unsigned long long)c->dev->opt.max_wave_insts);
         if (check_regs(c, w, in) || hz_check(c, w, in))
             return -1;
         st->insts[in->cls]++;

@@ -117,6 +117,7 @@ static void wave_init(wave *w, int id)
     memset(&w->hz_side, 0, sizeof w->hz_side);
     w->hz_vec = false;
     w->cycles = 0;
+    w->insts = 0;
     for (int i = 0; i < 128; i++)
         w->s[i] = POISON;
     memset(w->pend_s, 0, sizeof w->pend_s);

@@ -61,7 +61,9 @@ static const Elf64_Sym *find_sym(const elf *e, const char *name, const Elf64_Shd
         const Elf64_Shdr *s = &e->sh[i];
         if (s->sh_type != SHT_SYMTAB && s->sh_type != SHT_DYNSYM)
             continue;
-        if (s->sh_link >= (unsigned)e->nsh || !in_image(e, s->sh_offset, s->sh_size))
+        /* the entries are read in place: a table off their 8-byte alignment
+           (a malformed sh_offset) is not one */
+        if (s->sh_link >= (unsigned)e->nsh || !in_image(e, s->sh_offset, s->sh_size) || s->sh_offset % 8)
             continue;
         const Elf64_Shdr *st = &e->sh[s->sh_link];
         if (!in_image(e, st->sh_offset, st->sh_size))
@@ -112,23 +114,71 @@ static const mp_node *find_metadata(const elf *e, mp_doc *doc, char *err, size_t
     return NULL;
 }
 
-static int load_args(emu_kernel_info *ki, const mp_node *args)
+/* Limits of the metadata's integers (checked in 64 bits, before any of
+ * them becomes an int): the kernarg segment and an argument's place in it,
+ * work-group sizes. */
+#define META_MAX_KERNARG 65536
+#define META_MAX_BLOCK 1024
+
+/* The integer field `key` of map n into *out: def when absent, else it must
+ * lie in [lo, hi]. Returns 0, or -1 with "kernel K: metadata WHAT KEY = V is
+ * outside [lo, hi]" in err. */
+static int meta_int(const char *kernel, const char *what, const mp_node *n, const char *key, int64_t lo, int64_t hi,
+                    int def, int *out, char *err, size_t errlen)
+{
+    const mp_node *v = mp_get(n, key);
+    int64_t x;
+    if (!v) {
+        *out = def;
+        return 0;
+    }
+    if (mp_int_in(v, lo, hi, &x)) {
+        if (v->type == MP_INT)
+            return say(err, errlen, "kernel %s: metadata %s%s = %lld is outside [%lld, %lld]", kernel, what, key,
+                       (long long)v->i, (long long)lo, (long long)hi);
+        return say(err, errlen, "kernel %s: metadata %s%s is not an integer", kernel, what, key);
+    }
+    *out = (int)x;
+    return 0;
+}
+
+static int load_args(emu_kernel_info *ki, const mp_node *args, char *err, size_t errlen)
 {
     if (!args)
         return 0;
     if (args->type != MP_ARRAY)
-        return -1;
-    for (uint32_t i = 0; i < args->len && ki->nargs < 64; i++) {
+        return say(err, errlen, "kernel %s: metadata .args is not a list", ki->name);
+    if (args->len > 64)
+        return say(err, errlen, "kernel %s: metadata .args has %u arguments, more than 64", ki->name, args->len);
+    for (uint32_t i = 0; i < args->len; i++) {
         const mp_node *a = &args->kids[i];
         emu_arg *g = &ki->args[ki->nargs++];
         memset(g, 0, sizeof *g);
         if (mp_str(mp_get(a, ".name"), g->name, sizeof g->name))
             snprintf(g->name, sizeof g->name, "arg%u", i);
         mp_str(mp_get(a, ".value_kind"), g->value_kind, sizeof g->value_kind);
-        g->offset = (int)mp_int(mp_get(a, ".offset"), -1);
-        g->size = (int)mp_int(mp_get(a, ".size"), -1);
-        if (g->offset < 0 || g->size < 0)
+        char what[96];
+        snprintf(what, sizeof what, "argument %u (%s) ", i, g->name);
+        if (!mp_get(a, ".offset") || !mp_get(a, ".size"))
+            return say(err, errlen, "kernel %s: metadata %shas no .offset or .size", ki->name, what);
+        if (meta_int(ki->name, what, a, ".offset", 0, META_MAX_KERNARG, 0, &g->offset, err, errlen) ||
+            meta_int(ki->name, what, a, ".size", 0, META_MAX_KERNARG, 0, &g->size, err, errlen))
             return -1;
+    }
+    return 0;
+}
+
+/* Every argument lies inside the kernarg segment (known once the
+ * descriptor's size is read too). */
+static int check_args(const emu_kernel_info *ki, char *err, size_t errlen)
+{
+    for (int i = 0; i < ki->nargs; i++) {
+        const emu_arg *g = &ki->args[i];
+        if ((int64_t)g->offset + g->size > ki->kernarg_size)
+            return say(err, errlen,
+                       "kernel %s: metadata argument %d (%s) at .offset %d with .size %d ends past the kernarg "
+                       "segment of %d bytes",
+                       ki->name, i, g->name, g->offset, g->size, ki->kernarg_size);
     }
     return 0;
 }
@@ -245,6 +295,11 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
     elf e = {.img = image, .size = size, .eh = image};
     if (!amdgpu_elf64(e.eh))
         return say(err, errlen, "not an AMDGPU ELF64 code object");
+    if (e.eh->e_type == ET_REL)
+        return say(err, errlen, "a relocatable object (ELF ET_REL, as llvm-mc writes it), not a code object: link it "
+                                "first (ld.lld -shared obj.o -o obj.hsaco)");
+    if (e.eh->e_type != ET_DYN)
+        return say(err, errlen, "ELF type %u is not a code object (ET_DYN, a shared object)", e.eh->e_type);
     const char *mach = mach_name(e.eh);
     if (!mach)
         return say(err, errlen, "code object for an unsupported target (e_flags 0x%x); supported: %s", e.eh->e_flags,
@@ -308,18 +363,39 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
             rc = say(err, errlen, "kernel %u in the metadata has no .name/.symbol", i);
             break;
         }
-        ki->kernarg_size = (int)mp_int(mp_get(kn, ".kernarg_segment_size"), 0);
-        ki->max_block = (int)mp_int(mp_get(kn, ".max_flat_workgroup_size"), 1024);
+        if (mp_get(kn, ".name")->len >= sizeof ki->name || mp_get(kn, ".symbol")->len >= sizeof sym) {
+            rc = say(err, errlen, "kernel %u in the metadata: .name or .symbol longer than %zu bytes", i,
+                     sizeof ki->name - 1);
+            break;
+        }
         const mp_node *rq = mp_get(kn, ".reqd_workgroup_size");
-        if (rq && rq->type == MP_ARRAY && rq->len == 3)
-            for (int j = 0; j < 3; j++)
-                ki->reqd_block[j] = (int)mp_int(&rq->kids[j], 0);
+        if (meta_int(ki->name, "", kn, ".kernarg_segment_size", 0, META_MAX_KERNARG, 0, &ki->kernarg_size, err,
+                     errlen) ||
+            meta_int(ki->name, "", kn, ".max_flat_workgroup_size", 1, META_MAX_BLOCK, META_MAX_BLOCK, &ki->max_block,
+                     err, errlen)) {
+            rc = -1;
+            break;
+        }
+        if (rq && (rq->type != MP_ARRAY || rq->len != 3)) {
+            rc = say(err, errlen, "kernel %s: metadata .reqd_workgroup_size is not a list of 3", ki->name);
+            break;
+        }
+        for (int j = 0; rq && j < 3 && !rc; j++) {
+            int64_t v;
+            if (mp_int_in(&rq->kids[j], 1, META_MAX_BLOCK, &v))
+                rc = say(err, errlen, "kernel %s: metadata .reqd_workgroup_size[%d] is not an integer in [1, %d]",
+                         ki->name, j, META_MAX_BLOCK);
+            else
+                ki->reqd_block[j] = (int)v;
+        }
+        if (rc)
+            break;
         if (mp_int(mp_get(kn, ".wavefront_size"), 64) != 64) {
             rc = say(err, errlen, "kernel %s: only wave64 is supported", ki->name);
             break;
         }
-        if (load_args(ki, mp_get(kn, ".args"))) {
-            rc = say(err, errlen, "kernel %s: malformed .args", ki->name);
+        if (load_args(ki, mp_get(kn, ".args"), err, errlen)) {
+            rc = -1;
             break;
         }
         const Elf64_Sym *kd = find_sym(&e, sym, NULL);
@@ -345,8 +421,15 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
             break;
         }
         ki->lds_bytes = (int)group;
+        if (priv > INT32_MAX || karg > META_MAX_KERNARG) {
+            rc = say(err, errlen, "kernel %s: descriptor %s %u is out of range", ki->name,
+                     priv > INT32_MAX ? "private_segment_fixed_size" : "kernarg_size", priv > INT32_MAX ? priv : karg);
+            break;
+        }
         if (karg > (uint32_t)ki->kernarg_size)
             ki->kernarg_size = (int)karg;
+        if ((rc = check_args(ki, err, errlen)))
+            break;
         k->user_sgprs = (int)((k->rsrc2 >> 1) & 31);
         for (int j = 0; j < 3; j++)
             k->wg_id[j] = (k->rsrc2 >> (7 + j)) & 1;

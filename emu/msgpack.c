@@ -97,7 +97,9 @@ static int parse(reader *r, mp_node *out)
         if (need(r, (size_t)n))
             return -1;
         out->type = MP_INT;
-        out->i = (int64_t)be(r->p, n);
+        /* a uint64 past INT64_MAX saturates: no range check can take it
+           for a small number */
+        out->i = be(r->p, n) > INT64_MAX ? INT64_MAX : (int64_t)be(r->p, n);
         r->p += n;
         return 0;
     case 0xd0: case 0xd1: case 0xd2: case 0xd3: {
@@ -206,3 +208,11 @@ int mp_str(const mp_node *n, char *dst, size_t len)
 }
 
 int64_t mp_int(const mp_node *n, int64_t def) { return n && (n->type == MP_INT || n->type == MP_BOOL) ? n->i : def; }
+
+int mp_int_in(const mp_node *n, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (!n || n->type != MP_INT || n->i < lo || n->i > hi)
+        return -1;
+    *out = n->i;
+    return 0;
+}

@@ -32,5 +32,8 @@ const mp_node *mp_get(const mp_node *n, const char *key);
 int mp_str(const mp_node *n, char *dst, size_t len);
 /* Integer value of an int node, or def. */
 int64_t mp_int(const mp_node *n, int64_t def);
+/* *out = the integer node n when it lies in [lo, hi] (an unsigned value past
+ * INT64_MAX never does): 0, else -1 (also for a node that is no integer). */
+int mp_int_in(const mp_node *n, int64_t lo, int64_t hi, int64_t *out);
 
 #endif

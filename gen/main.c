@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../conv/ofile.h"
 #include "../conv/select.h"
 #include "../conv/solver.h"
 #include "emit.h"
@@ -30,19 +31,13 @@ static void usage(FILE *f)
             target_names_generated());
 }
 
+/* The assembly into path (NULL: standard output) through a temporary
+ * file, so a failed write leaves an older file as it was. */
 static int write_file(const char *path, const char *text, size_t len)
 {
-    FILE *f = path ? fopen(path, "w") : stdout;
-    if (!f) {
-        fprintf(stderr, "igemmgen: cannot write %s\n", path);
-        return -1;
-    }
-    size_t w = fwrite(text, 1, len, f);
-    int bad = w != len;
-    if (path && fclose(f))
-        bad = 1;
-    if (bad) {
-        fprintf(stderr, "igemmgen: error writing %s\n", path ? path : "stdout");
+    char why[1200];
+    if (ofile_write_all(path, text, len, why, sizeof why)) {
+        fprintf(stderr, "igemmgen: %s\n", why);
         return -1;
     }
     return 0;
@@ -93,10 +88,6 @@ static int static_twin(emit *e, const char *conv, const char *config)
         fprintf(stderr, "igemmgen: --static: %s does not apply to this shape\n", s->name);
         return 2;
     }
-    if (plan_batch_chunk(&sh) < p.n) {
-        fprintf(stderr, "igemmgen: --static: the shape needs several batch chunks; a static twin covers one launch\n");
-        return 2;
-    }
     /* one twin per GEMM launch of the dynamic plan, with that launch's
        arguments baked in (tools/bench.c pairs them by launch part) */
     launch_plan plan = {0};
@@ -105,6 +96,12 @@ static int static_twin(emit *e, const char *conv, const char *config)
         fprintf(stderr, "igemmgen: out of memory\n");
         return 1;
     }
+    for (int i = 0; i < plan.n; i++)
+        if (plan.l[i].ptr_add[ARG_DX]) {
+            plan_free(&plan);
+            fprintf(stderr, "igemmgen: --static: the shape needs several batch chunks; a static twin covers one launch\n");
+            return 2;
+        }
     kern_fill_zero(e);
     for (int i = 0; i < plan.n; i++) {
         const launch_desc *d = &plan.l[i];

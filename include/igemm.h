@@ -84,7 +84,8 @@ typedef struct igemm_problem {
  * Returns IGEMM_OK, or an error with a one-line reason in why (may be NULL). */
 igemm_status igemm_problem_check(const igemm_problem *p, char *why, size_t why_len);
 
-/* Output height and width of a problem (0 when invalid). */
+/* Output height and width of a problem (0 when igemm_problem_check refuses
+ * it, or p is NULL). */
 int igemm_problem_ho(const igemm_problem *p);
 int igemm_problem_wo(const igemm_problem *p);
 
@@ -108,7 +109,9 @@ typedef struct {
 
 /* Compare dx with the reference; returns 1 when every element is within
  * rel_tol (error / sum of |terms|), nothing is NaN and uncovered elements are
- * exactly zero, else 0. */
+ * exactly zero, else 0. Also 0 (nothing passes) when p, dx, ref, abs_sum or
+ * covered is NULL, the problem is invalid or rel_tol is not a number >= 0;
+ * *out (may be NULL) is then all zeros with worst_index -1. */
 int igemm_verify(const igemm_problem *p, const float *dx, const double *ref, const double *abs_sum,
                  const unsigned char *covered, double rel_tol, igemm_verify_result *out);
 
@@ -127,6 +130,9 @@ typedef struct {
     const char *perfdb;      /* performance database file (NULL: none): read by igemm_create,
                                 consulted by igemm_select, updated by igemm_find */
     int emu_threads;         /* emulator worker threads (0: one per CPU) */
+    uint64_t emu_max_wave_insts; /* emulator: instructions one wave may execute before the
+                                    run stops with a fault (0: the emulator's default,
+                                    2^30; a kernel that never ends cannot hang the caller) */
     int device;              /* HIP device index (default 0); the handle makes it the calling
                                 thread's current HIP device (hipSetDevice) in every call that
                                 uses the GPU */
@@ -149,8 +155,9 @@ typedef struct igemm_handle igemm_handle;
  *   IGEMM_ERR_NO_CODE_OBJECT  no code object for the target (the reason lists
  *                             the available ones), or it does not load
  *   IGEMM_ERR_BACKEND         another HIP or emulator start-up failure
- *   IGEMM_ERR_IO              the perfdb file cannot be read or is malformed
- *                             ("FILE:LINE: reason"); a missing file is empty
+ *   IGEMM_ERR_IO              the perfdb file cannot be read or is not a regular
+ *                             file; a missing file is empty, malformed lines are
+ *                             skipped (igemm_handle_warning says which)
  *   IGEMM_ERR_NO_MEMORY
  * With IGEMM_BACKEND_AUTO a HIP failure is not an error: the handle uses
  * the emulator and igemm_handle_fallback() says why HIP was not used.
@@ -175,6 +182,11 @@ const char *igemm_handle_backend(const igemm_handle *h);
  * ("" when it does not, or the backend was chosen explicitly). */
 const char *igemm_handle_fallback(const igemm_handle *h);
 
+/* What igemm_create tolerated rather than failed on: a malformed line of
+ * the perfdb file, skipped ("FILE:LINE: reason; the line is skipped", the
+ * first one and how many in all); "" when nothing. NULL for a NULL handle. */
+const char *igemm_handle_warning(const igemm_handle *h);
+
 /* HIP: launch on this hipStream_t (NULL: the null stream). The emulator
  * accepts only NULL. IGEMM_OK, IGEMM_ERR_INVALID_ARG or IGEMM_ERR_UNSUPPORTED. */
 igemm_status igemm_set_stream(igemm_handle *h, void *stream);
@@ -185,8 +197,13 @@ const char *igemm_version(void);
 /* ---- device memory ------------------------------------------------------ */
 /* On HIP these are device allocations and copies; on the emulator, host
  * memory. Kernels take pointers from igemm_alloc or the user's own device
- * (HIP) / host (emulator) buffers. Errors: IGEMM_ERR_INVALID_ARG (NULL
- * handle or pointer), IGEMM_ERR_NO_MEMORY (alloc), IGEMM_ERR_BACKEND (copy). */
+ * (HIP) / host (emulator) buffers. The handle remembers the size of every
+ * igemm_alloc buffer: a copy, or a tensor of a run, that starts inside one
+ * must end inside it (else IGEMM_ERR_INVALID_ARG, naming the tensor and both
+ * sizes); a buffer of the user's own must hold the whole tensor, which the
+ * library cannot check. Errors: IGEMM_ERR_INVALID_ARG (NULL handle or
+ * pointer, a copy past an allocation's end), IGEMM_ERR_NO_MEMORY (alloc),
+ * IGEMM_ERR_BACKEND (copy). */
 igemm_status igemm_alloc(igemm_handle *h, void **p, size_t bytes);
 void igemm_free(igemm_handle *h, void *p);
 igemm_status igemm_copy_to_device(igemm_handle *h, void *dst, const void *src, size_t bytes);
@@ -210,7 +227,9 @@ igemm_status igemm_applicable(igemm_handle *h, const igemm_problem *p, const cha
 /* The configuration igemm_conv_bwd_data would run: the performance
  * database's record for (target, p) when it names an applicable
  * configuration, else the heuristic's pick. Writes its name to solution
- * (len bytes). Errors as igemm_applicable (message in igemm_last_error). */
+ * (len bytes). Errors as igemm_applicable (message in igemm_last_error), and
+ * IGEMM_ERR_INVALID_ARG when the name does not fit len bytes (nothing is
+ * written; the message says how many it needs). */
 igemm_status igemm_select(igemm_handle *h, const igemm_problem *p, char *solution, size_t len);
 
 /* What a run did. */
@@ -231,7 +250,8 @@ typedef struct {
  * HIP the call returns when the kernels have finished (each launch is
  * event-timed on the handle's stream). dx is written completely, pixels no
  * filter tap reaches included (they become 0).
- * Errors: IGEMM_ERR_INVALID_ARG (NULL argument, invalid problem),
+ * Errors: IGEMM_ERR_INVALID_ARG (NULL argument, invalid problem, a tensor
+ * running past the end of its igemm_alloc buffer),
  * IGEMM_ERR_UNSUPPORTED, IGEMM_ERR_NOT_APPLICABLE (no configuration applies;
  * the message gives each one's reason), IGEMM_ERR_BACKEND (a HIP call
  * failed), IGEMM_ERR_EMU_FAULT (the emulator stopped: fault, strictness

@@ -46,8 +46,9 @@ struct backend {
     int (*set_stream)(backend *b, void *stream);
 };
 
-/* Create a backend. Return NULL with a reason in why. */
-backend *backend_emu_create(const target *t, int threads, char *why, size_t len);
+/* Create a backend (threads, max_wave_insts: emu_options). Return NULL with
+ * a reason in why. */
+backend *backend_emu_create(const target *t, int threads, uint64_t max_wave_insts, char *why, size_t len);
 
 /* The HIP backend on device `device`. `available` lists the targets the
  * caller has code objects for ("gfx906, gfx908"); a device of another target

@@ -121,10 +121,10 @@ static int set_stream(backend *b, void *stream)
     return 0;
 }
 
-backend *backend_emu_create(const target *t, int threads, char *why, size_t len)
+backend *backend_emu_create(const target *t, int threads, uint64_t max_wave_insts, char *why, size_t len)
 {
     emu_backend *e = calloc(1, sizeof *e);
-    emu_options o = {.threads = threads};
+    emu_options o = {.threads = threads, .max_wave_insts = max_wave_insts};
     if (!e || !(e->dev = emu_create(t, &o))) {
         why_printf(why, len, "cannot create the %s emulator (out of memory or threads)", t ? t->name : "(null)");
         free(e);

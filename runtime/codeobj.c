@@ -1,13 +1,16 @@
 /* Lookup of the embedded code objects and of code object directories. */
 #include "codeobj.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../include/igemm.h"
 #include "../arch/target.h"
+#include "../conv/util.h"
 
 const igemm_codeobj *igemm_codeobj_find(const char *arch)
 {
@@ -28,6 +31,23 @@ const char *igemm_codeobj_list(void)
     return embedded_list;
 }
 
+int codeobj_file_check(const char *path, char *why, size_t len)
+{
+    struct stat st;
+    if (stat(path, &st)) {
+        why_printf(why, len, "code object %s: %s", path, strerror(errno));
+        return errno == ENOENT ? 1 : -1;
+    }
+    const char *bad = S_ISDIR(st.st_mode)    ? "is a directory"
+                      : !S_ISREG(st.st_mode) ? "is not a regular file"
+                      : !st.st_size          ? "is empty"
+                      : access(path, R_OK)   ? "is not readable"
+                                             : NULL;
+    if (bad)
+        why_printf(why, len, "code object %s %s", path, bad);
+    return bad ? -1 : 0;
+}
+
 void codeobj_available(const char *dir, char *buf, size_t len)
 {
     size_t n = 0;
@@ -39,7 +59,7 @@ void codeobj_available(const char *dir, char *buf, size_t len)
         if (dir) {
             char path[1024];
             snprintf(path, sizeof path, "%s/%s.hsaco", dir, arch);
-            have = !access(path, R_OK);
+            have = !codeobj_file_check(path, NULL, 0);
         } else
             have = igemm_codeobj_find(arch) != NULL;
         if (!have)

@@ -20,8 +20,14 @@ const igemm_codeobj *igemm_codeobj_find(const char *arch);
 /* "gfx906, gfx908, ..." of the embedded code objects. */
 const char *igemm_codeobj_list(void);
 
-/* The known targets with a code object: embedded (dir NULL) or a readable
- * <arch>.hsaco file in dir; "gfx906, gfx908" into buf ("" when none). */
+/* The known targets with a code object: embedded (dir NULL) or a readable,
+ * non-empty regular <arch>.hsaco file in dir; "gfx906, gfx908" into buf
+ * ("" when none). */
 void codeobj_available(const char *dir, char *buf, size_t len);
+
+/* Can the file at path be a code object? 0 when it is a readable, non-empty
+ * regular file; else 1 when it does not exist, -1 when it exists but is a
+ * directory, empty, not a regular file or unreadable (why says which). */
+int codeobj_file_check(const char *path, char *why, size_t len);
 
 #endif

@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allocs.h"
 #include "backend.h"
 #include "codeobj.h"
 #include "perfdb.h"
+#include "../conv/types.h"
 #include "../conv/select.h"
 #include "../conv/solver.h"
 
@@ -30,6 +32,8 @@ struct igemm_handle {
     int nk;
     char *perfdb;          /* database file (NULL: none) */
     perfdb db;             /* its records, and what find mode learned */
+    char warning[1024];    /* what igemm_create tolerated (a skipped perfdb line) */
+    alloc_table allocs;    /* igemm_alloc's buffers and their sizes */
 };
 
 _Static_assert(sizeof(((igemm_launch *)0)->args) >= sizeof(((launch_desc *)0)->args),
@@ -97,7 +101,7 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
             snprintf(h->fallback, sizeof h->fallback, "%s", reason);
     }
     if (!h->b) {
-        h->b = backend_emu_create(emu_t, o.emu_threads, reason, sizeof reason);
+        h->b = backend_emu_create(emu_t, o.emu_threads, o.emu_max_wave_insts, reason, sizeof reason);
         if (!h->b) {
             why_printf(why, why_len, "%s", reason);
             free(h);
@@ -111,10 +115,13 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
     if (o.codeobj_dir) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s.hsaco", o.codeobj_dir, h->t->name);
-        h->co_file = read_file(path, &size);
-        if (!h->co_file || !size) {
-            why_printf(why, why_len, "cannot read code object %s (that directory has code objects for: %s)", path,
-                available[0] ? available : "no target");
+        char bad[1200];
+        int unusable = codeobj_file_check(path, bad, sizeof bad);
+        if (!unusable && !(h->co_file = read_file(path, &size)))
+            snprintf(bad, sizeof bad, "cannot read code object %s", path);
+        if (!h->co_file) {
+            why_printf(why, why_len, "%s (that directory has usable code objects for: %s)", bad,
+                       available[0] ? available : "no target");
             igemm_destroy(h);
             return IGEMM_ERR_NO_CODE_OBJECT;
         }
@@ -141,7 +148,7 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
             igemm_destroy(h);
             return IGEMM_ERR_NO_MEMORY;
         }
-        st = perfdb_load(&h->db, o.perfdb, why, why_len);
+        st = perfdb_load(&h->db, o.perfdb, h->warning, sizeof h->warning, why, why_len);
         if (st != IGEMM_OK) {
             igemm_destroy(h);
             return st;
@@ -163,6 +170,7 @@ void igemm_destroy(igemm_handle *h)
     free(h->co_file);
     free(h->perfdb);
     perfdb_free(&h->db);
+    allocs_free(&h->allocs);
     free(h);
 }
 
@@ -170,6 +178,7 @@ const char *igemm_last_error(const igemm_handle *h) { return h ? h->err : "handl
 const char *igemm_handle_arch(const igemm_handle *h) { return h ? h->t->name : NULL; }
 const char *igemm_handle_backend(const igemm_handle *h) { return h ? h->b->name : NULL; }
 const char *igemm_handle_fallback(const igemm_handle *h) { return h ? h->fallback : NULL; }
+const char *igemm_handle_warning(const igemm_handle *h) { return h ? h->warning : NULL; }
 
 static int is_emu(const igemm_handle *h) { return !strcmp(h->b->name, "emu"); }
 
@@ -195,13 +204,30 @@ igemm_status igemm_alloc(igemm_handle *h, void **p, size_t bytes)
     *p = NULL;
     if (h->b->alloc(h->b, p, bytes))
         return fail(h, IGEMM_ERR_NO_MEMORY, "%s", h->b->err);
+    if (allocs_add(&h->allocs, *p, bytes)) {
+        h->b->free(h->b, *p);
+        *p = NULL;
+        return fail(h, IGEMM_ERR_NO_MEMORY, "out of memory");
+    }
     return IGEMM_OK;
 }
 
 void igemm_free(igemm_handle *h, void *p)
 {
-    if (h && p)
+    if (h && p) {
+        allocs_remove(&h->allocs, p);
         h->b->free(h->b, p);
+    }
+}
+
+/* A buffer of `bytes` at p must fit the igemm_alloc allocation p lies in. */
+static igemm_status fits_alloc(igemm_handle *h, const char *what, const void *p, size_t bytes)
+{
+    size_t size, off;
+    if (!allocs_check(&h->allocs, p, bytes, &size, &off))
+        return IGEMM_OK;
+    return fail(h, IGEMM_ERR_INVALID_ARG, "%s needs %zu bytes at offset %zu of an igemm_alloc buffer of %zu bytes", what,
+                bytes, off, size);
 }
 
 /* The two copy directions share their checks; fn names the caller. */
@@ -212,6 +238,12 @@ static igemm_status copy(igemm_handle *h, const char *fn, bool to_device, void *
     h->err[0] = 0;
     if ((!dst || !src) && bytes)
         return fail(h, IGEMM_ERR_INVALID_ARG, "%s: %s pointer is NULL", fn, dst ? "source" : "destination");
+    char what[64];
+    snprintf(what, sizeof what, "%s: the destination", fn);
+    igemm_status st = fits_alloc(h, what, dst, bytes);
+    snprintf(what, sizeof what, "%s: the source", fn);
+    if (st != IGEMM_OK || (st = fits_alloc(h, what, src, bytes)) != IGEMM_OK)
+        return st;
     if (bytes && (to_device ? h->b->to_device : h->b->to_host)(h->b, dst, src, bytes))
         return fail(h, IGEMM_ERR_BACKEND, "%s", h->b->err);
     return IGEMM_OK;
@@ -241,16 +273,55 @@ static igemm_status check_solver(igemm_handle *h, const solver *s, const igemm_s
     return s->applicable(s, sh, h->t, why, len);
 }
 
-/* "no kernel configuration applies on gfx906 to -n 1 ...: naive: reason; ..." */
+/* "no kernel configuration applies on gfx906 to -n 1 ...: REASON (every
+ * configuration)", or per distinct reason "naive: reason; igemm_bwd_... and
+ * 14 others: reason": a reason shared by several configurations is said once.
+ * Configurations the target has no kernel for (MFMA ones on gfx906) and
+ * those written for another layout or type are not candidates and are left
+ * out; when none is left, that is the reason. */
 static void refusal(igemm_handle *h, const igemm_shape *sh, char *buf, size_t len)
 {
+    enum { MAX_REASONS = 16 };
+    struct {
+        char why[256];
+        int first, count;
+    } r[MAX_REASONS];
+    int nr = 0, n_solvers = solver_count();
+    for (int i = 0; i < n_solvers; i++) {
+        char why[256] = "";
+        const solver *s = solver_get(i);
+        if (!s->available(s, h->t) || s->layout != sh->p.layout || s->dtype != sh->p.dtype)
+            continue;
+        check_solver(h, solver_get(i), sh, why, sizeof why);
+        int j = 0;
+        while (j < nr && strcmp(r[j].why, why))
+            j++;
+        if (j == nr && nr < MAX_REASONS) {
+            snprintf(r[nr].why, sizeof r[nr].why, "%s", why);
+            r[nr].first = i;
+            r[nr++].count = 0;
+        }
+        if (j < nr)
+            r[j].count++;
+    }
     char args[256];
     igemm_problem_format(&sh->p, args, sizeof args);
     int n = snprintf(buf, len, "no kernel configuration applies on %s to %s:", h->t->name, args);
-    for (int i = 0; i < solver_count() && n >= 0 && (size_t)n < len; i++) {
-        char why[256] = "";
-        check_solver(h, solver_get(i), sh, why, sizeof why);
-        n += snprintf(buf + n, len - (size_t)n, "%s %s: %s", i ? ";" : "", solver_get(i)->name, why);
+    if (nr == 0) {
+        snprintf(buf + n, len - (size_t)n, " none is written for %s %s tensors",
+                 igemm_layout_get(sh->p.layout)->upper, igemm_dtype_get(sh->p.dtype)->name);
+        return;
+    }
+    if (nr == 1) {
+        snprintf(buf + n, len - (size_t)n, " %s (every configuration)", r[0].why);
+        return;
+    }
+    for (int j = 0; j < nr && n >= 0 && (size_t)n < len; j++) {
+        char others[32] = "";
+        if (r[j].count > 1)
+            snprintf(others, sizeof others, " and %d other%s", r[j].count - 1, r[j].count > 2 ? "s" : "");
+        n += snprintf(buf + n, len - (size_t)n, "%s %s%s: %s", j ? ";" : "", solver_get(r[j].first)->name, others,
+                      r[j].why);
     }
 }
 
@@ -363,6 +434,9 @@ igemm_status igemm_select(igemm_handle *h, const igemm_problem *p, char *solutio
     igemm_status st = resolve(h, p, NULL, &sh, &s, &source);
     if (st != IGEMM_OK)
         return st;
+    if (strlen(s->name) >= len)
+        return fail(h, IGEMM_ERR_INVALID_ARG, "igemm_select: %s needs %zu bytes, the buffer has %zu", s->name,
+                    strlen(s->name) + 1, len);
     snprintf(solution, len, "%s", s->name);
     return IGEMM_OK;
 }
@@ -415,6 +489,11 @@ static igemm_status run(igemm_handle *h, const igemm_shape *sh, const solver *s,
     void *base[3] = {dx, (void *)dy, (void *)w};
     size_t bytes[3] = {(size_t)sh->dx_elems * 4, (size_t)sh->dy_elems * 4, (size_t)sh->w_elems * 4};
     const char *tensor[3] = {"dx", "dy", "w"};
+    for (int t = 0; t < 3; t++)
+        if ((st = fits_alloc(h, tensor[t], base[t], bytes[t])) != IGEMM_OK) {
+            plan_free(&plan);
+            return st;
+        }
     int mapped = 0;
     for (; mapped < 3; mapped++)
         if (h->b->map(h->b, base[mapped], bytes[mapped])) {
@@ -500,6 +579,9 @@ static igemm_status measure(igemm_handle *h, const igemm_shape *sh, const solver
         if (st == IGEMM_OK && ri.ms < out->cost)
             out->cost = ri.ms;
     }
+    if (st == IGEMM_OK && !perfdb_cost_ok(out->cost))
+        st = fail(h, IGEMM_ERR_BACKEND, "find: %s measured an invalid cost (%g %s): the timer failed", s->name,
+                  out->cost, out->unit);
     out->status = st;
     if (st != IGEMM_OK)
         out->cost = INFINITY;

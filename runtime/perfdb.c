@@ -1,12 +1,13 @@
 /* The plain-text performance database (format in perfdb.h). */
 #include "perfdb.h"
 
+#include "../conv/ofile.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 void perfdb_key(const igemm_problem *p, char *buf, size_t len)
 {
@@ -64,6 +65,8 @@ const perfdb_rec *perfdb_find(const perfdb *db, const char *arch, const char *ke
     return any;
 }
 
+int perfdb_cost_ok(double cost) { return isfinite(cost) && cost >= 0; }
+
 /* Copy a field into dst (size cap); -1 when it does not fit. */
 static int field(char *dst, size_t cap, const char *src)
 {
@@ -102,7 +105,7 @@ static int parse_line(char *line, perfdb_rec *r, char *why, size_t len)
     char *end;
     errno = 0;
     r->cost = strtod(f[3], &end);
-    if (*end || errno || !isfinite(r->cost) || r->cost < 0) {
+    if (*end || errno || !perfdb_cost_ok(r->cost)) {
         why_printf(why, len, "cost '%s' is not a number >= 0", f[3]);
         return -1;
     }
@@ -114,34 +117,40 @@ static int parse_line(char *line, perfdb_rec *r, char *why, size_t len)
     return 1;
 }
 
-igemm_status perfdb_load(perfdb *db, const char *path, char *why, size_t len)
+igemm_status perfdb_load(perfdb *db, const char *path, char *warning, size_t wlen, char *why, size_t len)
 {
     memset(db, 0, sizeof *db);
-    FILE *f = fopen(path, "r");
+    why_printf(warning, wlen, "%s", "");
+    int missing;
+    char reason[256];
+    FILE *f = text_open(path, &missing, reason, sizeof reason);
     if (!f) {
-        if (errno == ENOENT)
+        if (missing)
             return IGEMM_OK;
-        why_printf(why, len, "cannot read performance database %s: %s", path, strerror(errno));
+        why_printf(why, len, "performance database: %s", reason);
         return IGEMM_ERR_IO;
     }
     char line[1024];
-    int lineno = 0;
+    int lineno = 0, skipped = 0, first_bad = 0, got;
+    char first_reason[256] = "";
     igemm_status st = IGEMM_OK;
-    while (fgets(line, sizeof line, f)) {
+    while ((got = text_line(f, line, sizeof line)) != 0) {
         lineno++;
-        size_t n = strlen(line);
-        if (n == sizeof line - 1 && line[n - 1] != '\n') {
-            why_printf(why, len, "%s:%d: line too long", path, lineno);
+        if (got == TEXT_ERROR) {
+            why_printf(why, len, "%s:%d: %s", path, lineno, text_line_error(got, sizeof line, reason, sizeof reason));
             st = IGEMM_ERR_IO;
             break;
         }
         perfdb_rec r;
-        char reason[256];
-        int k = parse_line(line, &r, reason, sizeof reason);
+        int k = got < 0 ? -1 : parse_line(line, &r, reason, sizeof reason);
+        if (got < 0)
+            text_line_error(got, sizeof line, reason, sizeof reason);
         if (k < 0) {
-            why_printf(why, len, "%s:%d: %s", path, lineno, reason);
-            st = IGEMM_ERR_IO;
-            break;
+            if (!skipped++) {
+                first_bad = lineno;
+                snprintf(first_reason, sizeof first_reason, "%s", reason);
+            }
+            continue;
         }
         if (k && perfdb_put(db, &r)) {
             why_printf(why, len, "out of memory reading %s", path);
@@ -149,20 +158,27 @@ igemm_status perfdb_load(perfdb *db, const char *path, char *why, size_t len)
             break;
         }
     }
-    if (st == IGEMM_OK && ferror(f)) {
-        why_printf(why, len, "error reading %s", path);
-        st = IGEMM_ERR_IO;
-    }
     fclose(f);
-    if (st != IGEMM_OK)
+    if (st != IGEMM_OK) {
         perfdb_free(db);
-    return st;
+        return st;
+    }
+    if (skipped == 1)
+        why_printf(warning, wlen, "%s:%d: %s; the line is skipped", path, first_bad, first_reason);
+    else if (skipped)
+        why_printf(warning, wlen, "%s:%d: %s; the line is skipped (%d malformed lines skipped in all)", path,
+                   first_bad, first_reason, skipped);
+    return IGEMM_OK;
 }
 
 igemm_status perfdb_store(const char *path, const perfdb_rec *r, char *why, size_t len)
 {
+    if (!perfdb_cost_ok(r->cost)) {
+        why_printf(why, len, "cost %g of %s is not a number >= 0: not stored in %s", r->cost, r->solution, path);
+        return IGEMM_ERR_INVALID_ARG;
+    }
     perfdb db;
-    igemm_status st = perfdb_load(&db, path, why, len);
+    igemm_status st = perfdb_load(&db, path, NULL, 0, why, len);
     if (st != IGEMM_OK)
         return st;
     if (perfdb_put(&db, r)) {
@@ -170,38 +186,21 @@ igemm_status perfdb_store(const char *path, const perfdb_rec *r, char *why, size
         why_printf(why, len, "out of memory");
         return IGEMM_ERR_NO_MEMORY;
     }
-    size_t tl = strlen(path) + 32;
-    char *tmp = malloc(tl);
-    if (!tmp) {
+    ofile o;
+    char reason[1200];
+    if (ofile_open(&o, path, reason, sizeof reason)) {
+        why_printf(why, len, "performance database: %s", reason);
         perfdb_free(&db);
-        why_printf(why, len, "out of memory");
-        return IGEMM_ERR_NO_MEMORY;
+        return IGEMM_ERR_IO;
     }
-    snprintf(tmp, tl, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        why_printf(why, len, "cannot write performance database %s: %s", tmp, strerror(errno));
-        st = IGEMM_ERR_IO;
-        goto out;
-    }
-    int bad = fprintf(f, "# igemm performance database: target problem configuration cost unit\n"
-                         "# written by igemm_find (igemm conv -s 1); one record per target, problem and unit\n") < 0;
-    for (int i = 0; i < db.n && !bad; i++)
-        bad = fprintf(f, "%s %s %s %.17g %s\n", db.r[i].arch, db.r[i].key, db.r[i].solution, db.r[i].cost,
-                      db.r[i].unit) < 0;
-    if (fclose(f) || bad) {
-        why_printf(why, len, "error writing %s", tmp);
-        remove(tmp);
-        st = IGEMM_ERR_IO;
-        goto out;
-    }
-    if (rename(tmp, path)) {
-        why_printf(why, len, "cannot replace %s: %s", path, strerror(errno));
-        remove(tmp);
-        st = IGEMM_ERR_IO;
-    }
-out:
-    free(tmp);
+    fprintf(o.f, "# igemm performance database: target problem configuration cost unit\n"
+                 "# written by igemm_find (igemm conv -s 1); one record per target, problem and unit\n");
+    for (int i = 0; i < db.n; i++)
+        fprintf(o.f, "%s %s %s %.17g %s\n", db.r[i].arch, db.r[i].key, db.r[i].solution, db.r[i].cost, db.r[i].unit);
     perfdb_free(&db);
-    return st;
+    if (ofile_commit(&o, reason, sizeof reason)) {
+        why_printf(why, len, "performance database: %s", reason);
+        return IGEMM_ERR_IO;
+    }
+    return IGEMM_OK;
 }

@@ -35,9 +35,16 @@ typedef struct {
 void perfdb_key(const igemm_problem *p, char *buf, size_t len);
 
 /* Read a database file into db (which must be zeroed or freed). A file that
- * does not exist is an empty database. Returns IGEMM_OK, or IGEMM_ERR_IO with
- * "FILE:LINE: reason" in why. */
-igemm_status perfdb_load(perfdb *db, const char *path, char *why, size_t len);
+ * does not exist is an empty database. A malformed line (bad fields, a cost
+ * that is not a number >= 0, too long, a NUL byte) is skipped: warning
+ * (may be NULL) gets "FILE:LINE: reason; the line is skipped" for the first
+ * one and the count of them ("" when none). Returns IGEMM_OK, or
+ * IGEMM_ERR_IO (unreadable, not a regular file) / IGEMM_ERR_NO_MEMORY with
+ * the reason in why. */
+igemm_status perfdb_load(perfdb *db, const char *path, char *warning, size_t wlen, char *why, size_t len);
+
+/* A cost the database stores and loads: finite and >= 0. */
+int perfdb_cost_ok(double cost);
 void perfdb_free(perfdb *db);
 
 /* The record of (arch, key): the one with unit `unit` when there is one,
@@ -49,9 +56,11 @@ const perfdb_rec *perfdb_find(const perfdb *db, const char *arch, const char *ke
 int perfdb_put(perfdb *db, const perfdb_rec *r);
 
 /* Store r in the file at path: re-read the file (so records other handles
- * wrote meanwhile survive), put r, write a temporary file next to it and
- * rename it over the old one. Returns IGEMM_OK, IGEMM_ERR_IO or
- * IGEMM_ERR_NO_MEMORY with the reason in why. */
+ * wrote meanwhile survive; malformed lines are dropped), put r, write a
+ * temporary file next to it and rename it over the old one (conv/ofile.h).
+ * Returns IGEMM_OK, IGEMM_ERR_INVALID_ARG (r's cost fails perfdb_cost_ok:
+ * nothing is written), IGEMM_ERR_IO or IGEMM_ERR_NO_MEMORY with the reason
+ * in why. */
 igemm_status perfdb_store(const char *path, const perfdb_rec *r, char *why, size_t len);
 
 #endif

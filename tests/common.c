@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -542,7 +544,7 @@ static char *slurp_fd(int fd)
     return buf;
 }
 
-void tc_run_igemm(tc_result *r, const char *const *args)
+void tc_run_igemm_ex(tc_result *r, const char *const *args, const tc_limits *lim)
 {
     memset(r, 0, sizeof *r);
     const char *argv[MAX_ARGV + 2] = {IGEMM};
@@ -567,6 +569,25 @@ void tc_run_igemm(tc_result *r, const char *const *args)
         int fin = open("/dev/null", O_RDONLY);
         if (fin < 0 || dup2(fin, 0) < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
             _exit(127);
+        if (lim && lim->stdout_path) {
+            int fs = open(lim->stdout_path, O_WRONLY);
+            if (fs < 0 || dup2(fs, 1) < 0)
+                _exit(127);
+        }
+        if (lim && lim->fsize) {
+            /* writes past the limit fail with EFBIG instead of killing */
+            struct rlimit rl = {lim->fsize, lim->fsize};
+            signal(SIGXFSZ, SIG_IGN);
+            if (setrlimit(RLIMIT_FSIZE, &rl))
+                _exit(127);
+        }
+        if (lim && lim->as_bytes) {
+            struct rlimit rl = {lim->as_bytes, lim->as_bytes};
+            if (setrlimit(RLIMIT_AS, &rl))
+                _exit(127);
+        }
+        if (lim && lim->timeout_s)
+            alarm(lim->timeout_s); /* survives exec: SIGALRM ends a hang */
         execv(IGEMM, (char *const *)argv);
         _exit(127);
     }
@@ -582,6 +603,8 @@ void tc_run_igemm(tc_result *r, const char *const *args)
     if (r->status == 127 && !*r->err)
         fail_msg("cannot run %s (build it first: make)", IGEMM);
 }
+
+void tc_run_igemm(tc_result *r, const char *const *args) { tc_run_igemm_ex(r, args, NULL); }
 
 void tc_result_free(tc_result *r)
 {

@@ -176,6 +176,16 @@ typedef struct {
  * child process, stdin /dev/null, stdout and stderr captured apart. Fails
  * the test when igemm cannot be run. */
 void tc_run_igemm(tc_result *r, const char *const *args);
+
+/* Conditions for tc_run_igemm_ex (0 / NULL: none). */
+typedef struct {
+    const char *stdout_path;  /* stdout goes to this file (/dev/full) instead */
+    unsigned timeout_s;       /* killed by SIGALRM after this (status -14) */
+    unsigned long fsize;      /* RLIMIT_FSIZE: writes past it fail with EFBIG */
+    unsigned long as_bytes;   /* RLIMIT_AS: allocations past it fail */
+} tc_limits;
+
+void tc_run_igemm_ex(tc_result *r, const char *const *args, const tc_limits *lim);
 void tc_result_free(tc_result *r);
 
 /* s is exactly one non-empty line, ending in a newline. */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../include/igemm.h"
@@ -185,25 +186,63 @@ static void create_errors(void **state)
     assert_null(h);
     tc_expect_contains(why, "loading the gfx908 code object");
     unlink(path);
+    /* an empty file or a directory of that name is no code object, and the
+     * message does not offer it (issue 13, item 6) */
+    write_text(path, "");
+    assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_ERR_NO_CODE_OBJECT);
+    tc_expect_contains(why, "gfx908.hsaco is empty");
+    tc_expect_contains(why, "no target");
+    unlink(path);
+    assert_int_equal(mkdir(path, 0700), 0);
+    assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_ERR_NO_CODE_OBJECT);
+    tc_expect_contains(why, "gfx908.hsaco is a directory");
+    tc_expect_contains(why, "no target");
+    rmdir(path);
 
-    /* malformed performance databases: the file and line are named */
-    snprintf(path, sizeof path, "%s/db.txt", dir);
-    static const char *const dbs[][2] = {
+    /* malformed performance database lines (issue 13, item 9): each is
+     * skipped with a warning naming the file and line; the handle is made
+     * and the good records still count. A 2000-byte line and a NUL byte
+     * are malformed lines too. */
+    char long_line[2100];
+    memset(long_line, 'x', 2000);
+    snprintf(long_line + 2000, sizeof long_line - 2000, "\ngfx906 n1 naive 10 cycles\n");
+    const char *const dbs[][2] = {
         {"# ok\ngfx906 n1 naive 10 cycles\ngfx906 n1 naive 10\n", ":3: expected 5 fields"},
-        {"gfx906 n1 naive 10 seconds\n", ":1: unit 'seconds'"},
-        {"\ngfx906 n1 naive -4 cycles\n", ":2: cost '-4'"},
-        {"gfx906 n1 naive ten ms\n", ":1: cost 'ten'"},
-        {"gfx906 n1 naive 1 ms extra\n", ":1: expected 5 fields"},
+        {"gfx906 n1 naive 10 seconds\ngfx906 n1 naive 10 cycles\n", ":1: unit 'seconds'"},
+        {"\ngfx906 n1 naive -4 cycles\ngfx906 n1 naive 10 cycles\n", ":2: cost '-4'"},
+        {"gfx906 n1 naive inf ms\ngfx906 n1 naive nan ms\ngfx906 n1 naive 10 cycles\n",
+         ":1: cost 'inf' is not a number >= 0; the line is skipped (2 malformed lines"},
+        {"gfx906 n1 naive 1 ms extra\ngfx906 n1 naive 10 cycles\n", ":1: expected 5 fields"},
+        {long_line, ":1: line longer than 1023 bytes"},
     };
     for (size_t i = 0; i < sizeof dbs / sizeof dbs[0]; i++) {
         write_text(path, dbs[i][0]);
         bad = o;
         bad.perfdb = path;
-        assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_ERR_IO);
-        assert_null(h);
-        tc_expect_contains(why, path);
-        tc_expect_contains(why, dbs[i][1]);
+        assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_OK);
+        tc_expect_contains(igemm_handle_warning(h), path);
+        tc_expect_contains(igemm_handle_warning(h), dbs[i][1]);
+        tc_expect_contains(igemm_handle_warning(h), "skipped");
+        igemm_destroy(h);
     }
+    FILE *nul = fopen(path, "wb");
+    assert_non_null(nul);
+    assert_int_equal(fwrite("gfx906 n1 na\0ive 10 cycles\n", 1, 28, nul), 28);
+    assert_int_equal(fclose(nul), 0);
+    bad = o;
+    bad.perfdb = path;
+    assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_OK);
+    tc_expect_contains(igemm_handle_warning(h), ":1: NUL byte");
+    igemm_destroy(h);
+    /* a good file warns about nothing */
+    write_text(path, "gfx906 n1 naive 10 cycles\n");
+    assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_OK);
+    assert_string_equal(igemm_handle_warning(h), "");
+    igemm_destroy(h);
+    /* a device is no database: /dev/zero would be read forever */
+    bad.perfdb = "/dev/zero";
+    assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_ERR_IO);
+    tc_expect_contains(why, "/dev/zero is not a regular file");
     unlink(path);
     /* a database that is a directory cannot be read */
     bad = o;
@@ -376,16 +415,20 @@ static void refused_problem_with_reason(void **state)
     igemm_handle *h = tc_emu_handle("gfx906", NULL, 1);
     igemm_problem p = prob(1, 1024, 1024, 1024, 1, 1, 1);
     char why[1024];
+    /* 1024 * 1024 * 1024 floats: 2^32 bytes */
     assert_int_equal(igemm_applicable(h, &p, "naive", why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
-    tc_expect_contains(why, "exceeds");
+    tc_expect_contains(why, "one image of dx is 4294967296 bytes");
     assert_int_equal(igemm_applicable(h, &p, NULL, why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
     tc_expect_contains(why, "no kernel configuration applies on gfx906 to -n 1 -c 1024 -H 1024 -W 1024");
-    tc_expect_contains(why, "naive: one image exceeds");
+    /* every configuration refuses for the same reason: said once */
+    tc_expect_contains(why, "one image of dx is 4294967296 bytes, more than the 2147418112 one launch can address "
+                            "(32-bit offsets) (every configuration)");
+    assert_null(strstr(strstr(why, "4294967296") + 1, "4294967296"));
     float dummy[4];
     assert_int_equal(igemm_conv_bwd_data(h, &p, dummy, dummy, dummy), IGEMM_ERR_NOT_APPLICABLE);
-    tc_expect_contains(igemm_last_error(h), "naive: one image exceeds");
+    tc_expect_contains(igemm_last_error(h), "(every configuration)");
     assert_int_equal(igemm_conv_bwd_data_ex(h, &p, "naive", dummy, dummy, dummy, NULL), IGEMM_ERR_NOT_APPLICABLE);
-    tc_expect_contains(igemm_last_error(h), "naive does not apply on gfx906: one image exceeds");
+    tc_expect_contains(igemm_last_error(h), "naive does not apply on gfx906: one image of dx is 4294967296 bytes");
     int count = -1;
     igemm_perf perf[4];
     assert_int_equal(igemm_find(h, &p, dummy, dummy, dummy, perf, 4, &count), IGEMM_ERR_NOT_APPLICABLE);

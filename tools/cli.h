@@ -7,8 +7,16 @@ int cmd_conv(int argc, char **argv);
 int cmd_emu_run(int argc, char **argv);
 int cmd_manifest(int argc, char **argv);
 
-/* Print "igemm: <message>" on stderr and return 2. */
+/* Print "igemm: <message>" on stderr, one line whatever the message holds
+ * (control bytes of echoed values are written as \n, \t, \xNN), and return
+ * status. */
+int cli_error(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* cli_error(2, ...): bad usage. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "igemm: warning: <message>", one line as cli_error's. */
+void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The decimal integer s, the value of flag, into *out when it lies in
  * [lo, hi]: returns 0, else the usage error's 2 (s NULL or empty included). */

@@ -10,7 +10,8 @@
  * Long flags:    --arch gfxNNN, --backend auto|emu|hip, --solution NAME,
  *                --input FILE (a shape list, progress on stderr), --batch N
  *                (override -n of every problem), --seed N, --threads N,
- *                --codeobj-dir DIR, --perfdb FILE, --device N, --json
+ *                --codeobj-dir DIR, --perfdb FILE, --device N, --json,
+ *                --max-wave-insts N (emulator: per-wave instruction budget)
  */
 #include <limits.h>
 #include <math.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../include/igemm.h"
 #include "../arch/target.h"
@@ -28,7 +30,7 @@
 
 typedef struct {
     int verify, time, iters, warmup, json, batch, threads, find, device;
-    unsigned long long seed;
+    unsigned long long seed, max_wave_insts;
     const char *arch, *backend, *solution, *input, *codeobj_dir, *perfdb;
 } conv_opts;
 
@@ -40,6 +42,7 @@ static void conv_help(void)
            "                  [-V 1] [-t 1] [-i ITERS] [-w WARMUP] [-s 1 [--perfdb FILE]]\n"
            "                  [--arch TARGET] [--backend auto|emu|hip] [--device N]\n"
            "                  [--solution NAME] [--seed N] [--threads N] [--codeobj-dir DIR] [--json]\n"
+           "                  [--max-wave-insts N]\n"
            "       igemm conv --input SHAPES.txt [--batch N] [same options]\n"
            "Backward data of a 2-D convolution, fp32, NCHW or (--in_layout NHWC --out_layout NHWC\n"
            "--fil_layout NHWC, or -I/-O/-f; all three alike) NHWC. -V 1 compares with a float64 CPU\n"
@@ -48,6 +51,8 @@ static void conv_help(void)
            "emulator: modeled cycles), keeps the best in the --perfdb file and runs it; later\n"
            "runs with the same --perfdb pick it without searching. The report gives the kernels,\n"
            "launches, and time and TFLOP/s (HIP, -t 1) or emulated instructions and cycles.\n"
+           "--max-wave-insts N: on the emulator, stop with a fault when a wave has executed N\n"
+           "instructions (default 2^30), so a kernel that never ends cannot hang the run.\n"
            "TARGET is one of %s (default gfx906).\n",
            target_names_generated());
 }
@@ -100,6 +105,10 @@ static int parse(int argc, char **argv, conv_opts *o, int *pargc, char **pargv)
                 if (parse_num(a, v, 0, 1024, &x))
                     return 2;
                 o->threads = (int)x;
+            } else if (!strcmp(a, "--max-wave-insts")) {
+                if (parse_num(a, v, 1, LONG_MAX, &x))
+                    return 2;
+                o->max_wave_insts = (unsigned long long)x;
             } else if (!strcmp(a, "--seed")) {
                 if (parse_num(a, v, 0, LONG_MAX, &x))
                     return 2;
@@ -160,49 +169,103 @@ typedef struct {
     igemm_perf find[MAX_FIND];
 } conv_result;
 
+/* Host memory of the machine in bytes (0 when unknown). */
+static double host_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+}
+
+/* The buffers of one run, allocated together before anything runs. */
+typedef struct {
+    float *hy, *hw, *hx;
+    void *dx, *dy, *dw;
+    double *ref, *abs_sum;
+    unsigned char *cov;
+} run_bufs;
+
+static void bufs_free(igemm_handle *h, run_bufs *b)
+{
+    igemm_free(h, b->dx);
+    igemm_free(h, b->dy);
+    igemm_free(h, b->dw);
+    free(b->hy);
+    free(b->hw);
+    free(b->hx);
+    free(b->ref);
+    free(b->abs_sum);
+    free(b->cov);
+}
+
+/* Allocate and fill everything: 0, or the exit status after the message. */
+static int bufs_make(igemm_handle *h, const igemm_shape *sh, const conv_opts *o, run_bufs *b)
+{
+    size_t nx = (size_t)sh->dx_elems, ny = (size_t)sh->dy_elems, nw = (size_t)sh->w_elems;
+    /* host tensors, the emulator's "device" copies (host memory too) and the
+       reference: more than the machine has would end in the OOM killer */
+    double tensors = 4.0 * (double)(nx + ny + nw);
+    double need = tensors * (strcmp(igemm_handle_backend(h), "emu") ? 1 : 2) + (o->verify ? 17.0 * (double)nx : 0);
+    double have = host_memory();
+    if (have > 0 && need > have)
+        return cli_error(1, "the problem needs %.3g GB of host memory (tensors%s), the machine has %.3g GB", need / 1e9,
+                         o->verify ? " and the float64 reference" : "", have / 1e9);
+    b->hy = malloc(ny * 4);
+    b->hw = malloc(nw * 4);
+    b->hx = malloc(nx * 4);
+    if (o->verify) {
+        b->ref = malloc(nx * sizeof *b->ref);
+        b->abs_sum = malloc(nx * sizeof *b->abs_sum);
+        b->cov = malloc(nx);
+    }
+    if (!b->hy || !b->hw || !b->hx || (o->verify && (!b->ref || !b->abs_sum || !b->cov)))
+        return cli_error(1, "out of host memory for the tensors%s (%.3g GB)",
+                         o->verify ? " and the reference" : "", need / 1e9);
+    uint64_t state = igemm_fill_random(b->hy, ny, o->seed); /* one sequence: dy, then w */
+    igemm_fill_random(b->hw, nw, state);
+    for (size_t i = 0; i < nx; i++)
+        b->hx[i] = NAN; /* a kernel that misses a pixel shows up */
+    if (igemm_alloc(h, &b->dx, nx * 4) || igemm_alloc(h, &b->dy, ny * 4) || igemm_alloc(h, &b->dw, nw * 4) ||
+        igemm_copy_to_device(h, b->dy, b->hy, ny * 4) || igemm_copy_to_device(h, b->dw, b->hw, nw * 4) ||
+        igemm_copy_to_device(h, b->dx, b->hx, nx * 4))
+        return cli_error(1, "%s", igemm_last_error(h));
+    return 0;
+}
+
+static int status_exit(igemm_status st)
+{
+    return st == IGEMM_ERR_INVALID_ARG || st == IGEMM_ERR_NOT_APPLICABLE || st == IGEMM_ERR_UNSUPPORTED ? 2 : 1;
+}
+
 static int run_one(igemm_handle *h, const igemm_problem *p, const conv_opts *o, conv_result *res)
 {
     igemm_shape sh;
-    char why[512];
+    char why[1024];
     memset(res, 0, sizeof *res);
-    if (igemm_shape_init(&sh, p, why, sizeof why) != IGEMM_OK) {
-        fprintf(stderr, "igemm: %s\n", why);
-        return 2;
-    }
-    size_t nx = (size_t)sh.dx_elems, ny = (size_t)sh.dy_elems, nw = (size_t)sh.w_elems;
-    float *hy = malloc(ny * 4), *hw = malloc(nw * 4), *hx = malloc(nx * 4);
-    void *dx = NULL, *dy = NULL, *dw = NULL;
-    int rc = 1;
-    if (!hy || !hw || !hx) {
-        fprintf(stderr, "igemm: out of host memory\n");
+    if (igemm_shape_init(&sh, p, why, sizeof why) != IGEMM_OK)
+        return cli_error(2, "%s", why);
+    /* refused before anything is allocated */
+    igemm_status st = igemm_applicable(h, p, o->solution, why, sizeof why);
+    if (st != IGEMM_OK)
+        return cli_error(status_exit(st), "%s", why);
+    run_bufs b = {0};
+    int rc = bufs_make(h, &sh, o, &b);
+    if (rc)
         goto out;
-    }
-    uint64_t state = igemm_fill_random(hy, ny, o->seed); /* one sequence: dy, then w */
-    igemm_fill_random(hw, nw, state);
-    for (size_t i = 0; i < nx; i++)
-        hx[i] = NAN; /* a kernel that misses a pixel shows up */
-    if (igemm_alloc(h, &dx, nx * 4) || igemm_alloc(h, &dy, ny * 4) || igemm_alloc(h, &dw, nw * 4) ||
-        igemm_copy_to_device(h, dy, hy, ny * 4) || igemm_copy_to_device(h, dw, hw, nw * 4) ||
-        igemm_copy_to_device(h, dx, hx, nx * 4)) {
-        fprintf(stderr, "igemm: %s\n", igemm_last_error(h));
-        goto out;
-    }
+    rc = 1;
     if (o->find) {
-        igemm_status st = igemm_find(h, p, dx, dy, dw, res->find, MAX_FIND, &res->nfind);
+        st = igemm_find(h, p, b.dx, b.dy, b.dw, res->find, MAX_FIND, &res->nfind);
         if (res->nfind > MAX_FIND)
             res->nfind = MAX_FIND;
         if (st != IGEMM_OK) {
-            fprintf(stderr, "igemm: %s: %s\n", igemm_status_name(st), igemm_last_error(h));
-            rc = st == IGEMM_ERR_INVALID_ARG || st == IGEMM_ERR_NOT_APPLICABLE ? 2 : 1;
+            rc = cli_error(status_exit(st), "%s: %s", igemm_status_name(st), igemm_last_error(h));
             goto out;
         }
     }
     for (int it = 0; it < o->warmup + o->iters; it++) {
         igemm_run_info ri;
-        igemm_status st = igemm_conv_bwd_data_ex(h, p, o->solution, dx, dy, dw, &ri);
+        st = igemm_conv_bwd_data_ex(h, p, o->solution, b.dx, b.dy, b.dw, &ri);
         if (st != IGEMM_OK) {
-            fprintf(stderr, "igemm: %s: %s\n", igemm_status_name(st), igemm_last_error(h));
-            rc = st == IGEMM_ERR_INVALID_ARG || st == IGEMM_ERR_NOT_APPLICABLE ? 2 : 1;
+            rc = cli_error(status_exit(st), "%s: %s", igemm_status_name(st), igemm_last_error(h));
             goto out;
         }
         if (it == o->warmup)
@@ -215,36 +278,18 @@ static int run_one(igemm_handle *h, const igemm_problem *p, const conv_opts *o, 
     rc = 0;
     res->ok = 1;
     if (o->verify) {
-        if (igemm_copy_to_host(h, hx, dx, nx * 4)) {
-            fprintf(stderr, "igemm: %s\n", igemm_last_error(h));
-            rc = 1;
+        size_t nx = (size_t)sh.dx_elems;
+        if (igemm_copy_to_host(h, b.hx, b.dx, nx * 4)) {
+            rc = cli_error(1, "%s", igemm_last_error(h));
             goto out;
         }
-        double *ref = malloc(nx * sizeof *ref), *abs_sum = malloc(nx * sizeof *abs_sum);
-        unsigned char *cov = malloc(nx);
-        if (!ref || !abs_sum || !cov) {
-            fprintf(stderr, "igemm: out of host memory for the reference\n");
-            free(ref);
-            free(abs_sum);
-            free(cov);
-            rc = 1;
-            goto out;
-        }
-        igemm_reference_bwd_data(p, hy, hw, ref, abs_sum, cov);
+        igemm_reference_bwd_data(p, b.hy, b.hw, b.ref, b.abs_sum, b.cov);
         res->verified = 1;
-        res->ok = igemm_verify(p, hx, ref, abs_sum, cov, 1e-5, &res->vr);
+        res->ok = igemm_verify(p, b.hx, b.ref, b.abs_sum, b.cov, 1e-5, &res->vr);
         rc = res->ok ? 0 : 1;
-        free(ref);
-        free(abs_sum);
-        free(cov);
     }
 out:
-    igemm_free(h, dx);
-    igemm_free(h, dy);
-    igemm_free(h, dw);
-    free(hy);
-    free(hw);
-    free(hx);
+    bufs_free(h, &b);
     return rc;
 }
 
@@ -378,6 +423,7 @@ int cmd_conv(int argc, char **argv)
     opt.arch = o.arch;
     opt.codeobj_dir = o.codeobj_dir;
     opt.emu_threads = o.threads;
+    opt.emu_max_wave_insts = o.max_wave_insts;
     opt.perfdb = o.perfdb;
     opt.device = o.device;
     if (!o.backend || !strcmp(o.backend, "auto"))
@@ -397,18 +443,19 @@ int cmd_conv(int argc, char **argv)
         free(probs);
         if (st == IGEMM_ERR_UNSUPPORTED || st == IGEMM_ERR_INVALID_ARG)
             return usage_error("%s", why);
-        fprintf(stderr, "igemm: %s: %s\n", igemm_status_name(st), why);
-        return 1;
+        return cli_error(1, "%s: %s", igemm_status_name(st), why);
     }
     if (o.solution && igemm_applicable(h, probs, o.solution, why, sizeof why) == IGEMM_ERR_INVALID_ARG) {
         igemm_destroy(h);
         free(probs);
         return usage_error("%s", why);
     }
+    if (igemm_handle_warning(h)[0])
+        cli_warning("%s", igemm_handle_warning(h));
     if (!o.json && igemm_handle_fallback(h)[0] && !o.backend)
-        fprintf(stderr, "igemm: running on the emulator (%s): %s\n", igemm_handle_arch(h), igemm_handle_fallback(h));
+        cli_error(0, "running on the emulator (%s): %s", igemm_handle_arch(h), igemm_handle_fallback(h));
     if (!o.json && o.verify)
-        fprintf(stderr, "igemm: random data in [-1, 1) with seed %llu\n", o.seed);
+        cli_error(0, "random data in [-1, 1) with seed %llu", o.seed);
     int failed = 0, worst = 0;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -4,6 +4,7 @@
  *   igemm emu-run --co FILE.hsaco --kernel NAME --grid GX,GY,GZ --block BX,BY,BZ
  *                 [--arg NAME=INT | NAME=FLOATf | NAME=@input.bin | NAME=zeros:BYTES] ...
  *                 [--dump NAME=output.bin] ... [--stats] [--threads N] [--hazards error|warn]
+ *                 [--max-wave-insts N]
  *
  * Grid counts workgroups. A buffer argument gets a fresh allocation filled
  * from the file or with zeros; --dump writes it back after the run. By-value
@@ -22,6 +23,7 @@
 #include <string.h>
 
 #include "../emu/emu.h"
+#include "../conv/ofile.h"
 #include "../conv/util.h"
 #include "cli.h"
 
@@ -42,9 +44,12 @@ static void emu_run_help(void)
     puts("usage: igemm emu-run --co FILE.hsaco --kernel NAME --grid GX,GY,GZ --block BX,BY,BZ\n"
          "                     [--arg NAME=INT|NAME=FLOATf|NAME=@FILE|NAME=zeros:BYTES]...\n"
          "                     [--dump NAME=FILE]... [--stats] [--threads N] [--hazards error|warn]\n"
+         "                     [--max-wave-insts N]\n"
          "Runs one kernel of any gfx906/gfx908/gfx90a/gfx940/gfx941/gfx942 code object on the emulator.\n"
          "--hazards warn: hazard shortfalls are reported per rule at the end, the run goes on\n"
          "(default error: the first stops the run).\n"
+         "--max-wave-insts N stops the run with a fault once a wave has executed N instructions\n"
+         "(default 2^30): a kernel that never reaches s_endpgm cannot hang.\n"
          "Exit status: 0 clean run, 1 fault or strictness report, 2 bad usage.");
 }
 
@@ -138,6 +143,7 @@ int cmd_emu_run(int argc, char **argv)
     bool have_grid = false, have_block = false, stats = false;
     int threads = 0;
     emu_hazard_mode hazards = EMU_HAZARDS_ERROR;
+    unsigned long long max_insts = 0;
     named args[MAX_ARGS], dumps[MAX_ARGS];
     int nargs = 0, ndumps = 0;
     for (int i = 1; i < argc; i++) {
@@ -174,6 +180,11 @@ int cmd_emu_run(int argc, char **argv)
             if (strcmp(v, "error") && strcmp(v, "warn"))
                 return usage_error("--hazards needs error or warn, got '%s'", v);
             hazards = v[0] == 'w' ? EMU_HAZARDS_WARN : EMU_HAZARDS_ERROR;
+        } else if (!strcmp(a, "--max-wave-insts")) {
+            long t;
+            if (parse_num(a, v, 1, LONG_MAX, &t))
+                return 2;
+            max_insts = (unsigned long long)t;
         } else if (!strcmp(a, "--arg") || !strcmp(a, "--dump")) {
             char *eq = strchr(v, '=');
             if (!eq || eq == v || !eq[1])
@@ -211,12 +222,12 @@ int cmd_emu_run(int argc, char **argv)
         free(image);
         return usage_error("'%s' is not a code object for %s", co, target_names());
     }
-    emu_options eo = {.threads = threads, .hazards = hazards};
+    emu_options eo = {.threads = threads, .hazards = hazards, .max_wave_insts = max_insts};
     emu_device *d = emu_create(t, &eo);
     emu_module *m = NULL;
     char err[1024];
     if (!d || emu_load(d, image, size, &m, err, sizeof err)) {
-        fprintf(stderr, "igemm: %s\n", d ? err : "cannot create the emulator");
+        cli_error(2, "%s: %s", co, d ? err : "cannot create the emulator");
         free(image);
         emu_destroy(d);
         return 2;
@@ -224,7 +235,7 @@ int cmd_emu_run(int argc, char **argv)
     free(image);
     int rc = 2;
     buffer bufs[MAX_ARGS] = {{0}};
-    FILE *dumpf[MAX_ARGS] = {0};
+    ofile dumpf[MAX_ARGS] = {{0}};
     int dump_arg[MAX_ARGS]; /* the kernel argument (and bufs index) each --dump writes */
     const char *missing[64];
     int nmissing = 0;
@@ -262,7 +273,7 @@ int cmd_emu_run(int argc, char **argv)
     }
     for (int i = 0; i < ki->nargs; i++) {
         const emu_arg *g = &ki->args[i];
-        if (g->offset + g->size > ki->kernarg_size) {
+        if ((int64_t)g->offset + g->size > ki->kernarg_size) {
             usage_error("argument %s lies outside the kernarg segment", g->name);
             goto out;
         }
@@ -336,33 +347,31 @@ int cmd_emu_run(int argc, char **argv)
             goto out;
         }
         dump_arg[i] = j;
-        /* open the output now: an unwritable path is bad usage, found before the run */
-        dumpf[i] = fopen(dumps[i].value, "wb");
-        if (!dumpf[i]) {
-            usage_error("--dump %s: cannot write '%s': %s", dumps[i].name, dumps[i].value, strerror(errno));
+        /* open the output now: an unwritable path is bad usage, found before
+           the run; the file itself is replaced only after a clean run */
+        char why[1200];
+        if (ofile_open(&dumpf[i], dumps[i].value, why, sizeof why)) {
+            usage_error("--dump %s: %s", dumps[i].name, why);
             goto out;
         }
     }
     for (int i = 0; i < nmissing; i++)
-        fprintf(stderr, "igemm: warning: argument %s not given, passing 0\n", missing[i]);
+        cli_warning("argument %s not given, passing 0", missing[i]);
     emu_stats st = {0};
     int lrc = emu_launch(d, k, grid, block, ka, (size_t)ki->kernarg_size, &st, err, sizeof err);
     print_hazard_findings(&st, t->name, kname);
     if (lrc) {
-        fprintf(stderr, "igemm: %s\n", err);
-        rc = 1;
+        rc = cli_error(1, "%s", err);
         goto out;
     }
     rc = 0;
     for (int i = 0; i < ndumps; i++) {
         const buffer *b = &bufs[dump_arg[i]];
-        FILE *f = dumpf[i];
-        dumpf[i] = NULL;
-        bool ok = fwrite(b->p, 1, b->size, f) == b->size;
-        if (fclose(f) || !ok) {
-            fprintf(stderr, "igemm: cannot write %s\n", dumps[i].value);
-            rc = 1;
-        }
+        char why[1200];
+        if (b->size)
+            fwrite(b->p, 1, b->size, dumpf[i].f);
+        if (ofile_commit(&dumpf[i], why, sizeof why))
+            rc = cli_error(1, "--dump %s: %s", dumps[i].name, why);
     }
     if (stats) {
         printf("kernel %s on %s: %llu workgroups, %llu waves\n", kname, t->name, (unsigned long long)st.workgroups,
@@ -378,11 +387,8 @@ int cmd_emu_run(int argc, char **argv)
     }
 out:
     for (int i = 0; i < ndumps; i++)
-        if (dumpf[i]) {
-            fclose(dumpf[i]);
-            if (rc)
-                remove(dumps[i].value); /* nothing was written */
-        }
+        if (dumpf[i].f)
+            ofile_abort(&dumpf[i]); /* removes only its temporary file */
     for (int i = 0; i < MAX_ARGS; i++)
         if (bufs[i].p) {
             emu_unregister(d, bufs[i].p);

@@ -19,6 +19,7 @@
 #include "../runtime/codeobj.h"
 #include "../include/igemm.h"
 #include "../arch/kargs.h"
+#include "../conv/ofile.h"
 #include "../conv/solver.h"
 #include "../conv/util.h"
 #include "cli.h"
@@ -281,19 +282,15 @@ int cmd_manifest(int argc, char **argv)
                  "argument layouts, and the kernel configurations with their applicability rules.");
             return 0;
         }
+        if (strcmp(argv[i], "--codeobj-dir") && strcmp(argv[i], "-o"))
+            return usage_error(argv[i][0] == '-' ? "unknown flag '%s'" : "unexpected argument '%s'", argv[i]);
         if (i + 1 >= argc)
             return usage_error("flag '%s' needs a value", argv[i]);
         if (!strcmp(argv[i], "--codeobj-dir"))
             dir = argv[++i];
-        else if (!strcmp(argv[i], "-o"))
-            out = argv[++i];
         else
-            return usage_error("unknown flag '%s'", argv[i]);
+            out = argv[++i];
     }
-    char avail[256];
-    codeobj_available(dir, avail, sizeof avail);
-    if (!avail[0])
-        return usage_error("no code objects %s%s", dir ? "in " : "embedded", dir ? dir : "");
     /* the targets, in table order */
     const char *arch[16];
     igemm_handle *h[16];
@@ -305,14 +302,15 @@ int cmd_manifest(int argc, char **argv)
         const char *a = igemm_targets[t]->name;
         img[nt] = NULL;
         if (dir) {
-            char path[1024];
+            char path[1024], bad[1200];
             snprintf(path, sizeof path, "%s/%s.hsaco", dir, a);
-            if ((img[nt] = read_file(path, &size[nt])) && !size[nt]) {
-                free(img[nt]); /* an empty file is no code object */
-                img[nt] = NULL;
+            int state = codeobj_file_check(path, bad, sizeof bad);
+            if (state > 0)
+                continue; /* the directory need not hold every target */
+            if (state < 0 || !(img[nt] = read_file(path, &size[nt]))) {
+                rc = state < 0 ? usage_error("%s", bad) : cli_error(1, "cannot read code object %s", path);
+                goto out;
             }
-            if (!img[nt])
-                continue;
         } else if (!igemm_codeobj_find(a))
             continue;
         igemm_options o = IGEMM_OPTIONS_INIT;
@@ -322,16 +320,22 @@ int cmd_manifest(int argc, char **argv)
         o.emu_threads = 1;
         if (igemm_create(&h[nt], &o, why, sizeof why) != IGEMM_OK) {
             free(img[nt]);
-            fprintf(stderr, "igemm: %s\n", why);
+            rc = cli_error(dir ? 2 : 1, "%s", why);
             goto out;
         }
         arch[nt++] = a;
     }
-    FILE *f = out ? fopen(out, "w") : stdout;
-    if (!f) {
-        fprintf(stderr, "igemm: cannot write %s\n", out);
+    if (!nt) {
+        rc = usage_error("no code objects %s%s", dir ? "in " : "embedded", dir ? dir : "");
         goto out;
     }
+    /* through a temporary file: a failed write leaves an older manifest */
+    ofile of;
+    if (ofile_open(&of, out, why, sizeof why)) {
+        rc = cli_error(1, "%s", why);
+        goto out;
+    }
+    FILE *f = of.f;
     json j = {.f = f, .first = 1};
     jopen(&j, '{');
     jkv_str(&j, "format", "igemm-manifest-1");
@@ -363,18 +367,19 @@ int cmd_manifest(int argc, char **argv)
             sz = co->size;
         }
         if (code_object(&j, arch[t], image, sz, dir ? file : NULL, why, sizeof why)) {
-            fprintf(stderr, "igemm: %s: %s\n", arch[t], why);
+            cli_error(1, "%s: %s", arch[t], why);
             bad = 1;
         }
     }
     jclose(&j, ']');
     jclose(&j, '}');
     fputc('\n', f);
-    if ((out && fclose(f)) || bad) {
-        if (!bad)
-            fprintf(stderr, "igemm: error writing %s\n", out);
-        if (out)
-            remove(out);
+    if (bad) {
+        ofile_abort(&of);
+        goto out;
+    }
+    if (ofile_commit(&of, why, sizeof why)) {
+        rc = cli_error(1, "%s", why);
         goto out;
     }
     rc = 0;

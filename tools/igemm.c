@@ -5,6 +5,7 @@
  *   igemm manifest [--codeobj-dir DIR] [-o FILE.json]
  *
  * See README.md for every flag. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,15 +14,50 @@
 #include "../conv/util.h"
 #include "cli.h"
 
+/* "igemm: " + the message on one line of stderr. */
+static void say(const char *prefix, const char *fmt, va_list ap)
+{
+    char msg[4096];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    fputs("igemm: ", stderr);
+    fputs(prefix, stderr);
+    for (const unsigned char *c = (const unsigned char *)msg; *c; c++) {
+        if (*c == '\n')
+            fputs("\\n", stderr);
+        else if (*c == '\t')
+            fputs("\\t", stderr);
+        else if (*c < 32 || *c == 127)
+            fprintf(stderr, "\\x%02x", *c);
+        else
+            fputc(*c, stderr);
+    }
+    fputc('\n', stderr);
+}
+
+int cli_error(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    say("", fmt, ap);
+    va_end(ap);
+    return status;
+}
+
 int usage_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("igemm: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say("", fmt, ap);
     va_end(ap);
     return 2;
+}
+
+void cli_warning(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    say("warning: ", fmt, ap);
+    va_end(ap);
 }
 
 int parse_num(const char *flag, const char *s, long lo, long hi, long *out)
@@ -41,7 +77,7 @@ static void help(FILE *f)
           f);
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         help(stderr);
@@ -58,4 +94,15 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "manifest"))
         return cmd_manifest(argc - 1, argv + 1);
     return usage_error("unknown command '%s' (commands: conv, emu-run, manifest)", argv[1]);
+}
+
+/* A report that did not reach standard output (> /dev/full, a closed pipe
+ * reader) is a failed run, not a success. */
+int main(int argc, char **argv)
+{
+    int rc = run(argc, argv);
+    int err = ferror(stdout) ? errno : 0;
+    if ((fflush(stdout) || ferror(stdout)) && !rc) /* a failed command has said why already */
+        return cli_error(1, "error writing standard output: %s", strerror(err ? err : errno));
+    return rc;
 }

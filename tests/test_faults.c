@@ -1,0 +1,632 @@
+/* Bad input and faults (issue 13): no silent wrong answer, no crash, no
+ * hang, nothing destroyed. One test per item of the issue, through the CLI
+ * (BUILD_DIR/bin/igemm in a child process with a timeout, stdout on
+ * /dev/full, file-size and address-space limits) and the public API.
+ *
+ * Expected values: byte counts and limits are hand arithmetic written next
+ * to each case; code objects are assembled here with llvm-mc from sources
+ * that differ from a good one in one metadata field or one instruction. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <elf.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "../arch/kargs.h"
+#include "../runtime/perfdb.h"
+#include "common.h"
+
+static char dir[64]; /* scratch directory of the suite */
+
+static void put_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+}
+
+static char *in_dir(char *buf, size_t len, const char *name)
+{
+    snprintf(buf, len, "%s/%s", dir, name);
+    return buf;
+}
+
+/* Run igemm with lim; expect `status`, one "igemm: ..." line on stderr that
+ * contains every needle (NULL-terminated). */
+static void expect_run(const char *const *args, const tc_limits *lim, int status, const char *const *needles)
+{
+    tc_result r;
+    tc_run_igemm_ex(&r, args, lim);
+    if (r.status != status)
+        fail_msg("%s: exit %d (negative: signal; -14 the timeout), want %d; stderr: %s", r.cmd, r.status, status,
+                 r.err);
+    if (!tc_one_line(r.err) || strncmp(r.err, "igemm: ", 7))
+        fail_msg("%s: stderr is not one 'igemm: ...' line: '%s'", r.cmd, r.err);
+    for (int i = 0; needles && needles[i]; i++)
+        if (!strstr(r.err, needles[i]))
+            fail_msg("%s: stderr '%s' does not mention '%s'", r.cmd, r.err, needles[i]);
+    tc_result_free(&r);
+}
+
+#define NEEDLES(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* ---- code objects ---- */
+
+/* One kernel `k` with a pointer argument; BODY and the metadata fields are
+ * substituted: body, .kernarg_segment_size, .max_flat_workgroup_size, the
+ * argument's .offset and .size. */
+static const char *const co_src =
+    ".amdgcn_target \"amdgcn-amd-amdhsa--gfx906\"\n"
+    ".amdhsa_code_object_version 4\n"
+    ".text\n.globl %s\n.p2align 8\n.type %s,@function\n%s:\n"
+    "%s"
+    "    s_endpgm\n"
+    ".Lend:\n.size %s, .Lend - %s\n"
+    ".rodata\n.p2align 6\n"
+    ".amdhsa_kernel %s\n"
+    "    .amdhsa_user_sgpr_kernarg_segment_ptr 1\n"
+    "    .amdhsa_system_sgpr_workgroup_id_x 1\n"
+    "    .amdhsa_next_free_vgpr 8\n"
+    "    .amdhsa_next_free_sgpr 16\n"
+    ".end_amdhsa_kernel\n"
+    ".amdgpu_metadata\n---\namdhsa.version: [ 1, 1 ]\namdhsa.kernels:\n"
+    "  - .name: %s\n    .symbol: %s.kd\n"
+    "    .kernarg_segment_size: %s\n    .kernarg_segment_align: 8\n"
+    "    .group_segment_fixed_size: 0\n    .private_segment_fixed_size: 0\n"
+    "    .wavefront_size: 64\n    .sgpr_count: 18\n    .vgpr_count: 8\n"
+    "    .max_flat_workgroup_size: %s\n"
+    "    .args:\n"
+    "      - { .name: buf, .size: %s, .offset: %s, .value_kind: global_buffer, .address_space: global }\n"
+    "...\n.end_amdgpu_metadata\n";
+
+typedef struct {
+    const char *name, *body, *kernarg, *max_block, *size, *offset;
+} co_spec;
+
+/* Assemble spec into dir/file; fails the test when llvm-mc refuses it. */
+static void make_co(const co_spec *c, const char *file)
+{
+    const char *n = c->name ? c->name : "k";
+    char src[8192], err[1024], path[256];
+    snprintf(src, sizeof src, co_src, n, n, n, c->body ? c->body : "", n, n, n, n, n, c->kernarg ? c->kernarg : "8",
+             c->max_block ? c->max_block : "256", c->size ? c->size : "8", c->offset ? c->offset : "0");
+    size_t size = 0;
+    void *image = tc_assemble_source("gfx906", src, &size, err, sizeof err);
+    if (!image)
+        fail_msg("%s", err);
+    put_file(in_dir(path, sizeof path, file), image, size);
+    free(image);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/igemm-faults-XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) ? -1 : 0;
+}
+
+/* ---- 1: 32-bit limits of every kernel ---- */
+
+/* w of k * C/G * Y * X = 32768 * 32768 floats is 2^32 bytes: the naive
+ * kernel's 32-bit buffer size would wrap to 0 and every load of w miss. */
+static void item1_weights_over_4gib_refused(void **state)
+{
+    (void)state;
+    tc_limits lim = {.timeout_s = 30};
+    const char *args[] = {"conv", "-n", "1", "-c", "32768", "-H", "1", "-W", "1", "-k", "32768", "-y", "1", "-x",
+                          "1", "-F", "2", "--backend", "emu", NULL};
+    expect_run(args, &lim, 2, NEEDLES("w is 4294967296 bytes", "(every configuration)"));
+    igemm_handle *h = tc_emu_handle("gfx906", NULL, 1);
+    igemm_problem p = IGEMM_PROBLEM_INIT;
+    p.c = p.k = 32768;
+    char why[1024];
+    assert_int_equal(igemm_applicable(h, &p, "naive", why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
+    tc_expect_contains(why, "w is 4294967296 bytes");
+    igemm_destroy(h);
+}
+
+/* 1x1 images, pad 32768, stride 2, dilation 65535 (odd: 2 phases per
+ * dimension, 4 in all), 2x2 filter: Ho = (1 + 65536 - 65535 - 1) / 2 + 1 = 1,
+ * and HTildaSlice = ceil(32768 / 2) + 1 = 16385 per dimension, so GEMM N is
+ * 16385^2 = 268468225 per image: 8 images would be 2147745800 > 2^31 - 1,
+ * and the dispatch of one image is ceil(268468225 / 128) = 2097409 N tiles
+ * x 4 phases x 256 work-items = 2147746816: two images would pass 2^32. The
+ * v4r1 plan must split the batch so that every launch's 32-bit gemm_n is
+ * exact and its dispatch fits (before: one launch, gemm_n wrapped). */
+static void item1_v4r1_gemm_n_split(void **state)
+{
+    (void)state;
+    igemm_handle *h = tc_emu_handle("gfx906", NULL, 1);
+    igemm_problem p = IGEMM_PROBLEM_INIT;
+    p.n = 8, p.y = p.x = 2, p.pad_h = p.pad_w = 32768, p.stride_h = p.stride_w = 2, p.dil_h = p.dil_w = 65535;
+    const char *cfg = "igemm_bwd_v4r1_fma_fp32_nchw_128x128x8_t256";
+    char why[512];
+    assert_int_equal(igemm_applicable(h, &p, cfg, why, sizeof why), IGEMM_OK);
+    igemm_launch l[16];
+    int n = 0;
+    assert_int_equal(igemm_get_launches(h, &p, cfg, l, 16, &n), IGEMM_OK);
+    uint64_t images = 0;
+    int gemms = 0;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(l[i].kernel, cfg))
+            continue;
+        uint32_t gemm_n;
+        memcpy(&gemm_n, l[i].args + offsetof(igemm_v4r1_args, gemm_n), 4);
+        assert_true(gemm_n <= INT32_MAX);
+        assert_int_equal(gemm_n % 268468225u, 0);
+        assert_true((uint64_t)l[i].grid[0] * l[i].block[0] <= UINT32_MAX);
+        images += gemm_n / 268468225u;
+        gemms++;
+    }
+    assert_int_equal(images, 8);
+    assert_int_equal(gemms, 8); /* one image a launch */
+    /* at pad 131072 (dilation 262143) one image alone is 65537^2 > 2^31 - 1:
+     * v4r1 refuses, the naive kernel (one work-item per dx pixel) does not */
+    p.n = 1, p.pad_h = p.pad_w = 131072, p.dil_h = p.dil_w = 262143;
+    assert_int_equal(igemm_applicable(h, &p, cfg, why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
+    tc_expect_contains(why, "GEMM N");
+    assert_int_equal(igemm_applicable(h, &p, "naive", why, sizeof why), IGEMM_OK);
+    igemm_destroy(h);
+}
+
+/* ---- 2: metadata integers ---- */
+
+static void item2_metadata_ranges(void **state)
+{
+    (void)state;
+    static const struct {
+        co_spec c;
+        const char *needle;
+    } cases[] = {
+        {{.offset = "2147483640"}, ".offset = 2147483640 is outside"},
+        {{.size = "2147483647"}, ".size = 2147483647 is outside"},
+        {{.offset = "4294967296"}, ".offset = 4294967296 is outside"},
+        {{.offset = "18446744073709551615"}, "is outside"},
+        {{.offset = "-8"}, ".offset = -8 is outside"},
+        {{.max_block = "4294967296"}, ".max_flat_workgroup_size = 4294967296 is outside [1, 1024]"},
+        {{.max_block = "0"}, ".max_flat_workgroup_size = 0"},
+        {{.kernarg = "4294967304"}, ".kernarg_segment_size = 4294967304"},
+        {{.offset = "4"}, "ends past the kernarg segment of 8 bytes"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char file[32], path[256];
+        snprintf(file, sizeof file, "meta%zu.hsaco", i);
+        make_co(&cases[i].c, file);
+        const char *args[] = {"emu-run", "--co", in_dir(path, sizeof path, file), "--kernel", "k", "--grid",
+                              "1,1,1", "--block", "64,1,1", "--arg", "buf=zeros:64", NULL};
+        tc_limits lim = {.timeout_s = 30};
+        expect_run(args, &lim, 2, NEEDLES("kernel k", cases[i].needle));
+    }
+}
+
+/* The fuzzer's finding (make fuzz): a symbol table at an offset off its
+ * 8-byte alignment was read in place (undefined behaviour, reported by
+ * UBSan under make check-asan). It is no symbol table: the load fails
+ * cleanly, naming a descriptor it cannot find. */
+static void item2_misaligned_symbol_table(void **state)
+{
+    (void)state;
+    char path[256];
+    size_t size = 0;
+    uint8_t *img = read_file(tc_codeobj_path("gfx906", path, sizeof path), &size);
+    assert_non_null(img);
+    Elf64_Ehdr eh;
+    memcpy(&eh, img, sizeof eh);
+    int moved = 0;
+    for (int i = 0; i < eh.e_shnum; i++) {
+        Elf64_Shdr sh;
+        memcpy(&sh, img + eh.e_shoff + (size_t)i * sizeof sh, sizeof sh);
+        if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
+            continue;
+        sh.sh_offset += 4;
+        memcpy(img + eh.e_shoff + (size_t)i * sizeof sh, &sh, sizeof sh);
+        moved++;
+    }
+    assert_true(moved > 0);
+    tc_loaded l;
+    char err[512];
+    assert_int_equal(tc_load_image(&l, "gfx906", 1, img, size, err, sizeof err), -1);
+    tc_expect_contains(err, "descriptor symbol");
+    free(img);
+}
+
+/* ---- 3: hangs ---- */
+
+static const char *const spin = ".Lspin:\n    s_branch .Lspin\n";
+
+static void item3_endless_kernel_stops(void **state)
+{
+    (void)state;
+    char path[256];
+    make_co(&(co_spec){.body = spin}, "spin.hsaco");
+    const char *args[] = {"emu-run", "--co", in_dir(path, sizeof path, "spin.hsaco"), "--kernel", "k", "--grid",
+                          "4,1,1", "--block", "128,1,1", "--arg", "buf=zeros:64", "--max-wave-insts", "100000", NULL};
+    tc_limits lim = {.timeout_s = 60};
+    expect_run(args, &lim, 1, NEEDLES("kernel k", "wave", "pc 0x", "s_branch", "100000 instructions"));
+    /* conv on a code object whose naive kernel spins */
+    char codir[256];
+    in_dir(codir, sizeof codir, "spin-co");
+    assert_int_equal(mkdir(codir, 0700), 0);
+    make_co(&(co_spec){.name = KERNEL_NAIVE, .body = spin}, "spin-co/gfx906.hsaco");
+    const char *conv[] = {"conv", "-n", "1", "-c", "2", "-H", "4", "-W", "4", "-k", "2", "-F", "2", "--arch",
+                          "gfx906", "--solution", "naive", "--codeobj-dir", codir, "--max-wave-insts", "100000", NULL};
+    expect_run(conv, &lim, 1, NEEDLES(KERNEL_NAIVE, "wave", "pc 0x", "100000 instructions"));
+}
+
+/* The budget is on by default: emu_options.max_wave_insts 0 means 2^30
+ * (so this spin ends after about 10 s, not never). */
+static void item3_default_budget(void **state)
+{
+    (void)state;
+    assert_true(EMU_DEFAULT_WAVE_INSTS == (UINT64_C(1) << 30));
+    char path[256];
+    make_co(&(co_spec){.body = spin}, "spin1.hsaco");
+    const char *args[] = {"emu-run", "--co", in_dir(path, sizeof path, "spin1.hsaco"), "--kernel", "k", "--grid",
+                          "1,1,1", "--block", "64,1,1", "--arg", "buf=zeros:64", NULL};
+    tc_limits lim = {.timeout_s = 120};
+    expect_run(args, &lim, 1, NEEDLES("1073741824 instructions"));
+}
+
+static void item3_input_files(void **state)
+{
+    (void)state;
+    tc_limits lim = {.timeout_s = 30};
+    const char *zero[] = {"conv", "--input", "/dev/zero", NULL};
+    expect_run(zero, &lim, 2, NEEDLES("/dev/zero is not a regular file"));
+    char path[256];
+    in_dir(path, sizeof path, "long.txt");
+    static char big[3000];
+    memset(big, ' ', sizeof big);
+    memcpy(big, "conv -n 1", 9);
+    memcpy(big + sizeof big - 20, " -c 1 -F 2\n", 11);
+    put_file(path, big, sizeof big - 9);
+    const char *lng[] = {"conv", "--input", path, NULL};
+    expect_run(lng, &lim, 2, NEEDLES(":1: line longer than 1023 bytes"));
+    in_dir(path, sizeof path, "nul.txt");
+    put_file(path, "conv -n 1 -c 1 -F 2\nconv -n 1\0 -c 1 -F 2\n", 41);
+    const char *nul[] = {"conv", "--input", path, NULL};
+    expect_run(nul, &lim, 2, NEEDLES(":2: NUL byte"));
+}
+
+/* ---- 4: destroyed files ---- */
+
+static int count_entries(const char *path)
+{
+    DIR *d = opendir(path);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+static void item4_failed_write_keeps_old_file(void **state)
+{
+    (void)state;
+    char sub[256], path[300];
+    in_dir(sub, sizeof sub, "keep");
+    assert_int_equal(mkdir(sub, 0700), 0);
+    snprintf(path, sizeof path, "%s/manifest.json", sub);
+    put_file(path, "old manifest\n", 13);
+    /* the manifest is far over 4 kB: the write fails with EFBIG */
+    const char *args[] = {"manifest", "-o", path, NULL};
+    tc_limits lim = {.timeout_s = 30, .fsize = 4096};
+    expect_run(args, &lim, 1, NEEDLES(path, "File too large"));
+    size_t size = 0;
+    char *text = read_file(path, &size);
+    assert_non_null(text);
+    assert_string_equal(text, "old manifest\n");
+    free(text);
+    assert_int_equal(count_entries(sub), 1); /* no temporary file left */
+    /* without the limit it is replaced */
+    lim.fsize = 0;
+    tc_result r;
+    tc_run_igemm_ex(&r, args, &lim);
+    assert_int_equal(r.status, 0);
+    tc_result_free(&r);
+    text = read_file(path, &size);
+    assert_non_null(text);
+    tc_expect_contains(text, "igemm-manifest-1");
+    free(text);
+    /* emu-run --dump: a run that faults leaves the old dump alone */
+    char co[300], dump[300], dump_arg[320];
+    make_co(&(co_spec){.body = spin}, "keep/spin.hsaco");
+    snprintf(co, sizeof co, "%s/spin.hsaco", sub);
+    snprintf(dump, sizeof dump, "%s/out.bin", sub);
+    put_file(dump, "old dump", 8);
+    snprintf(dump_arg, sizeof dump_arg, "buf=%s", dump);
+    const char *er[] = {"emu-run", "--co", co, "--kernel", "k", "--grid", "1,1,1", "--block", "64,1,1", "--arg",
+                        "buf=zeros:64", "--dump", dump_arg, "--max-wave-insts", "1000", NULL};
+    expect_run(er, &lim, 1, NEEDLES("1000 instructions"));
+    text = read_file(dump, &size);
+    assert_non_null(text);
+    assert_int_equal(size, 8);
+    assert_memory_equal(text, "old dump", 8);
+    free(text);
+    assert_int_equal(count_entries(sub), 3);
+    /* -o into a missing directory says why */
+    snprintf(path, sizeof path, "%s/no-such-dir/m.json", sub);
+    expect_run(args, &lim, 1, NEEDLES("No such file or directory"));
+}
+
+/* A device given as -o is written in place and never removed: a private
+ * /dev/full (character device 1,7), so the machine's own is never at risk. */
+static void item4_device_never_removed(void **state)
+{
+    (void)state;
+    char full[256];
+    in_dir(full, sizeof full, "full");
+    if (mknod(full, S_IFCHR | 0666, makedev(1, 7)))
+        skip(); /* not root: no device node to test with */
+    const char *args[] = {"manifest", "-o", full, NULL};
+    tc_limits lim = {.timeout_s = 30};
+    expect_run(args, &lim, 1, NEEDLES(full, "No space left on device"));
+    struct stat st;
+    assert_int_equal(stat(full, &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+    unlink(full);
+}
+
+/* ---- 5: standard output ---- */
+
+static void item5_stdout_write_errors(void **state)
+{
+    (void)state;
+    char path[256];
+    make_co(&(co_spec){0}, "ok.hsaco");
+    const char *conv[] = {"conv", "-n", "1", "-c", "2", "-H", "4", "-W", "4", "-k", "2", "-F", "2", "--arch",
+                          "gfx906", NULL};
+    const char *man[] = {"manifest", NULL};
+    const char *er[] = {"emu-run", "--co", in_dir(path, sizeof path, "ok.hsaco"), "--kernel", "k", "--grid",
+                        "1,1,1", "--block", "64,1,1", "--arg", "buf=zeros:64", "--stats", NULL};
+    const char *const *cmds[] = {conv, man, er};
+    tc_limits lim = {.stdout_path = "/dev/full", .timeout_s = 60};
+    for (int i = 0; i < 3; i++)
+        expect_run(cmds[i], &lim, 1, NEEDLES("error writing standard output", "No space left on device"));
+}
+
+/* ---- 6: code object files that are none ---- */
+
+static void item6_empty_or_directory_code_object(void **state)
+{
+    (void)state;
+    char sub[256], path[300];
+    tc_limits lim = {.timeout_s = 30};
+    for (int kind = 0; kind < 2; kind++) {
+        snprintf(sub, sizeof sub, "%s/co%d", dir, kind);
+        assert_int_equal(mkdir(sub, 0700), 0);
+        snprintf(path, sizeof path, "%s/gfx906.hsaco", sub);
+        if (kind)
+            assert_int_equal(mkdir(path, 0700), 0);
+        else
+            put_file(path, "", 0);
+        const char *what = kind ? "gfx906.hsaco is a directory" : "gfx906.hsaco is empty";
+        const char *man[] = {"manifest", "--codeobj-dir", sub, NULL};
+        expect_run(man, &lim, 2, NEEDLES(what));
+        const char *conv[] = {"conv", "-n", "1", "-c", "2", "-H", "4", "-W", "4", "-k", "2", "-F", "2",
+                              "--arch", "gfx906", "--codeobj-dir", sub, NULL};
+        expect_run(conv, &lim, 1, NEEDLES(what, "usable code objects for: no target"));
+    }
+}
+
+/* ---- 7: the API ---- */
+
+static void item7_api(void **state)
+{
+    (void)state;
+    /* igemm_verify: NULL buffers and invalid problems never pass */
+    igemm_problem p = IGEMM_PROBLEM_INIT;
+    float dx[1] = {0};
+    double ref[1] = {0}, abs_sum[1] = {1};
+    unsigned char cov[1] = {1};
+    igemm_verify_result vr;
+    assert_int_equal(igemm_verify(&p, dx, ref, abs_sum, cov, 1e-5, &vr), 1);
+    assert_int_equal(igemm_verify(NULL, dx, ref, abs_sum, cov, 1e-5, &vr), 0);
+    assert_int_equal(vr.worst_index, -1);
+    assert_int_equal(igemm_verify(&p, NULL, ref, abs_sum, cov, 1e-5, NULL), 0);
+    assert_int_equal(igemm_verify(&p, dx, NULL, abs_sum, cov, 1e-5, NULL), 0);
+    assert_int_equal(igemm_verify(&p, dx, ref, NULL, cov, 1e-5, NULL), 0);
+    assert_int_equal(igemm_verify(&p, dx, ref, abs_sum, NULL, 1e-5, NULL), 0);
+    assert_int_equal(igemm_verify(&p, dx, ref, abs_sum, cov, NAN, NULL), 0);
+    igemm_problem bad = p;
+    bad.n = 0; /* no elements: would pass vacuously */
+    assert_int_equal(igemm_verify(&bad, dx, ref, abs_sum, cov, 1e-5, NULL), 0);
+    bad.n = -5;
+    assert_int_equal(igemm_verify(&bad, dx, ref, abs_sum, cov, 1e-5, NULL), 0);
+
+    /* igemm_problem_ho/wo: 0 for every invalid problem, no overflow */
+    bad = p;
+    bad.y = INT_MIN;
+    assert_int_equal(igemm_problem_ho(&bad), 0);
+    bad = p;
+    bad.x = INT_MIN;
+    bad.dil_w = INT_MAX;
+    assert_int_equal(igemm_problem_wo(&bad), 0);
+    bad = p;
+    bad.n = 0; /* ho alone would be 1 */
+    assert_int_equal(igemm_problem_ho(&bad), 0);
+    assert_int_equal(igemm_problem_wo(&bad), 0);
+    assert_int_equal(igemm_problem_ho(NULL), 0);
+    assert_int_equal(igemm_problem_ho(&p), 1);
+
+    /* igemm_select: a name that does not fit is an error, nothing written */
+    igemm_handle *h = tc_emu_handle("gfx906", NULL, 1);
+    p.c = p.k = 64, p.hi = p.wi = 8;
+    char name[96], small[8] = "unset";
+    assert_int_equal(igemm_select(h, &p, name, sizeof name), IGEMM_OK);
+    assert_true(strlen(name) >= sizeof small);
+    assert_int_equal(igemm_select(h, &p, small, sizeof small), IGEMM_ERR_INVALID_ARG);
+    assert_string_equal(small, "unset");
+    tc_expect_contains(igemm_last_error(h), "needs");
+
+    /* buffers from igemm_alloc that are smaller than the problem are refused
+     * (the emulator would write past them): dx needs 64 * 64 * 4 = 16384 bytes */
+    void *bx, *by, *bw;
+    size_t nx = 64 * 64 * 4, ny = 64 * 64 * 4, nw = 64 * 64 * 4;
+    assert_int_equal(igemm_alloc(h, &bx, nx - 4), IGEMM_OK);
+    assert_int_equal(igemm_alloc(h, &by, ny), IGEMM_OK);
+    assert_int_equal(igemm_alloc(h, &bw, nw), IGEMM_OK);
+    assert_int_equal(igemm_conv_bwd_data(h, &p, bx, by, bw), IGEMM_ERR_INVALID_ARG);
+    tc_expect_contains(igemm_last_error(h), "dx needs 16384 bytes at offset 0 of an igemm_alloc buffer of 16380 bytes");
+    /* a tensor starting inside an allocation must end inside it */
+    assert_int_equal(igemm_conv_bwd_data(h, &p, (char *)by + 4, by, bw), IGEMM_ERR_INVALID_ARG);
+    tc_expect_contains(igemm_last_error(h), "dx needs 16384 bytes at offset 4");
+    assert_int_equal(igemm_conv_bwd_data(h, &p, by, by, (char *)bw + 8), IGEMM_ERR_INVALID_ARG);
+    tc_expect_contains(igemm_last_error(h), "w needs");
+    /* copies too */
+    static float host[64 * 64];
+    assert_int_equal(igemm_copy_to_device(h, bx, host, nx), IGEMM_ERR_INVALID_ARG);
+    assert_int_equal(igemm_copy_to_host(h, host, bx, nx), IGEMM_ERR_INVALID_ARG);
+    assert_int_equal(igemm_copy_to_device(h, bx, host, nx - 4), IGEMM_OK);
+    igemm_free(h, bx);
+    /* the right size runs */
+    assert_int_equal(igemm_alloc(h, &bx, nx), IGEMM_OK);
+    assert_int_equal(igemm_copy_to_device(h, by, host, ny), IGEMM_OK);
+    assert_int_equal(igemm_copy_to_device(h, bw, host, nw), IGEMM_OK);
+    if (igemm_conv_bwd_data(h, &p, bx, by, bw) != IGEMM_OK)
+        fail_msg("%s", igemm_last_error(h));
+    igemm_free(h, bx);
+    igemm_free(h, by);
+    igemm_free(h, bw);
+    igemm_destroy(h);
+}
+
+/* ---- 8: refusal before allocation ---- */
+
+static void item8_check_before_allocating(void **state)
+{
+    (void)state;
+    /* one dx image of 70000 x 70000 floats is 19600000000 bytes: refused at
+     * once (before: 19.6 GB allocated and filled, then the OOM killer) */
+    const char *big[] = {"conv", "-n", "1", "-c", "1", "-H", "70000", "-W", "70000", "-k", "1", "-y", "1", "-x",
+                         "1", "-F", "2", "--backend", "emu", NULL};
+    tc_limits lim = {.timeout_s = 20, .as_bytes = 1ul << 31};
+#if defined(__SANITIZE_ADDRESS__)
+    lim.as_bytes = 0; /* AddressSanitizer reserves terabytes of shadow */
+#endif
+    expect_run(big, &lim, 2, NEEDLES("one image of dx is 19600000000 bytes", "(every configuration)"));
+    /* the verification buffers are allocated with the tensors, before the
+     * run: dx of 2^26 floats (256 MiB; dy as large, both also as emulator
+     * copies: 1 GiB) plus the reference's 17 bytes per element (1.06 GiB)
+     * do not fit 1.5 GiB of address space, and that is found before a run
+     * that would take hours */
+    if (!lim.as_bytes)
+        return;
+    const char *verify[] = {"conv", "-n", "1", "-c", "1", "-H", "8192", "-W", "8192", "-k", "1", "-y", "1", "-x",
+                            "1", "-F", "2", "--backend", "emu", "--solution", "naive", "-V", "1", NULL};
+    lim.as_bytes = 3ul << 29;
+    tc_result r;
+    tc_run_igemm_ex(&r, verify, &lim);
+    if (r.status != 1 || !strstr(r.err, "igemm: out of host memory for the tensors and the reference"))
+        fail_msg("%s: exit %d (-14: still running after %u s), stderr: %s", r.cmd, r.status, lim.timeout_s, r.err);
+    tc_result_free(&r);
+}
+
+/* ---- 9: find mode's costs ---- */
+
+static void item9_invalid_costs_not_stored(void **state)
+{
+    (void)state;
+    assert_true(perfdb_cost_ok(0.0));
+    assert_true(perfdb_cost_ok(12.5));
+    assert_false(perfdb_cost_ok(INFINITY));
+    assert_false(perfdb_cost_ok(NAN));
+    assert_false(perfdb_cost_ok(-1.0));
+    char path[256], why[512];
+    in_dir(path, sizeof path, "db.txt");
+    put_file(path, "gfx906 n1 naive 10 cycles\n", 26);
+    perfdb_rec r = {.arch = "gfx906", .key = "n2", .solution = "naive", .unit = "ms"};
+    double bad[] = {INFINITY, NAN, -0.5};
+    for (int i = 0; i < 3; i++) {
+        r.cost = bad[i];
+        assert_int_equal(perfdb_store(path, &r, why, sizeof why), IGEMM_ERR_INVALID_ARG);
+        size_t size;
+        char *text = read_file(path, &size);
+        assert_string_equal(text, "gfx906 n1 naive 10 cycles\n");
+        free(text);
+    }
+    r.cost = 3.25;
+    assert_int_equal(perfdb_store(path, &r, why, sizeof why), IGEMM_OK);
+    perfdb db;
+    assert_int_equal(perfdb_load(&db, path, why, sizeof why, why, sizeof why), IGEMM_OK);
+    assert_int_equal(db.n, 2);
+    perfdb_free(&db);
+    /* a bad line in the file no longer fails every run: the CLI warns */
+    put_file(path, "gfx906 n1 naive inf cycles\n", 27);
+    const char *args[] = {"conv", "-n", "1", "-c", "2", "-H", "4", "-W", "4", "-k", "2", "-F", "2", "--arch",
+                          "gfx906", "--perfdb", path, NULL};
+    tc_limits lim = {.timeout_s = 30};
+    expect_run(args, &lim, 0, NEEDLES("warning", ":1: cost 'inf'", "skipped"));
+}
+
+/* ---- 10: messages ---- */
+
+static void item10_messages(void **state)
+{
+    (void)state;
+    tc_limits lim = {.timeout_s = 30};
+    const char *arch[] = {"conv", "-n", "1", "-c", "1", "-H", "4", "-W", "4", "-k", "1", "-F", "2", "--arch",
+                          "gfx\n906\x01", NULL};
+    expect_run(arch, &lim, 2, NEEDLES("'gfx\\n906\\x01'"));
+    const char *indir[] = {"conv", "--input", dir, NULL};
+    expect_run(indir, &lim, 2, NEEDLES("is a directory"));
+    const char *extra[] = {"manifest", "extra", NULL};
+    expect_run(extra, &lim, 2, NEEDLES("unexpected argument 'extra'"));
+    /* an object straight from llvm-mc */
+    char src[] = "/tmp/igemm-faults-rel-XXXXXX";
+    int fd = mkstemp(src);
+    assert_true(fd >= 0);
+    close(fd);
+    char obj[300], cmd[1200];
+    snprintf(obj, sizeof obj, "%s/rel.o", dir);
+    snprintf(cmd, sizeof cmd,
+             "printf '.amdgcn_target \"amdgcn-amd-amdhsa--gfx906\"\\n.text\\ns_endpgm\\n' > %s && "
+             "%s/llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=gfx906 -filetype=obj %s -o %s",
+             src, LLVM_BIN, src, obj);
+    assert_int_equal(system(cmd), 0);
+    unlink(src);
+    const char *rel[] = {"emu-run", "--co", obj, "--kernel", "k", "--grid", "1,1,1", "--block", "64,1,1", NULL};
+    expect_run(rel, &lim, 2, NEEDLES("relocatable object (ELF ET_REL"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(item1_weights_over_4gib_refused),
+        cmocka_unit_test(item1_v4r1_gemm_n_split),
+        cmocka_unit_test(item2_metadata_ranges),
+        cmocka_unit_test(item2_misaligned_symbol_table),
+        cmocka_unit_test(item3_endless_kernel_stops),
+        cmocka_unit_test(item3_default_budget),
+        cmocka_unit_test(item3_input_files),
+        cmocka_unit_test(item4_failed_write_keeps_old_file),
+        cmocka_unit_test(item4_device_never_removed),
+        cmocka_unit_test(item5_stdout_write_errors),
+        cmocka_unit_test(item6_empty_or_directory_code_object),
+        cmocka_unit_test(item7_api),
+        cmocka_unit_test(item8_check_before_allocating),
+        cmocka_unit_test(item9_invalid_costs_not_stored),
+        cmocka_unit_test(item10_messages),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
