@@ -50,7 +50,8 @@ CORE_SRC := $(ARCH_SRC) $(CONV_SRC)
 GEN_SRC  := gen/main.c gen/emit.c gen/emit_fmt.c gen/emit_hazard.c gen/emit_helpers.c gen/values.c gen/kern_naive.c \
             gen/v4r1/kernel.c gen/v4r1/setup.c gen/v4r1/staging.c gen/v4r1/walk.c gen/v4r1/epilogue.c gen/v4r1/math_fma.c
 EMU_SRC  := emu/decode.c emu/disasm.c emu/inst.c emu/loader.c emu/msgpack.c emu/device.c emu/exec.c \
-            emu/exec_valu.c emu/exec_mem.c emu/mfma.c emu/hazard.c emu/launch.c
+            emu/exec_valu.c emu/exec_mem.c emu/mfma.c emu/hazard.c emu/launch.c \
+            emu/timing.c emu/timing_occ.c emu/timing_cu.c
 RT_SRC   := runtime/handle.c runtime/codeobj.c runtime/backend_emu.c \
             runtime/backend_hip.c
 RT_SRC   += runtime/perfdb.c

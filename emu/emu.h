@@ -25,6 +25,13 @@ typedef struct emu_kernel emu_kernel;
 
 typedef struct {
     int threads;        /* worker threads; 0 = one per online CPU */
+    /* The timing model (docs/TIMING.md): off by default. When on, each launch
+       also traces a sample of its workgroups and simulates them on the
+       target's CUs (emu_stats.model_*). num_cu / clock_ghz override the
+       target's reference product (MI210, MI300A, MI308X differ); 0 keeps it. */
+    bool timing;
+    int num_cu;
+    double clock_ghz;
 } emu_options;
 
 /* Instruction classes of the cost model (docs/EMULATOR.md). */
@@ -34,6 +41,12 @@ typedef enum {
 } emu_class;
 
 extern const char *const emu_class_names[EC_COUNT];
+
+/* What limits a launch in the timing model: the resource busy for the
+ * largest share of the modeled time, or latency when none is busy for
+ * more than half of it (emu_model_limit). */
+typedef enum { EL_COMPUTE, EL_MATRIX, EL_LDS, EL_MEMORY, EL_LATENCY, EL_COUNT } emu_limit;
+extern const char *const emu_limit_names[EL_COUNT];
 
 typedef struct {
     uint64_t insts[EC_COUNT];   /* wave instructions issued per class */
@@ -45,6 +58,12 @@ typedef struct {
     uint64_t loop_valu_cycles, loop_fma_cycles; /* VALU issue cycles inside marked loops */
     uint64_t makespan; /* modeled time of the launch on the target's CUs, in cycles
                           (sum over launches when accumulated; see emu_schedule_*) */
+    /* the timing model (emu_options.timing; docs/TIMING.md), summed over launches */
+    uint64_t model_cycles;     /* modeled time in cycles of the device clock */
+    uint64_t model_busy[EL_LATENCY]; /* busy cycles of the critical CU's VALU, matrix unit,
+                                        LDS and memory path (the device's, when it bounds) */
+    uint64_t model_launches;   /* launches timed */
+    uint64_t model_failed;     /* launches the model could not time (trace memory) */
 } emu_stats;
 
 /* Kernel argument as the metadata lists it. */
@@ -107,6 +126,14 @@ int emu_launch(emu_device *d, const emu_kernel *k, const unsigned grid[3], const
  * one (a merged, "multihead" launch); emu_schedule_reset() starts a new one. */
 void emu_schedule_reset(emu_device *d);
 uint64_t emu_schedule_makespan(const emu_device *d);
+
+/* The device's CU count and clock as the timing model uses them (the
+ * target's, or the emu_options overrides). */
+int emu_num_cu(const emu_device *d);
+double emu_clock_ghz(const emu_device *d);
+
+/* The limiting resource of modeled time `cycles` with busy cycles `busy`. */
+emu_limit emu_model_limit(uint64_t cycles, const uint64_t busy[EL_LATENCY]);
 
 /* Modeled cycles of a stats block: sum of the classes' issue cycles. */
 uint64_t emu_stats_cycles(const emu_stats *s);

@@ -103,6 +103,8 @@ typedef struct {
     uint64_t accrw_at; /* last v_accvgpr_read/write */
 } hz_side;
 
+typedef struct emu_trace emu_trace; /* the timing model's per-wave trace (timing.h) */
+
 typedef struct wave {
     uint32_t s[128];      /* SGPRs and specials by operand code */
     int scc;
@@ -130,6 +132,7 @@ typedef struct wave {
     uint64_t cycles;            /* modeled issue cycles of this wave so far */
     bool hz_vec;                /* an MFMA, AGPR move or v_dot ran: the vector-register
                                    hazard rules can apply (they cannot before) */
+    emu_trace *trace;           /* timing model: where issued instructions go, or NULL */
 } wave;
 
 typedef struct {

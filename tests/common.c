@@ -131,8 +131,14 @@ void *tc_assemble(const tc_snippet *sn, size_t *size, char *err, size_t errlen)
 int tc_load_image(tc_loaded *l, const char *arch, int host_threads, const void *image, size_t size, char *err,
                   size_t errlen)
 {
+    return tc_load_image_opts(l, arch, &(emu_options){.threads = host_threads}, image, size, err, errlen);
+}
+
+int tc_load_image_opts(tc_loaded *l, const char *arch, const emu_options *o, const void *image, size_t size,
+                       char *err, size_t errlen)
+{
     l->m = NULL;
-    l->d = emu_create(target_by_name(arch), &(emu_options){.threads = host_threads});
+    l->d = emu_create(target_by_name(arch), o);
     if (!l->d) {
         snprintf(err, errlen, "cannot create an emulator device for %s", arch);
         return -1;
@@ -175,7 +181,8 @@ int tc_launch_image(const tc_snippet *s, const void *image, size_t size, unsigne
         snprintf(err, errlen, "a snippet takes at most 16 pointers");
         return -1;
     }
-    if (tc_load_image(&l, s->arch, s->host_threads ? s->host_threads : 1, image, size, err, errlen))
+    emu_options o = {.threads = s->host_threads ? s->host_threads : 1, .timing = s->timing, .num_cu = s->num_cu};
+    if (tc_load_image_opts(&l, s->arch, &o, image, size, err, errlen))
         return -1;
     uint64_t args[16] = {0};
     for (int i = 0; i < s->nptrs; i++) {
