@@ -20,6 +20,9 @@ typedef struct {
     uint64_t valu_cycles, fma_cycles, loop_valu_cycles, loop_fma_cycles;
     uint64_t insts;       /* emulator: wave instructions */
     uint64_t global_bytes, lds_bytes;
+    /* emulator: the timing model (docs/TIMING.md); model_cycles 0 when not timed */
+    uint64_t model_cycles, model_busy[4];
+    double model_us;
 } bk_stats;
 
 struct backend {

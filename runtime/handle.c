@@ -13,6 +13,7 @@
 #include "perfdb.h"
 #include "../conv/select.h"
 #include "../conv/solver.h"
+#include "../emu/emu.h"
 
 #define MAX_CACHED_KERNELS 256
 
@@ -445,7 +446,18 @@ static igemm_status run(igemm_handle *h, const igemm_shape *sh, const solver *s,
         ri->loop_fma_cycles += bs.loop_fma_cycles;
         ri->global_bytes += bs.global_bytes;
         ri->lds_bytes += bs.lds_bytes;
+        if (bs.model_cycles && (ri->launches == 1 || ri->modeled_cycles)) {
+            ri->modeled_cycles += bs.model_cycles;
+            ri->modeled_us += bs.model_us;
+            for (int j = 0; j < 4; j++)
+                ri->modeled_busy[j] += bs.model_busy[j];
+        } else { /* one launch not timed: the run is not */
+            ri->modeled_cycles = 0;
+            ri->modeled_us = 0;
+        }
     }
+    if (ri->modeled_cycles)
+        snprintf(ri->limit, sizeof ri->limit, "%s", emu_limit_names[emu_model_limit(ri->modeled_cycles, ri->modeled_busy)]);
     for (int a = 0; a < mapped; a++)
         h->b->unmap(h->b, base[a]);
     plan_free(&plan);
@@ -493,7 +505,7 @@ static igemm_status measure(igemm_handle *h, const igemm_shape *sh, const solver
     igemm_run_info ri;
     igemm_status st = run(h, sh, s, dx, dy, w, &ri); /* HIP: warm-up; emulator: the measurement */
     out->launches = ri.launches;
-    out->cost = is_emu(h) ? (double)ri.cycles : INFINITY;
+    out->cost = !is_emu(h) ? INFINITY : ri.modeled_cycles ? (double)ri.modeled_cycles : (double)ri.cycles;
     for (int i = 0; st == IGEMM_OK && !is_emu(h) && i < FIND_HIP_TIMED_RUNS; i++) {
         st = run(h, sh, s, dx, dy, w, &ri);
         if (st == IGEMM_OK && ri.ms < out->cost)

@@ -21,6 +21,7 @@
 
 #include "common.h"
 #include "../arch/target.h"
+#include "../conv/problem.h"
 
 static FILE *table;
 
@@ -346,6 +347,75 @@ static void test_occupancy(void **state)
         occupancy(igemm_targets[i]->name);
 }
 
+/* ---- real kernels: never above the roofline ---- */
+
+static const char *const roof_layers[] = {
+    "-n 1 -c 64 -H 56 -W 56 -k 64 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -g 1 -F 2",
+    "-n 1 -c 128 -H 28 -W 28 -k 128 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 1 -F 2",
+    "-n 1 -c 512 -H 28 -W 28 -k 1024 -y 1 -x 1 -p 0 -q 0 -u 2 -v 2 -l 1 -j 1 -g 1 -F 2",
+};
+
+static void roofline(const char *arch)
+{
+    const target *t = target_by_name(arch);
+    igemm_handle *h = tc_emu_handle(arch, NULL, 2);
+    for (size_t i = 0; i < sizeof roof_layers / sizeof roof_layers[0]; i++) {
+        igemm_problem p;
+        char why[256], msg[512];
+        char line[300];
+        snprintf(line, sizeof line, "conv %s", roof_layers[i]);
+        assert_int_equal(igemm_problem_parse_line(&p, line, why, sizeof why), 1);
+        tc_case_result res;
+        if (tc_run_case(h, &p, NULL, 7, &res, msg, sizeof msg))
+            fail_msg("%s %s: %s", arch, roof_layers[i], msg);
+        double flops = 2.0 * p.n * p.c * p.k * p.y * p.x; /* times the output pixels: */
+        int ho = (p.hi + 2 * p.pad_h - p.y) / p.stride_h + 1, wo = (p.wi + 2 * p.pad_w - p.x) / p.stride_w + 1;
+        flops *= (double)ho * wo;
+        double bytes = 4.0 * ((double)p.n * p.c * p.hi * p.wi + (double)p.n * p.k * ho * wo + (double)p.k * p.c * p.y * p.x);
+        double peak = t->tm.valu_flops_f32 * (double)t->num_cu * t->clock_ghz * 1e9; /* FMA kernels */
+        double bound_us = 1e6 * (flops / peak > bytes / (t->tm.hbm_tbps * 1e12) ? flops / peak : bytes / (t->tm.hbm_tbps * 1e12));
+        if (!(res.ri.modeled_us > 0) || res.ri.modeled_us < bound_us)
+            fail_msg("%s %s: modeled %.3f us, below the roofline bound %.3f us", arch, roof_layers[i],
+                     res.ri.modeled_us, bound_us);
+        assert_true(res.ri.limit[0]);
+    }
+    igemm_destroy(h);
+}
+
+static void test_roofline(void **state)
+{
+    (void)state;
+    roofline("gfx906");
+    roofline("gfx942");
+}
+
+/* ---- the CLI reports it ---- */
+
+static void test_cli_reports_modeled_time(void **state)
+{
+    (void)state;
+    const char *args[] = {"conv", "-n", "1", "-c", "16", "-H", "14", "-W", "14", "-k", "16", "-y", "3", "-x", "3",
+                          "-p", "1", "-q", "1", "-F", "2", "-t", "1", NULL};
+    tc_result r;
+    tc_run_igemm(&r, args);
+    assert_int_equal(r.status, 0);
+    tc_expect_contains(r.out, "  modeled time: ");
+    tc_expect_contains(r.out, " TFLOP/s (limit: ");
+    tc_result_free(&r);
+    const char *json[] = {"conv", "-n", "1", "-c", "16", "-H", "14", "-W", "14", "-k", "16", "-y", "3", "-x", "3",
+                          "-p", "1", "-q", "1", "-F", "2", "--json", NULL};
+    tc_run_igemm(&r, json);
+    assert_int_equal(r.status, 0);
+    tc_expect_contains(r.out, "\"modeled_us\": ");
+    assert_null(strstr(r.out, "\"modeled_us\": 0,"));
+    tc_result_free(&r);
+    const char *bad[] = {"emu-run", "--cus", "0", NULL};
+    tc_run_igemm(&r, bad);
+    assert_int_equal(r.status, 2);
+    assert_true(tc_one_line(r.err));
+    tc_result_free(&r);
+}
+
 static int open_table(void **state)
 {
     (void)state;
@@ -374,6 +444,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fma_peak),   cmocka_unit_test(test_mfma_peak), cmocka_unit_test(test_lds_peak),
         cmocka_unit_test(test_stream_copy), cmocka_unit_test(test_latency),  cmocka_unit_test(test_occupancy),
+        cmocka_unit_test(test_roofline),    cmocka_unit_test(test_cli_reports_modeled_time),
     };
     return cmocka_run_group_tests(tests, open_table, close_table);
 }
