@@ -4,6 +4,8 @@
 #   make demo       generate, emulate and verify one ResNet-50 layer (README)
 #   make test       the cmocka suites (what CI runs)
 #   make check-asan the same tests under AddressSanitizer + UBSan
+#   make timing-table  the timing model's microkernels on every target, checked
+#                   against the target facts; the table of docs/TIMING.md
 #   make check-networks  every layer of ResNet-50, ResNeXt-101 and Inception-v3
 #                   at batch 2 on the emulator, verified (~2 min; not in make test)
 #   make install PREFIX=DIR  igemm.h, libigemm.{a,so}, igemm.pc, the CLI and
@@ -245,3 +247,15 @@ $(B)/bin/igemm-bench-emu: $(B)/obj/tools/bench_emu.o $(B)/lib/libigemm.a
 .PHONY: bench-emu
 bench-emu: all $(B)/bin/igemm-bench-emu
 	$(B)/bin/igemm-bench-emu --arch gfx906 --repeat 2
+
+# ---- the timing model's microkernel table (docs/TIMING.md) ---------------------
+# tests/test_timing.c runs the microkernels on every target, checks them against
+# the target facts and writes the table; it replaces the block between the
+# timing-table markers of docs/TIMING.md.
+.PHONY: timing-table
+timing-table: $(B)/tests/test_timing
+	IGEMM_TIMING_TABLE=$(B)/timing-table.md $(B)/tests/test_timing
+	awk -v t=$(B)/timing-table.md '/<!-- timing-table -->/ {print; while ((getline l < t) > 0) print l; skip=1; next} \
+	    /<!-- \/timing-table -->/ {skip=0} !skip' docs/TIMING.md > $(B)/TIMING.md.new
+	mv $(B)/TIMING.md.new docs/TIMING.md
+	@echo "updated the microkernel table of docs/TIMING.md"
