@@ -212,6 +212,23 @@ static void finish_wg(cu_state *c, twg *g, double t, tm_cu_result *r)
     g->live = false;
 }
 
+/* Once every wave of g has arrived at the barrier or ended, the waiting
+ * ones go on from the next cycle. */
+static void release_barrier(cu_state *c, twg *g, double t)
+{
+    if (!g->arrived || g->arrived + g->done < g->nwaves)
+        return;
+    g->arrived = 0;
+    for (int i = 0; i < g->nwaves; i++) {
+        twave *o = &c->w[g->waves[i]];
+        if (o->barrier) {
+            o->barrier = false;
+            o->next = dmax(o->next, t + 1);
+            o->earliest = o->next;
+        }
+    }
+}
+
 /* Issue in (the wave's next instruction) at cycle t. */
 static void issue(cu_state *c, twave *w, const emu_inst *in, int u, double t, tm_cu_result *r)
 {
@@ -274,33 +291,14 @@ static void issue(cu_state *c, twave *w, const emu_inst *in, int u, double t, tm
         q_pop_done(w->lg, &w->lg_h, &w->lg_n, t);
     } else if (in->op == OP_S_BARRIER) {
         w->barrier = true;
-        if (++g->arrived + g->done == g->nwaves) {
-            g->arrived = 0;
-            for (int i = 0; i < g->nwaves; i++) {
-                twave *o = &c->w[g->waves[i]];
-                if (o->barrier) {
-                    o->barrier = false;
-                    o->next = dmax(o->next, t + 1);
-                    o->earliest = o->next;
-                }
-            }
-        }
+        g->arrived++;
+        release_barrier(c, g, t);
     }
     if (in->op == OP_S_ENDPGM || w->i >= w->tr->n) {
         w->live = false;
         g->done++;
         /* waves waiting at a barrier are released when the rest have ended */
-        if (g->arrived && g->arrived + g->done == g->nwaves) {
-            g->arrived = 0;
-            for (int i = 0; i < g->nwaves; i++) {
-                twave *o = &c->w[g->waves[i]];
-                if (o->barrier) {
-                    o->barrier = false;
-                    o->next = dmax(o->next, t + 1);
-                    o->earliest = o->next;
-                }
-            }
-        }
+        release_barrier(c, g, t);
         if (g->done == g->nwaves)
             finish_wg(c, g, t, r);
     }

@@ -52,6 +52,12 @@ static void expect_near(const char *arch, const char *what, double got, double w
         fail_msg("%s %s: %.6g, expected %.6g within %.0f%%", arch, what, got, want, 100 * tol);
 }
 
+static void each_target(void (*f)(const char *arch))
+{
+    for (int i = 0; i < igemm_target_count; i++)
+        f(igemm_targets[i]->name);
+}
+
 #define CUS 2 /* the microkernels that measure one CU's rate run on 2 CUs */
 
 /* ---- vector peak ---- */
@@ -80,8 +86,7 @@ static void fma_peak(const char *arch)
 static void test_fma_peak(void **state)
 {
     (void)state;
-    for (int i = 0; i < igemm_target_count; i++)
-        fma_peak(igemm_targets[i]->name);
+    each_target(fma_peak);
 }
 
 /* ---- matrix peak ---- */
@@ -197,8 +202,7 @@ static void lds_peak(const char *arch)
 static void test_lds_peak(void **state)
 {
     (void)state;
-    for (int i = 0; i < igemm_target_count; i++)
-        lds_peak(igemm_targets[i]->name);
+    each_target(lds_peak);
 }
 
 /* ---- HBM bandwidth: a streaming copy on every CU of the product ---- */
@@ -233,8 +237,7 @@ static void stream_copy(const char *arch)
 static void test_stream_copy(void **state)
 {
     (void)state;
-    for (int i = 0; i < igemm_target_count; i++)
-        stream_copy(igemm_targets[i]->name);
+    each_target(stream_copy);
 }
 
 /* ---- latency: one wave, each load's address is the previous load's data ---- */
@@ -293,8 +296,7 @@ static void latency(const char *arch)
 static void test_latency(void **state)
 {
     (void)state;
-    for (int i = 0; i < igemm_target_count; i++)
-        latency(igemm_targets[i]->name);
+    each_target(latency);
 }
 
 /* ---- occupancy: the same loop with few and with many VGPRs ---- */
@@ -343,8 +345,7 @@ static void occupancy(const char *arch)
 static void test_occupancy(void **state)
 {
     (void)state;
-    for (int i = 0; i < igemm_target_count; i++)
-        occupancy(igemm_targets[i]->name);
+    each_target(occupancy);
 }
 
 /* ---- real kernels: never above the roofline ---- */
