@@ -130,6 +130,8 @@ typedef struct {
     int device;              /* HIP device index (default 0); the handle makes it the calling
                                 thread's current HIP device (hipSetDevice) in every call that
                                 uses the GPU */
+    int emu_no_timing;       /* emulator: 1 leaves the timing model off (docs/TIMING.md): no
+                                modeled time, find mode ranks by issue cycles */
 } igemm_options;
 
 #define IGEMM_OPTIONS_INIT {.backend = IGEMM_BACKEND_AUTO}

@@ -3,6 +3,7 @@
 #ifndef IGEMM_BACKEND_H
 #define IGEMM_BACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,7 +51,7 @@ struct backend {
 };
 
 /* Create a backend. Return NULL with a reason in why. */
-backend *backend_emu_create(const target *t, int threads, char *why, size_t len);
+backend *backend_emu_create(const target *t, int threads, bool timing, char *why, size_t len);
 
 /* The HIP backend on device `device`. `available` lists the targets the
  * caller has code objects for ("gfx906, gfx908"); a device of another target

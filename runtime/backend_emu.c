@@ -124,10 +124,10 @@ static int set_stream(backend *b, void *stream)
     return 0;
 }
 
-backend *backend_emu_create(const target *t, int threads, char *why, size_t len)
+backend *backend_emu_create(const target *t, int threads, bool timing, char *why, size_t len)
 {
     emu_backend *e = calloc(1, sizeof *e);
-    emu_options o = {.threads = threads, .timing = true}; /* bench, find and -t rank by modeled time */
+    emu_options o = {.threads = threads, .timing = timing}; /* find and -t use the modeled time */
     if (!e || !(e->dev = emu_create(t, &o))) {
         why_printf(why, len, "cannot create the %s emulator (out of memory or threads)", t ? t->name : "(null)");
         free(e);

@@ -97,7 +97,7 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
             snprintf(h->fallback, sizeof h->fallback, "%s", reason);
     }
     if (!h->b) {
-        h->b = backend_emu_create(emu_t, o.emu_threads, reason, sizeof reason);
+        h->b = backend_emu_create(emu_t, o.emu_threads, !o.emu_no_timing, reason, sizeof reason);
         if (!h->b) {
             why_printf(why, why_len, "%s", reason);
             free(h);
