@@ -8,6 +8,8 @@
 #   make fuzz       bad CLI vectors and code-object mutants through the CLI under
 #                   ASan + UBSan, counting crashes, hangs and sanitizer reports
 #                   (docs/HARDENING.md; minutes, not in make test)
+#   make timing-table  the timing model's microkernels on every target, checked
+#                   against the target facts; the table of docs/TIMING.md
 #   make check-networks  every layer of ResNet-50, ResNeXt-101 and Inception-v3
 #                   at batch 2 on the emulator of every target, NCHW and NHWC,
 #                   verified (~15 min on 2 cores; not in make test)
@@ -67,7 +69,8 @@ GEN_SRC  := gen/main.c gen/emit.c gen/emit_op.c gen/emit_fmt.c gen/emit_mem.c ge
             gen/v4r1/kernel.c gen/v4r1/setup.c gen/v4r1/staging.c gen/v4r1/walk.c gen/v4r1/epilogue.c \
             gen/v4r1/math_fma.c gen/v4r1/math_mfma.c
 EMU_SRC  := emu/decode.c emu/disasm.c emu/inst.c emu/loader.c emu/msgpack.c emu/device.c emu/exec.c \
-            emu/exec_valu.c emu/exec_mem.c emu/lds.c emu/mfma.c emu/hazard.c emu/launch.c
+            emu/exec_valu.c emu/exec_mem.c emu/lds.c emu/mfma.c emu/hazard.c emu/launch.c \
+            emu/timing.c emu/timing_occ.c emu/timing_cu.c
 RT_SRC   := runtime/handle.c runtime/codeobj.c runtime/backend_emu.c \
             runtime/backend_hip.c
 RT_SRC   += runtime/perfdb.c runtime/allocs.c
@@ -331,3 +334,14 @@ fuzz:
 	$(MAKE) B=build-asan OPT=-O1 SANFLAGS="$(ASAN_FLAGS)" build-asan/bin/igemm build-asan/bin/igemm-fuzz
 	build-asan/bin/igemm-fuzz --igemm build-asan/bin/igemm --co build-asan/co/gfx906.hsaco --dir build-asan/fuzz \
 	    --seed $(FUZZ_SEED) --cli $(FUZZ_CLI) --co-mutants $(FUZZ_CO) --timeout $(FUZZ_TIMEOUT)
+# ---- the timing model's microkernel table (docs/TIMING.md) ---------------------
+# tests/test_timing.c runs the microkernels on every target, checks them against
+# the target facts and writes the table; it replaces the block between the
+# timing-table markers of docs/TIMING.md.
+.PHONY: timing-table
+timing-table: $(B)/tests/test_timing
+	IGEMM_TIMING_TABLE=$(B)/timing-table.md $(B)/tests/test_timing
+	awk -v t=$(B)/timing-table.md '/<!-- timing-table -->/ {print; while ((getline l < t) > 0) print l; skip=1; next} \
+	    /<!-- \/timing-table -->/ {skip=0} !skip' docs/TIMING.md > $(B)/TIMING.md.new
+	mv $(B)/TIMING.md.new docs/TIMING.md
+	@echo "updated the microkernel table of docs/TIMING.md"

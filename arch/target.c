@@ -5,7 +5,18 @@
  * .amdhsa_next_free_vgpr), the CDNA ISA guides (10 waves per SIMD on GCN5
  * and CDNA1, 8 on CDNA2/3; 256 VGPRs + 256 AGPRs per lane on gfx908, one
  * 512-entry unified file on gfx90a/gfx942). Buffer resource dword 3 and the
- * s_waitcnt fields: the Vega/CDNA ISA guides ("Buffer Resource", "S_WAITCNT"). */
+ * s_waitcnt fields: the Vega/CDNA ISA guides ("Buffer Resource", "S_WAITCNT").
+ *
+ * Timing-model facts (.tm; docs/TIMING.md "Constants" gives each source):
+ * SGPR file 800 per SIMD and the 16 barrier slots per CU: the Vega ISA
+ * guide and AMD's GCN OpenCL optimization guide; LDS 128 B/clk/CU and L1
+ * 64 B/clk/CU: the GCN/CDNA whitepapers (CDNA3: 128 B/clk L1); L2 sizes and
+ * channel counts x bytes per clock: the Vega 20, CDNA1, CDNA2 and CDNA3
+ * whitepapers; HBM: product pages (MI50 1.024, MI100 1.2288, MI250X 3.2768
+ * for two GCDs, MI300X 5.3 TB/s); FLOPs per CU per clock: product peak
+ * FLOP/s / (CUs x clock), which is also what the ISA guides' MFMA tables
+ * give. Latencies are estimates of the right order (public pointer-chase
+ * microbenchmarks), not vendor data. */
 #include "target.h"
 
 #include <pthread.h>
@@ -25,6 +36,9 @@ enum {
     .sgprs_reserved = 6, .vmcnt_max = 63, .expcnt_max = 7, .lgkmcnt_max = 15,  \
     .buffer_rsrc_word3 = 0x00027000u
 
+#define TM_COMMON .sgprs_per_simd = 800, .lds_alloc_granule = 512, .max_wg_per_cu = 16, .lds_bytes_per_clk = 128, \
+                  .valu_flops_f32 = 128, .valu_flops_pk_f16 = 256, .lat_salu = 1, .lat_smem = 40, .lat_lds = 64
+
 static const target t_GFX906 = {
     IDENT(gfx906, GFX906),
     GFX9_COMMON,
@@ -36,6 +50,8 @@ static const target t_GFX906 = {
     .vgpr_granule = 4,
     .acc_vgprs = 0,
     .has_fmac = true,
+    .tm = {TM_COMMON, .l1_bytes_per_clk = 64, .l2_bytes = 4 << 20, .l2_bytes_per_clk = 16 * 64,
+           .hbm_tbps = 1.024, .lat_l2 = 300, .lat_hbm = 600},
     .hz = {
         .valu_sgpr_vmem = 5,
         .valu_sgpr_lanesel = 4,
@@ -57,6 +73,9 @@ static const target t_GFX908 = {
     .acc_vgprs = 256,
     .has_fmac = true,
     .has_mfma = true,
+    .tm = {TM_COMMON, .l1_bytes_per_clk = 64, .l2_bytes = 8 << 20, .l2_bytes_per_clk = 32 * 64,
+           .hbm_tbps = 1.2288, .mfma_flops_f32 = 256, .mfma_flops_f16 = 1024, .mfma_flops_bf16 = 512,
+           .lat_l2 = 300, .lat_hbm = 650},
     .hz = {
         .valu_sgpr_vmem = 5,
         .valu_sgpr_lanesel = 4,
@@ -98,6 +117,9 @@ static const target t_GFX90A = {
     .mem_scc_bit = true,
     .has_pk_fma_f32 = true,
     .mfma_bf16_1k = true,
+    .tm = {TM_COMMON, .l1_bytes_per_clk = 64, .l2_bytes = 8 << 20, .l2_bytes_per_clk = 32 * 128,
+           .hbm_tbps = 1.6384, .valu_flops_pk_f32 = 256, .mfma_flops_f32 = 256, .mfma_flops_f16 = 1024,
+           .mfma_flops_bf16 = 1024, .lat_l2 = 300, .lat_hbm = 700},
     .hz = {
         .valu_sgpr_vmem = 5,
         .valu_sgpr_lanesel = 4,
@@ -159,7 +181,10 @@ static const target t_GFX90A = {
         .mfma_read = {{1, 3}, {1, 2}},                                         \
         .mfma_waw = {{1, 3}, {1, 2}},                                          \
         .mfma_c_war = {{1, -1}, {0, 0}},                                       \
-    }
+    },                                                                         \
+    .tm = {TM_COMMON, .l1_bytes_per_clk = 128, .l2_bytes = 8 * (4 << 20), .l2_bytes_per_clk = 8 * 16 * 128, \
+           .hbm_tbps = 5.3, .valu_flops_pk_f32 = 256, .mfma_flops_f32 = 256, .mfma_flops_f16 = 2048,       \
+           .mfma_flops_bf16 = 2048, .lat_l2 = 450, .lat_hbm = 900}
 
 static const target t_GFX942 = {
     IDENT(gfx942, GFX942),

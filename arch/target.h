@@ -61,6 +61,32 @@ typedef struct {
     hz_pass_rule mfma_c_war[2]; /* MFMA reads C -> any other instruction overwrites it */
 } hazard_facts;
 
+/* Machine facts of the timing model (emu/timing*.c, docs/TIMING.md lists
+ * every value with its source). Rates are per CU per clock unless noted;
+ * latencies are cycles from issue to the data being usable. The latencies
+ * are estimates (see docs/TIMING.md "Constants"): no vendor publishes them. */
+typedef struct {
+    int sgprs_per_simd;      /* SGPR file per SIMD (800 on gfx9) */
+    int lds_alloc_granule;   /* LDS allocation step in bytes (128 dwords) */
+    int max_wg_per_cu;       /* workgroups of more than one wave per CU (barrier slots) */
+    int lds_bytes_per_clk;   /* LDS bandwidth per CU */
+    int l1_bytes_per_clk;    /* vector memory (TA/TD, L1) bandwidth per CU */
+    int l2_bytes;            /* L2 size (per GCD / all XCDs) */
+    int l2_bytes_per_clk;    /* L2 bandwidth of the whole device (channels x bytes) */
+    double hbm_tbps;         /* HBM bandwidth, TB/s (1e12 bytes/s) */
+    /* vector and matrix throughput in FLOPs per CU per clock (0: none) */
+    int valu_flops_f32;      /* v_fmac_f32 / v_fma_f32 */
+    int valu_flops_pk_f32;   /* v_pk_fma_f32 */
+    int valu_flops_pk_f16;   /* v_pk_fma_f16 */
+    int mfma_flops_f32, mfma_flops_f16, mfma_flops_bf16; /* dense MFMA peak */
+    /* latencies (cycles) */
+    int lat_salu;            /* SALU result to a dependent instruction */
+    int lat_smem;            /* scalar load, scalar cache hit */
+    int lat_lds;             /* ds_read to data */
+    int lat_l2;              /* vector load that hits L2 */
+    int lat_hbm;             /* vector load that misses L2 */
+} timing_facts;
+
 /* Target indices and op-table bits, from the one list (targets.def). */
 enum {
 #define TARGET(name, id, mach) TI_##id,
@@ -118,6 +144,7 @@ typedef struct target {
     bool emulate_only;
     unsigned isa_alias;
     hazard_facts hz;         /* software-managed hazards (below) */
+    timing_facts tm;         /* the timing model's machine facts (above) */
 } target;
 
 /* Targets in the order of targets.def; igemm_targets[TI_x] is target x. */

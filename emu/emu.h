@@ -36,6 +36,13 @@ typedef struct {
                                 stops with a fault naming kernel, wave and PC (a kernel
                                 that never reaches s_endpgm cannot hang the host);
                                 0 = EMU_DEFAULT_WAVE_INSTS */
+    /* The timing model (docs/TIMING.md): off by default. When on, each launch
+       also traces a sample of its workgroups and simulates them on the
+       target's CUs (emu_stats.model_*). num_cu / clock_ghz override the
+       target's reference product (MI210, MI300A, MI308X differ); 0 keeps it. */
+    bool timing;
+    int num_cu;
+    double clock_ghz;
 } emu_options;
 
 /* The default per-wave instruction budget: some 100 times what a wave of
@@ -70,6 +77,12 @@ typedef enum {
 
 extern const char *const emu_class_names[EC_COUNT];
 
+/* What limits a launch in the timing model: the resource busy for the
+ * largest share of the modeled time, or latency when none is busy for
+ * more than half of it (emu_model_limit). */
+typedef enum { EL_COMPUTE, EL_MATRIX, EL_LDS, EL_MEMORY, EL_LATENCY, EL_COUNT } emu_limit;
+extern const char *const emu_limit_names[EL_COUNT];
+
 typedef struct {
     uint64_t insts[EC_COUNT];   /* wave instructions issued per class */
     uint64_t cycles[EC_COUNT];  /* modeled issue cycles per class */
@@ -81,6 +94,12 @@ typedef struct {
     uint64_t makespan; /* modeled time of the launch on the target's CUs, in cycles
                           (sum over launches when accumulated; see emu_schedule_*) */
     emu_hazard_finding hazards[EMU_HZ_RULES]; /* EMU_HAZARDS_WARN, by rule */
+    /* the timing model (emu_options.timing; docs/TIMING.md), summed over launches */
+    uint64_t model_cycles;     /* modeled time in cycles of the device clock */
+    uint64_t model_busy[EL_LATENCY]; /* busy cycles of the critical CU's VALU, matrix unit,
+                                        LDS and memory path (the device's, when it bounds) */
+    uint64_t model_launches;   /* launches timed */
+    uint64_t model_failed;     /* launches the model could not time (trace memory) */
 } emu_stats;
 
 /* Kernel argument as the metadata lists it. */
@@ -158,6 +177,13 @@ uint64_t emu_schedule_makespan(const emu_device *d);
 
 /* Hazard findings of a stats block (EMU_HAZARDS_WARN): the sum of counts. */
 uint64_t emu_stats_hazards(const emu_stats *s);
+/* The device's CU count and clock as the timing model uses them (the
+ * target's, or the emu_options overrides). */
+int emu_num_cu(const emu_device *d);
+double emu_clock_ghz(const emu_device *d);
+
+/* The limiting resource of modeled time `cycles` with busy cycles `busy`. */
+emu_limit emu_model_limit(uint64_t cycles, const uint64_t busy[EL_LATENCY]);
 
 /* Modeled cycles of a stats block: sum of the classes' issue cycles. */
 uint64_t emu_stats_cycles(const emu_stats *s);

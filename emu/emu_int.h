@@ -104,6 +104,8 @@ typedef struct {
     uint64_t accrw_at; /* last v_accvgpr_read/write */
 } hz_side;
 
+typedef struct emu_trace emu_trace; /* the timing model's per-wave trace (timing.h) */
+
 typedef struct wave {
     uint32_t s[128];      /* SGPRs and specials by operand code */
     int scc;
@@ -133,6 +135,7 @@ typedef struct wave {
     bool hz_vec;                /* an MFMA, AGPR move or v_dot ran: the vector-register
                                    hazard rules can apply (they cannot before) */
     uint64_t insts;             /* instructions executed (against emu_options.max_wave_insts) */
+    emu_trace *trace;           /* timing model: where issued instructions go, or NULL */
 } wave;
 
 typedef struct {

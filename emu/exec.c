@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "exec.h"
+#include "timing.h"
 
 int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in);
 int emu_exec_mem(wg_ctx *c, wave *w, const emu_inst *in);
@@ -511,6 +512,8 @@ int emu_run_wave(wg_ctx *c, wave *w)
                              (unsigned long long)c->dev->opt.max_wave_insts);
         if (check_regs(c, w, in) || hz_check(c, w, in))
             return -1;
+        if (w->trace) /* timing model (timing.h) */
+            emu_trace_push(w->trace, w->pc, exec_mask(w));
         st->insts[in->cls]++;
         st->cycles[in->cls] += in->cycles;
         w->cycles += in->cycles;

@@ -157,6 +157,7 @@ void emu_inst_finalize(emu_inst *in)
         if (name_has(in, "_b8") || name_has(in, "_b16") || name_has(in, "_u8") || name_has(in, "_i8") ||
             name_has(in, "_u16") || name_has(in, "_i16"))
             dw = 1;
+        in->mem_dwords = (uint8_t)dw;
         in->cycles = (uint16_t)(dw * 256 / 128 < 2 ? 2 : dw * 256 / 128);
         for (int i = 0; i < 3; i++)
             add_rd(in, &in->src[i]);
@@ -172,6 +173,7 @@ void emu_inst_finalize(emu_inst *in)
         in->is_load = !store && !atomic;
         in->cls = in->is_load ? EC_VMEM_LOAD : EC_VMEM_STORE;
         int dw = in->fmt == F_MUBUF ? in->dst.width : (in->is_load ? in->dst.width : in->src[1].width);
+        in->mem_dwords = (uint8_t)dw;
         in->cycles = (uint16_t)(4 * dw);
         for (int i = 0; i < 3; i++)
             add_rd(in, &in->src[i]);

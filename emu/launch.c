@@ -8,6 +8,7 @@
 
 #include "exec.h"
 #include "lds.h"
+#include "timing.h"
 
 #define POISON 0x7fc0deadu /* a quiet NaN: uninitialised registers show up */
 
@@ -27,6 +28,7 @@ typedef struct {
     size_t errlen;
     bool failed;
     emu_stats stats;
+    emu_timing *tm;        /* the timing model, or NULL when off */
 } launch;
 
 /* A wave's register files. gfx908 (and gfx906) keep VGPRs and AGPRs apart;
@@ -265,6 +267,8 @@ static void *worker(void *arg)
         uint64_t wg = atomic_fetch_add(&L->next, 1);
         if (wg >= L->total)
             break;
+        if (L->tm)
+            emu_timing_attach(L->tm, wg, c->waves, nwaves);
         int rc = run_workgroup(L, c, wg);
         if (!rc && L->wave_cycles)
             for (int i = 0; i < nwaves; i++)
@@ -401,6 +405,10 @@ int emu_launch(emu_device *d, const emu_kernel *k, const unsigned grid[3], const
     if (k->private_size)
         return snprintf(err, errlen, "%s: kernels using scratch memory are not supported by the emulator", kn), -1;
 
+    /* the timing model sees the memory the host registered, not the launch's own */
+    bool timed = d->opt.timing;
+    emu_timing *tm = timed ? emu_timing_begin(d, k, (uint64_t)grid[0] * grid[1] * grid[2], (int)((threads + 63) / 64))
+                           : NULL;
     /* kernarg segment and dispatch packet live in registered memory */
     size_t ka = (kernarg_size + 63) & ~(size_t)63;
     void *kbuf = emu_buffer_alloc(ka ? ka : 64);
@@ -408,6 +416,7 @@ int emu_launch(emu_device *d, const emu_kernel *k, const unsigned grid[3], const
     if (!kbuf || !pkt) {
         emu_buffer_free(kbuf);
         emu_buffer_free(pkt);
+        emu_timing_free(tm);
         return snprintf(err, errlen, "emulator: out of memory"), -1;
     }
     if (kernarg_size)
@@ -427,7 +436,7 @@ int emu_launch(emu_device *d, const emu_kernel *k, const unsigned grid[3], const
     emu_register(d, kbuf, ka ? ka : 64);
     emu_register(d, pkt, 64);
 
-    launch L = {.dev = d, .k = k, .kernargs = kbuf, .dispatch = pkt, .err = err, .errlen = errlen};
+    launch L = {.dev = d, .k = k, .kernargs = kbuf, .dispatch = pkt, .err = err, .errlen = errlen, .tm = tm};
     for (int i = 0; i < 3; i++) {
         L.grid[i] = grid[i];
         L.block[i] = block[i];
@@ -478,6 +487,13 @@ int emu_launch(emu_device *d, const emu_kernel *k, const unsigned grid[3], const
             sched_place(&d->sched, L.wave_cycles, L.total, L.nwaves);
     }
     free(L.wave_cycles);
+    if (timed && !L.failed) {
+        if (tm)
+            emu_timing_end(tm, &L.stats);
+        else
+            L.stats.model_failed++;
+    }
+    emu_timing_free(tm);
     if (stats)
         emu_stats_add(stats, &L.stats);
     return L.failed ? -1 : 0;
@@ -518,6 +534,11 @@ void emu_stats_add(emu_stats *dst, const emu_stats *src)
             *d = *f;
         d->count = n;
     }
+    dst->model_cycles += src->model_cycles;
+    for (int i = 0; i < EL_LATENCY; i++)
+        dst->model_busy[i] += src->model_busy[i];
+    dst->model_launches += src->model_launches;
+    dst->model_failed += src->model_failed;
 }
 
 uint64_t emu_stats_hazards(const emu_stats *s)

@@ -136,6 +136,8 @@ typedef struct {
     int device;              /* HIP device index (default 0); the handle makes it the calling
                                 thread's current HIP device (hipSetDevice) in every call that
                                 uses the GPU */
+    int emu_no_timing;       /* emulator: 1 leaves the timing model off (docs/TIMING.md): no
+                                modeled time, find mode ranks by issue cycles */
 } igemm_options;
 
 #define IGEMM_OPTIONS_INIT {.backend = IGEMM_BACKEND_AUTO}
@@ -243,6 +245,12 @@ typedef struct {
     uint64_t global_bytes, lds_bytes;
     char source[16];      /* who chose the solution: "user", "perfdb" or "heuristic" */
     char kernels[512];    /* the distinct kernels launched, comma-separated */
+    /* emulator: the timing model (docs/TIMING.md), all launches one after
+       another; modeled_us is 0 when a launch could not be timed */
+    double modeled_us;
+    uint64_t modeled_cycles;
+    uint64_t modeled_busy[4]; /* busy cycles: vector ALU, matrix, LDS, memory */
+    char limit[12];       /* "compute", "matrix", "LDS", "memory" or "latency" */
 } igemm_run_info;
 
 /* dx = backward data of (dy, w) with the selected configuration.
@@ -270,7 +278,8 @@ typedef struct {
     char solution[96];
     igemm_status status;  /* IGEMM_OK, or why this configuration failed to run */
     double cost;          /* HIP: milliseconds (best of 3 timed runs after a warm-up);
-                             emulator: modeled issue cycles of one run */
+                             emulator: modeled time in cycles (docs/TIMING.md), or the
+                             issue cycles when the timing model could not time it */
     const char *unit;     /* "ms" or "cycles" */
     int launches;
 } igemm_perf;

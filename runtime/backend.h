@@ -3,6 +3,7 @@
 #ifndef IGEMM_BACKEND_H
 #define IGEMM_BACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,9 @@ typedef struct {
     uint64_t valu_cycles, fma_cycles, loop_valu_cycles, loop_fma_cycles;
     uint64_t insts;       /* emulator: wave instructions */
     uint64_t global_bytes, lds_bytes;
+    /* emulator: the timing model (docs/TIMING.md); model_cycles 0 when not timed */
+    uint64_t model_cycles, model_busy[4];
+    double model_us;
 } bk_stats;
 
 struct backend {
@@ -46,9 +50,9 @@ struct backend {
     int (*set_stream)(backend *b, void *stream);
 };
 
-/* Create a backend (threads, max_wave_insts: emu_options). Return NULL with
- * a reason in why. */
-backend *backend_emu_create(const target *t, int threads, uint64_t max_wave_insts, char *why, size_t len);
+/* Create a backend (threads, max_wave_insts, timing: emu_options). Return
+ * NULL with a reason in why. */
+backend *backend_emu_create(const target *t, int threads, uint64_t max_wave_insts, bool timing, char *why, size_t len);
 
 /* The HIP backend on device `device`. `available` lists the targets the
  * caller has code objects for ("gfx906, gfx908"); a device of another target

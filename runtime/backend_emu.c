@@ -72,6 +72,11 @@ static int launch(backend *b, bk_kernel *k, unsigned grid, unsigned block, const
             st->insts += s.insts[i];
         st->global_bytes = s.global_read + s.global_written;
         st->lds_bytes = s.lds_read + s.lds_written;
+        if (s.model_launches && !s.model_failed) {
+            st->model_cycles = s.model_cycles;
+            memcpy(st->model_busy, s.model_busy, sizeof st->model_busy);
+            st->model_us = (double)s.model_cycles / (emu_clock_ghz(E(b)->dev) * 1e3);
+        }
     }
     return rc;
 }
@@ -121,10 +126,11 @@ static int set_stream(backend *b, void *stream)
     return 0;
 }
 
-backend *backend_emu_create(const target *t, int threads, uint64_t max_wave_insts, char *why, size_t len)
+backend *backend_emu_create(const target *t, int threads, uint64_t max_wave_insts, bool timing, char *why, size_t len)
 {
     emu_backend *e = calloc(1, sizeof *e);
-    emu_options o = {.threads = threads, .max_wave_insts = max_wave_insts};
+    /* find and -t use the modeled time */
+    emu_options o = {.threads = threads, .max_wave_insts = max_wave_insts, .timing = timing};
     if (!e || !(e->dev = emu_create(t, &o))) {
         why_printf(why, len, "cannot create the %s emulator (out of memory or threads)", t ? t->name : "(null)");
         free(e);

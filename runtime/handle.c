@@ -15,6 +15,7 @@
 #include "../conv/types.h"
 #include "../conv/select.h"
 #include "../conv/solver.h"
+#include "../emu/emu.h"
 
 #define MAX_CACHED_KERNELS 256
 
@@ -101,7 +102,7 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
             snprintf(h->fallback, sizeof h->fallback, "%s", reason);
     }
     if (!h->b) {
-        h->b = backend_emu_create(emu_t, o.emu_threads, o.emu_max_wave_insts, reason, sizeof reason);
+        h->b = backend_emu_create(emu_t, o.emu_threads, o.emu_max_wave_insts, !o.emu_no_timing, reason, sizeof reason);
         if (!h->b) {
             why_printf(why, why_len, "%s", reason);
             free(h);
@@ -525,7 +526,18 @@ static igemm_status run(igemm_handle *h, const igemm_shape *sh, const solver *s,
         ri->loop_fma_cycles += bs.loop_fma_cycles;
         ri->global_bytes += bs.global_bytes;
         ri->lds_bytes += bs.lds_bytes;
+        if (bs.model_cycles && (ri->launches == 1 || ri->modeled_cycles)) {
+            ri->modeled_cycles += bs.model_cycles;
+            ri->modeled_us += bs.model_us;
+            for (int j = 0; j < 4; j++)
+                ri->modeled_busy[j] += bs.model_busy[j];
+        } else { /* one launch not timed: the run is not */
+            ri->modeled_cycles = 0;
+            ri->modeled_us = 0;
+        }
     }
+    if (ri->modeled_cycles)
+        snprintf(ri->limit, sizeof ri->limit, "%s", emu_limit_names[emu_model_limit(ri->modeled_cycles, ri->modeled_busy)]);
     for (int a = 0; a < mapped; a++)
         h->b->unmap(h->b, base[a]);
     plan_free(&plan);
@@ -573,7 +585,7 @@ static igemm_status measure(igemm_handle *h, const igemm_shape *sh, const solver
     igemm_run_info ri;
     igemm_status st = run(h, sh, s, dx, dy, w, &ri); /* HIP: warm-up; emulator: the measurement */
     out->launches = ri.launches;
-    out->cost = is_emu(h) ? (double)ri.cycles : INFINITY;
+    out->cost = !is_emu(h) ? INFINITY : ri.modeled_cycles ? (double)ri.modeled_cycles : (double)ri.cycles;
     for (int i = 0; st == IGEMM_OK && !is_emu(h) && i < FIND_HIP_TIMED_RUNS; i++) {
         st = run(h, sh, s, dx, dy, w, &ri);
         if (st == IGEMM_OK && ri.ms < out->cost)

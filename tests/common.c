@@ -131,8 +131,8 @@ void *tc_assemble(const tc_snippet *sn, size_t *size, char *err, size_t errlen)
     return image;
 }
 
-static int load_image_opts(tc_loaded *l, const char *arch, const emu_options *o, const void *image, size_t size,
-                           char *err, size_t errlen)
+int tc_load_image_opts(tc_loaded *l, const char *arch, const emu_options *o, const void *image, size_t size,
+                       char *err, size_t errlen)
 {
     l->m = NULL;
     l->d = emu_create(target_by_name(arch), o);
@@ -150,7 +150,7 @@ static int load_image_opts(tc_loaded *l, const char *arch, const emu_options *o,
 int tc_load_image(tc_loaded *l, const char *arch, int host_threads, const void *image, size_t size, char *err,
                   size_t errlen)
 {
-    return load_image_opts(l, arch, &(emu_options){.threads = host_threads}, image, size, err, errlen);
+    return tc_load_image_opts(l, arch, &(emu_options){.threads = host_threads}, image, size, err, errlen);
 }
 
 tc_loaded tc_load_codeobj(const char *arch)
@@ -184,8 +184,9 @@ int tc_launch_image(const tc_snippet *s, const void *image, size_t size, unsigne
         snprintf(err, errlen, "a snippet takes at most 16 pointers");
         return -1;
     }
-    emu_options o = {.threads = s->host_threads ? s->host_threads : 1, .hazards = s->hazards};
-    if (load_image_opts(&l, s->arch, &o, image, size, err, errlen))
+    emu_options o = {.threads = s->host_threads ? s->host_threads : 1, .hazards = s->hazards, .timing = s->timing,
+                     .num_cu = s->num_cu};
+    if (tc_load_image_opts(&l, s->arch, &o, image, size, err, errlen))
         return -1;
     uint64_t args[16] = {0};
     for (int i = 0; i < s->nptrs; i++) {

@@ -37,6 +37,10 @@ typedef struct {
 int tc_load_image(tc_loaded *l, const char *arch, int host_threads, const void *image, size_t size, char *err,
                   size_t errlen);
 
+/* The same with every emulator option given (the timing model's too). */
+int tc_load_image_opts(tc_loaded *l, const char *arch, const emu_options *o, const void *image, size_t size,
+                       char *err, size_t errlen);
+
 /* The build's code object for arch (tc_codeobj_path) on a new device with
  * one worker thread; fails the test when it cannot be read or loaded. */
 tc_loaded tc_load_codeobj(const char *arch);
@@ -54,6 +58,8 @@ typedef struct {
     int nptrs;            /* at most 16 */
     int host_threads;     /* emulator worker threads for the run (0: 1) */
     emu_hazard_mode hazards; /* emu_options.hazards for the run */
+    bool timing;          /* run with the timing model on (emu_options.timing) */
+    int num_cu;           /* the timing model's CU count (0: the target's) */
 } tc_snippet;
 
 /* The usual start of a body with two pointers: s[4:5] = p0, s[6:7] = p1,

@@ -211,6 +211,7 @@ static void clean_run_dumps_expected_bytes(void **state)
             fail_msg("%s: exit %d, stderr: %s", archs[a], r.status, r.err);
         assert_string_equal(r.err, "");
         assert_non_null(strstr(r.out, "2 workgroups, 2 waves"));
+        tc_expect_contains(r.out, "  modeled time: "); /* --stats runs the timing model */
         tc_result_free(&r);
         size_t size = 0;
         float *got = read_file(dump_path, &size);

@@ -55,6 +55,8 @@ typedef struct {
     double flops;
     uint64_t dyn_cycles, st_cycles, loop_valu, loop_fma;
     double us_run, us_split; /* modeled time: as run (multihead), one launch per phase */
+    uint64_t tm_dyn, tm_st;  /* the timing model's cycles (docs/TIMING.md), 0: not timed */
+    const char *limit;       /* its limiting resource for the dynamic kernels */
     int phases;
     double dyn_err, st_err;
     int ok;
@@ -92,6 +94,8 @@ typedef struct {
     uint64_t phase_spans;     /* sum of the phase launches' makespans */
     uint64_t merged_span;     /* the phase launches scheduled as one */
     int phase_launches, launches;
+    uint64_t model_cycles, model_busy[EL_LATENCY]; /* the timing model, all launches */
+    bool model_failed;        /* a launch was not timed */
 } plan_run;
 
 /* Run a solver's launch plan on the emulator with the kernels of img: the
@@ -102,7 +106,7 @@ static int run_plan(const opts *o, const igemm_problem *p, const solver *s, cons
     igemm_shape sh;
     igemm_shape_init(&sh, p, NULL, 0);
     const target *t = target_by_name(o->arch);
-    emu_options eo = {.threads = o->threads};
+    emu_options eo = {.threads = o->threads, .timing = true};
     emu_device *d = emu_create(t, &eo);
     emu_module *m = NULL;
     char err[1024];
@@ -182,6 +186,10 @@ static int run_plan(const opts *o, const igemm_problem *p, const solver *s, cons
             out->phase_launches++;
         }
         out->launches++;
+        out->model_cycles += st.model_cycles;
+        for (int j = 0; j < EL_LATENCY; j++)
+            out->model_busy[j] += st.model_busy[j];
+        out->model_failed |= st.model_failed || !st.model_launches;
         out->cycles += emu_stats_cycles(&st);
         out->loop_valu += st.loop_valu_cycles;
         out->loop_fma += st.loop_fma_cycles;
@@ -237,6 +245,8 @@ static int bench_layer(const opts *o, igemm_handle *h, row *r)
     r->loop_valu = dyn.loop_valu;
     r->loop_fma = dyn.loop_fma;
     r->dyn_err = vr.max_rel_err;
+    r->tm_dyn = dyn.model_failed ? 0 : dyn.model_cycles;
+    r->limit = r->tm_dyn ? emu_limit_names[emu_model_limit(dyn.model_cycles, dyn.model_busy)] : "-";
     double clk = target_by_name(o->arch)->clock_ghz * 1e3; /* cycles per microsecond */
     r->us_run = ((double)(dyn.fill_span + dyn.phase_spans)) / clk + o->launch_us * dyn.launches;
     r->us_split = r->us_run;
@@ -262,6 +272,7 @@ static int bench_layer(const opts *o, igemm_handle *h, row *r)
             dx[i] = NAN;
         if (!run_plan(o, &r->p, s, img, size, true, false, dx, dy, w, &st)) {
             r->st_cycles = st.cycles;
+            r->tm_st = st.model_failed ? 0 : st.model_cycles;
             ok_st = igemm_verify(&r->p, dx, ref, abs_sum, cov, 1e-5, &vr);
             r->st_err = vr.max_rel_err;
         }
@@ -277,6 +288,39 @@ out:
     free(abs_sum);
     free(cov);
     return rc;
+}
+
+/* The timing model's figures per layer (docs/TIMING.md). */
+static void timing_table(FILE *f, const opts *o, const row *rows, int n)
+{
+    const target *t = target_by_name(o->arch);
+    double clk = t->clock_ghz * 1e3, peak = t->tm.valu_flops_f32 * (double)t->num_cu * t->clock_ghz / 1e3;
+    fprintf(f, "\n## Modeled time (timing model)\n\n"
+               "The timing model of docs/TIMING.md: per-CU pipelines, occupancy, latencies, LDS/L2/HBM\n"
+               "bandwidth, on the %s reference product (%d CUs at %.3g GHz; FP32 vector peak %.2f TFLOP/s).\n"
+               "Modeled, not measured: no AMD GPU ran these. *modeled us* covers every launch of the plan\n"
+               "one after another (zero fill included), without launch overhead; *limit* is the resource\n"
+               "busy longest (latency when none is busy half the time); *dyn/static* divides the modeled\n"
+               "times of the dynamic kernel and its static twin. Rows are in the shape list's order;\n"
+               "*issue-cycle us* repeats the multihead column above (the schedule model of issue cycles).\n\n"
+               "| layer | modeled us | TFLOP/s | of peak | limit | static twin us | dyn/static | issue-cycle us |\n"
+               "|---|---:|---:|---:|---|---:|---:|---:|\n",
+            t->name, t->num_cu, t->clock_ghz, peak);
+    double sum = 0, sum_st = 0, flops = 0;
+    for (int i = 0; i < n; i++) {
+        const row *r = &rows[i];
+        char args[256];
+        igemm_problem_format(&r->p, args, sizeof args);
+        double us = (double)r->tm_dyn / clk, us_st = (double)r->tm_st / clk;
+        double tf = us > 0 ? r->flops / us / 1e6 : 0;
+        sum += us;
+        sum_st += us_st;
+        flops += r->flops;
+        fprintf(f, "| `%s`%s%s | %.2f | %.3f | %.1f%% | %s | %.2f | %.3f | %.1f |\n", args, r->comment[0] ? " " : "",
+                r->comment, us, tf, 100 * tf / peak, r->limit, us_st, us_st > 0 ? us / us_st : 0, r->us_run);
+    }
+    fprintf(f, "\nAll layers: %.1f us modeled (%.3f TFLOP/s), static twins %.1f us; dyn/static %.4f overall.\n",
+            sum, sum > 0 ? flops / sum / 1e6 : 0, sum_st, sum_st > 0 ? sum / sum_st : 0);
 }
 
 /* Main-loop math density of every configuration on one layer. */
@@ -492,6 +536,7 @@ int main(int argc, char **argv)
     fprintf(f, "Modeled time of all layers: %.1f us multihead, %.1f us with one launch per phase "
                "(layers with several phases: %.1f us vs %.1f us).\n",
             us_ph, us_mg, us_ph_multi, us_mg_multi);
+    timing_table(f, &o, rows, n);
     {
         /* every configuration's loop on one mid-sized layer with a long K loop */
         igemm_problem dp;

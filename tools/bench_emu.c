@@ -1,6 +1,9 @@
 /* igemm-bench-emu: the emulator's speed on the project's own kernels.
  *
- *   igemm-bench-emu [--arch gfx906] [--repeat N]
+ *   igemm-bench-emu [--arch gfx906] [--repeat N] [--timing 0|1]
+ *
+ * --timing 1 runs with the timing model on (docs/TIMING.md), as the library
+ * does by default; 0 (the default here) measures the functional emulator.
  *
  * Runs a few ResNet-50 layers (batch 1) with several kernel configurations
  * and the naive kernel, on one worker thread and on one per CPU, and prints
@@ -38,12 +41,13 @@ static const job jobs[] = {
 };
 
 /* Runs every job once; returns instructions and seconds. */
-static int run_all(const char *arch, int threads, int repeat, double *insts, double *secs)
+static int run_all(const char *arch, int threads, int repeat, int timing, double *insts, double *secs)
 {
     igemm_options o = IGEMM_OPTIONS_INIT;
     o.backend = IGEMM_BACKEND_EMU;
     o.arch = arch;
     o.emu_threads = threads;
+    o.emu_no_timing = !timing;
     igemm_handle *h;
     char why[512] = "";
     if (igemm_create(&h, &o, why, sizeof why) != IGEMM_OK) {
@@ -96,7 +100,7 @@ static int run_all(const char *arch, int threads, int repeat, double *insts, dou
 int main(int argc, char **argv)
 {
     const char *arch = TARGET_DEFAULT->name;
-    int repeat = 1;
+    int repeat = 1, timing = 0;
     for (int i = 1; i < argc; i += 2) {
         if (i + 1 == argc) {
             fprintf(stderr, "igemm-bench-emu: flag '%s' needs a value\n", argv[i]);
@@ -111,19 +115,26 @@ int main(int argc, char **argv)
                 return 2;
             }
             repeat = (int)v;
-        }
-        else {
-            fprintf(stderr, "usage: igemm-bench-emu [--arch TARGET] [--repeat N]\n");
+        } else if (!strcmp(argv[i], "--timing")) {
+            long v;
+            if (parse_long(argv[i + 1], 0, 1, &v)) {
+                fprintf(stderr, "igemm-bench-emu: --timing needs 0 or 1, got '%s'\n", argv[i + 1]);
+                return 2;
+            }
+            timing = (int)v;
+        } else {
+            fprintf(stderr, "usage: igemm-bench-emu [--arch TARGET] [--repeat N] [--timing 0|1]\n");
             return 2;
         }
     }
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     double i1, s1, in, sn;
-    printf("emulator speed on %s (wave64 instructions per second of launch wall time)\n", arch);
+    printf("emulator speed on %s (wave64 instructions per second of launch wall time), timing model %s\n", arch,
+           timing ? "on" : "off");
     printf("one worker thread:\n");
-    if (run_all(arch, 1, repeat, &i1, &s1))
+    if (run_all(arch, 1, repeat, timing, &i1, &s1))
         return 1;
-    if (run_all(arch, (int)ncpu, repeat, &in, &sn))
+    if (run_all(arch, (int)ncpu, repeat, timing, &in, &sn))
         return 1;
     printf("total: 1 thread  %.1f M inst/s (%.0f instructions in %.2f s)\n", i1 / s1 / 1e6, i1, s1);
     printf("       %ld threads %.1f M inst/s (%.1f M/s per core)\n", ncpu, in / sn / 1e6, in / sn / 1e6 / (double)ncpu);

@@ -3,7 +3,8 @@
  * Problem flags: -n -c -H -W -k -y -x -p -q -u -v -l -j -g -F 2
  * Driver flags:  -V 1 verify against the float64 CPU reference
  *                -t 1 report time and TFLOP/s (HIP; on the emulator the
- *                     instructions and modeled cycles are always reported)
+ *                     instructions, issue cycles and the timing model's
+ *                     modeled time and TFLOP/s are always reported)
  *                -i N iterations (default 1), -w N warm-up runs (default 0)
  *                -s 1 find mode: run every applicable configuration, keep
  *                     the best (in the --perfdb file when given), then run it
@@ -48,9 +49,10 @@ static void conv_help(void)
            "--fil_layout NHWC, or -I/-O/-f; all three alike) NHWC. -V 1 compares with a float64 CPU\n"
            "reference (max absolute and relative error, PASS/FAIL; exit status 1 on FAIL).\n"
            "-s 1 runs every applicable kernel configuration, reports each one's cost (HIP: ms;\n"
-           "emulator: modeled cycles), keeps the best in the --perfdb file and runs it; later\n"
+           "emulator: modeled time in cycles, docs/TIMING.md), keeps the best in the --perfdb file and runs it; later\n"
            "runs with the same --perfdb pick it without searching. The report gives the kernels,\n"
-           "launches, and time and TFLOP/s (HIP, -t 1) or emulated instructions and cycles.\n"
+           "launches, and time and TFLOP/s (HIP, -t 1) or emulated instructions and cycles and\n"
+           "the modeled time, TFLOP/s and limiting resource (emulator: a model, not a measurement).\n"
            "--max-wave-insts N: on the emulator, stop with a fault when a wave has executed N\n"
            "instructions (default 2^30), so a kernel that never ends cannot hang the run.\n"
            "TARGET is one of %s (default gfx906).\n",
@@ -322,9 +324,11 @@ static void report(const igemm_handle *h, const igemm_problem *p, const conv_opt
         json_kernels(r->ri.kernels);
         printf(", \"launches\": %d, \"flops\": %lld", r->ri.launches, (long long)sh.flops);
         if (emu)
-            printf(", \"emu_insts\": %llu, \"emu_cycles\": %llu, \"cycles_per_flop\": %.6g",
+            printf(", \"emu_insts\": %llu, \"emu_cycles\": %llu, \"cycles_per_flop\": %.6g, \"modeled_us\": %.6g, "
+                   "\"modeled_tflops\": %.6g, \"limit\": \"%s\"",
                    (unsigned long long)r->ri.insts, (unsigned long long)r->ri.cycles,
-                   (double)r->ri.cycles / (double)sh.flops);
+                   (double)r->ri.cycles / (double)sh.flops, r->ri.modeled_us, tflops(&sh, r->ri.modeled_us / 1e3),
+                   r->ri.limit);
         else
             printf(", \"ms\": %.6f, \"tflops\": %.4f", r->ri.ms, tflops(&sh, r->ri.ms));
         if (o->find) {
@@ -358,10 +362,16 @@ static void report(const igemm_handle *h, const igemm_problem *p, const conv_opt
     printf("  solution %s (%s), %d launch%s, %.3g GFLOP\n", r->ri.solution, r->ri.source, r->ri.launches,
            r->ri.launches == 1 ? "" : "es", (double)sh.flops / 1e9);
     printf("  kernels: %s\n", r->ri.kernels);
-    if (emu)
+    if (emu) {
         printf("  emulated: %llu wave instructions, %llu modeled issue cycles, %.4f cycles/FLOP\n",
                (unsigned long long)r->ri.insts, (unsigned long long)r->ri.cycles,
                (double)r->ri.cycles / (double)sh.flops);
+        if (r->ri.modeled_us > 0) /* docs/TIMING.md */
+            printf("  modeled time: %.3f us, %.3f TFLOP/s (limit: %s)\n", r->ri.modeled_us,
+                   tflops(&sh, r->ri.modeled_us / 1e3), r->ri.limit);
+        else
+            printf("  modeled time: not available (the timing model could not time a launch)\n");
+    }
     else if (o->time)
         printf("  time %.4f ms (mean of %d), %.3f TFLOP/s\n", r->ri.ms, o->iters, tflops(&sh, r->ri.ms));
     if (r->verified)

@@ -4,7 +4,11 @@
  *   igemm emu-run --co FILE.hsaco --kernel NAME --grid GX,GY,GZ --block BX,BY,BZ
  *                 [--arg NAME=INT | NAME=FLOATf | NAME=@input.bin | NAME=zeros:BYTES] ...
  *                 [--dump NAME=output.bin] ... [--stats] [--threads N] [--hazards error|warn]
- *                 [--max-wave-insts N]
+ *                 [--max-wave-insts N] [--cus N] [--clock-mhz N]
+ *
+ * --stats also runs the timing model (docs/TIMING.md) and prints the
+ * kernel's modeled time; --cus and --clock-mhz replace the target's
+ * reference product (MI210: --cus 104, MI300A: --cus 228).
  *
  * Grid counts workgroups. A buffer argument gets a fresh allocation filled
  * from the file or with zeros; --dump writes it back after the run. By-value
@@ -44,12 +48,15 @@ static void emu_run_help(void)
     puts("usage: igemm emu-run --co FILE.hsaco --kernel NAME --grid GX,GY,GZ --block BX,BY,BZ\n"
          "                     [--arg NAME=INT|NAME=FLOATf|NAME=@FILE|NAME=zeros:BYTES]...\n"
          "                     [--dump NAME=FILE]... [--stats] [--threads N] [--hazards error|warn]\n"
-         "                     [--max-wave-insts N]\n"
+         "                     [--max-wave-insts N] [--cus N] [--clock-mhz N]\n"
          "Runs one kernel of any gfx906/gfx908/gfx90a/gfx940/gfx941/gfx942 code object on the emulator.\n"
          "--hazards warn: hazard shortfalls are reported per rule at the end, the run goes on\n"
          "(default error: the first stops the run).\n"
          "--max-wave-insts N stops the run with a fault once a wave has executed N instructions\n"
          "(default 2^30): a kernel that never reaches s_endpgm cannot hang.\n"
+         "--stats prints instruction counts, issue cycles and the timing model's modeled time\n"
+         "(docs/TIMING.md; a model, not a measurement) on the target's reference product, or on\n"
+         "--cus N compute units at --clock-mhz N.\n"
          "Exit status: 0 clean run, 1 fault or strictness report, 2 bad usage.");
 }
 
@@ -141,7 +148,7 @@ int cmd_emu_run(int argc, char **argv)
     const char *co = NULL, *kname = NULL;
     unsigned grid[3] = {0}, block[3] = {0};
     bool have_grid = false, have_block = false, stats = false;
-    int threads = 0;
+    int threads = 0, cus = 0, mhz = 0;
     emu_hazard_mode hazards = EMU_HAZARDS_ERROR;
     unsigned long long max_insts = 0;
     named args[MAX_ARGS], dumps[MAX_ARGS];
@@ -185,6 +192,11 @@ int cmd_emu_run(int argc, char **argv)
             if (parse_num(a, v, 1, LONG_MAX, &t))
                 return 2;
             max_insts = (unsigned long long)t;
+        } else if (!strcmp(a, "--cus") || !strcmp(a, "--clock-mhz")) {
+            long x;
+            if (parse_num(a, v, 1, a[2] == 'c' && a[3] == 'u' ? 4096 : 10000, &x))
+                return 2;
+            *(a[3] == 'u' ? &cus : &mhz) = (int)x;
         } else if (!strcmp(a, "--arg") || !strcmp(a, "--dump")) {
             char *eq = strchr(v, '=');
             if (!eq || eq == v || !eq[1])
@@ -222,7 +234,8 @@ int cmd_emu_run(int argc, char **argv)
         free(image);
         return usage_error("'%s' is not a code object for %s", co, target_names());
     }
-    emu_options eo = {.threads = threads, .hazards = hazards, .max_wave_insts = max_insts};
+    emu_options eo = {.threads = threads, .hazards = hazards, .max_wave_insts = max_insts, .timing = stats,
+                      .num_cu = cus, .clock_ghz = mhz / 1e3};
     emu_device *d = emu_create(t, &eo);
     emu_module *m = NULL;
     char err[1024];
@@ -384,6 +397,17 @@ int cmd_emu_run(int argc, char **argv)
                (unsigned long long)st.global_read, (unsigned long long)st.global_written,
                (unsigned long long)st.lds_read, (unsigned long long)st.lds_written);
         printf("  modeled issue cycles: %llu\n", (unsigned long long)emu_stats_cycles(&st));
+        if (st.model_launches && !st.model_failed) {
+            double us = (double)st.model_cycles / (emu_clock_ghz(d) * 1e3);
+            printf("  modeled time: %.3f us (%llu cycles at %.3f GHz on %d CUs), limit: %s\n", us,
+                   (unsigned long long)st.model_cycles, emu_clock_ghz(d), emu_num_cu(d),
+                   emu_limit_names[emu_model_limit(st.model_cycles, st.model_busy)]);
+            printf("  modeled busy cycles: vector ALU %llu, matrix %llu, LDS %llu, memory %llu\n",
+                   (unsigned long long)st.model_busy[EL_COMPUTE], (unsigned long long)st.model_busy[EL_MATRIX],
+                   (unsigned long long)st.model_busy[EL_LDS], (unsigned long long)st.model_busy[EL_MEMORY]);
+        } else {
+            printf("  modeled time: not available (the timing model could not time this launch)\n");
+        }
     }
 out:
     for (int i = 0; i < ndumps; i++)

@@ -42,7 +42,9 @@ class Options(ctypes.Structure):
         ("codeobj_dir", ctypes.c_char_p),
         ("perfdb", ctypes.c_char_p),
         ("emu_threads", ctypes.c_int),
+        ("emu_max_wave_insts", ctypes.c_uint64),
         ("device", ctypes.c_int),
+        ("emu_no_timing", ctypes.c_int),
     ]
 
 
@@ -61,6 +63,10 @@ class RunInfoC(ctypes.Structure):
         ("lds_bytes", ctypes.c_uint64),
         ("source", ctypes.c_char * 16),
         ("kernels", ctypes.c_char * 512),
+        ("modeled_us", ctypes.c_double),
+        ("modeled_cycles", ctypes.c_uint64),
+        ("modeled_busy", ctypes.c_uint64 * 4),
+        ("limit", ctypes.c_char * 12),
     ]
 
 

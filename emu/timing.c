@@ -1,0 +1,231 @@
+/* The timing model of a launch (docs/TIMING.md): which workgroups are
+ * traced, the launch's machine (bandwidth shares, L2 miss share), the
+ * sampled CUs' simulations (timing_cu.c), extrapolation and the device's
+ * bandwidth bounds.
+ *
+ * Workgroups go to CUs round-robin in dispatch order: with A = min(CUs,
+ * workgroups) active CUs, CU c runs workgroups c, c + A, c + 2A, ... Up to
+ * TM_SAMPLE_CUS CUs spread over the active ones are simulated (CU 0, which
+ * has the most workgroups, always); of each, the first `cap` workgroups
+ * (at least 4 x what it holds at once); a CU with more is extrapolated
+ * from the steady rate of the second half of its simulated workgroups.
+ * The launch takes as long as its slowest sampled CU, or as the device's
+ * L2 and HBM need for all the launch's bytes, whichever is longer.
+ *
+ * HBM traffic: every stored byte, and of the loaded bytes the share
+ * min(1, footprint / loaded) where the footprint is the memory the host
+ * registered for the launch (each byte read from HBM once; L2 catches
+ * every reuse: optimistic when the footprint exceeds L2). */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timing_int.h"
+
+#define TM_SAMPLE_CUS 4
+#define TM_MAX_TRACED_WG 512
+#define TM_TRACE_BUDGET ((size_t)512 << 20) /* bytes of traces per launch */
+
+const char *const emu_limit_names[EL_COUNT] = {
+    [EL_COMPUTE] = "compute", [EL_MATRIX] = "matrix", [EL_LDS] = "LDS", [EL_MEMORY] = "memory",
+    [EL_LATENCY] = "latency",
+};
+
+struct emu_timing {
+    emu_device *d;
+    const emu_kernel *k;
+    uint64_t nwg;
+    int nwaves;
+    tm_occupancy occ;
+    uint64_t active;          /* CUs with work */
+    int ns;                   /* sampled CUs */
+    uint64_t cu[TM_SAMPLE_CUS];
+    uint64_t cap;             /* traced workgroups per sampled CU */
+    emu_trace *tr;            /* [ns][cap][nwaves] */
+    emu_trace **ptr;          /* the same as pointers, for tm_simulate_cu */
+    uint64_t footprint;
+    atomic_size_t bytes;      /* trace memory in use */
+    bool bad;                 /* not timeable (occupancy) */
+};
+
+int emu_num_cu(const emu_device *d) { return d->opt.num_cu > 0 ? d->opt.num_cu : d->t->num_cu; }
+double emu_clock_ghz(const emu_device *d) { return d->opt.clock_ghz > 0 ? d->opt.clock_ghz : d->t->clock_ghz; }
+
+emu_limit emu_model_limit(uint64_t cycles, const uint64_t busy[EL_LATENCY])
+{
+    int best = 0;
+    for (int i = 1; i < EL_LATENCY; i++)
+        if (busy[i] > busy[best])
+            best = i;
+    return busy[best] * 2 > cycles ? (emu_limit)best : EL_LATENCY;
+}
+
+void emu_trace_grow(emu_trace *t)
+{
+    if (t->failed)
+        return;
+    uint32_t cap = t->cap ? t->cap * 2 : 4096;
+    size_t add = (size_t)(cap - t->cap) * sizeof *t->e;
+    size_t was = atomic_fetch_add(&t->owner->bytes, add);
+    uint32_t *e = was + add <= TM_TRACE_BUDGET && cap > t->cap ? realloc(t->e, (size_t)cap * sizeof *e) : NULL;
+    if (!e) {
+        t->failed = true;
+        return;
+    }
+    t->e = e;
+    t->cap = cap;
+}
+
+/* The number of workgroups CU c runs. */
+static uint64_t cu_count(const emu_timing *tm, uint64_t c) { return (tm->nwg - c + tm->active - 1) / tm->active; }
+
+emu_timing *emu_timing_begin(emu_device *d, const emu_kernel *k, uint64_t nwg, int nwaves)
+{
+    emu_timing *tm = calloc(1, sizeof *tm);
+    if (!tm)
+        return NULL;
+    tm->d = d;
+    tm->k = k;
+    tm->nwg = nwg;
+    tm->nwaves = nwaves;
+    atomic_init(&tm->bytes, 0);
+    if (k->ninsts >= 1 << EMU_TRACE_PC_BITS || nwaves > 16 ||
+        tm_occupancy_of(d->t, &k->info, nwaves, &tm->occ)) {
+        tm->bad = true;
+        return tm;
+    }
+    pthread_rwlock_rdlock(&d->lock);
+    for (int i = 0; i < d->nregions; i++)
+        tm->footprint += d->regions[i].size;
+    pthread_rwlock_unlock(&d->lock);
+    uint64_t ncu = (uint64_t)emu_num_cu(d);
+    tm->active = nwg < ncu ? nwg : ncu;
+    tm->ns = tm->active < TM_SAMPLE_CUS ? (int)tm->active : TM_SAMPLE_CUS;
+    for (int i = 0; i < tm->ns; i++)
+        tm->cu[i] = tm->ns > 1 ? (uint64_t)i * (tm->active - 1) / (uint64_t)(tm->ns - 1) : 0;
+    uint64_t hold = (uint64_t)tm->occ.max_wg, cap = 4 * hold < 8 ? 8 : 4 * hold;
+    if (cap * (uint64_t)tm->ns > TM_MAX_TRACED_WG)
+        cap = TM_MAX_TRACED_WG / (uint64_t)tm->ns;
+    if (cap < 2 * hold)
+        cap = 2 * hold;
+    uint64_t most = cu_count(tm, 0);
+    tm->cap = cap < most ? cap : most;
+    size_t n = (size_t)tm->ns * (size_t)tm->cap * (size_t)nwaves;
+    tm->tr = calloc(n, sizeof *tm->tr);
+    tm->ptr = calloc(n, sizeof *tm->ptr);
+    if (!tm->tr || !tm->ptr) {
+        emu_timing_free(tm);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        tm->tr[i].owner = tm;
+        tm->ptr[i] = &tm->tr[i];
+    }
+    return tm;
+}
+
+void emu_timing_attach(emu_timing *tm, uint64_t wg, wave *waves, int nwaves)
+{
+    emu_trace *base = NULL;
+    if (!tm->bad) {
+        uint64_t c = wg % tm->active, j = wg / tm->active;
+        for (int s = 0; s < tm->ns && j < tm->cap; s++)
+            if (tm->cu[s] == c)
+                base = &tm->tr[((size_t)s * (size_t)tm->cap + (size_t)j) * (size_t)nwaves];
+    }
+    for (int i = 0; i < nwaves; i++)
+        waves[i].trace = base ? &base[i] : NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Time of sampled CU s and its busy cycles, extrapolated to all its workgroups. */
+static int time_cu(const emu_timing *tm, const tm_machine *m, int s, double *end, double busy[EL_LATENCY])
+{
+    uint64_t n = cu_count(tm, tm->cu[s]), sim = n < tm->cap ? n : tm->cap;
+    double *wg_end = calloc((size_t)sim, sizeof *wg_end);
+    tm_cu_result r = {.wg_end = wg_end};
+    if (!wg_end || tm_simulate_cu(m, &tm->ptr[(size_t)s * (size_t)tm->cap * (size_t)tm->nwaves], (int)sim, &r)) {
+        free(wg_end);
+        return -1;
+    }
+    *end = r.end;
+    for (int i = 0; i < EL_LATENCY; i++)
+        busy[i] = r.busy[i];
+    if (n > sim) {
+        qsort(wg_end, (size_t)sim, sizeof *wg_end, cmp_double);
+        uint64_t h = sim / 2;
+        double slope = (wg_end[sim - 1] - wg_end[h - 1]) / (double)(sim - h);
+        *end = r.end + slope * (double)(n - sim);
+        for (int i = 0; i < EL_LATENCY; i++)
+            busy[i] *= (double)n / (double)sim;
+    }
+    free(wg_end);
+    return 0;
+}
+
+void emu_timing_end(emu_timing *tm, emu_stats *st)
+{
+    const target *t = tm->d->t;
+    const timing_facts *f = &t->tm;
+    size_t n = (size_t)tm->ns * (size_t)tm->cap * (size_t)tm->nwaves;
+    bool ok = !tm->bad;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = !tm->tr[i].failed;
+    if (!ok) {
+        st->model_failed++;
+        return;
+    }
+    double hbm_clk = f->hbm_tbps * 1e3 / emu_clock_ghz(tm->d); /* bytes per clock */
+    double loaded = (double)st->global_read, stored = (double)st->global_written;
+    tm_machine m = {
+        .t = t,
+        .k = tm->k,
+        .occ = tm->occ,
+        .nwaves = tm->nwaves,
+        .l2_rate = (double)f->l2_bytes_per_clk / (double)tm->active,
+        .hbm_rate = hbm_clk / (double)tm->active,
+        .miss_frac = loaded > 0 && (double)tm->footprint < loaded ? (double)tm->footprint / loaded : 1.0,
+    };
+    double end = 0, busy[EL_LATENCY] = {0};
+    for (int s = 0; s < tm->ns; s++) {
+        double e, b[EL_LATENCY];
+        if (time_cu(tm, &m, s, &e, b)) {
+            st->model_failed++;
+            return;
+        }
+        if (e > end) {
+            end = e;
+            memcpy(busy, b, sizeof busy);
+        }
+    }
+    /* the device's bandwidth over all the launch's bytes */
+    double hbm = (stored + loaded * m.miss_frac) / hbm_clk, l2 = (loaded + stored) / f->l2_bytes_per_clk;
+    double dev = hbm > l2 ? hbm : l2;
+    if (dev > busy[EL_MEMORY])
+        busy[EL_MEMORY] = dev;
+    if (dev > end)
+        end = dev;
+    st->model_cycles += (uint64_t)(end + 0.5);
+    for (int i = 0; i < EL_LATENCY; i++)
+        st->model_busy[i] += (uint64_t)(busy[i] + 0.5);
+    st->model_launches++;
+}
+
+void emu_timing_free(emu_timing *tm)
+{
+    if (!tm)
+        return;
+    if (tm->tr) {
+        size_t n = (size_t)tm->ns * (size_t)tm->cap * (size_t)tm->nwaves;
+        for (size_t i = 0; i < n; i++)
+            free(tm->tr[i].e);
+    }
+    free(tm->tr);
+    free(tm->ptr);
+    free(tm);
+}

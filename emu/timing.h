@@ -1,0 +1,53 @@
+/* The timing model's hooks into the emulator (docs/TIMING.md).
+ *
+ * With emu_options.timing on, a launch picks a sample of its workgroups
+ * (emu_timing_begin), the executor appends every instruction a sampled wave
+ * issues to that wave's trace (emu_trace_push: the instruction's index and
+ * its active lanes), and after the functional run emu_timing_end replays
+ * the traces on a model of the target's CUs (timing_cu.c) and fills the
+ * model_* fields of the launch's stats. Control flow of the project's
+ * kernels does not depend on data, so a trace of the functional run is the
+ * instruction stream the hardware would issue. With the model off nothing
+ * here runs: waves have no trace. */
+#ifndef IGEMM_EMU_TIMING_H
+#define IGEMM_EMU_TIMING_H
+
+#include "emu_int.h"
+
+typedef struct emu_timing emu_timing;
+
+/* One wave's trace: entries pc | lanes << 25 (lanes 0..64 active at issue). */
+struct emu_trace {
+    uint32_t *e;
+    uint32_t n, cap;
+    emu_timing *owner;  /* for the memory budget */
+    bool failed;        /* out of budget: the launch is not timed */
+};
+
+#define EMU_TRACE_PC_BITS 25
+
+void emu_trace_grow(emu_trace *t);
+
+static inline void emu_trace_push(emu_trace *t, int pc, uint64_t exec)
+{
+    if (t->n == t->cap)
+        emu_trace_grow(t);
+    if (!t->failed)
+        t->e[t->n++] = (uint32_t)pc | (uint32_t)__builtin_popcountll(exec) << EMU_TRACE_PC_BITS;
+}
+
+/* A launch of nwg workgroups of nwaves waves each; NULL when the model
+ * cannot time it (out of memory), which the launch counts as not timed.
+ * Call before the launch registers its own kernarg and dispatch buffers:
+ * the memory the kernel may touch is what the host registered. */
+emu_timing *emu_timing_begin(emu_device *d, const emu_kernel *k, uint64_t nwg, int nwaves);
+
+/* Give the waves of workgroup wg their traces (NULL when not sampled). */
+void emu_timing_attach(emu_timing *tm, uint64_t wg, wave *waves, int nwaves);
+
+/* Time the launch from its traces and its functional stats; adds to st. */
+void emu_timing_end(emu_timing *tm, emu_stats *st);
+
+void emu_timing_free(emu_timing *tm);
+
+#endif

@@ -1,0 +1,453 @@
+/* The timing model (docs/TIMING.md) against answers derived from the
+ * target facts (arch/target.c .tm, num_cu, clock_ghz) and published product
+ * peaks, with hand-written microkernels:
+ *   - a dependent-free v_fmac_f32 loop reaches the vector peak (3%);
+ *   - an MFMA loop reaches each instruction's matrix rate (3%), and the
+ *     fastest instruction of each type is the product's matrix peak;
+ *   - an LDS-bound loop reaches lds_bytes_per_clk (3%);
+ *   - a streaming copy reaches the HBM bandwidth (3%);
+ *   - one wave of a dependent load chain shows the LDS, L2 and HBM latency;
+ *   - a VGPR-heavy kernel holds fewer waves and exposes more latency.
+ * With IGEMM_TIMING_TABLE=FILE the suite also writes the microkernel table
+ * of docs/TIMING.md to FILE (make timing-table). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common.h"
+#include "../arch/target.h"
+#include "../conv/problem.h"
+
+static FILE *table;
+
+static void row(const char *arch, const char *what, double got, double want, const char *unit)
+{
+    if (table)
+        fprintf(table, "| %s | %s | %.4g | %.4g | %s | %.3f |\n", arch, what, got, want, unit, want ? got / want : 0);
+}
+
+/* Run a snippet with the timing model on; fails the test on an error. */
+static emu_stats run_timed(tc_snippet *sn, unsigned groups, unsigned threads, void **ptrs, const size_t *sizes)
+{
+    char err[2048] = "";
+    emu_stats st = {0};
+    sn->timing = true;
+    if (!sn->host_threads)
+        sn->host_threads = 2;
+    if (tc_run(sn, groups, threads, ptrs, sizes, &st, err, sizeof err))
+        fail_msg("%s: %s", sn->arch, err);
+    assert_int_equal(st.model_launches, 1);
+    assert_true(st.model_cycles > 0);
+    return st;
+}
+
+static void expect_near(const char *arch, const char *what, double got, double want, double tol)
+{
+    if (!(got >= want * (1 - tol) && got <= want * (1 + tol)))
+        fail_msg("%s %s: %.6g, expected %.6g within %.0f%%", arch, what, got, want, 100 * tol);
+}
+
+static void each_target(void (*f)(const char *arch))
+{
+    for (int i = 0; i < igemm_target_count; i++)
+        f(igemm_targets[i]->name);
+}
+
+#define CUS 2 /* the microkernels that measure one CU's rate run on 2 CUs */
+
+/* ---- vector peak ---- */
+
+static void fma_peak(const char *arch)
+{
+    const target *t = target_by_name(arch);
+    tc_sbuf b = {0};
+    for (int i = 2; i < 36; i++)
+        tc_put(&b, "    v_mov_b32 v%d, 0\n", i);
+    tc_put(&b, "    s_mov_b32 s10, 128\n.Lloop:\n");
+    for (int i = 2; i < 34; i++)
+        tc_put(&b, "    v_fmac_f32 v%d, v34, v35\n", i);
+    tc_put(&b, "    s_sub_u32 s10, s10, 1\n    s_cmp_lg_u32 s10, 0\n    s_cbranch_scc1 .Lloop\n");
+    tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 40, .num_cu = CUS};
+    unsigned groups = 8 * CUS; /* 8 waves per SIMD */
+    emu_stats st = run_timed(&sn, groups, 256, NULL, NULL);
+    free(b.s);
+    double flops = (double)groups * 4 * 128 * 32 * 128; /* waves x iterations x fmacs x 64 lanes x 2 */
+    double got = flops / (double)st.model_cycles / CUS, want = t->tm.valu_flops_f32;
+    row(arch, "v_fmac_f32 loop, 8 waves/SIMD", got, want, "FLOP/clk/CU");
+    expect_near(arch, "v_fmac_f32 FLOPs per CU per clock", got, want, 0.03);
+    assert_int_equal(emu_model_limit(st.model_cycles, st.model_busy), EL_COMPUTE);
+}
+
+static void test_fma_peak(void **state)
+{
+    (void)state;
+    each_target(fma_peak);
+}
+
+/* ---- matrix peak ---- */
+
+typedef struct {
+    const char *arch, *op, *a, *b; /* A/B operand spellings */
+    int m, n, k, blocks;
+    int flops_per_clk_cu; /* AMD's CDNA1/2/3 ISA guides (MFMA tables), independent of mfma.c */
+    char type;            /* 's' f32, 'h' f16, 'b' bf16 */
+} mfma_case;
+
+static const mfma_case mfma_cases[] = {
+    {"gfx908", "v_mfma_f32_32x32x2f32", "v1", "v2", 32, 32, 2, 1, 256, 's'},
+    {"gfx908", "v_mfma_f32_4x4x1f32", "v1", "v2", 4, 4, 1, 16, 256, 's'},
+    {"gfx908", "v_mfma_f32_32x32x8f16", "v[2:3]", "v[4:5]", 32, 32, 8, 1, 1024, 'h'},
+    {"gfx908", "v_mfma_f32_16x16x16f16", "v[2:3]", "v[4:5]", 16, 16, 16, 1, 1024, 'h'},
+    {"gfx908", "v_mfma_f32_32x32x4bf16", "v1", "v2", 32, 32, 4, 1, 512, 'b'},
+    {"gfx90a", "v_mfma_f32_32x32x2f32", "v1", "v2", 32, 32, 2, 1, 256, 's'},
+    {"gfx90a", "v_mfma_f32_16x16x4f32", "v1", "v2", 16, 16, 4, 1, 256, 's'},
+    {"gfx90a", "v_mfma_f32_32x32x8f16", "v[2:3]", "v[4:5]", 32, 32, 8, 1, 1024, 'h'},
+    {"gfx90a", "v_mfma_f32_32x32x8bf16_1k", "v[2:3]", "v[4:5]", 32, 32, 8, 1, 1024, 'b'},
+    {"gfx90a", "v_mfma_f32_32x32x4bf16", "v1", "v2", 32, 32, 4, 1, 512, 'b'},
+    {"gfx942", "v_mfma_f32_32x32x2_f32", "v1", "v2", 32, 32, 2, 1, 256, 's'},
+    {"gfx942", "v_mfma_f32_32x32x8_f16", "v[2:3]", "v[4:5]", 32, 32, 8, 1, 2048, 'h'},
+    {"gfx942", "v_mfma_f32_16x16x16_f16", "v[2:3]", "v[4:5]", 16, 16, 16, 1, 2048, 'h'},
+    {"gfx942", "v_mfma_f32_16x16x4_4b_f16", "v[2:3]", "v[4:5]", 16, 16, 4, 4, 1024, 'h'},
+    {"gfx942", "v_mfma_f32_32x32x8_bf16", "v[2:3]", "v[4:5]", 32, 32, 8, 1, 2048, 'b'},
+};
+
+static void mfma_peak(const mfma_case *c)
+{
+    int acc = c->m * c->n * c->blocks / 64; /* accumulator registers */
+    tc_sbuf b = {0};
+    for (int i = 1; i < 6; i++)
+        tc_put(&b, "    v_mov_b32 v%d, 0\n", i);
+    for (int i = 0; i < 4 * acc; i++)
+        tc_put(&b, "    v_accvgpr_write_b32 a%d, 0\n", i);
+    /* about 16K cycles of matrix work per wave, whatever the instruction */
+    double flops_op = 2.0 * c->m * c->n * c->k * c->blocks, cyc = flops_op / (c->flops_per_clk_cu / 4.0);
+    int iters = (int)(2048 / cyc) < 32 ? 32 : (int)(2048 / cyc);
+    tc_put(&b, "    s_nop 4\n    s_mov_b32 s10, %d\n.Lloop:\n", iters);
+    /* the loop counter's SALU ops issue in the shadow of the MFMAs, as a
+       tuned kernel schedules them; only the branch ends the body */
+    for (int i = 0; i < 8; i++) {
+        int j = i % 4;
+        tc_put(&b, "    %s a[%d:%d], %s, %s, a[%d:%d]\n", c->op, j * acc, j * acc + acc - 1, c->a, c->b, j * acc,
+               j * acc + acc - 1);
+        if (i == 0)
+            tc_put(&b, "    s_sub_u32 s10, s10, 1\n");
+        if (i == 1)
+            tc_put(&b, "    s_cmp_lg_u32 s10, 0\n");
+    }
+    tc_put(&b, "    s_cbranch_scc1 .Lloop\n");
+    /* gfx908 allocates AGPRs with the VGPR count */
+    int v = target_by_name(c->arch)->unified_acc_vgprs || 4 * acc < 8 ? 8 : 4 * acc;
+    tc_snippet sn = {.arch = c->arch, .body = b.s, .vgprs = v, .agprs = 4 * acc, .num_cu = CUS};
+    unsigned groups = 2 * CUS; /* 2 waves per SIMD */
+    emu_stats st = run_timed(&sn, groups, 256, NULL, NULL);
+    free(b.s);
+    double flops = (double)groups * 4 * iters * 8 * flops_op;
+    double got = flops / (double)st.model_cycles / CUS;
+    char what[96];
+    snprintf(what, sizeof what, "%s loop", c->op);
+    row(c->arch, what, got, c->flops_per_clk_cu, "FLOP/clk/CU");
+    expect_near(c->arch, c->op, got, c->flops_per_clk_cu, 0.03);
+    assert_int_equal(emu_model_limit(st.model_cycles, st.model_busy), EL_MATRIX);
+}
+
+static void test_mfma_peak(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof mfma_cases / sizeof mfma_cases[0]; i++)
+        mfma_peak(&mfma_cases[i]);
+    /* the fastest instruction of each type is the target's published peak */
+    for (int i = 0; i < igemm_target_count; i++) {
+        const target *t = igemm_targets[i];
+        int best[3] = {0};
+        if (t->emulate_only)
+            continue; /* gfx940/gfx941: gfx942's facts, no cases of their own */
+        for (size_t j = 0; j < sizeof mfma_cases / sizeof mfma_cases[0]; j++)
+            if (!strcmp(mfma_cases[j].arch, t->name)) {
+                int *bp = &best[mfma_cases[j].type == 's' ? 0 : mfma_cases[j].type == 'h' ? 1 : 2];
+                if (mfma_cases[j].flops_per_clk_cu > *bp)
+                    *bp = mfma_cases[j].flops_per_clk_cu;
+            }
+        assert_int_equal(best[0], t->tm.mfma_flops_f32);
+        assert_int_equal(best[1], t->tm.mfma_flops_f16);
+        assert_int_equal(best[2], t->tm.mfma_flops_bf16);
+    }
+}
+
+/* ---- LDS bandwidth ---- */
+
+static void lds_peak(const char *arch)
+{
+    const target *t = target_by_name(arch);
+    tc_sbuf b = {0};
+    tc_put(&b, "    s_mov_b32 m0, -1\n    v_and_b32 v1, 255, v0\n    v_lshlrev_b32 v1, 4, v1\n"
+               "    s_mov_b32 s10, 32\n.Lloop:\n");
+    for (int i = 0; i < 8; i++)
+        tc_put(&b, "    ds_read_b128 v[%d:%d], v1\n", 2 + 4 * i, 5 + 4 * i);
+    tc_put(&b, "    s_waitcnt lgkmcnt(0)\n    s_sub_u32 s10, s10, 1\n    s_cmp_lg_u32 s10, 0\n"
+               "    s_cbranch_scc1 .Lloop\n");
+    tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 40, .lds_bytes = 4096, .num_cu = CUS};
+    unsigned groups = 4 * CUS;
+    emu_stats st = run_timed(&sn, groups, 256, NULL, NULL);
+    free(b.s);
+    double bytes = (double)groups * 4 * 32 * 8 * 1024;
+    double got = bytes / (double)st.model_cycles / CUS, want = t->tm.lds_bytes_per_clk;
+    row(arch, "ds_read_b128 loop, 4 waves/SIMD", got, want, "B/clk/CU");
+    expect_near(arch, "LDS bytes per CU per clock", got, want, 0.03);
+    assert_int_equal(emu_model_limit(st.model_cycles, st.model_busy), EL_LDS);
+}
+
+static void test_lds_peak(void **state)
+{
+    (void)state;
+    each_target(lds_peak);
+}
+
+/* ---- HBM bandwidth: a streaming copy on every CU of the product ---- */
+
+static void stream_copy(const char *arch)
+{
+    const target *t = target_by_name(arch);
+    const char *body = TC_PRELUDE
+        "    s_lshl_b32 s8, s2, 12\n"
+        "    v_lshlrev_b32 v6, 4, v0\n"
+        "    v_add_u32 v6, s8, v6\n"
+        "    global_load_dwordx4 v[2:5], v6, s[4:5]\n"
+        "    s_waitcnt vmcnt(0)\n"
+        "    global_store_dwordx4 v6, v[2:5], s[6:7]\n";
+    size_t bytes = (size_t)64 << 20;
+    void *src = calloc(1, bytes), *dst = calloc(1, bytes);
+    assert_non_null(src);
+    assert_non_null(dst);
+    void *ptrs[2] = {src, dst};
+    size_t sizes[2] = {bytes, bytes};
+    tc_snippet sn = {.arch = arch, .body = body, .vgprs = 8, .nptrs = 2};
+    emu_stats st = run_timed(&sn, (unsigned)(bytes / 4096), 256, ptrs, sizes);
+    free(src);
+    free(dst);
+    double secs = (double)st.model_cycles / (t->clock_ghz * 1e9);
+    double got = 2.0 * (double)bytes / secs / 1e12, want = t->tm.hbm_tbps;
+    row(arch, "streaming copy, 2 x 64 MiB", got, want, "TB/s");
+    expect_near(arch, "copy bandwidth (TB/s)", got, want, 0.03);
+    assert_int_equal(emu_model_limit(st.model_cycles, st.model_busy), EL_MEMORY);
+}
+
+static void test_stream_copy(void **state)
+{
+    (void)state;
+    each_target(stream_copy);
+}
+
+/* ---- latency: one wave, each load's address is the previous load's data ---- */
+
+#define CHAIN 16
+#define CHAIN_ITERS 64
+
+static double chain(const char *arch, bool lds, size_t buf_bytes, emu_stats *out)
+{
+    tc_sbuf b = {0};
+    tc_put(&b, "%s", TC_PRELUDE);
+    if (lds)
+        tc_put(&b, "    s_mov_b32 m0, -1\n    v_mov_b32 v2, 0\n    ds_write_b32 v2, v2\n    s_waitcnt lgkmcnt(0)\n");
+    tc_put(&b, "    v_mov_b32 v1, 0\n    s_mov_b32 s10, %d\n.Lloop:\n", CHAIN_ITERS);
+    for (int i = 0; i < CHAIN; i++)
+        tc_put(&b, lds ? "    ds_read_b32 v1, v1\n    s_waitcnt lgkmcnt(0)\n"
+                       : "    global_load_dword v1, v1, s[4:5]\n    s_waitcnt vmcnt(0)\n");
+    tc_put(&b, "    s_sub_u32 s10, s10, 1\n    s_cmp_lg_u32 s10, 0\n    s_cbranch_scc1 .Lloop\n");
+    void *buf = calloc(1, buf_bytes);
+    assert_non_null(buf);
+    void *ptrs[2] = {buf, NULL};
+    size_t sizes[2] = {buf_bytes, 0};
+    tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 8, .lds_bytes = lds ? 256 : 0, .nptrs = 2, .num_cu = 1};
+    emu_stats st = run_timed(&sn, 1, 64, ptrs, sizes);
+    free(buf);
+    free(b.s);
+    if (out)
+        *out = st;
+    return (double)st.model_cycles / (CHAIN * CHAIN_ITERS);
+}
+
+static void latency(const char *arch)
+{
+    const timing_facts *f = &target_by_name(arch)->tm;
+    /* each step: the latency, plus the loop's 3 scalar instructions (one
+       issue turn of 4 cycles each) per CHAIN steps */
+    double over = 3.0 * 4 / CHAIN;
+    double lds = chain(arch, true, 4096, NULL);
+    row(arch, "ds_read_b32 chain, 1 wave", lds, f->lat_lds + over, "cycles/load");
+    expect_near(arch, "LDS chain cycles per load", lds, f->lat_lds + over, 0.03);
+    /* 4 KiB footprint: of 256 bytes per load, the registered 4 KiB come from HBM once */
+    emu_stats st;
+    double loaded = (double)CHAIN * CHAIN_ITERS * 256;
+    double l2 = chain(arch, false, 4096, &st);
+    double miss = 4096.0 / (double)st.global_read;
+    assert_true(st.global_read >= loaded);
+    double want = f->lat_l2 + miss * (f->lat_hbm - f->lat_l2) + over;
+    row(arch, "global_load_dword chain, L2 hits", l2, want, "cycles/load");
+    expect_near(arch, "L2 chain cycles per load", l2, want, 0.03);
+    /* a footprint larger than what is loaded: every load misses */
+    double hbm = chain(arch, false, (size_t)1 << 20, NULL);
+    row(arch, "global_load_dword chain, HBM", hbm, f->lat_hbm + over, "cycles/load");
+    expect_near(arch, "HBM chain cycles per load", hbm, f->lat_hbm + over, 0.03);
+}
+
+static void test_latency(void **state)
+{
+    (void)state;
+    each_target(latency);
+}
+
+/* ---- occupancy: the same loop with few and with many VGPRs ---- */
+
+static void occupancy(const char *arch)
+{
+    const target *t = target_by_name(arch);
+    const char *body = TC_PRELUDE
+        "    v_mov_b32 v3, 0\n"
+        "    s_mov_b32 s10, 16\n"
+        ".Lloop:\n"
+        "    global_load_dword v2, v1, s[4:5]\n"
+        "    s_waitcnt vmcnt(0)\n"
+        "    v_add_f32 v3, v2, v3\n"
+        "    v_add_f32 v3, v2, v3\n"
+        "    s_sub_u32 s10, s10, 1\n"
+        "    s_cmp_lg_u32 s10, 0\n"
+        "    s_cbranch_scc1 .Lloop\n";
+    void *buf = calloc(1, 4096);
+    assert_non_null(buf);
+    void *ptrs[2] = {buf, NULL};
+    size_t sizes[2] = {4096, 0};
+    int heavy_v = 256; /* every architectural VGPR: 1 wave per SIMD, 2 with the unified file of 512 */
+    tc_snippet light = {.arch = arch, .body = body, .vgprs = 16, .nptrs = 2, .num_cu = 1};
+    tc_snippet heavy = light;
+    heavy.vgprs = heavy_v;
+    int light_wps = t->vgprs_per_simd / 16 < t->max_waves_per_simd ? t->vgprs_per_simd / 16 : t->max_waves_per_simd;
+    int heavy_wps = t->vgprs_per_simd / heavy_v;
+    unsigned groups = (unsigned)light_wps; /* 4-wave groups: light_wps waves per SIMD when all resident */
+    emu_stats sl = run_timed(&light, groups, 256, ptrs, sizes);
+    emu_stats sh = run_timed(&heavy, groups, 256, ptrs, sizes);
+    free(buf);
+    double ratio = (double)sh.model_cycles / (double)sl.model_cycles;
+    /* latency-bound: the light kernel overlaps all its waves' loads, the
+       heavy one light_wps / heavy_wps times fewer */
+    double want = (double)light_wps / heavy_wps;
+    char what[96];
+    snprintf(what, sizeof what, "load-use loop, %d vs %d VGPRs: time ratio", heavy_v, 16);
+    row(arch, what, ratio, want, "x");
+    if (ratio < 0.9 * want)
+        fail_msg("%s: %d VGPRs took %.3gx the time of 16 VGPRs, expected about %.3gx (%d vs %d waves per SIMD)", arch,
+                 heavy_v, ratio, want, heavy_wps, light_wps);
+    assert_int_equal(emu_model_limit(sh.model_cycles, sh.model_busy), EL_LATENCY);
+}
+
+static void test_occupancy(void **state)
+{
+    (void)state;
+    each_target(occupancy);
+}
+
+/* ---- real kernels: never above the roofline ---- */
+
+static const char *const roof_layers[] = {
+    "-n 1 -c 64 -H 56 -W 56 -k 64 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -g 1 -F 2",
+    "-n 1 -c 128 -H 28 -W 28 -k 128 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 1 -F 2",
+    "-n 1 -c 512 -H 28 -W 28 -k 1024 -y 1 -x 1 -p 0 -q 0 -u 2 -v 2 -l 1 -j 1 -g 1 -F 2",
+};
+
+static void roofline(const char *arch)
+{
+    const target *t = target_by_name(arch);
+    igemm_handle *h = tc_emu_handle(arch, NULL, 2);
+    for (size_t i = 0; i < sizeof roof_layers / sizeof roof_layers[0]; i++) {
+        igemm_problem p;
+        char why[256], msg[512];
+        char line[300];
+        snprintf(line, sizeof line, "conv %s", roof_layers[i]);
+        assert_int_equal(igemm_problem_parse_line(&p, line, why, sizeof why), 1);
+        tc_case_result res;
+        if (tc_run_case(h, &p, NULL, 7, &res, msg, sizeof msg))
+            fail_msg("%s %s: %s", arch, roof_layers[i], msg);
+        double flops = 2.0 * p.n * p.c * p.k * p.y * p.x; /* times the output pixels: */
+        int ho = (p.hi + 2 * p.pad_h - p.y) / p.stride_h + 1, wo = (p.wi + 2 * p.pad_w - p.x) / p.stride_w + 1;
+        flops *= (double)ho * wo;
+        double bytes = 4.0 * ((double)p.n * p.c * p.hi * p.wi + (double)p.n * p.k * ho * wo + (double)p.k * p.c * p.y * p.x);
+        double peak = t->tm.valu_flops_f32 * (double)t->num_cu * t->clock_ghz * 1e9; /* FMA kernels */
+        double bound_us = 1e6 * (flops / peak > bytes / (t->tm.hbm_tbps * 1e12) ? flops / peak : bytes / (t->tm.hbm_tbps * 1e12));
+        if (!(res.ri.modeled_us > 0) || res.ri.modeled_us < bound_us)
+            fail_msg("%s %s: modeled %.3f us, below the roofline bound %.3f us", arch, roof_layers[i],
+                     res.ri.modeled_us, bound_us);
+        assert_true(res.ri.limit[0]);
+    }
+    igemm_destroy(h);
+}
+
+static void test_roofline(void **state)
+{
+    (void)state;
+    roofline("gfx906");
+    roofline("gfx942");
+}
+
+/* ---- the CLI reports it ---- */
+
+static void test_cli_reports_modeled_time(void **state)
+{
+    (void)state;
+    const char *args[] = {"conv", "-n", "1", "-c", "16", "-H", "14", "-W", "14", "-k", "16", "-y", "3", "-x", "3",
+                          "-p", "1", "-q", "1", "-F", "2", "-t", "1", NULL};
+    tc_result r;
+    tc_run_igemm(&r, args);
+    assert_int_equal(r.status, 0);
+    tc_expect_contains(r.out, "  modeled time: ");
+    tc_expect_contains(r.out, " TFLOP/s (limit: ");
+    tc_result_free(&r);
+    const char *json[] = {"conv", "-n", "1", "-c", "16", "-H", "14", "-W", "14", "-k", "16", "-y", "3", "-x", "3",
+                          "-p", "1", "-q", "1", "-F", "2", "--json", NULL};
+    tc_run_igemm(&r, json);
+    assert_int_equal(r.status, 0);
+    tc_expect_contains(r.out, "\"modeled_us\": ");
+    assert_null(strstr(r.out, "\"modeled_us\": 0,"));
+    tc_result_free(&r);
+    const char *bad[] = {"emu-run", "--cus", "0", NULL};
+    tc_run_igemm(&r, bad);
+    assert_int_equal(r.status, 2);
+    assert_true(tc_one_line(r.err));
+    tc_result_free(&r);
+}
+
+static int open_table(void **state)
+{
+    (void)state;
+    const char *p = getenv("IGEMM_TIMING_TABLE");
+    if (p && *p) {
+        table = fopen(p, "w");
+        if (!table) {
+            fprintf(stderr, "cannot write %s\n", p);
+            return -1;
+        }
+        fprintf(table, "| target | microkernel | modeled | expected | unit | ratio |\n|---|---|---:|---:|---|---:|\n");
+    }
+    return 0;
+}
+
+static int close_table(void **state)
+{
+    (void)state;
+    if (table)
+        fclose(table);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fma_peak),   cmocka_unit_test(test_mfma_peak), cmocka_unit_test(test_lds_peak),
+        cmocka_unit_test(test_stream_copy), cmocka_unit_test(test_latency),  cmocka_unit_test(test_occupancy),
+        cmocka_unit_test(test_roofline),    cmocka_unit_test(test_cli_reports_modeled_time),
+    };
+    return cmocka_run_group_tests(tests, open_table, close_table);
+}
