@@ -225,6 +225,19 @@ PY_SITE  = $(shell $(PYTHON) -c 'import sys; print("lib/python3.%d/dist-packages
 $(B)/obj/tests/test_install.o: TEST_DEFS += -DTEST_CC='"$(CC)"' -DTEST_OPT='"$(OPT)"' -DTEST_SANFLAGS='"$(SANFLAGS)"'
 -include $(shell find $(B)/pic -name "*.d" 2>/dev/null)
 
+# ---- the HIP test double ----------------------------------------------------
+# libigemm_hipemu.so implements the part of the HIP runtime API the HIP
+# backend uses on top of the emulator (docs/HIPEMU.md): with
+# IGEMM_HIP_LIBRARY=$(B)/lib/libigemm_hipemu.so the HIP backend runs its
+# whole path (module load, argument buffer, launches, streams, events,
+# copies) without a GPU. Not installed: the real libamdhip64 is the production path.
+HIPEMU_SRC := hipemu/device.c hipemu/queue.c hipemu/api.c
+$(B)/lib/libigemm_hipemu.so: $(call pic,$(HIPEMU_SRC) $(EMU_SRC) $(ARCH_SRC)) hipemu/exports.map
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -shared -Wl,--version-script=hipemu/exports.map \
+	    $(call pic,$(HIPEMU_SRC) $(EMU_SRC) $(ARCH_SRC)) -o $@ $(LDLIBS)
+all: $(B)/lib/libigemm_hipemu.so
+
 # ---- tests -----------------------------------------------------------------
 # Every tests/test_*.c is a cmocka suite linked with tests/common.c and
 # libigemm; `make test` builds and runs them all (from the repository root).
