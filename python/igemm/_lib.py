@@ -43,6 +43,7 @@ class Options(ctypes.Structure):
         ("perfdb", ctypes.c_char_p),
         ("emu_threads", ctypes.c_int),
         ("device", ctypes.c_int),
+        ("timing", ctypes.c_int),
     ]
 
 
