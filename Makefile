@@ -223,6 +223,7 @@ PY_SITE  = $(shell $(PYTHON) -c 'import sys; print("lib/python3.%d/dist-packages
 # test_install builds a program against the installed library: it needs the
 # compiler and sanitizer flags of this build.
 $(B)/obj/tests/test_install.o: TEST_DEFS += -DTEST_CC='"$(CC)"' -DTEST_OPT='"$(OPT)"' -DTEST_SANFLAGS='"$(SANFLAGS)"'
+$(B)/obj/tests/test_embed.o: TEST_DEFS += -DTEST_CC='"$(CC)"' -DTEST_SANFLAGS='"$(SANFLAGS)"'
 -include $(shell find $(B)/pic -name "*.d" 2>/dev/null)
 
 # ---- the HIP test double ----------------------------------------------------
