@@ -6,6 +6,7 @@
 int cmd_conv(int argc, char **argv);
 int cmd_emu_run(int argc, char **argv);
 int cmd_manifest(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 
 /* Print "igemm: <message>" on stderr and return 2. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
