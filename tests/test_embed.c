@@ -140,20 +140,29 @@ static void archive_and_shared_library_globals(void **state)
     free(in);
 }
 
+/* Compile src with `compiler` against the public libigemm.a into
+ * BUILD_DIR/tests/embed/NAME, run it with arg; its stdout (malloc'd).
+ * Fails the test when it does not build or exits non-zero. */
+static char *build_and_run(const char *compiler, const char *src, const char *name, const char *arg)
+{
+    int st;
+    char *log = sh(&st,
+                   "mkdir -p %s/tests/embed && %s -Wall -Wextra -Werror %s -Iinclude %s %s/lib/libigemm.a "
+                   "-o %s/tests/embed/%s -lm -lpthread -ldl 2>&1",
+                   BUILD_DIR, compiler, TEST_SANFLAGS, src, BUILD_DIR, BUILD_DIR, name);
+    if (st)
+        fail_msg("building %s against libigemm.a: %s", src, log);
+    free(log);
+    char *out = sh(&st, "%s/tests/embed/%s %s 2>&1", BUILD_DIR, name, arg);
+    if (st)
+        fail_msg("%s: exit %d: %s", name, st, out);
+    return out;
+}
+
 static void application_with_own_read_file(void **state)
 {
     (void)state;
-    int st;
-    char *log = sh(&st,
-                   "mkdir -p %s/tests/embed && %s -std=c11 -Wall -Wextra -Werror %s -Iinclude "
-                   "tests/embed/own_symbols.c %s/lib/libigemm.a -o %s/tests/embed/own_symbols -lm -lpthread -ldl 2>&1",
-                   BUILD_DIR, TEST_CC, TEST_SANFLAGS, BUILD_DIR, BUILD_DIR);
-    if (st)
-        fail_msg("linking an application with its own read_file against libigemm.a: %s", log);
-    free(log);
-    char *out = sh(&st, "%s/tests/embed/own_symbols %s/co 2>&1", BUILD_DIR, BUILD_DIR);
-    if (st)
-        fail_msg("own_symbols: exit %d: %s", st, out);
+    char *out = build_and_run(TEST_CC " -std=c11", "tests/embed/own_symbols.c", "own_symbols", BUILD_DIR "/co");
     /* dx[c][i] = w[c] * dy[i] */
     assert_string_equal(out, "0.5\n1\n1.5\n-2\n-4\n-6\n");
     free(out);
@@ -162,17 +171,7 @@ static void application_with_own_read_file(void **state)
 static void cxx17_translation_unit(void **state)
 {
     (void)state;
-    int st;
-    char *log = sh(&st,
-                   "mkdir -p %s/tests/embed && c++ -std=c++17 -Wall -Wextra -Wpedantic -Werror %s -Iinclude "
-                   "tests/embed/cxx17.cpp %s/lib/libigemm.a -o %s/tests/embed/cxx17 -lm -lpthread -ldl 2>&1",
-                   BUILD_DIR, TEST_SANFLAGS, BUILD_DIR, BUILD_DIR);
-    if (st)
-        fail_msg("compiling igemm.h in a C++17 translation unit: %s", log);
-    free(log);
-    char *out = sh(&st, "%s/tests/embed/cxx17", BUILD_DIR);
-    if (st)
-        fail_msg("cxx17: exit %d: %s", st, out);
+    char *out = build_and_run("c++ -std=c++17 -Wpedantic", "tests/embed/cxx17.cpp", "cxx17", "");
     tc_expect_contains(out, IGEMM_VERSION " ");
     free(out);
 }
