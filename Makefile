@@ -75,7 +75,7 @@ RT_SRC   := runtime/handle.c runtime/codeobj.c runtime/backend_emu.c \
             runtime/backend_hip.c
 RT_SRC   += runtime/perfdb.c runtime/allocs.c
 CLI_SRC  := tools/igemm.c tools/cli_conv.c tools/cli_emu_run.c
-CLI_SRC  += tools/cli_manifest.c
+CLI_SRC  += tools/cli_manifest.c tools/cli_plan.c
 
 obj = $(1:%.c=$(B)/obj/%.o)
 
@@ -113,12 +113,29 @@ $(B)/obj/gen/embed.o: $(B)/gen/embed.c
 
 LIB_OBJ := $(call obj,$(CORE_SRC) $(EMU_SRC) $(RT_SRC)) $(B)/obj/gen/embed.o
 
-$(B)/lib/libigemm.a: $(LIB_OBJ)
+# libigemm_internal.a: every object as compiled, for the CLI, the benchmarks
+# and the tests, which use internal functions (read_file, target_by_name, ...).
+$(B)/lib/libigemm_internal.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@
 	ar rcs $@ $^
 
-$(B)/bin/igemm: $(call obj,$(CLI_SRC)) $(B)/lib/libigemm.a
+# libigemm.a, the public archive: the objects linked into one relocatable
+# object whose only global symbols are the functions include/igemm.h
+# declares (libigemm.syms); every other symbol is local to it, so an
+# application may define its own read_file or plan_add (tests/test_symbols.c).
+$(B)/lib/libigemm.syms: include/igemm.h
+	@mkdir -p $(dir $@)
+	sed -n 's/^[a-z].*[ *]\(igemm_[a-z0-9_]*\)(.*/\1/p' $< > $@
+
+$(B)/lib/libigemm.a: $(LIB_OBJ) $(B)/lib/libigemm.syms
+	@mkdir -p $(dir $@)
+	rm -f $@ $(B)/lib/libigemm.o
+	ld -r -o $(B)/lib/libigemm.o $(LIB_OBJ)
+	objcopy --keep-global-symbols=$(B)/lib/libigemm.syms $(B)/lib/libigemm.o
+	ar rcs $@ $(B)/lib/libigemm.o
+
+$(B)/bin/igemm: $(call obj,$(CLI_SRC)) $(B)/lib/libigemm_internal.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -156,10 +173,9 @@ $(B)/pic/gen/embed.o: $(B)/gen/embed.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -fPIC -I. -c $< -o $@
 
-$(B)/lib/libigemm.map: include/igemm.h
+$(B)/lib/libigemm.map: $(B)/lib/libigemm.syms
 	@mkdir -p $(dir $@)
-	{ echo 'IGEMM_$(SOMAJOR) {'; echo '  global:'; \
-	  sed -n 's/^[a-z].*[ *]\(igemm_[a-z0-9_]*\)(.*/    \1;/p' $<; echo '  local: *;'; echo '};'; } > $@
+	{ echo 'IGEMM_$(SOMAJOR) {'; echo '  global:'; sed 's/.*/    &;/' $<; echo '  local: *;'; echo '};'; } > $@
 
 $(B)/lib/libigemm.so: $(LIB_PIC) $(B)/lib/libigemm.map
 	@mkdir -p $(dir $@)
@@ -214,7 +230,21 @@ PY_SITE  = $(shell $(PYTHON) -c 'import sys; print("lib/python3.%d/dist-packages
 # test_install builds a program against the installed library: it needs the
 # compiler and sanitizer flags of this build.
 $(B)/obj/tests/test_install.o: TEST_DEFS += -DTEST_CC='"$(CC)"' -DTEST_OPT='"$(OPT)"' -DTEST_SANFLAGS='"$(SANFLAGS)"'
+$(B)/obj/tests/test_embed.o: TEST_DEFS += -DTEST_CC='"$(CC)"' -DTEST_SANFLAGS='"$(SANFLAGS)"'
 -include $(shell find $(B)/pic -name "*.d" 2>/dev/null)
+
+# ---- the HIP test double ----------------------------------------------------
+# libigemm_hipemu.so implements the part of the HIP runtime API the HIP
+# backend uses on top of the emulator (docs/HIPEMU.md): with
+# IGEMM_HIP_LIBRARY=$(B)/lib/libigemm_hipemu.so the HIP backend runs its
+# whole path (module load, argument buffer, launches, streams, events,
+# copies) without a GPU. Not installed: the real libamdhip64 is the production path.
+HIPEMU_SRC := hipemu/device.c hipemu/queue.c hipemu/api.c
+$(B)/lib/libigemm_hipemu.so: $(call pic,$(HIPEMU_SRC) $(EMU_SRC) $(ARCH_SRC)) hipemu/exports.map
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -shared -Wl,--version-script=hipemu/exports.map \
+	    $(call pic,$(HIPEMU_SRC) $(EMU_SRC) $(ARCH_SRC)) -o $@ $(LDLIBS)
+all: $(B)/lib/libigemm_hipemu.so
 
 # ---- tests -----------------------------------------------------------------
 # Every tests/test_*.c is a cmocka suite linked with tests/common.c and
@@ -227,13 +257,13 @@ $(B)/obj/tests/%.o: tests/%.c | $(B)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) $(TEST_DEFS) -c $< -o $@
 
-$(B)/tests/%: $(B)/obj/tests/%.o $(B)/obj/tests/common.o $(B)/lib/libigemm.a
+$(B)/tests/%: $(B)/obj/tests/%.o $(B)/obj/tests/common.o $(B)/lib/libigemm_internal.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ -lcmocka $(LDLIBS)
 
 # test_gen tests the emitter itself: it links the emitter's objects too
 EMIT_SRC := gen/emit.c gen/emit_op.c gen/emit_fmt.c gen/emit_mem.c gen/emit_mai.c gen/emit_hazard.c gen/emit_helpers.c
-$(B)/tests/test_gen: $(B)/obj/tests/test_gen.o $(B)/obj/tests/common.o $(call obj,$(EMIT_SRC)) $(B)/lib/libigemm.a
+$(B)/tests/test_gen: $(B)/obj/tests/test_gen.o $(B)/obj/tests/common.o $(call obj,$(EMIT_SRC)) $(B)/lib/libigemm_internal.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ -lcmocka $(LDLIBS)
 
@@ -276,7 +306,7 @@ check-asan:
 SHAPES_DIR  ?= tests/shapes
 BENCH_BATCH ?= 1
 $(B)/obj/tools/bench.o: CFLAGS += -DLLVM_BIN='"$(LLVM_BIN)"'
-$(B)/bin/igemm-bench: $(B)/obj/tools/bench.o $(B)/lib/libigemm.a
+$(B)/bin/igemm-bench: $(B)/obj/tools/bench.o $(B)/lib/libigemm_internal.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -299,7 +329,7 @@ check-networks: $(B)/bin/igemm $(foreach t,$(TARGETS),$(B)/co/$(t).hsaco)
 	    B=$(B) SHAPES=$(SHAPES_DIR) BATCH=$(CHECK_BATCH) ARCH=$$a LAYOUT=$$l sh tools/check_networks.sh; done; done
 
 # ---- emulator speed (docs/EMULATOR.md, "Speed") -----------------------------
-$(B)/bin/igemm-bench-emu: $(B)/obj/tools/bench_emu.o $(B)/lib/libigemm.a
+$(B)/bin/igemm-bench-emu: $(B)/obj/tools/bench_emu.o $(B)/lib/libigemm_internal.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -325,7 +355,7 @@ FUZZ_SEED    ?= 13
 FUZZ_CLI     ?= 1000
 FUZZ_CO      ?= 800
 FUZZ_TIMEOUT ?= 30
-$(B)/bin/igemm-fuzz: $(B)/obj/tools/fuzz.o $(B)/lib/libigemm.a
+$(B)/bin/igemm-fuzz: $(B)/obj/tools/fuzz.o $(B)/lib/libigemm_internal.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ $(LDLIBS)
 

@@ -23,7 +23,28 @@
  * taking a handle leave a one-line message with the context (target,
  * configuration, shape) in igemm_last_error(h); the others take a `why`
  * buffer (may be NULL). The status codes each function returns are listed
- * at the function. This header needs only <stddef.h> and <stdint.h>.
+ * at the function. This header needs only <stddef.h> and <stdint.h>, and
+ * compiles as C11 and as C++ (C++11 and later, without warnings).
+ *
+ * Synchronisation (HIP): igemm_conv_bwd_data and igemm_conv_bwd_data_ex
+ * queue their kernels on the handle's stream (igemm_set_stream) and return
+ * without waiting, like any kernel launch; work the caller queues on that
+ * stream afterwards runs after them. To read dx on the host, use
+ * igemm_copy_to_host (ordered on the stream: it waits for the kernels) or
+ * synchronise the stream (igemm_synchronize, hipStreamSynchronize); on
+ * another stream, make it wait (hipStreamWaitEvent). dx, dy and w must stay
+ * allocated until the kernels finished. igemm_copy_to_device and
+ * igemm_copy_to_host are ordered on the stream and return when the copy is
+ * done; igemm_find and timed calls (igemm_options.timing) wait for their
+ * kernels. On the emulator every call has finished when it returns.
+ *
+ * Determinism: every kernel of this library writes each dx element exactly
+ * once, with no atomics and a fixed order of summation per element, so the
+ * same configuration on the same target gives bitwise identical dx on
+ * every run, whatever the number of workgroups in flight (or emulator
+ * threads): frameworks' deterministic modes may use it as it is. A future
+ * configuration that needs atomics (split-K) will be opt-in and say so in
+ * its name and here. (tests/test_determinism.c keeps this true.)
  */
 #ifndef IGEMM_H
 #define IGEMM_H
@@ -35,8 +56,14 @@
 extern "C" {
 #endif
 
-/* The version of this header; igemm_version() gives the library's. */
+/* The version of this header; igemm_version() gives the library's, and
+ * igemm_version_number() as IGEMM_VERSION_NUMBER (a run-time check that the
+ * library is at least what the header describes). */
 #define IGEMM_VERSION "0.1.0"
+#define IGEMM_VERSION_MAJOR 0
+#define IGEMM_VERSION_MINOR 1
+#define IGEMM_VERSION_PATCH 0
+#define IGEMM_VERSION_NUMBER (IGEMM_VERSION_MAJOR * 10000 + IGEMM_VERSION_MINOR * 100 + IGEMM_VERSION_PATCH)
 
 /* Status codes. Every error path of the library returns one of these. */
 typedef enum {
@@ -71,13 +98,21 @@ typedef struct igemm_problem {
     igemm_dtype dtype;
 } igemm_problem;
 
-/* Defaults for a problem (C designated initializers; in C++ set the fields). */
+/* Defaults for a problem: every size, stride, dilation and groups 1, pads
+ * 0, NCHW fp32. igemm_problem_init() returns them (any language);
+ * IGEMM_PROBLEM_INIT is an initializer with them (C: designated
+ * initializers; C++: the function's value). */
+igemm_problem igemm_problem_init(void);
+#ifdef __cplusplus
+#define IGEMM_PROBLEM_INIT igemm_problem_init()
+#else
 #define IGEMM_PROBLEM_INIT                                                     \
     {                                                                          \
         .n = 1, .c = 1, .hi = 1, .wi = 1, .k = 1, .y = 1, .x = 1,              \
         .stride_h = 1, .stride_w = 1, .dil_h = 1, .dil_w = 1, .groups = 1,     \
         .layout = IGEMM_LAYOUT_NCHW, .dtype = IGEMM_FP32                       \
     }
+#endif
 
 /* Check a problem on its own (no target): sizes >= 1, pads >= 0, output size
  * >= 1, groups dividing c and k, supported layout and type.
@@ -138,9 +173,19 @@ typedef struct {
                                 uses the GPU */
     int emu_no_timing;       /* emulator: 1 leaves the timing model off (docs/TIMING.md): no
                                 modeled time, find mode ranks by issue cycles */
+    int timing;              /* 1: time each igemm_conv_bwd_data(_ex) with events on the handle's
+                                stream (igemm_run_info.ms; the call then waits for its kernels);
+                                0 (default): launches return without waiting */
 } igemm_options;
 
+/* Defaults for options (all zero: AUTO backend, embedded code objects, no
+ * perfdb, untimed): igemm_options_init(), or IGEMM_OPTIONS_INIT. */
+igemm_options igemm_options_init(void);
+#ifdef __cplusplus
+#define IGEMM_OPTIONS_INIT igemm_options_init()
+#else
 #define IGEMM_OPTIONS_INIT {.backend = IGEMM_BACKEND_AUTO}
+#endif
 
 /* A handle: one backend, one target, its loaded code object, the
  * performance database and the last error. A handle is not thread-safe:
@@ -188,13 +233,27 @@ const char *igemm_handle_fallback(const igemm_handle *h);
  * the perfdb file, skipped ("FILE:LINE: reason; the line is skipped", the
  * first one and how many in all); "" when nothing. NULL for a NULL handle. */
 const char *igemm_handle_warning(const igemm_handle *h);
+/* The device's target ID as HIP reports it, with its features
+ * ("gfx90a:sramecc+:xnack-"; the emulator: the bare target), and its
+ * compute-unit count (HIP: the device's multiProcessorCount; the emulator:
+ * the target's reference product). The heuristic and the performance
+ * database's keys use that count. NULL / 0 for a NULL handle. */
+const char *igemm_handle_target_id(const igemm_handle *h);
+int igemm_handle_cu_count(const igemm_handle *h);
 
 /* HIP: launch on this hipStream_t (NULL: the null stream). The emulator
  * accepts only NULL. IGEMM_OK, IGEMM_ERR_INVALID_ARG or IGEMM_ERR_UNSUPPORTED. */
 igemm_status igemm_set_stream(igemm_handle *h, void *stream);
 
-/* The library's version, "MAJOR.MINOR.PATCH". */
+/* Wait until the kernels and copies queued on the handle's stream have
+ * finished (hipStreamSynchronize; the emulator: at once). A kernel fault
+ * shows here at the latest. IGEMM_OK, IGEMM_ERR_INVALID_ARG or
+ * IGEMM_ERR_BACKEND. */
+igemm_status igemm_synchronize(igemm_handle *h);
+
+/* The library's version, "MAJOR.MINOR.PATCH", and as IGEMM_VERSION_NUMBER. */
 const char *igemm_version(void);
+int igemm_version_number(void);
 
 /* ---- device memory ------------------------------------------------------ */
 /* On HIP these are device allocations and copies; on the emulator, host
@@ -238,7 +297,8 @@ igemm_status igemm_select(igemm_handle *h, const igemm_problem *p, char *solutio
 typedef struct {
     char solution[96];
     int launches;
-    double ms;            /* HIP: sum of event-timed launch durations */
+    double ms;            /* HIP with igemm_options.timing: event-timed duration of the
+                             call's launches on the stream; else 0 */
     uint64_t cycles;      /* emulator: modeled issue cycles (docs/EMULATOR.md) */
     uint64_t insts;       /* emulator: wave instructions */
     uint64_t valu_cycles, fma_cycles, loop_valu_cycles, loop_fma_cycles;
@@ -255,9 +315,11 @@ typedef struct {
 
 /* dx = backward data of (dy, w) with the selected configuration.
  * Buffers: device memory (HIP) or host memory (emulator), NCHW fp32. On
- * HIP the call returns when the kernels have finished (each launch is
- * event-timed on the handle's stream). dx is written completely, pixels no
- * filter tap reaches included (they become 0).
+ * HIP the kernels are queued on the handle's stream and the call returns
+ * without waiting for them (see "Synchronisation" at the top; a kernel
+ * fault shows in a later synchronising call). dx is written completely,
+ * pixels no filter tap reaches included (they become 0), bitwise the same
+ * on every run ("Determinism").
  * Errors: IGEMM_ERR_INVALID_ARG (NULL argument, invalid problem, a tensor
  * running past the end of its igemm_alloc buffer),
  * IGEMM_ERR_UNSUPPORTED, IGEMM_ERR_NOT_APPLICABLE (no configuration applies;

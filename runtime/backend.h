@@ -14,9 +14,9 @@ typedef struct backend backend;
 typedef struct bk_module bk_module;
 typedef struct bk_kernel bk_kernel;
 
-/* What one launch reports back. */
+/* What one launch reports back (the emulator's statistics; HIP: zeros). */
 typedef struct {
-    double ms;            /* HIP: event-timed duration; emulator: 0 */
+    double ms;            /* 0 (calls are timed with timer_start/timer_stop) */
     uint64_t cycles;      /* emulator: modeled issue cycles */
     uint64_t valu_cycles, fma_cycles, loop_valu_cycles, loop_fma_cycles;
     uint64_t insts;       /* emulator: wave instructions */
@@ -29,12 +29,15 @@ typedef struct {
 struct backend {
     const char *name;    /* "emu" or "hip" */
     const target *t;     /* the target kernels run on */
+    int num_cu;          /* the device's compute units (HIP: multiProcessorCount; emulator: t->num_cu) */
+    char target_id[64];  /* the device's target ID: "gfx90a:sramecc+:xnack-" (emulator: t->name) */
     char err[1024];
     void (*destroy)(backend *b);
     int (*load)(backend *b, const void *image, size_t size, bk_module **out);
     void (*unload)(backend *b, bk_module *m);
     bk_kernel *(*kernel)(backend *b, bk_module *m, const char *name);
-    /* grid counts workgroups (x only; y = z = 1), block work-items. */
+    /* grid counts workgroups (x only; y = z = 1), block work-items. HIP:
+       enqueued on the stream, returns without waiting. */
     int (*launch)(backend *b, bk_kernel *k, unsigned grid, unsigned block, const void *args, size_t size,
                   bk_stats *st);
     int (*alloc)(backend *b, void **p, size_t bytes);
@@ -48,6 +51,13 @@ struct backend {
     /* HIP: the hipStream_t later launches go to (NULL: the null stream).
        Returns 0, or -1 with the reason in err (the emulator takes only NULL). */
     int (*set_stream)(backend *b, void *stream);
+    /* Timing: timer_start marks the stream before a call's launches,
+       timer_stop after them and waits for that mark: *ms is the time
+       between (HIP: events on the stream; emulator: 0). */
+    int (*timer_start)(backend *b);
+    int (*timer_stop)(backend *b, double *ms);
+    /* Wait for everything queued on the stream (emulator: nothing is). */
+    int (*synchronize)(backend *b);
 };
 
 /* Create a backend (threads, max_wave_insts, timing: emu_options). Return

@@ -126,6 +126,26 @@ static int set_stream(backend *b, void *stream)
     return 0;
 }
 
+static int timer_start(backend *b)
+{
+    (void)b;
+    return 0;
+}
+
+static int timer_stop(backend *b, double *ms)
+{
+    (void)b;
+    *ms = 0;
+    return 0;
+}
+
+/* Launches and copies have finished when they return. */
+static int synchronize(backend *b)
+{
+    (void)b;
+    return 0;
+}
+
 backend *backend_emu_create(const target *t, int threads, uint64_t max_wave_insts, bool timing, char *why, size_t len)
 {
     emu_backend *e = calloc(1, sizeof *e);
@@ -151,5 +171,10 @@ backend *backend_emu_create(const target *t, int threads, uint64_t max_wave_inst
     b->map = map;
     b->unmap = unmap;
     b->set_stream = set_stream;
+    b->timer_start = timer_start;
+    b->timer_stop = timer_stop;
+    b->synchronize = synchronize;
+    b->num_cu = t->num_cu;
+    snprintf(b->target_id, sizeof b->target_id, "%s", t->name);
     return b;
 }

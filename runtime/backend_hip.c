@@ -2,6 +2,12 @@
  * (with the emulator) where HIP is absent. Types and constants come from the
  * HIP headers (libamdhip64-dev); every function is resolved at run time.
  *
+ * Stream order: launches go to the handle's stream and return at once;
+ * copies are hipMemcpyAsync on that stream followed by
+ * hipStreamSynchronize (so they come after the handle's earlier kernels and
+ * have finished when they return); timing, when asked for, records an event
+ * before and after a call's launches on the stream and waits for the second.
+ *
  * The device's target comes from hipDeviceProp_t.gcnArchName. That
  * struct's layout changed between ROCm releases (hipGetDevicePropertiesR0600
  * in 6.x), so instead of trusting one layout the properties are read into a
@@ -37,7 +43,9 @@ typedef struct {
                                      unsigned, hipStream_t, void **, void **);
     hipError_t (*Malloc)(void **, size_t);
     hipError_t (*Free)(void *);
-    hipError_t (*Memcpy)(void *, const void *, size_t, hipMemcpyKind);
+    hipError_t (*MemcpyAsync)(void *, const void *, size_t, hipMemcpyKind, hipStream_t);
+    hipError_t (*StreamSynchronize)(hipStream_t);
+    hipError_t (*DeviceGetAttribute)(int *, hipDeviceAttribute_t, int);
     hipError_t (*EventCreate)(hipEvent_t *);
     hipError_t (*EventRecord)(hipEvent_t, hipStream_t);
     hipError_t (*EventSynchronize)(hipEvent_t);
@@ -165,26 +173,47 @@ static int launch(backend *b, bk_kernel *k, unsigned grid, unsigned block, const
     size_t sz = size;
     void *cfg[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, (void *)args, HIP_LAUNCH_PARAM_BUFFER_SIZE, &sz,
                    HIP_LAUNCH_PARAM_END};
-    hipError_t e;
+    if (st)
+        memset(st, 0, sizeof *st);
     if (use_device(b))
         return -1;
-    if ((e = h->EventRecord(h->ev0, h->stream)) != hipSuccess)
-        return hip_fail(b, "hipEventRecord", e);
-    e = h->ModuleLaunchKernel((hipFunction_t)k, grid, 1, 1, block, 1, 1, 0, h->stream, NULL, cfg);
-    if (e != hipSuccess)
-        return hip_fail(b, "hipModuleLaunchKernel", e);
+    /* HIP copies the argument buffer at the launch: args may go when this returns */
+    hipError_t e = h->ModuleLaunchKernel((hipFunction_t)k, grid, 1, 1, block, 1, 1, 0, h->stream, NULL, cfg);
+    return e == hipSuccess ? 0 : hip_fail(b, "hipModuleLaunchKernel", e);
+}
+
+static int timer_start(backend *b)
+{
+    if (use_device(b))
+        return -1;
+    hipError_t e = H(b)->EventRecord(H(b)->ev0, H(b)->stream);
+    return e == hipSuccess ? 0 : hip_fail(b, "hipEventRecord", e);
+}
+
+static int timer_stop(backend *b, double *ms)
+{
+    hip_backend *h = H(b);
+    hipError_t e;
+    float f = 0;
+    *ms = 0;
+    if (use_device(b))
+        return -1;
     if ((e = h->EventRecord(h->ev1, h->stream)) != hipSuccess)
         return hip_fail(b, "hipEventRecord", e);
     if ((e = h->EventSynchronize(h->ev1)) != hipSuccess)
-        return hip_fail(b, "hipEventSynchronize (waiting for the kernel)", e);
-    float ms = 0;
-    if ((e = h->EventElapsedTime(&ms, h->ev0, h->ev1)) != hipSuccess)
+        return hip_fail(b, "hipEventSynchronize (waiting for the kernels)", e);
+    if ((e = h->EventElapsedTime(&f, h->ev0, h->ev1)) != hipSuccess)
         return hip_fail(b, "hipEventElapsedTime", e);
-    if (st) {
-        memset(st, 0, sizeof *st);
-        st->ms = ms;
-    }
+    *ms = f;
     return 0;
+}
+
+static int synchronize(backend *b)
+{
+    if (use_device(b))
+        return -1;
+    hipError_t e = H(b)->StreamSynchronize(H(b)->stream);
+    return e == hipSuccess ? 0 : hip_fail(b, "hipStreamSynchronize", e);
 }
 
 static int alloc(backend *b, void **p, size_t bytes)
@@ -201,20 +230,26 @@ static void bfree(backend *b, void *p)
     H(b)->Free(p);
 }
 
-static int to_device(backend *b, void *dst, const void *src, size_t bytes)
+/* A copy on the stream (after the kernels queued there), waited for. */
+static int copy(backend *b, void *dst, const void *src, size_t bytes, hipMemcpyKind kind)
 {
     if (use_device(b))
         return -1;
-    hipError_t e = H(b)->Memcpy(dst, src, bytes, hipMemcpyHostToDevice);
-    return e == hipSuccess ? 0 : hip_fail(b, "hipMemcpy", e);
+    hipError_t e = H(b)->MemcpyAsync(dst, src, bytes, kind, H(b)->stream);
+    if (e != hipSuccess)
+        return hip_fail(b, "hipMemcpyAsync", e);
+    e = H(b)->StreamSynchronize(H(b)->stream);
+    return e == hipSuccess ? 0 : hip_fail(b, "hipStreamSynchronize (after hipMemcpyAsync)", e);
+}
+
+static int to_device(backend *b, void *dst, const void *src, size_t bytes)
+{
+    return copy(b, dst, src, bytes, hipMemcpyHostToDevice);
 }
 
 static int to_host(backend *b, void *dst, const void *src, size_t bytes)
 {
-    if (use_device(b))
-        return -1;
-    hipError_t e = H(b)->Memcpy(dst, src, bytes, hipMemcpyDeviceToHost);
-    return e == hipSuccess ? 0 : hip_fail(b, "hipMemcpy", e);
+    return copy(b, dst, src, bytes, hipMemcpyDeviceToHost);
 }
 
 static int map(backend *b, const void *p, size_t bytes)
@@ -388,13 +423,15 @@ backend *backend_hip_create(int device, const char *available, char *why, size_t
     SYM(ModuleLaunchKernel);
     SYM(Malloc);
     SYM(Free);
-    SYM(Memcpy);
+    SYM(MemcpyAsync);
+    SYM(StreamSynchronize);
     SYM(EventCreate);
     SYM(EventRecord);
     SYM(EventSynchronize);
     SYM(EventElapsedTime);
     SYM(EventDestroy);
     *(void **)&h->DeviceGetName = dlsym(h->lib, "hipDeviceGetName"); /* optional: messages only */
+    *(void **)&h->DeviceGetAttribute = dlsym(h->lib, "hipDeviceGetAttribute"); /* optional: the CU count */
     *(void **)&h->GetDeviceProperties = dlsym(h->lib, "hipGetDevicePropertiesR0600");
     if (!h->GetDeviceProperties)
         SYM(GetDeviceProperties);
@@ -441,6 +478,16 @@ backend *backend_hip_create(int device, const char *available, char *why, size_t
         goto fail;
     }
     h->b.t = target_by_name(h->arch);
+    snprintf(h->b.target_id, sizeof h->b.target_id, "%s", gcn);
+    /* the CU count from the attribute (its enum is stable across ROCm
+       releases, unlike hipDeviceProp_t's layout); the target's reference
+       count when the runtime cannot say */
+    int cus = 0;
+    h->b.num_cu = h->DeviceGetAttribute &&
+                          h->DeviceGetAttribute(&cus, hipDeviceAttributeMultiprocessorCount, device) == hipSuccess &&
+                          cus > 0
+                      ? cus
+                      : h->b.t->num_cu;
     if ((e = h->EventCreate(&h->ev0)) != hipSuccess || (e = h->EventCreate(&h->ev1)) != hipSuccess) {
         why_printf(why, len, "hipEventCreate returned %s (%d): %s", h->GetErrorName(e), (int)e,
                    backend_hip_error_meaning((int)e));
@@ -461,6 +508,9 @@ backend *backend_hip_create(int device, const char *available, char *why, size_t
     b->map = map;
     b->unmap = unmap;
     b->set_stream = set_stream;
+    b->timer_start = timer_start;
+    b->timer_stop = timer_stop;
+    b->synchronize = synchronize;
     *st = IGEMM_OK;
     return b;
 fail:

@@ -31,6 +31,8 @@ struct igemm_handle {
         bk_kernel *k;
     } kcache[MAX_CACHED_KERNELS];
     int nk;
+    target dev_t;          /* t with the device's CU count (the heuristic's view of the device) */
+    int timing;            /* igemm_options.timing */
     char *perfdb;          /* database file (NULL: none) */
     perfdb db;             /* its records, and what find mode learned */
     char warning[1024];    /* what igemm_create tolerated (a skipped perfdb line) */
@@ -53,6 +55,19 @@ static igemm_status fail(igemm_handle *h, igemm_status st, const char *fmt, ...)
 }
 
 const char *igemm_version(void) { return IGEMM_VERSION; }
+int igemm_version_number(void) { return IGEMM_VERSION_NUMBER; }
+
+igemm_problem igemm_problem_init(void)
+{
+    igemm_problem p = IGEMM_PROBLEM_INIT;
+    return p;
+}
+
+igemm_options igemm_options_init(void)
+{
+    igemm_options o = IGEMM_OPTIONS_INIT;
+    return o;
+}
 
 igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *why, size_t why_len)
 {
@@ -110,6 +125,9 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
         }
     }
     h->t = h->b->t;
+    h->dev_t = *h->t;
+    h->dev_t.num_cu = h->b->num_cu;
+    h->timing = o.timing;
 
     const void *image = NULL;
     size_t size = 0;
@@ -180,6 +198,18 @@ const char *igemm_handle_arch(const igemm_handle *h) { return h ? h->t->name : N
 const char *igemm_handle_backend(const igemm_handle *h) { return h ? h->b->name : NULL; }
 const char *igemm_handle_fallback(const igemm_handle *h) { return h ? h->fallback : NULL; }
 const char *igemm_handle_warning(const igemm_handle *h) { return h ? h->warning : NULL; }
+const char *igemm_handle_target_id(const igemm_handle *h) { return h ? h->b->target_id : NULL; }
+int igemm_handle_cu_count(const igemm_handle *h) { return h ? h->b->num_cu : 0; }
+
+igemm_status igemm_synchronize(igemm_handle *h)
+{
+    if (!h)
+        return IGEMM_ERR_INVALID_ARG;
+    h->err[0] = 0;
+    if (h->b->synchronize(h->b))
+        return fail(h, IGEMM_ERR_BACKEND, "%s", h->b->err);
+    return IGEMM_OK;
+}
 
 static int is_emu(const igemm_handle *h) { return !strcmp(h->b->name, "emu"); }
 
@@ -367,7 +397,7 @@ static const char *cost_unit(const igemm_handle *h) { return is_emu(h) ? "cycles
 static const solver *perfdb_solver(igemm_handle *h, const igemm_shape *sh)
 {
     char key[160];
-    perfdb_key(&sh->p, key, sizeof key);
+    perfdb_key(&sh->p, h->b->num_cu, key, sizeof key);
     const perfdb_rec *r = perfdb_find(&h->db, h->t->name, key, cost_unit(h));
     if (!r)
         return NULL;
@@ -411,7 +441,7 @@ static igemm_status resolve(igemm_handle *h, const igemm_problem *p, const char 
     *source = "perfdb";
     if (!s) {
         heuristic_ctx c = {h, sh};
-        s = select_heuristic(sh, h->t, heuristic_ok, &c);
+        s = select_heuristic(sh, &h->dev_t, heuristic_ok, &c);
         *source = "heuristic";
     }
     if (!s) {
@@ -475,9 +505,10 @@ static void add_kernel_name(char *list, size_t len, const char *name)
     snprintf(list + used, len - used, "%s%s", used ? "," : "", name);
 }
 
-/* Run solver s on (dx, dy, w); fills ri. */
+/* Run solver s on (dx, dy, w); fills ri. HIP: the launches are queued on
+ * the stream; timed, the call waits for them and ri->ms is their time. */
 static igemm_status run(igemm_handle *h, const igemm_shape *sh, const solver *s, void *dx, const void *dy,
-                        const void *w, igemm_run_info *ri)
+                        const void *w, bool timed, igemm_run_info *ri)
 {
     memset(ri, 0, sizeof *ri);
     snprintf(ri->solution, sizeof ri->solution, "%s", s->name);
@@ -501,6 +532,8 @@ static igemm_status run(igemm_handle *h, const igemm_shape *sh, const solver *s,
             st = fail(h, IGEMM_ERR_BACKEND, "%s (%s)", h->b->err, tensor[mapped]);
             break;
         }
+    if (st == IGEMM_OK && timed && h->b->timer_start(h->b))
+        st = fail(h, IGEMM_ERR_BACKEND, "%s (timing %s)", h->b->err, s->name);
     for (int i = 0; st == IGEMM_OK && i < plan.n; i++) {
         launch_desc *d = &plan.l[i];
         plan_bind(d, base);
@@ -517,7 +550,6 @@ static igemm_status run(igemm_handle *h, const igemm_shape *sh, const solver *s,
         }
         add_kernel_name(ri->kernels, sizeof ri->kernels, d->kernel);
         ri->launches++;
-        ri->ms += bs.ms;
         ri->cycles += bs.cycles;
         ri->insts += bs.insts;
         ri->valu_cycles += bs.valu_cycles;
@@ -538,6 +570,8 @@ static igemm_status run(igemm_handle *h, const igemm_shape *sh, const solver *s,
     }
     if (ri->modeled_cycles)
         snprintf(ri->limit, sizeof ri->limit, "%s", emu_limit_names[emu_model_limit(ri->modeled_cycles, ri->modeled_busy)]);
+    if (st == IGEMM_OK && timed && h->b->timer_stop(h->b, &ri->ms))
+        st = fail(h, IGEMM_ERR_BACKEND, "%s (after the launches of %s)", h->b->err, s->name);
     for (int a = 0; a < mapped; a++)
         h->b->unmap(h->b, base[a]);
     plan_free(&plan);
@@ -559,7 +593,7 @@ igemm_status igemm_conv_bwd_data_ex(igemm_handle *h, const igemm_problem *p, con
     if (st != IGEMM_OK)
         return st;
     igemm_run_info ri;
-    st = run(h, &sh, s, dx, dy, w, &ri);
+    st = run(h, &sh, s, dx, dy, w, h->timing, &ri);
     snprintf(ri.source, sizeof ri.source, "%s", source);
     if (info)
         *info = ri;
@@ -583,11 +617,11 @@ static igemm_status measure(igemm_handle *h, const igemm_shape *sh, const solver
     snprintf(out->solution, sizeof out->solution, "%s", s->name);
     out->unit = cost_unit(h);
     igemm_run_info ri;
-    igemm_status st = run(h, sh, s, dx, dy, w, &ri); /* HIP: warm-up; emulator: the measurement */
+    igemm_status st = run(h, sh, s, dx, dy, w, !is_emu(h), &ri); /* HIP: warm-up; emulator: the measurement */
     out->launches = ri.launches;
     out->cost = !is_emu(h) ? INFINITY : ri.modeled_cycles ? (double)ri.modeled_cycles : (double)ri.cycles;
     for (int i = 0; st == IGEMM_OK && !is_emu(h) && i < FIND_HIP_TIMED_RUNS; i++) {
-        st = run(h, sh, s, dx, dy, w, &ri);
+        st = run(h, sh, s, dx, dy, w, true, &ri);
         if (st == IGEMM_OK && ri.ms < out->cost)
             out->cost = ri.ms;
     }
@@ -664,7 +698,7 @@ igemm_status igemm_find(igemm_handle *h, const igemm_problem *p, void *dx, const
     if (last != IGEMM_OK) {
         /* the last run left dx half-written: recompute it with the best */
         igemm_run_info ri;
-        if ((st = run(h, &sh, solver_find(perf[0].solution), dx, dy, w, &ri)) != IGEMM_OK) {
+        if ((st = run(h, &sh, solver_find(perf[0].solution), dx, dy, w, false, &ri)) != IGEMM_OK) {
             free(perf);
             return st;
         }
@@ -672,7 +706,7 @@ igemm_status igemm_find(igemm_handle *h, const igemm_problem *p, void *dx, const
     perfdb_rec rec;
     memset(&rec, 0, sizeof rec);
     snprintf(rec.arch, sizeof rec.arch, "%s", h->t->name);
-    perfdb_key(p, rec.key, sizeof rec.key);
+    perfdb_key(p, h->b->num_cu, rec.key, sizeof rec.key);
     snprintf(rec.solution, sizeof rec.solution, "%s", perf[0].solution);
     rec.cost = perf[0].cost;
     snprintf(rec.unit, sizeof rec.unit, "%s", perf[0].unit);

@@ -9,15 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-void perfdb_key(const igemm_problem *p, char *buf, size_t len)
+void perfdb_key(const igemm_problem *p, int num_cu, char *buf, size_t len)
 {
-    snprintf(buf, len, "n%d,c%d,H%d,W%d,k%d,y%d,x%d,p%d,q%d,u%d,v%d,l%d,j%d,g%d,%s,%s", p->n, p->c, p->hi, p->wi,
+    snprintf(buf, len, "n%d,c%d,H%d,W%d,k%d,y%d,x%d,p%d,q%d,u%d,v%d,l%d,j%d,g%d,%s,%s,cu%d", p->n, p->c, p->hi, p->wi,
              p->k, p->y, p->x, p->pad_h, p->pad_w, p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->groups,
              p->layout == IGEMM_LAYOUT_NCHW ? "NCHW" : p->layout == IGEMM_LAYOUT_NHWC ? "NHWC" : "LAYOUT?",
              p->dtype == IGEMM_FP32   ? "FP32"
              : p->dtype == IGEMM_FP16 ? "FP16"
              : p->dtype == IGEMM_BF16 ? "BF16"
-                                      : "DTYPE?");
+                                      : "DTYPE?",
+             num_cu);
 }
 
 void perfdb_free(perfdb *db)
@@ -52,17 +53,12 @@ int perfdb_put(perfdb *db, const perfdb_rec *r)
 
 const perfdb_rec *perfdb_find(const perfdb *db, const char *arch, const char *key, const char *unit)
 {
-    const perfdb_rec *any = NULL;
     for (int i = 0; i < db->n; i++) {
         const perfdb_rec *r = &db->r[i];
-        if (strcmp(r->arch, arch) || strcmp(r->key, key))
-            continue;
-        if (unit && !strcmp(r->unit, unit))
+        if (!strcmp(r->arch, arch) && !strcmp(r->key, key) && !strcmp(r->unit, unit))
             return r;
-        if (!any)
-            any = r;
     }
-    return any;
+    return NULL;
 }
 
 int perfdb_cost_ok(double cost) { return isfinite(cost) && cost >= 0; }

@@ -3,13 +3,16 @@
  *
  * One record a line, five fields separated by blanks, '#' starts a comment:
  *
- *     gfx906 n1,c2,H5,W5,k3,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32 naive 1234 cycles
+ *     gfx906 n1,c2,H5,W5,k3,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32,cu60 naive 1234 cycles
  *
- * target, problem key (perfdb_key: MIOpenDriver's flag letters, every field
- * of igemm_problem), configuration name, its cost and the cost's unit:
- * "cycles" (emulator, modeled issue cycles) or "ms" (HIP, event-timed). A
- * target and problem may hold one record per unit; a lookup prefers the
- * record whose unit is the handle backend's own. */
+ * target, key (perfdb_key: the problem in MIOpenDriver's flag letters,
+ * every field of igemm_problem, and the device's compute-unit count, so
+ * that parts of one target with different CU counts keep apart),
+ * configuration name, its cost and the cost's unit: "cycles" (emulator,
+ * modeled issue cycles) or "ms" (HIP, event-timed). A target and key may
+ * hold one record per unit; a lookup takes only the record whose unit is
+ * the handle backend's own, so that an emulator measurement never steers a
+ * HIP handle (nor a HIP one the emulator). */
 #ifndef IGEMM_PERFDB_H
 #define IGEMM_PERFDB_H
 
@@ -31,8 +34,9 @@ typedef struct {
     perfdb_rec *r;
 } perfdb;
 
-/* The key of a problem: "n1,c2,H5,W5,k3,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32". */
-void perfdb_key(const igemm_problem *p, char *buf, size_t len);
+/* The key of a problem on a device of num_cu compute units:
+ * "n1,c2,H5,W5,k3,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32,cu60". */
+void perfdb_key(const igemm_problem *p, int num_cu, char *buf, size_t len);
 
 /* Read a database file into db (which must be zeroed or freed). A file that
  * does not exist is an empty database. A malformed line (bad fields, a cost
@@ -47,8 +51,7 @@ igemm_status perfdb_load(perfdb *db, const char *path, char *warning, size_t wle
 int perfdb_cost_ok(double cost);
 void perfdb_free(perfdb *db);
 
-/* The record of (arch, key): the one with unit `unit` when there is one,
- * else any; NULL when none. */
+/* The record of (arch, key) with unit `unit`; NULL when none. */
 const perfdb_rec *perfdb_find(const perfdb *db, const char *arch, const char *key, const char *unit);
 
 /* Insert r, replacing the record with the same arch, key and unit.

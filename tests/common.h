@@ -140,7 +140,8 @@ typedef struct {
  * reference: every covered pixel within TC_REL_TOL, no NaN/Inf, every
  * uncovered pixel exactly 0, by the rule spelled out here and by
  * igemm_verify (both must pass). Also checks igemm_applicable accepts the
- * pair and that the run info names what ran. Returns 0, or -1 with the
+ * pair and that the run info names what ran. On a HIP handle dx comes back
+ * with igemm_copy_to_host right after the call (no other synchronisation). Returns 0, or -1 with the
  * reason in msg. */
 int tc_run_case(igemm_handle *h, const igemm_problem *p, const char *solution, uint64_t data_seed,
                 tc_case_result *res, char *msg, size_t len);

@@ -484,7 +484,7 @@ static void find_and_perfdb_round_trip(void **state)
     char db[300];
     snprintf(db, sizeof db, "%s/perf.db", dir);
     /* a record of another problem is already there: find must keep it */
-    const char *other = "gfx908 n9,c9,H9,W9,k9,y1,x1,p0,q0,u1,v1,l1,j1,g1,NCHW,FP32 naive 77 cycles\n";
+    const char *other = "gfx908 n9,c9,H9,W9,k9,y1,x1,p0,q0,u1,v1,l1,j1,g1,NCHW,FP32,cu120 naive 77 cycles\n";
     write_text(db, other);
 
     igemm_handle *h = tc_emu_handle("gfx906", db, 1);
@@ -527,7 +527,7 @@ static void find_and_perfdb_round_trip(void **state)
     assert_non_null(text);
     tc_expect_contains(text, other);
     char line[400];
-    snprintf(line, sizeof line, "gfx906 n1,c4,H5,W5,k4,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32 %s %.17g cycles\n", best,
+    snprintf(line, sizeof line, "gfx906 n1,c4,H5,W5,k4,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32,cu60 %s %.17g cycles\n", best,
              perf[0].cost);
     tc_expect_contains(text, line);
     assert_int_equal(count_records(text), 2);
@@ -588,7 +588,7 @@ static void find_and_perfdb_round_trip(void **state)
             pick = perf[i].solution;
     assert_non_null(pick);
     char rec[400];
-    snprintf(rec, sizeof rec, "gfx906 n1,c4,H5,W5,k4,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32 %.95s 1 cycles\n", pick);
+    snprintf(rec, sizeof rec, "gfx906 n1,c4,H5,W5,k4,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32,cu60 %.95s 1 cycles\n", pick);
     write_text(db, rec);
     h = tc_emu_handle("gfx906", db, 1);
     assert_int_equal(igemm_select(h, &p, name, sizeof name), IGEMM_OK);
@@ -596,7 +596,7 @@ static void find_and_perfdb_round_trip(void **state)
     igemm_destroy(h);
 
     /* a record naming a configuration this library lacks is ignored */
-    write_text(db, "gfx906 n1,c4,H5,W5,k4,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32 retired_kernel 1 cycles\n");
+    write_text(db, "gfx906 n1,c4,H5,W5,k4,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32,cu60 retired_kernel 1 cycles\n");
     h = tc_emu_handle("gfx906", db, 1);
     assert_int_equal(igemm_conv_bwd_data_ex(h, &p, NULL, b.dx, b.dy, b.w, &ri), IGEMM_OK);
     assert_string_equal(ri.source, "heuristic");

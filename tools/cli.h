@@ -6,6 +6,7 @@
 int cmd_conv(int argc, char **argv);
 int cmd_emu_run(int argc, char **argv);
 int cmd_manifest(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 
 /* Print "igemm: <message>" on stderr, one line whatever the message holds
  * (control bytes of echoed values are written as \n, \t, \xNN), and return

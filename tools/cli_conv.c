@@ -2,7 +2,8 @@
  *
  * Problem flags: -n -c -H -W -k -y -x -p -q -u -v -l -j -g -F 2
  * Driver flags:  -V 1 verify against the float64 CPU reference
- *                -t 1 report time and TFLOP/s (HIP; on the emulator the
+ *                -t 1 report time and TFLOP/s (HIP: each run timed with events
+ *                     on the handle's stream; on the emulator the
  *                     instructions, issue cycles and the timing model's
  *                     modeled time and TFLOP/s are always reported)
  *                -i N iterations (default 1), -w N warm-up runs (default 0)
@@ -436,6 +437,7 @@ int cmd_conv(int argc, char **argv)
     opt.emu_max_wave_insts = o.max_wave_insts;
     opt.perfdb = o.perfdb;
     opt.device = o.device;
+    opt.timing = o.time; /* HIP: events on the stream; untimed launches do not wait */
     if (!o.backend || !strcmp(o.backend, "auto"))
         opt.backend = o.arch ? IGEMM_BACKEND_EMU : IGEMM_BACKEND_AUTO;
     else if (!strcmp(o.backend, "emu"))

@@ -3,6 +3,7 @@
  *   igemm conv -n N -c C -H H -W W -k K -y Y -x X ... -F 2 [-V 1] [--arch gfx908]
  *   igemm emu-run --co FILE.hsaco --kernel NAME --grid GX,GY,GZ --block BX,BY,BZ ...
  *   igemm manifest [--codeobj-dir DIR] [-o FILE.json]
+ *   igemm plan conv -n N ... -F 2 --arch gfxNNN [--solution NAME] [--json]
  *
  * See README.md for every flag. */
 #include <errno.h>
@@ -73,6 +74,7 @@ static void help(FILE *f)
           "       igemm conv --input SHAPES.txt [--batch N] ...\n"
           "       igemm emu-run --co FILE.hsaco --kernel NAME --grid X,Y,Z --block X,Y,Z [--arg NAME=VALUE]...\n"
           "       igemm manifest [--codeobj-dir DIR] [-o FILE.json]\n"
+          "       igemm plan conv [MIOpenDriver flags] --arch gfxNNN [--solution NAME] [--json]\n"
           "Run 'igemm SUBCOMMAND --help' for the flags of a subcommand.\n",
           f);
 }
@@ -93,7 +95,9 @@ static int run(int argc, char **argv)
         return cmd_emu_run(argc - 1, argv + 1);
     if (!strcmp(argv[1], "manifest"))
         return cmd_manifest(argc - 1, argv + 1);
-    return usage_error("unknown command '%s' (commands: conv, emu-run, manifest)", argv[1]);
+    if (!strcmp(argv[1], "plan"))
+        return cmd_plan(argc - 1, argv + 1);
+    return usage_error("unknown command '%s' (commands: conv, emu-run, manifest, plan)", argv[1]);
 }
 
 /* A report that did not reach standard output (> /dev/full, a closed pipe

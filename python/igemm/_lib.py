@@ -45,6 +45,7 @@ class Options(ctypes.Structure):
         ("emu_max_wave_insts", ctypes.c_uint64),
         ("device", ctypes.c_int),
         ("emu_no_timing", ctypes.c_int),
+        ("timing", ctypes.c_int),
     ]
 
 

@@ -1,0 +1,164 @@
+/* igemm plan: the launches of one problem, for launching them with the HIP
+ * module API from any language.
+ *
+ *   igemm plan conv -n N -c C ... -F 2 --arch gfxNNN [--solution NAME] [--json]
+ *
+ * Per launch: the code object file (<arch>.hsaco of share/igemm or the
+ * build's co/), the kernel, grid (workgroups) and block (work-items), the
+ * kernel's LDS bytes, the argument buffer in hex and, for each tensor (dx,
+ * dy, w) the kernel takes, the byte offset in that buffer where the 64-bit
+ * address (tensor base + add) goes. Launches run in order on one stream. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../emu/emu.h"
+#include "../include/igemm.h"
+#include "../arch/target.h"
+#include "../conv/problem.h"
+#include "../conv/types.h"
+#include "cli.h"
+
+static void plan_help(void)
+{
+    printf("usage: igemm plan conv -n N -c C -H H -W W -k K -y Y -x X [-p -q -u -v -l -j -g] -F 2\n"
+           "                  --arch TARGET [--solution NAME] [--json]\n"
+           "The kernel launches of one backward-data problem on TARGET (%s): code object,\n"
+           "kernel, grid, block, LDS bytes, argument bytes (hex) and the offsets of the dx, dy\n"
+           "and w pointers in them. Nothing runs.\n",
+           target_names());
+}
+
+/* LDS bytes of a kernel from the embedded code object's descriptor. */
+static int kernel_lds(const target *t, const char *kernel)
+{
+    for (int i = 0; i < igemm_codeobj_count(); i++) {
+        const char *arch;
+        const void *img;
+        size_t size;
+        igemm_codeobj_get(i, &arch, &img, &size);
+        if (strcmp(arch, t->name))
+            continue;
+        emu_device *d = emu_create(t, NULL);
+        emu_module *m;
+        char err[256];
+        int lds = -1;
+        if (d && !emu_load(d, img, size, &m, err, sizeof err)) {
+            const emu_kernel *k = emu_find_kernel(m, kernel);
+            lds = k ? emu_kernel_get_info(k)->lds_bytes : -1;
+            emu_module_free(m);
+        }
+        emu_destroy(d);
+        return lds;
+    }
+    return -1;
+}
+
+static void print_plan(const igemm_problem *p, const target *t, const char *solution, const igemm_launch *l, int n,
+                       int json)
+{
+    static const char *const tensor[3] = {"dx", "dy", "w"};
+    char args[256];
+    igemm_problem_format(p, args, sizeof args);
+    igemm_shape sh;
+    igemm_shape_init(&sh, p, NULL, 0);
+    long long bytes[3] = {sh.dx_elems * 4, sh.dy_elems * 4, sh.w_elems * 4};
+    if (json) {
+        printf("{\n  \"problem\": \"%s -F 2\",\n  \"arch\": \"%s\",\n  \"code_object\": \"%s.hsaco\",\n"
+               "  \"solution\": \"%s\",\n  \"layout\": \"%s\",\n  \"tensor_bytes\": {\"dx\": %lld, \"dy\": %lld, "
+               "\"w\": %lld},\n  \"launches\": [",
+               args, t->name, t->name, solution, igemm_layout_get(p->layout)->upper, bytes[0], bytes[1], bytes[2]);
+        for (int i = 0; i < n; i++) {
+            printf("%s\n    {\"kernel\": \"%s\", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], "
+                   "\"lds_bytes\": %d, \"args_size\": %zu,\n     \"pointers\": {",
+                   i ? "," : "", l[i].kernel, l[i].grid[0], l[i].grid[1], l[i].grid[2], l[i].block[0], l[i].block[1],
+                   l[i].block[2], kernel_lds(t, l[i].kernel), l[i].args_size);
+            int first = 1;
+            for (int a = 0; a < 3; a++)
+                if (l[i].ptr_offset[a] >= 0) {
+                    printf("%s\"%s\": {\"offset\": %d, \"add\": %llu}", first ? "" : ", ", tensor[a],
+                           l[i].ptr_offset[a], (unsigned long long)l[i].ptr_add[a]);
+                    first = 0;
+                }
+            printf("},\n     \"args\": \"");
+            for (size_t b = 0; b < l[i].args_size; b++)
+                printf("%02x", l[i].args[b]);
+            printf("\"}");
+        }
+        printf("\n  ]\n}\n");
+        return;
+    }
+    printf("plan conv %s -F 2 on %s: %s, %d launch%s, code object %s.hsaco\n", args, t->name, solution, n,
+           n == 1 ? "" : "es", t->name);
+    for (int i = 0; i < n; i++) {
+        printf("  %d: %s grid %u block %u lds %d args %zu bytes;", i + 1, l[i].kernel, l[i].grid[0], l[i].block[0],
+               kernel_lds(t, l[i].kernel), l[i].args_size);
+        for (int a = 0; a < 3; a++)
+            if (l[i].ptr_offset[a] >= 0)
+                printf(" %s@%d+%llu", tensor[a], l[i].ptr_offset[a], (unsigned long long)l[i].ptr_add[a]);
+        printf("\n     ");
+        for (size_t b = 0; b < l[i].args_size; b++)
+            printf("%02x%s", l[i].args[b], b % 32 == 31 && b + 1 < l[i].args_size ? "\n     " : "");
+        printf("\n");
+    }
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        plan_help();
+        return 0;
+    }
+    if (argc < 2 || strcmp(argv[1], "conv"))
+        return usage_error("plan: expected 'igemm plan conv PROBLEM --arch TARGET' (igemm plan --help)");
+    const char *arch = NULL, *solution = NULL;
+    int json = 0, pargc = 0;
+    char **pargv = calloc((size_t)argc + 1, sizeof *pargv);
+    if (!pargv)
+        return usage_error("out of memory");
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            json = 1;
+        else if (!strcmp(argv[i], "--arch") || !strcmp(argv[i], "--solution")) {
+            if (i + 1 >= argc) {
+                free(pargv);
+                return usage_error("flag '%s' needs a value", argv[i]);
+            }
+            *(!strcmp(argv[i], "--arch") ? &arch : &solution) = argv[i + 1];
+            i++;
+        } else
+            pargv[pargc++] = argv[i];
+    }
+    igemm_problem p;
+    char why[512];
+    int bad = igemm_problem_parse_args(&p, pargc, pargv, why, sizeof why);
+    free(pargv);
+    if (bad)
+        return usage_error("%s", why);
+    if (igemm_problem_check(&p, why, sizeof why) != IGEMM_OK)
+        return usage_error("%s", why);
+    if (!arch)
+        return usage_error("plan: --arch is required (one of %s)", target_names());
+    igemm_options o = igemm_options_init();
+    o.backend = IGEMM_BACKEND_EMU; /* plans offline for the target */
+    o.arch = arch;
+    o.emu_threads = 1;
+    igemm_handle *h;
+    igemm_status st = igemm_create(&h, &o, why, sizeof why);
+    if (st != IGEMM_OK)
+        return st == IGEMM_ERR_UNSUPPORTED ? usage_error("%s", why) : (fprintf(stderr, "igemm: %s\n", why), 1);
+    char chosen[96];
+    int n = 0, rc = 0;
+    igemm_launch *l = NULL;
+    if ((st = solution ? igemm_applicable(h, &p, solution, why, sizeof why) : IGEMM_OK) != IGEMM_OK ||
+        (st = igemm_select(h, &p, chosen, sizeof chosen)) != IGEMM_OK ||
+        (st = igemm_get_launches(h, &p, solution, NULL, 0, &n)) != IGEMM_OK || !(l = calloc((size_t)n, sizeof *l)) ||
+        (st = igemm_get_launches(h, &p, solution, l, n, &n)) != IGEMM_OK) {
+        fprintf(stderr, "igemm: %s: %s\n", igemm_status_name(st), solution && why[0] ? why : igemm_last_error(h));
+        rc = st == IGEMM_ERR_INVALID_ARG || st == IGEMM_ERR_NOT_APPLICABLE ? 2 : 1;
+    } else
+        print_plan(&p, target_by_name(arch), solution ? solution : chosen, l, n, json);
+    free(l);
+    igemm_destroy(h);
+    return rc;
+}
