@@ -55,7 +55,7 @@ deps: $(B)/.deps-ok $(B)/.deps-python-ok
 
 # ---- sources ---------------------------------------------------------------
 ARCH_SRC := arch/target.c arch/isa.c arch/mfma.c
-CONV_SRC := conv/util.c conv/types.c conv/problem.c conv/reference.c conv/v4r1_config.c conv/solver.c \
+CONV_SRC := conv/util.c conv/types.c conv/problem.c conv/half.c conv/reference.c conv/verify.c conv/v4r1_config.c conv/solver.c \
             conv/solver_v4r1.c conv/heuristic.c
 CORE_SRC := $(ARCH_SRC) $(CONV_SRC)
 GEN_SRC  := gen/main.c gen/emit.c gen/emit_op.c gen/emit_fmt.c gen/emit_mem.c gen/emit_mai.c gen/emit_hazard.c \
