@@ -13,6 +13,7 @@
 #include "perfdb.h"
 #include "../conv/select.h"
 #include "../conv/solver.h"
+#include "../conv/types.h"
 
 #define MAX_CACHED_KERNELS 256
 
@@ -240,17 +241,39 @@ static igemm_status check_solver(igemm_handle *h, const solver *s, const igemm_s
     return s->applicable(s, sh, h->t, why, len);
 }
 
-/* "no kernel configuration applies on gfx906 to -n 1 ...: naive: reason; ..." */
+/* "no kernel configuration applies on gfx906 to conv -n 1 ...: naive: reason;
+ * v4r1_a and 21 more: reason; ...": configurations with the same reason
+ * are named once, by the first of them and a count. */
 static void refusal(igemm_handle *h, const igemm_shape *sh, char *buf, size_t len)
 {
     char args[256];
     igemm_problem_format(&sh->p, args, sizeof args);
-    int n = snprintf(buf, len, "no kernel configuration applies on %s to %s:", h->t->name, args);
-    for (int i = 0; i < solver_count() && n >= 0 && (size_t)n < len; i++) {
-        char why[256] = "";
-        check_solver(h, solver_get(i), sh, why, sizeof why);
-        n += snprintf(buf + n, len - (size_t)n, "%s %s: %s", i ? ";" : "", solver_get(i)->name, why);
+    int n = snprintf(buf, len, "no kernel configuration applies on %s to %s %s:", h->t->name,
+                     igemm_problem_command(&sh->p), args);
+    int ns = solver_count();
+    char (*why)[256] = calloc((size_t)ns, sizeof *why);
+    for (int i = 0; why && i < ns; i++)
+        check_solver(h, solver_get(i), sh, why[i], sizeof why[i]);
+    for (int i = 0, first = 1; i < ns && n >= 0 && (size_t)n < len; i++) {
+        char one[256] = "";
+        if (!why)
+            check_solver(h, solver_get(i), sh, one, sizeof one);
+        const char *r = why ? why[i] : one;
+        int seen = 0, more = 0;
+        for (int j = 0; why && j < ns; j++) {
+            seen |= j < i && !strcmp(why[j], r);
+            more += j > i && !strcmp(why[j], r);
+        }
+        if (seen)
+            continue;
+        if (more)
+            n += snprintf(buf + n, len - (size_t)n, "%s %s and %d more: %s", first ? "" : ";", solver_get(i)->name,
+                          more, r);
+        else
+            n += snprintf(buf + n, len - (size_t)n, "%s %s: %s", first ? "" : ";", solver_get(i)->name, r);
+        first = 0;
     }
+    free(why);
 }
 
 igemm_status igemm_applicable(igemm_handle *h, const igemm_problem *p, const char *solution, char *why,
@@ -412,7 +435,8 @@ static igemm_status run(igemm_handle *h, const igemm_shape *sh, const solver *s,
     }
     igemm_status st = IGEMM_OK;
     void *base[3] = {dx, (void *)dy, (void *)w};
-    size_t bytes[3] = {(size_t)sh->dx_elems * 4, (size_t)sh->dy_elems * 4, (size_t)sh->w_elems * 4};
+    size_t eb = (size_t)igemm_dtype_get(sh->p.dtype)->bytes;
+    size_t bytes[3] = {(size_t)sh->dx_elems * eb, (size_t)sh->dy_elems * eb, (size_t)sh->w_elems * eb};
     const char *tensor[3] = {"dx", "dy", "w"};
     int mapped = 0;
     for (; mapped < 3; mapped++)
