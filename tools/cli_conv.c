@@ -7,7 +7,9 @@
  *                -i N iterations (default 1), -w N warm-up runs (default 0)
  *                -s 1 find mode: run every applicable configuration, keep
  *                     the best (in the --perfdb file when given), then run it
- * Long flags:    --arch gfxNNN, --backend auto|emu|hip, --solution NAME,
+ * Commands:      conv (fp32), convfp16, convbfp16 (the data type; --input lists
+ *                run as written under conv, all in the command's type otherwise)
+ * Long flags:    --fp16_mode accurate|flush (fp16 on gfx90a), --arch gfxNNN, --backend auto|emu|hip, --solution NAME,
  *                --input FILE (a shape list, progress on stderr), --batch N
  *                (override -n of every problem), --seed N, --threads N,
  *                --codeobj-dir DIR, --perfdb FILE, --device N, --json
@@ -22,6 +24,7 @@
 
 #include "../include/igemm.h"
 #include "../arch/target.h"
+#include "../conv/half.h"
 #include "../conv/problem.h"
 #include "../conv/types.h"
 #include "cli.h"
@@ -41,9 +44,13 @@ static void conv_help(void)
            "                  [--arch TARGET] [--backend auto|emu|hip] [--device N]\n"
            "                  [--solution NAME] [--seed N] [--threads N] [--codeobj-dir DIR] [--json]\n"
            "       igemm conv --input SHAPES.txt [--batch N] [same options]\n"
-           "Backward data of a 2-D convolution, fp32, NCHW or (--in_layout NHWC --out_layout NHWC\n"
+           "       igemm convfp16 ... / igemm convbfp16 ...  [--fp16_mode accurate|flush]\n"
+           "Backward data of a 2-D convolution, fp32 (conv), fp16 (convfp16) or bf16 (convbfp16)\n"
+           "tensors with fp32 accumulation, NCHW or (--in_layout NHWC --out_layout NHWC\n"
            "--fil_layout NHWC, or -I/-O/-f; all three alike) NHWC. -V 1 compares with a float64 CPU\n"
-           "reference (max absolute and relative error, PASS/FAIL; exit status 1 on FAIL).\n"
+           "reference (max absolute and relative error, PASS/FAIL; exit status 1 on FAIL): within\n"
+           "1e-5 of sum |terms|, plus half an ulp of the 16-bit format for fp16/bf16. --fp16_mode\n"
+           "flush lets fp16 use the target's denormal-flushing matrix instructions (gfx90a).\n"
            "-s 1 runs every applicable kernel configuration, reports each one's cost (HIP: ms;\n"
            "emulator: modeled cycles), keeps the best in the --perfdb file and runs it; later\n"
            "runs with the same --perfdb pick it without searching. The report gives the kernels,\n"
@@ -72,7 +79,8 @@ static int parse(int argc, char **argv, conv_opts *o, int *pargc, char **pargv)
             if (!v)
                 return usage_error("flag '%s' needs a value", a);
             i++;
-            if (!strcmp(a, "--in_layout") || !strcmp(a, "--out_layout") || !strcmp(a, "--fil_layout")) {
+            if (!strcmp(a, "--in_layout") || !strcmp(a, "--out_layout") || !strcmp(a, "--fil_layout") ||
+                !strcmp(a, "--fp16_mode")) {
                 pargv[(*pargc)++] = argv[i - 1]; /* the problem's, like -n ... */
                 pargv[(*pargc)++] = argv[i];
             } else if (!strcmp(a, "--arch"))
@@ -170,20 +178,21 @@ static int run_one(igemm_handle *h, const igemm_problem *p, const conv_opts *o, 
         return 2;
     }
     size_t nx = (size_t)sh.dx_elems, ny = (size_t)sh.dy_elems, nw = (size_t)sh.w_elems;
-    float *hy = malloc(ny * 4), *hw = malloc(nw * 4), *hx = malloc(nx * 4);
+    size_t eb = (size_t)igemm_dtype_get(p->dtype)->bytes;
+    void *hy = malloc(ny * eb), *hw = malloc(nw * eb), *hx = malloc(nx * eb);
     void *dx = NULL, *dy = NULL, *dw = NULL;
     int rc = 1;
     if (!hy || !hw || !hx) {
         fprintf(stderr, "igemm: out of host memory\n");
         goto out;
     }
-    uint64_t state = igemm_fill_random(hy, ny, o->seed); /* one sequence: dy, then w */
-    igemm_fill_random(hw, nw, state);
+    uint64_t state = igemm_fill_random_dtype(hy, ny, p->dtype, o->seed); /* one sequence: dy, then w */
+    igemm_fill_random_dtype(hw, nw, p->dtype, state);
     for (size_t i = 0; i < nx; i++)
-        hx[i] = NAN; /* a kernel that misses a pixel shows up */
-    if (igemm_alloc(h, &dx, nx * 4) || igemm_alloc(h, &dy, ny * 4) || igemm_alloc(h, &dw, nw * 4) ||
-        igemm_copy_to_device(h, dy, hy, ny * 4) || igemm_copy_to_device(h, dw, hw, nw * 4) ||
-        igemm_copy_to_device(h, dx, hx, nx * 4)) {
+        igemm_elem_set(p->dtype, hx, i, NAN); /* a kernel that misses a pixel shows up */
+    if (igemm_alloc(h, &dx, nx * eb) || igemm_alloc(h, &dy, ny * eb) || igemm_alloc(h, &dw, nw * eb) ||
+        igemm_copy_to_device(h, dy, hy, ny * eb) || igemm_copy_to_device(h, dw, hw, nw * eb) ||
+        igemm_copy_to_device(h, dx, hx, nx * eb)) {
         fprintf(stderr, "igemm: %s\n", igemm_last_error(h));
         goto out;
     }
@@ -215,7 +224,7 @@ static int run_one(igemm_handle *h, const igemm_problem *p, const conv_opts *o, 
     rc = 0;
     res->ok = 1;
     if (o->verify) {
-        if (igemm_copy_to_host(h, hx, dx, nx * 4)) {
+        if (igemm_copy_to_host(h, hx, dx, nx * eb)) {
             fprintf(stderr, "igemm: %s\n", igemm_last_error(h));
             rc = 1;
             goto out;
@@ -230,9 +239,9 @@ static int run_one(igemm_handle *h, const igemm_problem *p, const conv_opts *o, 
             rc = 1;
             goto out;
         }
-        igemm_reference_bwd_data(p, hy, hw, ref, abs_sum, cov);
+        igemm_reference_bwd_data_ex(p, hy, hw, ref, abs_sum, cov);
         res->verified = 1;
-        res->ok = igemm_verify(p, hx, ref, abs_sum, cov, 1e-5, &res->vr);
+        res->ok = igemm_verify_ex(p, hx, ref, abs_sum, cov, 1e-5, &res->vr);
         rc = res->ok ? 0 : 1;
         free(ref);
         free(abs_sum);
@@ -258,6 +267,15 @@ static void json_kernels(const char *list)
         k += n + (k[n] == ',');
     }
     printf("]");
+}
+
+/* The verify rule of p's data type in words (include/igemm.h, igemm_verify). */
+static const char *verify_rule(const igemm_problem *p)
+{
+    if (p->dtype == IGEMM_FP32)
+        return "|dx - ref| <= 1e-5 * sum|terms|, uncovered pixels 0, no NaN";
+    return p->dtype == IGEMM_FP16 ? "|dx - ref| <= half an fp16 ulp of ref + 1e-5 * sum|terms|, uncovered pixels 0, no NaN"
+                                  : "|dx - ref| <= half a bf16 ulp of ref + 1e-5 * sum|terms|, uncovered pixels 0, no NaN";
 }
 
 static double tflops(const igemm_shape *sh, double ms) { return ms > 0 ? (double)sh->flops / ms / 1e9 : 0.0; }
@@ -292,13 +310,13 @@ static void report(const igemm_handle *h, const igemm_problem *p, const conv_opt
         }
         if (r->verified)
             printf(", \"max_abs_err\": %.3g, \"max_rel_err\": %.3g, \"nan\": %lld, \"uncovered_nonzero\": %lld, "
-                   "\"verify\": \"%s\"",
+                   "\"verify_rule\": \"%s\", \"verify\": \"%s\"",
                    r->vr.max_abs_err, r->vr.max_rel_err, (long long)r->vr.nan_count, (long long)r->vr.uncovered_nonzero,
-                   r->ok ? "PASS" : "FAIL");
+                   verify_rule(p), r->ok ? "PASS" : "FAIL");
         printf("}\n");
         return;
     }
-    printf("conv %s -F 2  (%s, %s)\n", args, igemm_handle_arch(h), igemm_handle_backend(h));
+    printf("%s %s -F 2  (%s, %s)\n", igemm_problem_command(p), args, igemm_handle_arch(h), igemm_handle_backend(h));
     if (o->find) {
         printf("  find: %d configuration%s tried%s%s\n", r->nfind, r->nfind == 1 ? "" : "s",
                o->perfdb ? ", best saved to " : "", o->perfdb ? o->perfdb : "");
@@ -320,9 +338,9 @@ static void report(const igemm_handle *h, const igemm_problem *p, const conv_opt
     else if (o->time)
         printf("  time %.4f ms (mean of %d), %.3f TFLOP/s\n", r->ri.ms, o->iters, tflops(&sh, r->ri.ms));
     if (r->verified)
-        printf("  verify: max abs err %.3g, max rel err %.3g%s%s: %s\n", r->vr.max_abs_err, r->vr.max_rel_err,
-               r->vr.nan_count ? ", NaN/Inf present" : "", r->vr.uncovered_nonzero ? ", uncovered pixels not zero" : "",
-               r->ok ? "PASS" : "FAIL");
+        printf("  verify: max abs err %.3g, max rel err %.3g%s%s: %s (rule: %s)\n", r->vr.max_abs_err,
+               r->vr.max_rel_err, r->vr.nan_count ? ", NaN/Inf present" : "",
+               r->vr.uncovered_nonzero ? ", uncovered pixels not zero" : "", r->ok ? "PASS" : "FAIL", verify_rule(p));
 }
 
 int cmd_conv(int argc, char **argv)
@@ -350,6 +368,8 @@ int cmd_conv(int argc, char **argv)
             free(pargv);
             return usage_error("%s", why);
         }
+        for (int i = 0; i < nprobs && strcmp(argv[0], "conv"); i++) /* convfp16/convbfp16: every problem */
+            probs[i].dtype = igemm_dtype_by_command(argv[0])->id;
     } else {
         char why[256];
         probs = malloc(sizeof *probs);
@@ -361,6 +381,7 @@ int cmd_conv(int argc, char **argv)
         }
         if (o.batch)
             probs->n = o.batch;
+        probs->dtype = igemm_dtype_by_command(argv[0])->id;
         igemm_status st = igemm_problem_check(probs, why, sizeof why);
         if (st != IGEMM_OK) {
             free(pargv);
