@@ -96,6 +96,7 @@ static const target t_GFX90A = {
     .mem_scc_bit = true,
     .has_pk_fma_f32 = true,
     .mfma_bf16_1k = true,
+    .mfma_16bit_ftz = true,
     .hz = {
         .valu_sgpr_vmem = 5,
         .valu_sgpr_lanesel = 4,

@@ -108,6 +108,11 @@ typedef struct target {
     bool mem_scc_bit;        /* gfx90a: MUBUF/FLAT bit 15 (dword 0) / 17 is SCC */
     bool has_pk_fma_f32;     /* gfx90a+: packed fp32 */
     bool mfma_bf16_1k;       /* gfx90a+: the _1k bf16 MFMA opcodes exist */
+    bool mfma_16bit_ftz;     /* gfx90a (MI200): the f16, bf16 and bf16_1k MFMAs read subnormal
+                                A/B elements and C values as zero and write subnormal results
+                                as zero (AMD: MIOpen "MI200 MFMA behavior specifics", PyTorch
+                                "Reduced precision ... on AMD Instinct MI200"); f32/f64 MFMAs
+                                do not; no other target does (docs/EMULATOR.md "Denormals") */
     hazard_facts hz;         /* software-managed hazards (below) */
 } target;
 
