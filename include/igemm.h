@@ -65,10 +65,12 @@ typedef enum { IGEMM_FP32 = 0, IGEMM_FP16 = 1, IGEMM_BF16 = 2 } igemm_dtype;
 /* fp16 on targets whose fp16 matrix instructions flush denormals (gfx90a,
  * MI200: its f16 MFMAs read fp16 subnormal inputs and write fp32 subnormal
  * results as zero; docs/EMULATOR.md "Denormals"):
- *   IGEMM_FP16_ACCURATE  (default) keep fp16's subnormal range: kernels take
- *                        a path that does not flush (the bf16_1k "alternate
- *                        implementation" MIOpen and rocBLAS use for backward
- *                        passes there, or the FMA kernels)
+ *   IGEMM_FP16_ACCURATE  (default) keep fp16's subnormals: kernels take a
+ *                        path that does not flush, held to the verify rule
+ *                        (the bf16_1k instructions on fp16 values carried as
+ *                        exact bf16 high + low parts, or the FMA kernels;
+ *                        MIOpen's one-bf16 "alternate implementation" keeps
+ *                        the range but not fp16's precision)
  *   IGEMM_FP16_FLUSH     allow the target's fast flushing fp16 instructions:
  *                        dx may lose the contributions of subnormal dy and w
  *                        values (results are then not held to the verify rule)
