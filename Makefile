@@ -277,9 +277,11 @@ bench: all $(B)/bin/igemm-bench
 # default kernel selection on CHECK_ARCH; exit status 1 when a layer fails.
 CHECK_BATCH ?= 2
 CHECK_ARCH  ?= gfx906
+# conv (fp32), convfp16 or convbfp16: the data type every layer runs in
+CHECK_CMD   ?= conv
 .PHONY: check-networks
 check-networks: $(B)/bin/igemm $(foreach t,$(TARGETS),$(B)/co/$(t).hsaco)
-	@B=$(B) SHAPES=$(SHAPES_DIR) BATCH=$(CHECK_BATCH) ARCH=$(CHECK_ARCH) sh tools/check_networks.sh
+	@B=$(B) SHAPES=$(SHAPES_DIR) BATCH=$(CHECK_BATCH) ARCH=$(CHECK_ARCH) CMD=$(CHECK_CMD) sh tools/check_networks.sh
 
 # ---- emulator speed (docs/EMULATOR.md, "Speed") -----------------------------
 $(B)/bin/igemm-bench-emu: $(B)/obj/tools/bench_emu.o $(B)/lib/libigemm.a

@@ -12,6 +12,8 @@
 #   B=build SHAPES=tests/shapes sh tools/check_networks.sh   (what `make check-networks`
 #                                      runs: the vendored copies, SHAPES_DIR)
 #   BATCH=1 ARCH=gfx908 NETWORKS=resnet50 sh tools/check_networks.sh
+#   CMD=convfp16 ARCH=gfx90a sh tools/check_networks.sh   (every layer in fp16;
+#                                      convbfp16: bf16; `make check-networks CHECK_CMD=...`)
 #
 # Each layer is a separate `igemm conv ... -V 1 --json` run. (`igemm conv
 # --input` also goes on after a layer that stops the emulator with a fault
@@ -23,6 +25,7 @@ set -u
 B=${B:-build}
 BATCH=${BATCH:-2}
 ARCH=${ARCH:-gfx906}
+CMD=${CMD:-conv}
 SHAPES=${SHAPES:-tests/shapes}
 NETWORKS=${NETWORKS:-resnet50 resnext101 inception3}
 IGEMM=$B/bin/igemm
@@ -38,7 +41,7 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 # the value of a "key": "string" or "key": number field of a JSON line
 field() { printf '%s\n' "$1" | sed -n "s/.*\"$2\": \"\{0,1\}\([^\",}]*\).*/\1/p"; }
 
-echo "check-networks: $NETWORKS at batch $BATCH on the $ARCH emulator, default selection, verified (rel err <= 1e-5)"
+echo "check-networks: $NETWORKS at batch $BATCH on the $ARCH emulator, $CMD, default selection, verified (rel err <= 1e-5, plus half an ulp for 16-bit types)"
 start=$(now)
 total=0
 failed=0
@@ -56,7 +59,7 @@ for net in $NETWORKS; do
         i=$((i + 1))
         t0=$(now)
         # shellcheck disable=SC2086 # the layer's flags are split on purpose
-        out=$("$IGEMM" conv $args --batch "$BATCH" --arch "$ARCH" --codeobj-dir "$B/co" -V 1 --json 2>&1)
+        out=$("$IGEMM" "$CMD" $args --batch "$BATCH" --arch "$ARCH" --codeobj-dir "$B/co" -V 1 --json 2>&1)
         rc=$?
         json=$(printf '%s\n' "$out" | grep '^{' | tail -n 1)
         verdict=$(field "$json" verify)
@@ -82,7 +85,7 @@ for net in $NETWORKS; do
     total=$((total + i))
     failed=$((failed + nfail))
 done
-echo "check-networks summary (batch $BATCH, $ARCH):"
+echo "check-networks summary (batch $BATCH, $ARCH, $CMD):"
 printf '%s' "$summary"
 echo "  total: $((total - failed)) of $total layers passed in $(since "$start") s"
 [ "$failed" -eq 0 ] || exit 1

@@ -381,7 +381,8 @@ int cmd_conv(int argc, char **argv)
         }
         if (o.batch)
             probs->n = o.batch;
-        probs->dtype = igemm_dtype_by_command(argv[0])->id;
+        if (strcmp(argv[0], "conv")) /* convfp16/convbfp16; conv keeps a "convfp16" first word's type */
+            probs->dtype = igemm_dtype_by_command(argv[0])->id;
         igemm_status st = igemm_problem_check(probs, why, sizeof why);
         if (st != IGEMM_OK) {
             free(pargv);
