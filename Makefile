@@ -61,7 +61,7 @@ deps: $(B)/.deps-ok $(B)/.deps-python-ok
 
 # ---- sources ---------------------------------------------------------------
 ARCH_SRC := arch/target.c arch/isa.c arch/mfma.c
-CONV_SRC := conv/util.c conv/ofile.c conv/types.c conv/problem.c conv/reference.c conv/v4r1_config.c conv/solver.c \
+CONV_SRC := conv/util.c conv/ofile.c conv/types.c conv/problem.c conv/half.c conv/reference.c conv/verify.c conv/v4r1_config.c conv/solver.c \
             conv/solver_v4r1.c conv/heuristic.c
 CORE_SRC := $(ARCH_SRC) $(CONV_SRC)
 GEN_SRC  := gen/main.c gen/emit.c gen/emit_op.c gen/emit_fmt.c gen/emit_mem.c gen/emit_mai.c gen/emit_hazard.c \
@@ -323,10 +323,13 @@ bench: all $(B)/bin/igemm-bench
 CHECK_BATCH   ?= 2
 CHECK_ARCHS   ?= $(TARGETS)
 CHECK_LAYOUTS ?= NCHW NHWC
+# conv (fp32), convfp16 or convbfp16: the data type every layer runs in
+CHECK_CMD     ?= conv
 .PHONY: check-networks
 check-networks: $(B)/bin/igemm $(foreach t,$(TARGETS),$(B)/co/$(t).hsaco)
 	@set -e; for a in $(CHECK_ARCHS); do for l in $(CHECK_LAYOUTS); do \
-	    B=$(B) SHAPES=$(SHAPES_DIR) BATCH=$(CHECK_BATCH) ARCH=$$a LAYOUT=$$l sh tools/check_networks.sh; done; done
+	    B=$(B) SHAPES=$(SHAPES_DIR) BATCH=$(CHECK_BATCH) ARCH=$$a LAYOUT=$$l CMD=$(CHECK_CMD) \
+	    sh tools/check_networks.sh; done; done
 
 # ---- emulator speed (docs/EMULATOR.md, "Speed") -----------------------------
 $(B)/bin/igemm-bench-emu: $(B)/obj/tools/bench_emu.o $(B)/lib/libigemm_internal.a

@@ -120,6 +120,7 @@ static const target t_GFX90A = {
     .tm = {TM_COMMON, .l1_bytes_per_clk = 64, .l2_bytes = 8 << 20, .l2_bytes_per_clk = 32 * 128,
            .hbm_tbps = 1.6384, .valu_flops_pk_f32 = 256, .mfma_flops_f32 = 256, .mfma_flops_f16 = 1024,
            .mfma_flops_bf16 = 1024, .lat_l2 = 300, .lat_hbm = 700},
+    .mfma_16bit_ftz = true,
     .hz = {
         .valu_sgpr_vmem = 5,
         .valu_sgpr_lanesel = 4,

@@ -143,6 +143,11 @@ typedef struct target {
        isa_alias (0: the target's own bit). */
     bool emulate_only;
     unsigned isa_alias;
+    bool mfma_16bit_ftz;     /* gfx90a (MI200): the f16, bf16 and bf16_1k MFMAs read subnormal
+                                A/B elements and C values as zero and write subnormal results
+                                as zero (AMD: MIOpen "MI200 MFMA behavior specifics", PyTorch
+                                "Reduced precision ... on AMD Instinct MI200"); f32/f64 MFMAs
+                                do not; no other target does (docs/EMULATOR.md "Denormals") */
     hazard_facts hz;         /* software-managed hazards (below) */
     timing_facts tm;         /* the timing model's machine facts (above) */
 } target;

@@ -125,9 +125,19 @@ igemm_status igemm_problem_check(const igemm_problem *p, char *why, size_t why_l
         why_printf(why, why_len, "layout %d is not NCHW or NHWC", (int)p->layout);
         return IGEMM_ERR_UNSUPPORTED;
     }
-    if (p->dtype != IGEMM_FP32) {
-        why_printf(why, why_len, "only fp32 is supported");
+    if (!igemm_dtype_get(p->dtype)) {
+        why_printf(why, why_len, "data type %d is not fp32, fp16 or bf16", (int)p->dtype);
         return IGEMM_ERR_UNSUPPORTED;
+    }
+    if (p->fp16_mode != IGEMM_FP16_ACCURATE && p->fp16_mode != IGEMM_FP16_FLUSH) {
+        why_printf(why, why_len, "fp16_mode %d is not IGEMM_FP16_ACCURATE (0) or IGEMM_FP16_FLUSH (1)",
+                   (int)p->fp16_mode);
+        return IGEMM_ERR_INVALID_ARG;
+    }
+    if (p->fp16_mode == IGEMM_FP16_FLUSH && p->dtype != IGEMM_FP16) {
+        why_printf(why, why_len, "fp16_mode flush applies to fp16 problems, this one is %s",
+                   igemm_dtype_get(p->dtype)->name);
+        return IGEMM_ERR_INVALID_ARG;
     }
     return IGEMM_OK;
 }
@@ -266,12 +276,26 @@ int igemm_problem_parse_args(igemm_problem *p, int argc, char **argv, char *why,
     *p = d;
     igemm_layout lay[3] = {IGEMM_LAYOUT_NCHW, IGEMM_LAYOUT_NCHW, IGEMM_LAYOUT_NCHW};
     int i = 0;
-    if (argc > 0 && !strcmp(argv[0], "conv"))
+    const igemm_dtype_desc *cmd = argc > 0 ? igemm_dtype_by_command(argv[0]) : NULL;
+    if (cmd) {
+        p->dtype = cmd->id;
         i = 1;
+    }
     for (; i < argc; i++) {
         const char *a = argv[i];
         int *field = NULL;
         int lf = -1;
+        if (!strcmp(a, "--fp16_mode")) {
+            const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+            if (!v || (strcmp(v, "accurate") && strcmp(v, "flush"))) {
+                why_printf(why, why_len, "flag '--fp16_mode' needs accurate or flush, got '%.32s'",
+                           v ? v : "(nothing)");
+                return -1;
+            }
+            p->fp16_mode = strcmp(v, "flush") ? IGEMM_FP16_ACCURATE : IGEMM_FP16_FLUSH;
+            i++;
+            continue;
+        }
         for (int f = 0; f < 3; f++)
             if (!strcmp(a, layout_flags[f].shrt) || !strcmp(a, layout_flags[f].lng))
                 lf = f;
@@ -360,8 +384,8 @@ int igemm_problem_parse_line(igemm_problem *p, const char *line, char *why, size
     }
     if (!argc)
         return 0;
-    if (strcmp(argv[0], "conv")) {
-        why_printf(why, why_len, "expected a line starting with 'conv', got '%s'", argv[0]);
+    if (!igemm_dtype_by_command(argv[0])) {
+        why_printf(why, why_len, "expected a line starting with 'conv', 'convfp16' or 'convbfp16', got '%s'", argv[0]);
         return -1;
     }
     return igemm_problem_parse_args(p, argc, argv, why, why_len) ? -1 : 1;
@@ -374,8 +398,16 @@ void igemm_problem_format(const igemm_problem *p, char *buf, size_t len)
                      p->dil_h, p->dil_w, p->groups);
     const igemm_layout_desc *l = igemm_layout_get(p->layout);
     if (p->layout != IGEMM_LAYOUT_NCHW && l && n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, " --in_layout %s --out_layout %s --fil_layout %s", l->upper, l->upper,
-                 l->upper);
+        n += snprintf(buf + n, len - (size_t)n, " --in_layout %s --out_layout %s --fil_layout %s", l->upper,
+                      l->upper, l->upper);
+    if (p->fp16_mode == IGEMM_FP16_FLUSH && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, " --fp16_mode flush");
+}
+
+const char *igemm_problem_command(const igemm_problem *p)
+{
+    const igemm_dtype_desc *d = igemm_dtype_get(p->dtype);
+    return d ? d->command : "conv";
 }
 
 igemm_status igemm_problem_read_list(const char *path, int batch, igemm_problem **probs, int *n, char ***comments,

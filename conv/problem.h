@@ -74,14 +74,19 @@ typedef struct {
 igemm_magic igemm_magic_for(uint32_t d);
 uint32_t igemm_magic_div(igemm_magic m, uint32_t n);
 
-/* Parse a MIOpenDriver-style argument list (the "conv" words already
- * stripped or not). Fills p; returns 0, or -1 with a one-line reason. */
+/* Parse a MIOpenDriver-style argument list, the command word first or
+ * left out: "conv" (fp32, also the default), "convfp16" or "convbfp16" set
+ * p->dtype. Besides MIOpenDriver's flags: --fp16_mode accurate|flush
+ * (igemm_fp16_mode). Fills p; returns 0, or -1 with a one-line reason. */
 int igemm_problem_parse_args(igemm_problem *p, int argc, char **argv, char *why, size_t why_len);
 /* Parse one line of a shape list ("conv -n 1 -c 3 ... -F 2  # comment").
  * Returns 1 for a problem, 0 for a blank/comment line, -1 on error. */
 int igemm_problem_parse_line(igemm_problem *p, const char *line, char *why, size_t why_len);
-/* Format as MIOpenDriver arguments: "-n 1 -c 3 -H 5 ...". */
+/* Format as MIOpenDriver arguments: "-n 1 -c 3 -H 5 ..." (the data type is
+ * the command word's: igemm_problem_command). */
 void igemm_problem_format(const igemm_problem *p, char *buf, size_t len);
+/* MIOpenDriver's command word for p's data type: "conv", "convfp16", "convbfp16". */
+const char *igemm_problem_command(const igemm_problem *p);
 
 /* Read a shape list: every problem line (igemm_problem_parse_line), its -n
  * replaced by batch unless batch is 0, checked by igemm_problem_check. On
@@ -98,5 +103,8 @@ igemm_status igemm_problem_read_list(const char *path, int batch, igemm_problem 
  * state seed; returns the state to continue the sequence from
  * (conv/reference.c). */
 uint64_t igemm_fill_random(float *v, size_t n, uint64_t seed);
+/* The same sequence into n elements of data type d, each value rounded to
+ * nearest even in d's format (fp32: igemm_fill_random). */
+uint64_t igemm_fill_random_dtype(void *v, size_t n, igemm_dtype d, uint64_t seed);
 
 #endif

@@ -3,19 +3,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "half.h"
 #include "problem.h"
 
-uint64_t igemm_fill_random(float *v, size_t n, uint64_t seed)
+uint64_t igemm_fill_random_dtype(void *v, size_t n, igemm_dtype d, uint64_t seed)
 {
     for (size_t i = 0; i < n; i++) {
         uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
         z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
         z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
         z ^= z >> 31;
-        v[i] = (float)((double)(z >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
+        igemm_elem_set(d, v, i, (double)(z >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
     }
     return seed;
 }
+
+uint64_t igemm_fill_random(float *v, size_t n, uint64_t seed) { return igemm_fill_random_dtype(v, n, IGEMM_FP32, seed); }
 
 /* The reference in NCHW (dx, dy and the filter K, C/G, Y, X). */
 static void reference_nchw(const igemm_problem *p, const igemm_shape *sp, const float *dy, const float *w, double *dx,
@@ -116,54 +119,27 @@ igemm_status igemm_reference_bwd_data(const igemm_problem *p, const float *dy, c
     return st;
 }
 
-int igemm_verify(const igemm_problem *p, const float *dx, const double *ref, const double *abs_sum,
-                 const unsigned char *covered, double rel_tol, igemm_verify_result *out)
+/* The data-type form: 16-bit dy and w widened exactly to fp32 copies. */
+igemm_status igemm_reference_bwd_data_ex(const igemm_problem *p, const void *dy, const void *w, double *dx,
+                                         double *abs_sum, unsigned char *covered)
 {
-    igemm_verify_result r = {.worst_index = -1};
-    if (out)
-        *out = r;
-    /* nothing passes that was not compared: NULL buffers, an invalid
-       problem (whose size would be meaningless), a tolerance that is NaN */
-    if (!p || !dx || !ref || !abs_sum || !covered || !(rel_tol >= 0) || igemm_problem_check(p, NULL, 0) != IGEMM_OK)
-        return 0;
-    int64_t n = (int64_t)p->n * p->c * p->hi * p->wi;
-    int ok = 1;
-    for (int64_t i = 0; i < n; i++) {
-        double v = dx[i];
-        if (!isfinite(v)) {
-            r.nan_count++;
-            ok = 0;
-            continue;
-        }
-        if (!covered[i]) {
-            if (v != 0.0) {
-                r.uncovered_nonzero++;
-                ok = 0;
-            }
-            continue;
-        }
-        double err = fabs(v - ref[i]);
-        if (err > r.max_abs_err)
-            r.max_abs_err = err;
-        if (abs_sum[i] == 0.0) {
-            if (v != 0.0) {
-                r.zero_terms_nonzero++;
-                ok = 0;
-            }
-            continue;
-        }
-        double rel = err / abs_sum[i];
-        if (rel > r.max_rel_err || r.worst_index < 0) {
-            if (rel > r.max_rel_err)
-                r.max_rel_err = rel;
-            r.worst_index = i;
-        }
+    igemm_shape s;
+    if (igemm_shape_init(&s, p, NULL, 0) != IGEMM_OK || !dy || !w || !dx)
+        return IGEMM_ERR_INVALID_ARG;
+    if (p->dtype == IGEMM_FP32)
+        return igemm_reference_bwd_data(p, dy, w, dx, abs_sum, covered);
+    float *dy32 = malloc(sizeof *dy32 * (size_t)s.dy_elems), *w32 = malloc(sizeof *w32 * (size_t)s.w_elems);
+    igemm_status st = IGEMM_ERR_NO_MEMORY;
+    if (dy32 && w32) {
+        for (int64_t i = 0; i < s.dy_elems; i++)
+            dy32[i] = (float)igemm_elem_get(p->dtype, dy, (size_t)i);
+        for (int64_t i = 0; i < s.w_elems; i++)
+            w32[i] = (float)igemm_elem_get(p->dtype, w, (size_t)i);
+        st = igemm_reference_bwd_data(p, dy32, w32, dx, abs_sum, covered);
     }
-    if (r.max_rel_err > rel_tol)
-        ok = 0;
-    if (out)
-        *out = r;
-    return ok;
+    free(dy32);
+    free(w32);
+    return st;
 }
 
 const char *igemm_status_name(igemm_status s)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../arch/kargs.h"
+#include "types.h"
 #include "v4r1_config.h"
 
 /* ---- plans ---- */
@@ -106,7 +107,8 @@ static igemm_status naive_applicable(const solver *s, const igemm_shape *sh, con
     (void)s;
     (void)t;
     if (sh->p.layout != IGEMM_LAYOUT_NCHW || sh->p.dtype != IGEMM_FP32) {
-        why_printf(why, len, "the naive kernel reads NCHW fp32 tensors");
+        why_printf(why, len, "written for nchw fp32 tensors (the naive kernel), not %s %s",
+                   igemm_layout_get(sh->p.layout)->name, igemm_dtype_get(sh->p.dtype)->name);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
     return plan_check_tensors(sh, why, len);

@@ -1,10 +1,12 @@
 /* The data-type, layout and math descriptor tables. */
 #include "types.h"
 
+#include <string.h>
+
 static const igemm_dtype_desc dtypes[] = {
-    {IGEMM_FP32, "fp32", 4, 2},
-    {IGEMM_FP16, "fp16", 2, 1},
-    {IGEMM_BF16, "bf16", 2, 1},
+    {IGEMM_FP32, "fp32", "conv", 4, 2},
+    {IGEMM_FP16, "fp16", "convfp16", 2, 1},
+    {IGEMM_BF16, "bf16", "convbfp16", 2, 1},
 };
 
 static const igemm_layout_desc layouts[] = {
@@ -26,3 +28,11 @@ static const igemm_math_desc maths[] = {
 const igemm_dtype_desc *igemm_dtype_get(igemm_dtype d) { LOOKUP(dtypes, d); }
 const igemm_layout_desc *igemm_layout_get(igemm_layout l) { LOOKUP(layouts, l); }
 const igemm_math_desc *igemm_math_get(igemm_math m) { LOOKUP(maths, m); }
+
+const igemm_dtype_desc *igemm_dtype_by_command(const char *cmd)
+{
+    for (size_t i = 0; cmd && i < sizeof dtypes / sizeof dtypes[0]; i++)
+        if (!strcmp(dtypes[i].command, cmd))
+            return &dtypes[i];
+    return NULL;
+}

@@ -11,7 +11,8 @@
 /* One data type of dx, dy and w (accumulation is always fp32). */
 typedef struct {
     igemm_dtype id;
-    const char *name;   /* in kernel names and MIOpenDriver's command: "fp32" */
+    const char *name;   /* in kernel names and messages: "fp32" */
+    const char *command;/* MIOpenDriver's command word for it: "conv", "convfp16", "convbfp16" */
     int bytes;          /* element size in memory */
     int log2_bytes;
 } igemm_dtype_desc;
@@ -35,5 +36,8 @@ typedef struct {
 const igemm_dtype_desc *igemm_dtype_get(igemm_dtype d);
 const igemm_layout_desc *igemm_layout_get(igemm_layout l);
 const igemm_math_desc *igemm_math_get(igemm_math m);
+
+/* The data type whose MIOpenDriver command word is cmd; NULL when none. */
+const igemm_dtype_desc *igemm_dtype_by_command(const char *cmd);
 
 #endif

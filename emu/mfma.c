@@ -28,7 +28,18 @@
  * Numerics: the products and C are summed in double and rounded to f32 once
  * per instruction. Hardware rounds inside its adder tree, so results may
  * differ from hardware in the last bits; the tests use exactly representable
- * sums. */
+ * sums.
+ *
+ * Denormals: on targets with mfma_16bit_ftz (gfx90a) the f16/bf16 MFMAs
+ * (bf16_1k included) take subnormal A/B elements and a subnormal C as zero
+ * and write a subnormal D as zero, signs kept (AMD's MIOpen document "MI200
+ * MFMA behavior specifics": "MFMA_F16, MFMA_BF16 and MFMA_BF16_1K flush
+ * subnormal input/output data to zero"; PyTorch's numerical-accuracy note:
+ * "FP32 and FP64 MFMA matrix instructions do not flush"). An fp16 value
+ * moved into bf16 is normal there (fp16's smallest subnormal 2^-24 is far
+ * above bf16's smallest normal 2^-126): MIOpen's "fp16 alternate
+ * implementation" on the bf16_1k instructions keeps fp16 subnormals that
+ * way. Every f32 MFMA, and every MFMA of the other targets, keeps them. */
 #include <stdio.h>
 
 #include "exec.h"
@@ -121,14 +132,18 @@ static void cd_slot(const mfma_desc *d, int b, int i, int j, int *gpr, int *lane
 }
 
 /* Element e of a lane's A or B slice as float. A and B are registers (the
- * decoder accepts nothing else): one f32, or two f16/bf16, per register. */
-static double elem(const mfma_desc *d, wave *w, const emu_opnd *o, int lane, int e)
+ * decoder accepts nothing else): one f32, or two f16/bf16, per register.
+ * ftz: a subnormal f16/bf16 element reads as a zero of its sign. */
+static double elem(const mfma_desc *d, wave *w, const emu_opnd *o, int lane, int e, bool ftz)
 {
     int r = d->type == MT_F32 ? e : e / 2;
     uint32_t x = (o->kind == K_AGPR ? w->a[o->code - R_A0 + r] : w->v[o->code - R_V0 + r])[lane];
     if (d->type == MT_F32)
         return f32_of(x);
     uint16_t h = (uint16_t)(e & 1 ? x >> 16 : x);
+    uint16_t exp_mask = d->type == MT_F16 ? 0x7c00 : 0x7f80;
+    if (ftz && !(h & exp_mask))
+        h &= 0x8000;
     return d->type == MT_F16 ? f16_to_f32(h) : bf16_to_f32(h);
 }
 
@@ -165,6 +180,7 @@ int emu_mfma(wg_ctx *c, wave *w, const emu_inst *in)
         (in->src[2].kind != K_CONST && in->src[2].width != in->dst.width))
         return emu_fault(c, w, "MFMA operand widths disagree with the operation");
 
+    bool ftz = d->type != MT_F32 && c->dev->t->mfma_16bit_ftz;
     /* Gather A[b][i][k] and B[b][k][j] as doubles. */
     static _Thread_local double A[16][32][16], Bm[16][16][32];
     for (int l = 0; l < 64; l++) {
@@ -172,8 +188,8 @@ int emu_mfma(wg_ctx *c, wave *w, const emu_inst *in)
         int lb = blocks > 1 ? g : 0;
         for (int e = 0; e < kpl; e++) {
             int k = blocks > 1 ? e : g * kpl + e;
-            A[lb][idx][k] = elem(d, w, &in->src[0], l, e);
-            Bm[lb][k][idx] = elem(d, w, &in->src[1], blgp_lane(in->blgp, l), e);
+            A[lb][idx][k] = elem(d, w, &in->src[0], l, e, ftz);
+            Bm[lb][k][idx] = elem(d, w, &in->src[1], blgp_lane(in->blgp, l), e, ftz);
         }
     }
     uint32_t out[32][64], ctmp[64];
@@ -184,11 +200,12 @@ int emu_mfma(wg_ctx *c, wave *w, const emu_inst *in)
             for (int j = 0; j < d->n; j++) {
                 int gpr, lane;
                 cd_slot(d, b, i, j, &gpr, &lane);
-                double acc = in->src[2].kind == K_CONST ? f32_of(in->src[2].value)
-                                                        : f32_of(vsrc(w, &in->src[2], gpr, ctmp)[lane]);
+                float cv = in->src[2].kind == K_CONST ? f32_of(in->src[2].value)
+                                                      : f32_of(vsrc(w, &in->src[2], gpr, ctmp)[lane]);
+                double acc = ftz ? flush_denorm(cv) : cv;
                 for (int k = 0; k < d->k; k++)
                     acc += A[ab][i][k] * Bm[b][k][j];
-                out[gpr][lane] = bits_of((float)acc);
+                out[gpr][lane] = bits_of(ftz ? flush_denorm((float)acc) : (float)acc);
             }
     }
     /* Kernels run MFMA with all lanes active; what a partial EXEC does to

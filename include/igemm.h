@@ -84,7 +84,26 @@ typedef enum {
 const char *igemm_status_name(igemm_status s);
 
 typedef enum { IGEMM_LAYOUT_NCHW = 0, IGEMM_LAYOUT_NHWC = 1 } igemm_layout;
+/* The element type of dx, dy and w alike; kernels accumulate in fp32
+ * whatever it is. fp16 is IEEE binary16, bf16 bfloat16 (the top half of an
+ * fp32), both 2 bytes an element. */
 typedef enum { IGEMM_FP32 = 0, IGEMM_FP16 = 1, IGEMM_BF16 = 2 } igemm_dtype;
+
+/* fp16 on targets whose fp16 matrix instructions flush denormals (gfx90a,
+ * MI200: its f16 MFMAs read fp16 subnormal inputs and write fp32 subnormal
+ * results as zero; docs/EMULATOR.md "Denormals"):
+ *   IGEMM_FP16_ACCURATE  (default) keep fp16's subnormals: kernels take a
+ *                        path that does not flush, held to the verify rule
+ *                        (the bf16_1k instructions on fp16 values carried as
+ *                        exact bf16 high + low parts, or the FMA kernels;
+ *                        MIOpen's one-bf16 "alternate implementation" keeps
+ *                        the range but not fp16's precision)
+ *   IGEMM_FP16_FLUSH     allow the target's fast flushing fp16 instructions:
+ *                        dx may lose the contributions of subnormal dy and w
+ *                        values (results are then not held to the verify rule)
+ * On other targets, and for fp32 and bf16 problems, the two are the same
+ * computation; FLUSH is accepted only for fp16 problems. */
+typedef enum { IGEMM_FP16_ACCURATE = 0, IGEMM_FP16_FLUSH = 1 } igemm_fp16_mode;
 
 /* A backward-data convolution: dx (n, c, hi, wi) from dy (n, k, ho, wo) and
  * w (k, c/groups, y, x). ho and wo follow from the other sizes. */
@@ -96,6 +115,7 @@ typedef struct igemm_problem {
     int groups;
     igemm_layout layout;
     igemm_dtype dtype;
+    igemm_fp16_mode fp16_mode;
 } igemm_problem;
 
 /* Defaults for a problem: every size, stride, dilation and groups 1, pads
@@ -110,12 +130,15 @@ igemm_problem igemm_problem_init(void);
     {                                                                          \
         .n = 1, .c = 1, .hi = 1, .wi = 1, .k = 1, .y = 1, .x = 1,              \
         .stride_h = 1, .stride_w = 1, .dil_h = 1, .dil_w = 1, .groups = 1,     \
-        .layout = IGEMM_LAYOUT_NCHW, .dtype = IGEMM_FP32                       \
+        .layout = IGEMM_LAYOUT_NCHW, .dtype = IGEMM_FP32,                      \
+        .fp16_mode = IGEMM_FP16_ACCURATE                                       \
     }
 #endif
 
 /* Check a problem on its own (no target): sizes >= 1, pads >= 0, output size
- * >= 1, groups dividing c and k, supported layout and type.
+ * >= 1, groups dividing c and k, a known layout and data type (fp32, fp16,
+ * bf16), fp16_mode FLUSH only with fp16. Whether a kernel configuration
+ * computes it on a target is igemm_applicable's question.
  * Returns IGEMM_OK, or an error with a one-line reason in why (may be NULL). */
 igemm_status igemm_problem_check(const igemm_problem *p, char *why, size_t why_len);
 
@@ -124,31 +147,57 @@ igemm_status igemm_problem_check(const igemm_problem *p, char *why, size_t why_l
 int igemm_problem_ho(const igemm_problem *p);
 int igemm_problem_wo(const igemm_problem *p);
 
-/* Float64 CPU reference: dx = bwd_data(dy, w) for an NCHW fp32 problem, in
- * double precision. When abs_sum is not NULL it receives, per dx element, the
- * sum of |w * dy| over all terms, and when covered is not NULL it receives 1
- * for elements that get at least one term (0: the element must be exactly 0).
+/* Float64 CPU reference: dx = bwd_data(dy, w) for an fp32 problem (NCHW or
+ * NHWC as p->layout says), in double precision. When abs_sum is not NULL it
+ * receives, per dx element, the sum of |w * dy| over all terms, and when
+ * covered is not NULL it receives 1 for elements that get at least one term
+ * (0: the element must be exactly 0). dy and w are read as fp32 whatever
+ * p->dtype says (16-bit data widened by the caller).
  * Returns IGEMM_OK or IGEMM_ERR_INVALID_ARG. */
 igemm_status igemm_reference_bwd_data(const igemm_problem *p, const float *dy, const float *w,
                                       double *dx, double *abs_sum, unsigned char *covered);
+
+/* The same for tensors of p->dtype: dy and w hold fp32, fp16 or bf16
+ * elements (2 bytes each for the 16-bit types), widened exactly to double.
+ * Returns IGEMM_OK, IGEMM_ERR_INVALID_ARG or IGEMM_ERR_NO_MEMORY. */
+igemm_status igemm_reference_bwd_data_ex(const igemm_problem *p, const void *dy, const void *w, double *dx,
+                                         double *abs_sum, unsigned char *covered);
 
 /* Result of comparing a kernel's dx with the reference. */
 typedef struct {
     double max_abs_err;     /* max |dx - ref| */
     double max_rel_err;     /* max |dx - ref| / sum |terms| over covered elements */
     int64_t worst_index;    /* element with max_rel_err */
-    int64_t nan_count;      /* NaN or Inf in dx */
+    int64_t nan_count;      /* NaN or Inf in dx that the reference does not have (below) */
     int64_t uncovered_nonzero; /* elements with no terms that are not exactly 0 */
     int64_t zero_terms_nonzero; /* elements whose terms are all 0 but dx != 0 */
+    double max_err_ratio;   /* max over covered elements of |dx - ref| / allowed error
+                               (the rule below; <= 1 passes) */
+    int64_t over_tolerance; /* covered elements past their allowed error */
 } igemm_verify_result;
 
-/* Compare dx with the reference; returns 1 when every element is within
- * rel_tol (error / sum of |terms|), nothing is NaN and uncovered elements are
- * exactly zero, else 0. Also 0 (nothing passes) when p, dx, ref, abs_sum or
+/* The verify rule, per dx element with reference ref and sum of |terms| S:
+ *   covered:   |dx - ref| <= half_ulp(ref) + rel_tol * S, where half_ulp is
+ *              half a unit in the last place of the problem's 16-bit format
+ *              at ref (fp16: 2^(e-11), bf16: 2^(e-8) for |ref| in
+ *              [2^e, 2^(e+1)), subnormal spacing below the normal range) and
+ *              0 for fp32; rel_tol * S is the fp32 accumulation allowance
+ *              (1e-5 in the tools and tests). dx = +-inf passes where
+ *              |ref| + rel_tol * S reaches the format's overflow threshold
+ *              (65520 for fp16) with ref's sign: IEEE overflow.
+ *   uncovered: exactly 0.
+ *   NaN/Inf:   none, unless ref itself is NaN or +-inf (a NaN or Inf input
+ *              reaches the element): then dx must be NaN, or that same inf.
+ * igemm_verify reads dx as fp32 (16-bit results widened by the caller) and
+ * applies the rule of p->dtype; igemm_verify_ex reads dx as p->dtype.
+ * Both return 1 when every element passes, else 0; out (may be NULL)
+ * receives the details. Also 0 (nothing passes) when p, dx, ref, abs_sum or
  * covered is NULL, the problem is invalid or rel_tol is not a number >= 0;
- * *out (may be NULL) is then all zeros with worst_index -1. */
+ * *out is then all zeros with worst_index -1. */
 int igemm_verify(const igemm_problem *p, const float *dx, const double *ref, const double *abs_sum,
                  const unsigned char *covered, double rel_tol, igemm_verify_result *out);
+int igemm_verify_ex(const igemm_problem *p, const void *dx, const double *ref, const double *abs_sum,
+                    const unsigned char *covered, double rel_tol, igemm_verify_result *out);
 
 /* ---- handles and backends ---------------------------------------------- */
 
@@ -314,7 +363,8 @@ typedef struct {
 } igemm_run_info;
 
 /* dx = backward data of (dy, w) with the selected configuration.
- * Buffers: device memory (HIP) or host memory (emulator), NCHW fp32. On
+ * Buffers: device memory (HIP) or host memory (emulator), in p's layout
+ * and data type (2 bytes an element for fp16 and bf16). On
  * HIP the kernels are queued on the handle's stream and the call returns
  * without waiting for them (see "Synchronisation" at the top; a kernel
  * fault shows in a later synchronising call). dx is written completely,

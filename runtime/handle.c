@@ -16,6 +16,7 @@
 #include "../conv/select.h"
 #include "../conv/solver.h"
 #include "../emu/emu.h"
+#include "../conv/types.h"
 
 #define MAX_CACHED_KERNELS 256
 
@@ -304,7 +305,7 @@ static igemm_status check_solver(igemm_handle *h, const solver *s, const igemm_s
     return s->applicable(s, sh, h->t, why, len);
 }
 
-/* "no kernel configuration applies on gfx906 to -n 1 ...: REASON (every
+/* "no kernel configuration applies on gfx906 to conv -n 1 ...: REASON (every
  * configuration)", or per distinct reason "naive: reason; igemm_bwd_... and
  * 14 others: reason": a reason shared by several configurations is said once.
  * Configurations the target has no kernel for (MFMA ones on gfx906) and
@@ -337,7 +338,8 @@ static void refusal(igemm_handle *h, const igemm_shape *sh, char *buf, size_t le
     }
     char args[256];
     igemm_problem_format(&sh->p, args, sizeof args);
-    int n = snprintf(buf, len, "no kernel configuration applies on %s to %s:", h->t->name, args);
+    int n = snprintf(buf, len, "no kernel configuration applies on %s to %s %s:", h->t->name,
+                     igemm_problem_command(&sh->p), args);
     if (nr == 0) {
         snprintf(buf + n, len - (size_t)n, " none is written for %s %s tensors",
                  igemm_layout_get(sh->p.layout)->upper, igemm_dtype_get(sh->p.dtype)->name);
@@ -519,7 +521,8 @@ static igemm_status run(igemm_handle *h, const igemm_shape *sh, const solver *s,
     }
     igemm_status st = IGEMM_OK;
     void *base[3] = {dx, (void *)dy, (void *)w};
-    size_t bytes[3] = {(size_t)sh->dx_elems * 4, (size_t)sh->dy_elems * 4, (size_t)sh->w_elems * 4};
+    size_t eb = (size_t)igemm_dtype_get(sh->p.dtype)->bytes;
+    size_t bytes[3] = {(size_t)sh->dx_elems * eb, (size_t)sh->dy_elems * eb, (size_t)sh->w_elems * eb};
     const char *tensor[3] = {"dx", "dy", "w"};
     for (int t = 0; t < 3; t++)
         if ((st = fits_alloc(h, tensor[t], base[t], bytes[t])) != IGEMM_OK) {

@@ -18,6 +18,7 @@
 #include "common.h"
 
 #include "../conv/problem.h"
+#include "../emu/fp.h"
 
 #ifndef LLVM_BIN
 #define LLVM_BIN "/usr/lib/llvm-19/bin"
@@ -335,6 +336,42 @@ void tc_fill_uniform(float *v, size_t n, uint64_t seed)
         v[i] = (float)((double)(tc_splitmix64(&seed) >> 40) / 16777216.0 * 2.0 - 1.0);
 }
 
+/* The tests' own 16-bit facts (emu/fp.h converts; conv/half.c is the
+ * library's): element size, the NaN pattern, and half an ulp at v (0 for
+ * fp32, whose rule is the accumulation allowance alone). */
+static size_t elem_bytes(igemm_dtype d) { return d == IGEMM_FP32 ? 4 : 2; }
+
+static double half_ulp16(igemm_dtype d, double v)
+{
+    if (d == IGEMM_FP32)
+        return 0.0;
+    int bits = d == IGEMM_FP16 ? 11 : 8, emin = d == IGEMM_FP16 ? -14 : -126, e;
+    frexp(v, &e); /* |v| in [2^(e-1), 2^e) */
+    e = v == 0.0 || e - 1 < emin ? emin : e - 1;
+    return ldexp(1.0, e - bits);
+}
+
+/* Store float v (rounded to nearest even for 16-bit) as element i of a
+ * dtype buffer and return the value stored. */
+static float store_elem(igemm_dtype d, void *buf, size_t i, float v)
+{
+    if (d == IGEMM_FP32) {
+        ((float *)buf)[i] = v;
+        return v;
+    }
+    uint16_t h = d == IGEMM_FP16 ? f32_to_f16(v) : f32_to_bf16(v);
+    ((uint16_t *)buf)[i] = h;
+    return d == IGEMM_FP16 ? f16_to_f32(h) : bf16_to_f32(h);
+}
+
+static double load_elem(igemm_dtype d, const void *buf, size_t i)
+{
+    if (d == IGEMM_FP32)
+        return ((const float *)buf)[i];
+    uint16_t h = ((const uint16_t *)buf)[i];
+    return d == IGEMM_FP16 ? f16_to_f32(h) : bf16_to_f32(h);
+}
+
 int tc_run_case(igemm_handle *h, const igemm_problem *p, const char *solution, uint64_t data_seed,
                 tc_case_result *res, char *msg, size_t len)
 {
@@ -345,23 +382,30 @@ int tc_run_case(igemm_handle *h, const igemm_problem *p, const char *solution, u
         snprintf(msg, len, "invalid shape: %s", why);
         return -1;
     }
-    size_t nx = (size_t)sh.dx_elems, ny = (size_t)sh.dy_elems, nw = (size_t)sh.w_elems;
-    float *hy = malloc(ny * 4), *hw = malloc(nw * 4), *hx = malloc(nx * 4);
+    igemm_dtype dt = p->dtype;
+    size_t nx = (size_t)sh.dx_elems, ny = (size_t)sh.dy_elems, nw = (size_t)sh.w_elems, eb = elem_bytes(dt);
+    /* hy, hw: the data as fp32 (16-bit values widened); ty, tw, tx: in dt */
+    float *hy = malloc(ny * 4), *hw = malloc(nw * 4);
+    void *ty = malloc(ny * eb), *tw = malloc(nw * eb), *tx = malloc(nx * eb);
     double *ref = malloc(nx * sizeof *ref), *abs_sum = malloc(nx * sizeof *abs_sum);
     unsigned char *cov = malloc(nx);
     void *dx = NULL, *dy = NULL, *dw = NULL;
     int rc = -1;
-    if (!hy || !hw || !hx || !ref || !abs_sum || !cov) {
+    if (!hy || !hw || !ty || !tw || !tx || !ref || !abs_sum || !cov) {
         snprintf(msg, len, "out of host memory");
         goto out;
     }
     tc_fill_uniform(hy, ny, data_seed * 3 + 1);
     tc_fill_uniform(hw, nw, data_seed * 3 + 2);
+    for (size_t i = 0; i < ny; i++)
+        hy[i] = store_elem(dt, ty, i, hy[i]);
+    for (size_t i = 0; i < nw; i++)
+        hw[i] = store_elem(dt, tw, i, hw[i]);
     for (size_t i = 0; i < nx; i++)
-        hx[i] = NAN;
-    if (igemm_alloc(h, &dx, nx * 4) || igemm_alloc(h, &dy, ny * 4) || igemm_alloc(h, &dw, nw * 4) ||
-        igemm_copy_to_device(h, dy, hy, ny * 4) || igemm_copy_to_device(h, dw, hw, nw * 4) ||
-        igemm_copy_to_device(h, dx, hx, nx * 4)) {
+        store_elem(dt, tx, i, NAN);
+    if (igemm_alloc(h, &dx, nx * eb) || igemm_alloc(h, &dy, ny * eb) || igemm_alloc(h, &dw, nw * eb) ||
+        igemm_copy_to_device(h, dy, ty, ny * eb) || igemm_copy_to_device(h, dw, tw, nw * eb) ||
+        igemm_copy_to_device(h, dx, tx, nx * eb)) {
         snprintf(msg, len, "buffers: %s", igemm_last_error(h));
         goto out;
     }
@@ -386,20 +430,22 @@ int tc_run_case(igemm_handle *h, const igemm_problem *p, const char *solution, u
                  res->ri.launches, (unsigned long long)res->ri.insts);
         goto out;
     }
-    if (igemm_copy_to_host(h, hx, dx, nx * 4)) {
+    if (igemm_copy_to_host(h, tx, dx, nx * eb)) {
         snprintf(msg, len, "copy back: %s", igemm_last_error(h));
         goto out;
     }
+    /* the fp32 reference of the (rounded) data */
     if (igemm_reference_bwd_data(p, hy, hw, ref, abs_sum, cov) != IGEMM_OK) {
         snprintf(msg, len, "the reference refuses the shape");
         goto out;
     }
     /* The rule spelled out here, and igemm_verify's reading of it: both
-     * must pass. */
+     * must pass. 16-bit results may be off by half an ulp of their format
+     * besides the fp32 accumulation allowance. */
     int64_t nan = 0, bad_zero = 0, bad = 0, first_bad = -1;
     double max_rel = 0;
     for (size_t i = 0; i < nx; i++) {
-        double v = hx[i];
+        double v = load_elem(dt, tx, i);
         if (isnan(v) || isinf(v)) {
             nan++;
             if (first_bad < 0)
@@ -415,11 +461,11 @@ int tc_run_case(igemm_handle *h, const igemm_problem *p, const char *solution, u
             }
             continue;
         }
-        double err = fabs(v - ref[i]);
+        double err = fabs(v - ref[i]), allow = TC_REL_TOL * abs_sum[i] + half_ulp16(dt, ref[i]);
         double rel = abs_sum[i] > 0 ? err / abs_sum[i] : (err > 0 ? INFINITY : 0);
         if (rel > max_rel)
             max_rel = rel;
-        if (!(rel <= TC_REL_TOL)) {
+        if (!(err <= allow) || (abs_sum[i] == 0 && v != 0)) {
             bad++;
             if (first_bad < 0)
                 first_bad = (int64_t)i;
@@ -427,19 +473,20 @@ int tc_run_case(igemm_handle *h, const igemm_problem *p, const char *solution, u
     }
     res->max_rel = max_rel;
     igemm_verify_result vr;
-    int ok = igemm_verify(p, hx, ref, abs_sum, cov, TC_REL_TOL, &vr);
+    int ok = igemm_verify_ex(p, tx, ref, abs_sum, cov, TC_REL_TOL, &vr);
     if (nan || bad_zero || bad || !ok) {
         char at[128] = "";
         if (first_bad >= 0) {
             int64_t e = first_bad, wi = e % p->wi, hi = (e /= p->wi) % p->hi, c = (e /= p->hi) % p->c, n = e / p->c;
             snprintf(at, sizeof at, "; first bad dx[n=%lld][c=%lld][h=%lld][w=%lld] = %g, reference %.9g",
-                     (long long)n, (long long)c, (long long)hi, (long long)wi, (double)hx[first_bad], ref[first_bad]);
+                     (long long)n, (long long)c, (long long)hi, (long long)wi, load_elem(dt, tx, (size_t)first_bad),
+                     ref[first_bad]);
         }
         snprintf(msg, len,
-                 "max rel err %.3g (limit %g), %lld elements over it, %lld NaN/Inf, %lld uncovered pixels not 0%s "
+                 "max rel err %.3g (limit %g%s), %lld elements over it, %lld NaN/Inf, %lld uncovered pixels not 0%s "
                  "(igemm_verify: %s, max rel %.3g)",
-                 max_rel, TC_REL_TOL, (long long)bad, (long long)nan, (long long)bad_zero, at, ok ? "pass" : "fail",
-                 vr.max_rel_err);
+                 max_rel, TC_REL_TOL, dt == IGEMM_FP32 ? "" : " plus half an ulp", (long long)bad, (long long)nan,
+                 (long long)bad_zero, at, ok ? "pass" : "fail", vr.max_rel_err);
         goto out;
     }
     rc = 0;
@@ -449,7 +496,9 @@ out:
     igemm_free(h, dw);
     free(hy);
     free(hw);
-    free(hx);
+    free(ty);
+    free(tw);
+    free(tx);
     free(ref);
     free(abs_sum);
     free(cov);

@@ -136,10 +136,12 @@ typedef struct {
 } tc_case_result;
 
 /* Run p with `solution` (NULL: the library's choice) on h, dy and w filled
- * from data_seed and dx prefilled with NaN, and compare with the float64
- * reference: every covered pixel within TC_REL_TOL, no NaN/Inf, every
- * uncovered pixel exactly 0, by the rule spelled out here and by
- * igemm_verify (both must pass). Also checks igemm_applicable accepts the
+ * from data_seed (in p's data type: fp32 values rounded to nearest even for
+ * fp16/bf16) and dx prefilled with NaN, and compare with the float64
+ * reference: every covered pixel within TC_REL_TOL of sum |terms| (plus half
+ * an ulp of the 16-bit format at the reference for fp16/bf16), no NaN/Inf,
+ * every uncovered pixel exactly 0, by the rule spelled out here and by
+ * igemm_verify_ex (both must pass). Also checks igemm_applicable accepts the
  * pair and that the run info names what ran. On a HIP handle dx comes back
  * with igemm_copy_to_host right after the call (no other synchronisation). Returns 0, or -1 with the
  * reason in msg. */

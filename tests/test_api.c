@@ -365,12 +365,16 @@ static void invalid_sizes(void **state)
         {prob(1, 3, 4, 4, 4, 1, 1), IGEMM_ERR_INVALID_ARG, "groups"}, /* groups set to 2 below */
         {prob(1, 1, 4, 4, 1, 1, 1), IGEMM_ERR_INVALID_ARG, "padding"}, /* pad -1 below */
         {prob(1, 1, 4, 4, 1, 1, 1), IGEMM_ERR_UNSUPPORTED, "not NCHW or NHWC"}, /* layout 7 below */
-        {prob(1, 1, 4, 4, 1, 1, 1), IGEMM_ERR_UNSUPPORTED, "fp32"},    /* FP16 below */
+        {prob(1, 1, 4, 4, 1, 1, 1), IGEMM_ERR_UNSUPPORTED, "data type 5 is not fp32, fp16 or bf16"}, /* below */
+        {prob(1, 1, 4, 4, 1, 1, 1), IGEMM_ERR_INVALID_ARG, "fp16_mode 3 is not"},
+        {prob(1, 1, 4, 4, 1, 1, 1), IGEMM_ERR_INVALID_ARG, "fp16_mode flush applies to fp16 problems, this one is bf16"},
     };
     cases[3].p.groups = 2;
     cases[4].p.pad_h = -1;
     cases[5].p.layout = (igemm_layout)7;
-    cases[6].p.dtype = IGEMM_FP16;
+    cases[6].p.dtype = (igemm_dtype)5;
+    cases[7].p.dtype = IGEMM_FP16, cases[7].p.fp16_mode = (igemm_fp16_mode)3;
+    cases[8].p.dtype = IGEMM_BF16, cases[8].p.fp16_mode = IGEMM_FP16_FLUSH;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const igemm_problem *p = &cases[i].p;
         assert_int_equal(igemm_applicable(h, p, NULL, why, sizeof why), cases[i].st);
@@ -393,7 +397,7 @@ static void invalid_sizes(void **state)
     p.layout = IGEMM_LAYOUT_NHWC;
     assert_int_equal(igemm_applicable(h, &p, NULL, why, sizeof why), IGEMM_OK);
     assert_int_equal(igemm_applicable(h, &p, "naive", why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
-    tc_expect_contains(why, "NCHW fp32");
+    tc_expect_contains(why, "written for nchw fp32 tensors (the naive kernel), not nhwc fp32");
     char picked[96];
     assert_int_equal(igemm_select(h, &p, picked, sizeof picked), IGEMM_OK);
     tc_expect_contains(picked, "_nhwc_");
@@ -419,7 +423,7 @@ static void refused_problem_with_reason(void **state)
     assert_int_equal(igemm_applicable(h, &p, "naive", why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
     tc_expect_contains(why, "one image of dx is 4294967296 bytes");
     assert_int_equal(igemm_applicable(h, &p, NULL, why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
-    tc_expect_contains(why, "no kernel configuration applies on gfx906 to -n 1 -c 1024 -H 1024 -W 1024");
+    tc_expect_contains(why, "no kernel configuration applies on gfx906 to conv -n 1 -c 1024 -H 1024 -W 1024");
     /* every configuration refuses for the same reason: said once */
     tc_expect_contains(why, "one image of dx is 4294967296 bytes, more than the 2147418112 one launch can address "
                             "(32-bit offsets) (every configuration)");
@@ -435,6 +439,65 @@ static void refused_problem_with_reason(void **state)
     assert_int_equal(count, 0);
     tc_expect_contains(igemm_last_error(h), "no kernel configuration applies");
     igemm_destroy(h);
+}
+
+/* fp16 and bf16 problems are valid on every target. A configuration written
+ * for fp32 refuses them with its reason; where the library has no
+ * configuration of that type the whole problem is refused in one line that
+ * names the type (MIOpenDriver's command word) and each reason, and where it
+ * has one the run verifies by the 16-bit rule (tc_run_case). */
+static void sixteen_bit_problems(void **state)
+{
+    (void)state;
+    const igemm_dtype types[] = {IGEMM_FP16, IGEMM_BF16};
+    const char *names[] = {"fp16", "bf16"}, *commands[] = {"convfp16", "convbfp16"};
+    const char *fp32_v4r1 = NULL;
+    for (int i = 0; i < igemm_solution_count() && !fp32_v4r1; i++)
+        if (strstr(igemm_solution_name(i), "_fma_fp32_nchw_"))
+            fp32_v4r1 = igemm_solution_name(i);
+    assert_non_null(fp32_v4r1);
+    const char *arches[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
+    for (size_t a = 0; a < 4; a++) {
+        igemm_handle *h = tc_emu_handle(arches[a], NULL, 1);
+        for (int t = 0; t < 2; t++) {
+            igemm_problem p = prob(2, 5, 6, 7, 3, 3, 3);
+            p.pad_h = p.pad_w = 1;
+            p.dtype = types[t];
+            char why[4096], want[256];
+            assert_int_equal(igemm_problem_check(&p, why, sizeof why), IGEMM_OK);
+            assert_int_equal(igemm_applicable(h, &p, fp32_v4r1, why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
+            assert_string_equal(why, "written for nchw fp32 tensors");
+            assert_int_equal(igemm_applicable(h, &p, "naive", why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
+            snprintf(want, sizeof want, "written for nchw fp32 tensors (the naive kernel), not nchw %s", names[t]);
+            assert_string_equal(why, want);
+            int have = 0;
+            for (int i = 0; i < igemm_solution_count(); i++)
+                have |= strstr(igemm_solution_name(i), names[t]) != NULL;
+            if (have) {
+                tc_case_result res;
+                if (tc_run_case(h, &p, NULL, 5, &res, why, sizeof why))
+                    fail_msg("%s %s: %s", arches[a], names[t], why);
+                continue;
+            }
+            snprintf(want, sizeof want, "no kernel configuration applies on %s to %s -n 2 -c 5 -H 6 -W 7", arches[a],
+                     commands[t]);
+            assert_int_equal(igemm_applicable(h, &p, NULL, why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
+            tc_expect_contains(why, want);
+            /* the configurations of other types are not candidates: the reason is that none is of this type */
+            char none[96];
+            snprintf(none, sizeof none, "none is written for NCHW %s tensors", names[t]);
+            tc_expect_contains(why, none);
+            assert_null(strchr(why, '\n'));
+            uint16_t buf[2048] = {0};
+            assert_int_equal(igemm_conv_bwd_data(h, &p, buf, buf, buf), IGEMM_ERR_NOT_APPLICABLE);
+            tc_expect_contains(igemm_last_error(h), want);
+            int count = -1;
+            igemm_perf perf[1];
+            assert_int_equal(igemm_find(h, &p, buf, buf, buf, perf, 1, &count), IGEMM_ERR_NOT_APPLICABLE);
+            assert_int_equal(count, 0);
+        }
+        igemm_destroy(h);
+    }
 }
 
 /* ---- a run through the public API ---- */
@@ -810,6 +873,7 @@ int main(void)
         cmocka_unit_test(null_pointers),
         cmocka_unit_test(invalid_sizes),
         cmocka_unit_test(refused_problem_with_reason),
+        cmocka_unit_test(sixteen_bit_problems),
         cmocka_unit_test(run_matches_definition),
         cmocka_unit_test(find_and_perfdb_round_trip),
         cmocka_unit_test(embedded_code_objects),

@@ -39,7 +39,12 @@
  * the instruction rather than compute something.
  *
  * The emulator's issue cycles for each instruction must equal the .md's
- * "Execution cycles". */
+ * "Execution cycles".
+ *
+ * Denormals: gfx90a's f16/bf16 MFMAs flush subnormal inputs and results,
+ * nothing else does (AMD's MIOpen and PyTorch MI200 notes; docs/EMULATOR.md
+ * "Denormals"), checked with subnormal A, B and C on gfx908, gfx90a and
+ * gfx942. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -52,6 +57,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../arch/mfma.h"
+#include "../arch/target.h"
 #include "../emu/isa.h"
 #include "common.h"
 
@@ -691,12 +698,121 @@ static void cdna3_gfx942(void **state)
     run_arch("CDNA3", "gfx942", 15);
 }
 
+/* ---- denormals ---- */
+
+/* One MFMA of shape 16x16xK (one block) with every A element a, every B
+ * element b (16-bit halves, or f32 words) and every C element the f32 bits
+ * c: every D element is c + K * a * b, whatever the register layout.
+ * Returns the f32 bits of D after checking all 64 lanes x registers agree;
+ * fails the test when the kernel does not run. */
+static uint32_t const_mfma(const char *arch, const mfma_info *m, uint32_t a, uint32_t b, uint32_t c)
+{
+    assert_non_null(m);
+    uint32_t aw = m->type == MFMA_F32 ? a : a | a << 16, bw = m->type == MFMA_F32 ? b : b | b << 16;
+    tc_sbuf k = {0};
+    tc_put(&k, "    s_load_dwordx2 s[4:5], s[0:1], 0\n    v_lshlrev_b32 v1, 2, v0\n"
+               "    v_mov_b32 v2, 0x%x\n    v_mov_b32 v3, 0x%x\n    v_mov_b32 v4, 0x%x\n",
+           aw, bw, c);
+    for (int r = 0; r < m->a_gprs; r++)
+        tc_put(&k, "    v_mov_b32 v%d, v2\n    v_mov_b32 v%d, v3\n", 8 + r, 12 + r);
+    for (int r = 0; r < m->cd_gprs; r++)
+        tc_put(&k, "    v_accvgpr_write_b32 a%d, v4\n", r);
+    char ra[24], rb[24], rc[24];
+    regs(ra, sizeof ra, 'v', 8, m->a_gprs);
+    regs(rb, sizeof rb, 'v', 12, m->b_gprs);
+    regs(rc, sizeof rc, 'a', 0, m->cd_gprs);
+    tc_put(&k, "    s_nop 7\n    s_nop 7\n    %s %s, %s, %s, %s\n    s_nop 7\n    s_nop 7\n    s_nop 7\n",
+           mfma_name(m), rc, ra, rb, rc);
+    for (int r = 0; r < m->cd_gprs; r++)
+        tc_put(&k, "    v_accvgpr_read_b32 v%d, a%d\n", 20 + r, r);
+    tc_put(&k, "    s_nop 1\n    s_waitcnt lgkmcnt(0)\n");
+    for (int r = 0; r < m->cd_gprs; r++)
+        tc_put(&k, "    global_store_dword v1, v%d, s[4:5] offset:%d\n", 20 + r, 256 * r);
+    tc_put(&k, "    s_waitcnt vmcnt(0)\n");
+    uint32_t out[64 * 16];
+    memset(out, 0xff, sizeof out);
+    void *ptrs[1] = {out};
+    size_t sizes[1] = {sizeof out};
+    tc_snippet sn = {.arch = arch, .body = k.s, .vgprs = 32, .agprs = 16, .sgprs = 16, .nptrs = 1};
+    char err[1024] = "";
+    if (tc_run(&sn, 1, 64, ptrs, sizes, NULL, err, sizeof err))
+        fail_msg("%s %s: %s", arch, mfma_name(m), err);
+    free(k.s);
+    for (int i = 1; i < 64 * m->cd_gprs; i++)
+        if (out[i] != out[0])
+            fail_msg("%s %s: D differs between elements (0x%08x, 0x%08x)", arch, mfma_name(m), out[0], out[i]);
+    return out[0];
+}
+
+/* D of const_mfma for the 16x16 single-block MFMA of that type (K = 16,
+ * or 8 where the target has no 16x16x16 of it), checked against want.
+ * Values: fp16 0x0200 = 2^-15 (subnormal), 0x3c00 = 1; bf16 0x0040 =
+ * 2^-127 (subnormal), 0x3800 = 2^-15 (normal), 0x3f80 = 1, 0x7180 = 2^100;
+ * f32 0x01000000 = 2^-125 ... */
+static void expect_d(const char *arch, const mfma_info *m, uint32_t a, uint32_t b, uint32_t c, float want)
+{
+    uint32_t got = const_mfma(arch, m, a, b, c);
+    if (got != f32_bits(want))
+        fail_msg("%s %s (A 0x%x, B 0x%x, C 0x%08x): D = %a, expected %a", arch, mfma_name(m), a, b, c,
+                 (double)f32_from(got), (double)want);
+}
+
+static const mfma_info *mfma16(const char *arch, mfma_type type, int k)
+{
+    const target *t = target_by_name(arch);
+    const mfma_info *m = mfma_pick(t, 16, 16, k, 1, type);
+    return m ? m : mfma_pick(t, 16, 16, k / 2, 1, type);
+}
+
+/* gfx90a's f16 and bf16 MFMAs flush subnormal inputs (A/B and C) and
+ * results to zero; its f32 MFMAs and every MFMA of gfx908 and gfx942 keep
+ * them; an fp16 subnormal carried as a (normal) bf16 survives gfx90a's
+ * bf16_1k MFMA: the "fp16 alternate implementation". Expected values are
+ * exact sums: K products of powers of two. */
+static void denormals_per_target(void **state)
+{
+    (void)state;
+    const char *arches[] = {"gfx908", "gfx90a", "gfx942"};
+    const uint32_t c_sub = 0x00080000; /* 2^-130, an f32 subnormal */
+    for (int t = 0; t < 3; t++) {
+        const char *arch = arches[t];
+        bool ftz = !strcmp(arch, "gfx90a"); /* the documented behaviour, not the table's */
+        const mfma_info *f16 = mfma16(arch, MFMA_F16, 16), *bf16 = mfma16(arch, MFMA_BF16, 16);
+        const mfma_info *f32 = mfma16(arch, MFMA_F32, 4);
+        /* f16: A = 2^-15 subnormal, B = 1: D = 16 * 2^-15 = 2^-11, or 0 */
+        expect_d(arch, f16, 0x0200, 0x3c00, 0, ftz ? 0.0f : 0x1p-11f);
+        /* B = -2^-15, C = -0: -0 + 16 * -0 keeps the sign */
+        expect_d(arch, f16, 0x3c00, 0x8200, 0x80000000, ftz ? -0.0f : -0x1p-11f);
+        /* a normal f16 product is unaffected: A = B = 2^-14: 16 * 2^-28 */
+        expect_d(arch, f16, 0x0400, 0x0400, 0, 0x1p-24f);
+        /* C subnormal, no products: D = C, or 0 */
+        expect_d(arch, f16, 0, 0, c_sub, ftz ? 0.0f : 0x1p-130f);
+        /* bf16: A = 2^-127 subnormal, B = 2^100: D = K * 2^-27, or 0 */
+        float kb = (float)bf16->k;
+        expect_d(arch, bf16, 0x0040, 0x7180, 0, ftz ? 0.0f : kb * 0x1p-27f);
+        expect_d(arch, bf16, 0, 0, c_sub, ftz ? 0.0f : 0x1p-130f);
+        /* fp16's subnormal 2^-15 as a normal bf16 (0x3800) times 1: kept everywhere */
+        expect_d(arch, bf16, 0x3800, 0x3f80, 0, kb * 0x1p-15f);
+        /* f32: A = 2^-140 (subnormal), B = 2^100, K = 4: 2^-38, and C subnormal, kept everywhere */
+        expect_d(arch, f32, 0x00000200, 0x71800000, 0, 0x1p-38f);
+        expect_d(arch, f32, 0, 0, c_sub, 0x1p-130f);
+    }
+    /* gfx90a's older bf16 MFMA (non-_1k) flushes as well */
+    const mfma_info *old = mfma_pick(target_by_name("gfx90a"), 16, 16, 8, 1, MFMA_BF16);
+    assert_non_null(old);
+    expect_d("gfx90a", old, 0x0040, 0x7180, 0, 0.0f);
+    /* the target table says which target flushes */
+    for (int i = 0; i < igemm_target_count; i++)
+        assert_int_equal(igemm_targets[i]->mfma_16bit_ftz, !strcmp(igemm_targets[i]->name, "gfx90a"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cdna1_gfx908),
         cmocka_unit_test(cdna2_gfx90a),
         cmocka_unit_test(cdna3_gfx942),
+        cmocka_unit_test(denormals_per_target),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

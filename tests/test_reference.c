@@ -1,7 +1,7 @@
 /* The float64 CPU reference against hand-computed tiny cases and, on every
  * shape of the edge list, its coverage (which dx pixels receive a term)
  * against the definition; the comparison (igemm_verify) against hand-made
- * errors. */
+ * errors, and the 16-bit reference and rule against hand-computed values. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -286,6 +286,106 @@ static void verify_detects_errors(void **state)
     assert_int_equal(r.nan_count, 1);
 }
 
+/* The data-type reference: 16-bit dy and w widened exactly (2^-24, the
+ * smallest fp16 subnormal, survives), the same dx as the fp32 reference of
+ * the same values. */
+static void reference_of_16bit_tensors(void **state)
+{
+    (void)state;
+    igemm_problem p = prob(1, 1, 1, 2, 1, 1, 1);
+    p.dtype = IGEMM_FP16;
+    uint16_t dy[2] = {0x3c00, 0x0001}, w[1] = {0xc000}; /* 1, 2^-24; -2 */
+    double dx[2], abs_sum[2];
+    unsigned char cov[2];
+    assert_int_equal(igemm_reference_bwd_data_ex(&p, dy, w, dx, abs_sum, cov), IGEMM_OK);
+    assert_true(dx[0] == -2.0 && dx[1] == -0x1p-23);
+    assert_true(abs_sum[0] == 2.0 && abs_sum[1] == 0x1p-23);
+    assert_true(cov[0] == 1 && cov[1] == 1);
+    p.dtype = IGEMM_BF16;
+    uint16_t bdy[2] = {0x3fc0, 0x0001}, bw[1] = {0x4040}; /* 1.5, 2^-133; 3 */
+    assert_int_equal(igemm_reference_bwd_data_ex(&p, bdy, bw, dx, NULL, NULL), IGEMM_OK);
+    assert_true(dx[0] == 4.5 && dx[1] == 3 * 0x1p-133);
+    p.dtype = IGEMM_FP32;
+    float fdy[2] = {0.25f, -1.0f}, fw[1] = {8.0f};
+    assert_int_equal(igemm_reference_bwd_data_ex(&p, fdy, fw, dx, NULL, NULL), IGEMM_OK);
+    assert_true(dx[0] == 2.0 && dx[1] == -8.0);
+    assert_int_equal(igemm_reference_bwd_data_ex(&p, NULL, fw, dx, NULL, NULL), IGEMM_ERR_INVALID_ARG);
+}
+
+/* One dx element of a 1x1 fp16/bf16 problem against ref and sum |terms|. */
+static int verify_one(igemm_dtype d, uint16_t dx, double ref, double abs_sum, unsigned char cov,
+                      igemm_verify_result *r)
+{
+    igemm_problem p = prob(1, 1, 1, 1, 1, 1, 1);
+    p.dtype = d;
+    return igemm_verify_ex(&p, &dx, &ref, &abs_sum, &cov, 1e-5, r);
+}
+
+/* The 16-bit rule: half an ulp of the format at the reference plus 1e-5 of
+ * sum |terms|; IEEE overflow to inf; NaN only where the reference is NaN;
+ * uncovered and all-zero-term elements exactly 0. */
+static void verify_16bit_rule(void **state)
+{
+    (void)state;
+    igemm_verify_result r;
+    const double tiny = 1e-12; /* sum |terms| that leaves the half ulp alone */
+    /* fp16 at 1: ulp 2^-10, half 2^-11 */
+    assert_int_equal(verify_one(IGEMM_FP16, 0x3c00, 1 + 0x1p-11, tiny, 1, &r), 1); /* the tie, either side */
+    assert_int_equal(verify_one(IGEMM_FP16, 0x3c01, 1 + 0x1p-11, tiny, 1, &r), 1);
+    assert_int_equal(verify_one(IGEMM_FP16, 0x3c01, 1 + 0x1p-12, tiny, 1, &r), 0); /* 3/4 ulp off */
+    assert_int_equal(r.over_tolerance, 1);
+    assert_true(fabs(r.max_err_ratio - 1.5) < 1e-6);
+    assert_int_equal(verify_one(IGEMM_FP16, 0x3c02, 1.0, tiny, 1, &r), 0);
+    /* the accumulation allowance: 1000 with sum |terms| 1e6 allows 10 + 0.25 */
+    assert_int_equal(verify_one(IGEMM_FP16, 0x63e4, 1000.0, 1e6, 1, &r), 1);  /* 1010 */
+    assert_int_equal(verify_one(IGEMM_FP16, 0x63e6, 1000.0, 1e6, 1, &r), 0);  /* 1011 */
+    /* subnormal results: spacing 2^-24 */
+    assert_int_equal(verify_one(IGEMM_FP16, 0x01f7, 3e-5, 3e-5, 1, &r), 1);   /* 503 * 2^-24 */
+    assert_int_equal(verify_one(IGEMM_FP16, 0x01f9, 3e-5, 3e-5, 1, &r), 0);
+    /* overflow: inf where the reference rounds beyond 65504, with its sign */
+    assert_int_equal(verify_one(IGEMM_FP16, 0x7c00, 65530.0, 65530.0, 1, &r), 1);
+    assert_int_equal(verify_one(IGEMM_FP16, 0xfc00, -70000.0, 70000.0, 1, &r), 1);
+    assert_int_equal(verify_one(IGEMM_FP16, 0x7c00, -70000.0, 70000.0, 1, &r), 0);
+    assert_int_equal(verify_one(IGEMM_FP16, 0x7c00, 65000.0, 65000.0, 1, &r), 0);
+    assert_int_equal(r.nan_count, 1);
+    assert_int_equal(verify_one(IGEMM_FP16, 0x7bff, 70000.0, 70000.0, 1, &r), 0); /* finite but should be inf */
+    /* NaN */
+    assert_int_equal(verify_one(IGEMM_FP16, 0x7e00, 1.0, 1.0, 1, &r), 0);
+    assert_int_equal(r.nan_count, 1);
+    assert_int_equal(verify_one(IGEMM_FP16, 0x7e00, NAN, NAN, 1, &r), 1);  /* a NaN input reached it */
+    assert_int_equal(verify_one(IGEMM_FP16, 0x0000, NAN, NAN, 1, &r), 0);
+    assert_int_equal(verify_one(IGEMM_FP16, 0x7c00, INFINITY, INFINITY, 1, &r), 1);
+    assert_int_equal(verify_one(IGEMM_FP16, 0xfc00, INFINITY, INFINITY, 1, &r), 0);
+    /* exactly 0 without terms, or with all terms 0 */
+    assert_int_equal(verify_one(IGEMM_FP16, 0x0000, 0.0, 0.0, 0, &r), 1);
+    assert_int_equal(verify_one(IGEMM_FP16, 0x0001, 0.0, 0.0, 0, &r), 0);
+    assert_int_equal(r.uncovered_nonzero, 1);
+    assert_int_equal(verify_one(IGEMM_FP16, 0x8001, 0.0, 0.0, 1, &r), 0);
+    assert_int_equal(r.zero_terms_nonzero, 1);
+    /* bf16 at 1: ulp 2^-7, half 2^-8 */
+    assert_int_equal(verify_one(IGEMM_BF16, 0x3f80, 1 + 0x1p-9, tiny, 1, &r), 1);
+    assert_int_equal(verify_one(IGEMM_BF16, 0x3f80, 1 + 0x1p-8 + 0x1p-12, tiny, 1, &r), 0);
+    assert_int_equal(verify_one(IGEMM_BF16, 0x3f81, 1 + 0x1p-8 + 0x1p-12, tiny, 1, &r), 1);
+    assert_int_equal(verify_one(IGEMM_BF16, 0x7f80, 0x1.ffp127, 0x1.ffp127, 1, &r), 1);
+}
+
+/* igemm_verify reads fp32 and applies the rule of the problem's type: a
+ * widened fp16 result half an fp16 ulp off passes there, not under fp32. */
+static void verify_fp32_storage_16bit_rule(void **state)
+{
+    (void)state;
+    igemm_problem p = prob(1, 1, 1, 1, 1, 1, 1);
+    double ref = 1 + 0x1p-11, abs_sum = 1e-12;
+    unsigned char cov = 1;
+    float dx = 1.0f;
+    igemm_verify_result r;
+    assert_int_equal(igemm_verify(&p, &dx, &ref, &abs_sum, &cov, 1e-5, &r), 0);
+    p.dtype = IGEMM_FP16;
+    assert_int_equal(igemm_verify(&p, &dx, &ref, &abs_sum, &cov, 1e-5, &r), 1);
+    p.dtype = IGEMM_FP32;
+    assert_int_equal(igemm_verify_ex(&p, &dx, &ref, &abs_sum, &cov, 1e-5, &r), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -294,7 +394,8 @@ int main(void)
         cmocka_unit_test(dilation_two),     cmocka_unit_test(sums_over_k),
         cmocka_unit_test(coverage_matches_definition_on_edge_shapes),
         cmocka_unit_test(invalid_problem_rejected), cmocka_unit_test(verify_detects_errors),
-        cmocka_unit_test(nhwc_matches_gather_definition),
+        cmocka_unit_test(nhwc_matches_gather_definition), cmocka_unit_test(reference_of_16bit_tensors),
+        cmocka_unit_test(verify_16bit_rule), cmocka_unit_test(verify_fp32_storage_16bit_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,8 @@
 #   B=build SHAPES=tests/shapes sh tools/check_networks.sh   (what `make check-networks`
 #                                      runs: the vendored copies, SHAPES_DIR)
 #   BATCH=1 ARCH=gfx908 LAYOUT=NHWC NETWORKS=resnet50 sh tools/check_networks.sh
+#   CMD=convfp16 ARCH=gfx90a sh tools/check_networks.sh   (every layer in fp16;
+#                                      convbfp16: bf16; `make check-networks CHECK_CMD=...`)
 #
 # LAYOUT (NCHW, the default, or NHWC) is the layout of every tensor.
 #
@@ -25,6 +27,7 @@ set -u
 B=${B:-build}
 BATCH=${BATCH:-2}
 ARCH=${ARCH:-gfx906}
+CMD=${CMD:-conv}
 SHAPES=${SHAPES:-tests/shapes}
 NETWORKS=${NETWORKS:-resnet50 resnext101 inception3}
 LAYOUT=${LAYOUT:-NCHW}
@@ -42,7 +45,7 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 # the value of a "key": "string" or "key": number field of a JSON line
 field() { printf '%s\n' "$1" | sed -n "s/.*\"$2\": \"\{0,1\}\([^\",}]*\).*/\1/p"; }
 
-echo "check-networks: $NETWORKS at batch $BATCH in $LAYOUT on the $ARCH emulator, default selection, verified (rel err <= 1e-5)"
+echo "check-networks: $NETWORKS at batch $BATCH in $LAYOUT on the $ARCH emulator, $CMD, default selection, verified (rel err <= 1e-5, plus half an ulp for 16-bit types)"
 start=$(now)
 total=0
 failed=0
@@ -60,7 +63,7 @@ for net in $NETWORKS; do
         i=$((i + 1))
         t0=$(now)
         # shellcheck disable=SC2086 # the layer's flags are split on purpose
-        out=$("$IGEMM" conv $args --batch "$BATCH" --arch "$ARCH" --in_layout "$LAYOUT" --out_layout "$LAYOUT" \
+        out=$("$IGEMM" "$CMD" $args --batch "$BATCH" --arch "$ARCH" --in_layout "$LAYOUT" --out_layout "$LAYOUT" \
             --fil_layout "$LAYOUT" --codeobj-dir "$B/co" -V 1 --json 2>&1)
         rc=$?
         json=$(printf '%s\n' "$out" | grep '^{' | tail -n 1)
@@ -87,7 +90,7 @@ for net in $NETWORKS; do
     total=$((total + i))
     failed=$((failed + nfail))
 done
-echo "check-networks summary (batch $BATCH, $LAYOUT, $ARCH):"
+echo "check-networks summary (batch $BATCH, $LAYOUT, $ARCH, $CMD):"
 printf '%s' "$summary"
 echo "  total: $((total - failed)) of $total layers passed in $(since "$start") s"
 [ "$failed" -eq 0 ] || exit 1

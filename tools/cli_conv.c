@@ -9,7 +9,9 @@
  *                -i N iterations (default 1), -w N warm-up runs (default 0)
  *                -s 1 find mode: run every applicable configuration, keep
  *                     the best (in the --perfdb file when given), then run it
- * Long flags:    --arch gfxNNN, --backend auto|emu|hip, --solution NAME,
+ * Commands:      conv (fp32), convfp16, convbfp16 (the data type; --input lists
+ *                run as written under conv, all in the command's type otherwise)
+ * Long flags:    --fp16_mode accurate|flush (fp16 on gfx90a), --arch gfxNNN, --backend auto|emu|hip, --solution NAME,
  *                --input FILE (a shape list, progress on stderr), --batch N
  *                (override -n of every problem), --seed N, --threads N,
  *                --codeobj-dir DIR, --perfdb FILE, --device N, --json,
@@ -26,6 +28,7 @@
 
 #include "../include/igemm.h"
 #include "../arch/target.h"
+#include "../conv/half.h"
 #include "../conv/problem.h"
 #include "../conv/types.h"
 #include "cli.h"
@@ -46,9 +49,13 @@ static void conv_help(void)
            "                  [--solution NAME] [--seed N] [--threads N] [--codeobj-dir DIR] [--json]\n"
            "                  [--max-wave-insts N]\n"
            "       igemm conv --input SHAPES.txt [--batch N] [same options]\n"
-           "Backward data of a 2-D convolution, fp32, NCHW or (--in_layout NHWC --out_layout NHWC\n"
+           "       igemm convfp16 ... / igemm convbfp16 ...  [--fp16_mode accurate|flush]\n"
+           "Backward data of a 2-D convolution, fp32 (conv), fp16 (convfp16) or bf16 (convbfp16)\n"
+           "tensors with fp32 accumulation, NCHW or (--in_layout NHWC --out_layout NHWC\n"
            "--fil_layout NHWC, or -I/-O/-f; all three alike) NHWC. -V 1 compares with a float64 CPU\n"
-           "reference (max absolute and relative error, PASS/FAIL; exit status 1 on FAIL).\n"
+           "reference (max absolute and relative error, PASS/FAIL; exit status 1 on FAIL): within\n"
+           "1e-5 of sum |terms|, plus half an ulp of the 16-bit format for fp16/bf16. --fp16_mode\n"
+           "flush lets fp16 use the target's denormal-flushing matrix instructions (gfx90a).\n"
            "-s 1 runs every applicable kernel configuration, reports each one's cost (HIP: ms;\n"
            "emulator: modeled time in cycles, docs/TIMING.md), keeps the best in the --perfdb file and runs it; later\n"
            "runs with the same --perfdb pick it without searching. The report gives the kernels,\n"
@@ -80,7 +87,8 @@ static int parse(int argc, char **argv, conv_opts *o, int *pargc, char **pargv)
             if (!v)
                 return usage_error("flag '%s' needs a value", a);
             i++;
-            if (!strcmp(a, "--in_layout") || !strcmp(a, "--out_layout") || !strcmp(a, "--fil_layout")) {
+            if (!strcmp(a, "--in_layout") || !strcmp(a, "--out_layout") || !strcmp(a, "--fil_layout") ||
+                !strcmp(a, "--fp16_mode")) {
                 pargv[(*pargc)++] = argv[i - 1]; /* the problem's, like -n ... */
                 pargv[(*pargc)++] = argv[i];
             } else if (!strcmp(a, "--arch"))
@@ -181,7 +189,7 @@ static double host_memory(void)
 
 /* The buffers of one run, allocated together before anything runs. */
 typedef struct {
-    float *hy, *hw, *hx;
+    void *hy, *hw, *hx;   /* in the problem's data type */
     void *dx, *dy, *dw;
     double *ref, *abs_sum;
     unsigned char *cov;
@@ -203,18 +211,20 @@ static void bufs_free(igemm_handle *h, run_bufs *b)
 /* Allocate and fill everything: 0, or the exit status after the message. */
 static int bufs_make(igemm_handle *h, const igemm_shape *sh, const conv_opts *o, run_bufs *b)
 {
+    const igemm_dtype dt = sh->p.dtype;
     size_t nx = (size_t)sh->dx_elems, ny = (size_t)sh->dy_elems, nw = (size_t)sh->w_elems;
+    size_t eb = (size_t)igemm_dtype_get(dt)->bytes;
     /* host tensors, the emulator's "device" copies (host memory too) and the
        reference: more than the machine has would end in the OOM killer */
-    double tensors = 4.0 * (double)(nx + ny + nw);
+    double tensors = (double)eb * (double)(nx + ny + nw);
     double need = tensors * (strcmp(igemm_handle_backend(h), "emu") ? 1 : 2) + (o->verify ? 17.0 * (double)nx : 0);
     double have = host_memory();
     if (have > 0 && need > have)
         return cli_error(1, "the problem needs %.3g GB of host memory (tensors%s), the machine has %.3g GB", need / 1e9,
                          o->verify ? " and the float64 reference" : "", have / 1e9);
-    b->hy = malloc(ny * 4);
-    b->hw = malloc(nw * 4);
-    b->hx = malloc(nx * 4);
+    b->hy = malloc(ny * eb);
+    b->hw = malloc(nw * eb);
+    b->hx = malloc(nx * eb);
     if (o->verify) {
         b->ref = malloc(nx * sizeof *b->ref);
         b->abs_sum = malloc(nx * sizeof *b->abs_sum);
@@ -223,13 +233,13 @@ static int bufs_make(igemm_handle *h, const igemm_shape *sh, const conv_opts *o,
     if (!b->hy || !b->hw || !b->hx || (o->verify && (!b->ref || !b->abs_sum || !b->cov)))
         return cli_error(1, "out of host memory for the tensors%s (%.3g GB)",
                          o->verify ? " and the reference" : "", need / 1e9);
-    uint64_t state = igemm_fill_random(b->hy, ny, o->seed); /* one sequence: dy, then w */
-    igemm_fill_random(b->hw, nw, state);
+    uint64_t state = igemm_fill_random_dtype(b->hy, ny, dt, o->seed); /* one sequence: dy, then w */
+    igemm_fill_random_dtype(b->hw, nw, dt, state);
     for (size_t i = 0; i < nx; i++)
-        b->hx[i] = NAN; /* a kernel that misses a pixel shows up */
-    if (igemm_alloc(h, &b->dx, nx * 4) || igemm_alloc(h, &b->dy, ny * 4) || igemm_alloc(h, &b->dw, nw * 4) ||
-        igemm_copy_to_device(h, b->dy, b->hy, ny * 4) || igemm_copy_to_device(h, b->dw, b->hw, nw * 4) ||
-        igemm_copy_to_device(h, b->dx, b->hx, nx * 4))
+        igemm_elem_set(dt, b->hx, i, NAN); /* a kernel that misses a pixel shows up */
+    if (igemm_alloc(h, &b->dx, nx * eb) || igemm_alloc(h, &b->dy, ny * eb) || igemm_alloc(h, &b->dw, nw * eb) ||
+        igemm_copy_to_device(h, b->dy, b->hy, ny * eb) || igemm_copy_to_device(h, b->dw, b->hw, nw * eb) ||
+        igemm_copy_to_device(h, b->dx, b->hx, nx * eb))
         return cli_error(1, "%s", igemm_last_error(h));
     return 0;
 }
@@ -281,14 +291,14 @@ static int run_one(igemm_handle *h, const igemm_problem *p, const conv_opts *o, 
     rc = 0;
     res->ok = 1;
     if (o->verify) {
-        size_t nx = (size_t)sh.dx_elems;
-        if (igemm_copy_to_host(h, b.hx, b.dx, nx * 4)) {
+        size_t nx = (size_t)sh.dx_elems, eb = (size_t)igemm_dtype_get(p->dtype)->bytes;
+        if (igemm_copy_to_host(h, b.hx, b.dx, nx * eb)) {
             rc = cli_error(1, "%s", igemm_last_error(h));
             goto out;
         }
-        igemm_reference_bwd_data(p, b.hy, b.hw, b.ref, b.abs_sum, b.cov);
+        igemm_reference_bwd_data_ex(p, b.hy, b.hw, b.ref, b.abs_sum, b.cov);
         res->verified = 1;
-        res->ok = igemm_verify(p, b.hx, b.ref, b.abs_sum, b.cov, 1e-5, &res->vr);
+        res->ok = igemm_verify_ex(p, b.hx, b.ref, b.abs_sum, b.cov, 1e-5, &res->vr);
         rc = res->ok ? 0 : 1;
     }
 out:
@@ -306,6 +316,15 @@ static void json_kernels(const char *list)
         k += n + (k[n] == ',');
     }
     printf("]");
+}
+
+/* The verify rule of p's data type in words (include/igemm.h, igemm_verify). */
+static const char *verify_rule(const igemm_problem *p)
+{
+    if (p->dtype == IGEMM_FP32)
+        return "|dx - ref| <= 1e-5 * sum|terms|, uncovered pixels 0, no NaN";
+    return p->dtype == IGEMM_FP16 ? "|dx - ref| <= half an fp16 ulp of ref + 1e-5 * sum|terms|, uncovered pixels 0, no NaN"
+                                  : "|dx - ref| <= half a bf16 ulp of ref + 1e-5 * sum|terms|, uncovered pixels 0, no NaN";
 }
 
 static double tflops(const igemm_shape *sh, double ms) { return ms > 0 ? (double)sh->flops / ms / 1e9 : 0.0; }
@@ -342,13 +361,13 @@ static void report(const igemm_handle *h, const igemm_problem *p, const conv_opt
         }
         if (r->verified)
             printf(", \"max_abs_err\": %.3g, \"max_rel_err\": %.3g, \"nan\": %lld, \"uncovered_nonzero\": %lld, "
-                   "\"verify\": \"%s\"",
+                   "\"verify_rule\": \"%s\", \"verify\": \"%s\"",
                    r->vr.max_abs_err, r->vr.max_rel_err, (long long)r->vr.nan_count, (long long)r->vr.uncovered_nonzero,
-                   r->ok ? "PASS" : "FAIL");
+                   verify_rule(p), r->ok ? "PASS" : "FAIL");
         printf("}\n");
         return;
     }
-    printf("conv %s -F 2  (%s, %s)\n", args, igemm_handle_arch(h), igemm_handle_backend(h));
+    printf("%s %s -F 2  (%s, %s)\n", igemm_problem_command(p), args, igemm_handle_arch(h), igemm_handle_backend(h));
     if (o->find) {
         printf("  find: %d configuration%s tried%s%s\n", r->nfind, r->nfind == 1 ? "" : "s",
                o->perfdb ? ", best saved to " : "", o->perfdb ? o->perfdb : "");
@@ -376,9 +395,9 @@ static void report(const igemm_handle *h, const igemm_problem *p, const conv_opt
     else if (o->time)
         printf("  time %.4f ms (mean of %d), %.3f TFLOP/s\n", r->ri.ms, o->iters, tflops(&sh, r->ri.ms));
     if (r->verified)
-        printf("  verify: max abs err %.3g, max rel err %.3g%s%s: %s\n", r->vr.max_abs_err, r->vr.max_rel_err,
-               r->vr.nan_count ? ", NaN/Inf present" : "", r->vr.uncovered_nonzero ? ", uncovered pixels not zero" : "",
-               r->ok ? "PASS" : "FAIL");
+        printf("  verify: max abs err %.3g, max rel err %.3g%s%s: %s (rule: %s)\n", r->vr.max_abs_err,
+               r->vr.max_rel_err, r->vr.nan_count ? ", NaN/Inf present" : "",
+               r->vr.uncovered_nonzero ? ", uncovered pixels not zero" : "", r->ok ? "PASS" : "FAIL", verify_rule(p));
 }
 
 int cmd_conv(int argc, char **argv)
@@ -406,6 +425,8 @@ int cmd_conv(int argc, char **argv)
             free(pargv);
             return usage_error("%s", why);
         }
+        for (int i = 0; i < nprobs && strcmp(argv[0], "conv"); i++) /* convfp16/convbfp16: every problem */
+            probs[i].dtype = igemm_dtype_by_command(argv[0])->id;
     } else {
         char why[256];
         probs = malloc(sizeof *probs);
@@ -417,6 +438,8 @@ int cmd_conv(int argc, char **argv)
         }
         if (o.batch)
             probs->n = o.batch;
+        if (strcmp(argv[0], "conv")) /* convfp16/convbfp16; conv keeps a "convfp16" first word's type */
+            probs->dtype = igemm_dtype_by_command(argv[0])->id;
         igemm_status st = igemm_problem_check(probs, why, sizeof why);
         if (st != IGEMM_OK) {
             free(pargv);

@@ -1,6 +1,7 @@
 /* igemm: the command-line tool.
  *
  *   igemm conv -n N -c C -H H -W W -k K -y Y -x X ... -F 2 [-V 1] [--arch gfx908]
+ *   igemm convfp16 ... / igemm convbfp16 ...  (fp16 / bf16 tensors, same flags)
  *   igemm emu-run --co FILE.hsaco --kernel NAME --grid GX,GY,GZ --block BX,BY,BZ ...
  *   igemm manifest [--codeobj-dir DIR] [-o FILE.json]
  *   igemm plan conv -n N ... -F 2 --arch gfxNNN [--solution NAME] [--json]
@@ -71,6 +72,7 @@ int parse_num(const char *flag, const char *s, long lo, long hi, long *out)
 static void help(FILE *f)
 {
     fputs("usage: igemm conv [MIOpenDriver flags] [-V 1] [-t 1] [--arch gfxNNN] [--backend emu|hip] ...\n"
+          "       igemm convfp16 ... | igemm convbfp16 ...  (the same, fp16 / bf16 tensors)\n"
           "       igemm conv --input SHAPES.txt [--batch N] ...\n"
           "       igemm emu-run --co FILE.hsaco --kernel NAME --grid X,Y,Z --block X,Y,Z [--arg NAME=VALUE]...\n"
           "       igemm manifest [--codeobj-dir DIR] [-o FILE.json]\n"
@@ -89,15 +91,15 @@ static int run(int argc, char **argv)
         help(stdout);
         return 0;
     }
-    if (!strcmp(argv[1], "conv"))
-        return cmd_conv(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "conv") || !strcmp(argv[1], "convfp16") || !strcmp(argv[1], "convbfp16"))
+        return cmd_conv(argc - 1, argv + 1); /* the command word gives the data type */
     if (!strcmp(argv[1], "emu-run"))
         return cmd_emu_run(argc - 1, argv + 1);
     if (!strcmp(argv[1], "manifest"))
         return cmd_manifest(argc - 1, argv + 1);
     if (!strcmp(argv[1], "plan"))
         return cmd_plan(argc - 1, argv + 1);
-    return usage_error("unknown command '%s' (commands: conv, emu-run, manifest, plan)", argv[1]);
+    return usage_error("unknown command '%s' (commands: conv, convfp16, convbfp16, emu-run, manifest, plan)", argv[1]);
 }
 
 /* A report that did not reach standard output (> /dev/full, a closed pipe

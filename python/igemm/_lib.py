@@ -32,7 +32,7 @@ BACKEND_AUTO, BACKEND_HIP, BACKEND_EMU = 0, 1, 2
 class Problem(ctypes.Structure):
     _fields_ = [(f, ctypes.c_int) for f in (
         "n", "c", "hi", "wi", "k", "y", "x", "pad_h", "pad_w", "stride_h", "stride_w",
-        "dil_h", "dil_w", "groups", "layout", "dtype")]
+        "dil_h", "dil_w", "groups", "layout", "dtype", "fp16_mode")]
 
 
 class Options(ctypes.Structure):

@@ -9,6 +9,7 @@ import torch
 
 import igemm
 import igemm.torch as itorch
+from reference import reference, verify_failure
 
 
 def problem(dtype=torch.float32):
@@ -26,24 +27,41 @@ class LibraryRefusals(unittest.TestCase):
         self.assertNotIn("\n", str(cm.exception))
         return cm.exception
 
-    def test_fp16_and_bf16_are_passed_through_and_refused(self):
-        for dtype in (torch.float16, torch.bfloat16):
-            dy, w, size = problem(dtype)
-            self.refused("IGEMM_ERR_UNSUPPORTED", "only fp32 is supported", dy, w, size, padding=1)
+    def test_fp16_and_bf16_reach_the_library(self):
+        """16-bit tensors reach the library as IGEMM_FP16 / IGEMM_BF16 on
+        every target: where it has a configuration of the type, dx matches
+        torch's float64 reference by the 16-bit rule; where it has none, the
+        refusal names the type (MIOpenDriver's command word) and that no
+        configuration is written for it."""
+        for arch in igemm.targets:
+            for dtype, cmd, name in ((torch.float16, "convfp16", "fp16"), (torch.bfloat16, "convbfp16", "bf16")):
+                dy, w, size = problem(dtype)
+                dy, w = dy * 2 - 1, w * 2 - 1
+                a = igemm.applicable(dy, w, size, padding=1, arch=arch)
+                if any(name in s for s in igemm.solutions()):
+                    self.assertTrue(a, f"{arch} {name}: {a.reason}")
+                    dx = igemm.conv_bwd_data(dy, w, size, padding=1, arch=arch)
+                    self.assertEqual(dx.dtype, dtype)
+                    ref, abs_sum = reference(dy, w, size, 1, 1, 1, 1)
+                    self.assertIsNone(verify_failure(dx, ref, abs_sum), f"{arch} {name}")
+                    continue
+                self.assertFalse(a)
+                self.assertEqual(a.status_name, "IGEMM_ERR_NOT_APPLICABLE")
+                self.assertIn(f"no kernel configuration applies on {arch} to {cmd} -n 2 -c 3 -H 5 -W 5", a.reason)
+                self.assertIn(f"none is written for NCHW {name} tensors", a.reason)
+                self.refused("IGEMM_ERR_NOT_APPLICABLE", f"to {cmd} -n 2", dy, w, size, padding=1, arch=arch)
         dy, w, size = problem()
-        self.refused("IGEMM_ERR_UNSUPPORTED", "only fp32 is supported", dy.numpy().astype(np.float16),
-                     w.numpy().astype(np.float16), size, padding=1)
-        a = igemm.applicable(dy.half(), w.half(), size, padding=1)
-        self.assertFalse(a)
-        self.assertEqual((a.status_name, a.reason), ("IGEMM_ERR_UNSUPPORTED", "only fp32 is supported"))
+        if not any("fp16" in s for s in igemm.solutions()):
+            self.refused("IGEMM_ERR_NOT_APPLICABLE", "to convfp16 -n 2", dy.numpy().astype(np.float16),
+                         w.numpy().astype(np.float16), size, padding=1)
 
     def test_nhwc_is_passed_through(self):
         """Channels-last data reaches the library as NHWC: the naive kernel
         (NCHW only) refuses it with its reason, an NCHW solution by name too."""
         dy, w, size = problem()
         cl = dy.contiguous(memory_format=torch.channels_last)
-        self.refused("IGEMM_ERR_NOT_APPLICABLE", "the naive kernel reads NCHW fp32 tensors", cl, w, size, padding=1,
-                     solution="naive")
+        self.refused("IGEMM_ERR_NOT_APPLICABLE", "written for nchw fp32 tensors (the naive kernel), not nhwc fp32", cl, w,
+                     size, padding=1, solution="naive")
         nhwc = np.ascontiguousarray(dy.numpy().transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
         nchw_name = next(s for s in igemm.solutions() if "_nchw_" in s)
         a = igemm.applicable(nhwc, w.numpy(), size, padding=1, solution=nchw_name)
