@@ -16,6 +16,7 @@
 /* Names and block sizes of the fixed kernels (identical in every target's code object). */
 #define KERNEL_NAIVE "igemm_bwd_naive_nchw_fp32"
 #define KERNEL_FILL "igemm_fill_zero_b32"
+#define KERNEL_FILL16 "igemm_fill_zero_b16"
 #define NAIVE_BLOCK 256
 #define FILL_BLOCK 256
 
@@ -129,10 +130,11 @@ typedef struct {
     IGEMM_STATIC_ARGS(KARG_FIELD)
 } igemm_static_args;
 
-/* Zero fill of a buffer of 32-bit words. */
+/* Zero fill of a buffer of 32-bit words (igemm_fill_zero_b32) or of 16-bit
+ * halves (igemm_fill_zero_b16: `dwords` counts halves there). */
 #define IGEMM_FILL_ARGS(X)                                                     \
     X(PTR, p_out, "buffer to zero")                                            \
-    X(U32, dwords, "number of 32-bit words")                                   \
+    X(U32, dwords, "number of elements (32-bit words; _b16: 16-bit halves)")   \
     X(U32, pad0, "unused, keeps the size a multiple of 8")
 
 typedef struct {

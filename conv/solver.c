@@ -78,15 +78,16 @@ int plan_zero_fill(launch_plan *p, const igemm_shape *sh, int n0, int nb)
     launch_desc *d = plan_add(p);
     if (!d)
         return -1;
-    uint64_t image = (uint64_t)sh->dx_image;
+    uint64_t image = (uint64_t)sh->dx_image, esz = (uint64_t)igemm_dtype_get(sh->p.dtype)->bytes;
+    unsigned q = 16u / (unsigned)esz; /* elements a work-item zeroes */
     igemm_fill_args a = {.dwords = (uint32_t)(image * (uint64_t)nb)};
-    snprintf(d->kernel, sizeof d->kernel, "%s", KERNEL_FILL);
+    snprintf(d->kernel, sizeof d->kernel, "%s", esz == 4 ? KERNEL_FILL : KERNEL_FILL16);
     d->block = FILL_BLOCK;
-    d->grid = (unsigned)((a.dwords + 4u * FILL_BLOCK - 1) / (4u * FILL_BLOCK));
+    d->grid = (unsigned)((a.dwords + q * FILL_BLOCK - 1) / (q * FILL_BLOCK));
     memcpy(d->args, &a, sizeof a);
     d->args_size = sizeof a;
     d->ptr_off[ARG_DX] = (int)offsetof(igemm_fill_args, p_out);
-    d->ptr_add[ARG_DX] = image * (uint64_t)n0 * 4;
+    d->ptr_add[ARG_DX] = image * (uint64_t)n0 * esz;
     return 0;
 }
 

@@ -49,25 +49,47 @@ const v4r1_config v4r1_tiles[] = {
 };
 const int v4r1_tile_count = sizeof v4r1_tiles / sizeof v4r1_tiles[0];
 
-#define FAMILY_MAX 128
+#define FAMILY_MAX 192
 static v4r1_config family[FAMILY_MAX];
 static int family_n;
 static pthread_once_t family_once = PTHREAD_ONCE_INIT;
 
+/* The tiles the 16-bit types get: a big, a medium, a small and a thin one
+ * of each math strategy (the code objects carry every fp32 tile). */
+static bool tile_for_16bit(const v4r1_config *t)
+{
+    static const int keep[][5] = {
+        /* math, M, N, K, threads */
+        {IGEMM_MATH_FMA, 128, 128, 8, 256},  {IGEMM_MATH_FMA, 64, 64, 8, 256},   {IGEMM_MATH_FMA, 32, 32, 8, 64},
+        {IGEMM_MATH_FMA, 16, 64, 8, 64},     {IGEMM_MATH_MFMA, 128, 128, 8, 256}, {IGEMM_MATH_MFMA, 64, 64, 8, 256},
+        {IGEMM_MATH_MFMA, 32, 32, 8, 64},    {IGEMM_MATH_MFMA, 16, 64, 8, 64},
+    };
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+        if ((int)t->math == keep[i][0] && t->mpb == keep[i][1] && t->npb == keep[i][2] && t->kpb == keep[i][3] &&
+            t->block == keep[i][4])
+            return true;
+    return false;
+}
+
 static void family_init(void)
 {
     static const igemm_layout layouts[] = {IGEMM_LAYOUT_NCHW, IGEMM_LAYOUT_NHWC};
-    for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
-        for (int i = 0; i < v4r1_tile_count; i++) {
-            char why[256];
-            if (family_n == FAMILY_MAX)
-                igemm_die("the v4r1 family exceeds %d configurations", FAMILY_MAX);
-            v4r1_config c = v4r1_tiles[i];
-            c.layout = layouts[l];
-            if (v4r1_config_derive(&c, why, sizeof why))
-                igemm_die("v4r1 tile %d: %s", i, why);
-            family[family_n++] = c;
-        }
+    static const igemm_dtype dtypes[] = {IGEMM_FP32, IGEMM_FP16, IGEMM_BF16};
+    for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++)
+        for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
+            for (int i = 0; i < v4r1_tile_count; i++) {
+                char why[256];
+                if (dtypes[d] != IGEMM_FP32 && !tile_for_16bit(&v4r1_tiles[i]))
+                    continue;
+                if (family_n == FAMILY_MAX)
+                    igemm_die("the v4r1 family exceeds %d configurations", FAMILY_MAX);
+                v4r1_config c = v4r1_tiles[i];
+                c.layout = layouts[l];
+                c.dtype = dtypes[d];
+                if (v4r1_config_derive(&c, why, sizeof why))
+                    igemm_die("v4r1 tile %d: %s", i, why);
+                family[family_n++] = c;
+            }
 }
 
 int v4r1_family_count(void)
@@ -140,7 +162,8 @@ static int derive_mfma(v4r1_config *c, const igemm_dtype_desc *dt, char *why, si
                    c->mpb, c->kpb, c->npb, c->block);
         return -1;
     }
-    c->lds_bytes = 2 * dt->bytes * c->kpb * (c->mpb + c->npb);
+    c->lds_bytes = 2 * 4 * c->kpb * (c->mpb + c->npb); /* fp32 tiles whatever the type */
+    (void)dt;
     c->agprs = c->bm * c->bn * c->inst * c->inst / 64;
     /* mirrors gen/v4r1/math_mfma.c and the staging: two sets of fragments,
        global prefetch, load offsets and the B column state, addresses and
@@ -161,10 +184,8 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
                    (int)c->dtype, (int)c->layout);
         return -1;
     }
-    if (c->dtype != IGEMM_FP32) {
-        why_printf(why, len, "the v4r1 kernels are written for %s only", igemm_dtype_get(IGEMM_FP32)->name);
-        return -1;
-    }
+    /* every type: 16-bit tensors are widened to fp32 tiles in LDS and dx
+       rounded back (gen/v4r1/kw.h) */
     if (!pow2(c->mpb) || !pow2(c->npb) || !pow2(c->kpb) || !pow2(c->block)) {
         why_printf(why, len, "tile %dx%dx%d with %d threads: every size must be a power of two", c->mpb, c->npb,
                    c->kpb, c->block);
@@ -204,7 +225,7 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
                    c->mpb, c->kpb, c->npb, c->block);
         return -1;
     }
-    c->lds_bytes = 2 * dt->bytes * c->kpb * (c->mpb + c->npb);
+    c->lds_bytes = 2 * 4 * c->kpb * (c->mpb + c->npb); /* fp32 tiles whatever the type */
     /* mirrors gen/v4r1/'s allocations at the main loop: accumulators,
        two sets of LDS operands, global prefetch, load offsets and the B
        column state, addresses and scratch, plus alignment slack */

@@ -47,8 +47,9 @@ extern const v4r1_config v4r1_tiles[];
 extern const int v4r1_tile_count;
 
 /* The configuration family every target's code object carries, derived:
- * every tile in every layout (NCHW first, in tile order, then NHWC). A
- * tile the derivation refuses is an internal error. */
+ * every tile in every layout for fp32 (NCHW first, in tile order, then
+ * NHWC), then a subset of the tiles in both layouts for fp16 and for bf16.
+ * A tile the derivation refuses is an internal error. */
 int v4r1_family_count(void);
 const v4r1_config *v4r1_family_get(int i);
 

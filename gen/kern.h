@@ -10,8 +10,10 @@
  * loops over y, x and k; every size an argument; the device-side reference. */
 void kern_naive(emit *e);
 
-/* Zero a buffer of 32-bit words (dx pixels no phase GEMM writes). */
+/* Zero a buffer of 32-bit words / of 16-bit halves (dx pixels no phase GEMM
+ * writes). */
 void kern_fill_zero(emit *e);
+void kern_fill_zero16(emit *e);
 
 /* The v4r1 FMA kernel for one tile configuration (v4r1_config.h); st holds
  * a shape's values for a static twin (its phase table with nph phases),

@@ -216,9 +216,14 @@ void kern_naive(emit *e)
     e_kernel_end(e);
 }
 
-void kern_fill_zero(emit *e)
+/* Work-item i zeroes elements [Q*i, Q*i + Q) (Q = 16 bytes of elements):
+ * a whole quad with one dwordx4 store, the last partial one element by
+ * element, where the range check (NUM_RECORDS = elements * size) drops the
+ * elements past the end. */
+static void fill_zero(emit *e, const char *name, int esz)
 {
-    e_kernel_begin(e, KERNEL_FILL, FILL_BLOCK);
+    const int q = 16 / esz, lq = esz == 4 ? 2 : 3; /* elements per quad, log2 */
+    e_kernel_begin(e, name, FILL_BLOCK);
 #define KARG_STRUCT igemm_fill_args
     IGEMM_FILL_ARGS(KARG_DECLARE)
 #undef KARG_STRUCT
@@ -232,26 +237,35 @@ void kern_fill_zero(emit *e)
     opnd s_rsrc = sreg(e, "s_rsrc", 4, 4), s_t = sreg(e, "s_t", 1, 1), s_save = sreg(e, "s_save", 2, 2);
     opnd v_i = vreg(e, "v_i", 1, 1), v_off = vreg(e, "v_off", 1, 1), v_z = vreg(e, "v_z", 4, 4);
 
-    e_comment(e, "work-item i zeroes dwords [4i, 4i+4): whole quads with one dwordx4 store;");
-    e_comment(e, "the last partial quad dword by dword, where the range check drops the dwords past the end");
+    if (esz == 4) {
+        e_comment(e, "work-item i zeroes dwords [4i, 4i+4): whole quads with one dwordx4 store;");
+        e_comment(e, "the last partial quad dword by dword, where the range check drops the dwords past the end");
+    } else {
+        e_comment(e, "work-item i zeroes halves [8i, 8i+8): whole 16-byte quads with one dwordx4 store;");
+        e_comment(e, "the last partial quad half by half, where the range check drops the halves past the end");
+    }
     e_sop2(e, "s_lshl_b32", s_t, s_bx, imm(8));
     h_vadd(e, v_i, s_t, v_tid);
-    e_vop2(e, "v_lshlrev_b32", v_i, imm(2), v_i);
-    e_vop2(e, "v_lshlrev_b32", v_off, imm(2), v_i);
+    e_vop2(e, "v_lshlrev_b32", v_i, imm(lq), v_i);
+    e_vop2(e, "v_lshlrev_b32", v_off, imm(esz == 4 ? 2 : 1), v_i);
     for (int j = 0; j < 4; j++)
         h_vmov(e, at(v_z, j), imm(0));
-    h_vadd(e, v_i, imm(4), v_i);
+    h_vadd(e, v_i, imm(q), v_i);
     e_waitcnt(e, -1, 0);
-    e_sop2(e, "s_lshl_b32", s_t, a_dwords, imm(2));
+    e_sop2(e, "s_lshl_b32", s_t, a_dwords, imm(esz == 4 ? 2 : 1));
     h_buffer_rsrc(e, s_rsrc, p_out, s_t);
     e_vopc(e, "v_cmp_ge_u32", VCC, a_dwords, v_i);
     e_sop1(e, "s_and_saveexec_b64", s_save, VCC);
     e_mubuf(e, "buffer_store_dwordx4", v_z, v_off, s_rsrc, imm(0), 0);
     e_sop2(e, "s_xor_b64", EXEC, EXEC, s_save);
-    for (int j = 0; j < 4; j++)
-        e_mubuf(e, "buffer_store_dword", at(v_z, j), v_off, s_rsrc, imm(0), 4 * j);
+    for (int j = 0; j < q; j++)
+        e_mubuf(e, esz == 4 ? "buffer_store_dword" : "buffer_store_short", at(v_z, j % 4), v_off, s_rsrc, imm(0),
+                esz * j);
     opnd all[] = {v_z, v_off, v_i, s_save, s_t, s_rsrc, v_tid, s_args, s_bx, s_ka};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         rfree(e, all[i]);
     e_kernel_end(e);
 }
+
+void kern_fill_zero(emit *e) { fill_zero(e, KERNEL_FILL, 4); }
+void kern_fill_zero16(emit *e) { fill_zero(e, KERNEL_FILL16, 2); }

@@ -47,6 +47,7 @@ static int dynamic_kernels(emit *e)
 {
     kern_naive(e);
     kern_fill_zero(e);
+    kern_fill_zero16(e);
     for (int i = 0; i < v4r1_family_count(); i++) {
         const v4r1_config *c = v4r1_family_get(i);
         char name[128];
@@ -102,7 +103,10 @@ static int static_twin(emit *e, const char *conv, const char *config)
             fprintf(stderr, "igemmgen: --static: the shape needs several batch chunks; a static twin covers one launch\n");
             return 2;
         }
-    kern_fill_zero(e);
+    if (p.dtype == IGEMM_FP32)
+        kern_fill_zero(e);
+    else
+        kern_fill_zero16(e);
     for (int i = 0; i < plan.n; i++) {
         const launch_desc *d = &plan.l[i];
         if (d->part < 0)

@@ -560,7 +560,11 @@ static int run_kernel(igemm_handle *h, const char *k, char *msg, size_t len)
     igemm_problem p = diff_problem(k);
     const char *sol = strstr(k, "naive") ? "naive" : k;
     if (strstr(k, "_nhwc_"))
-        p.layout = IGEMM_LAYOUT_NHWC; /* the layout the name says the kernel reads */
+        p.layout = IGEMM_LAYOUT_NHWC; /* the layout and type the name says the kernel reads */
+    if (strstr(k, "_fp16_"))
+        p.dtype = IGEMM_FP16;
+    else if (strstr(k, "_bf16_"))
+        p.dtype = IGEMM_BF16;
     tc_case_result res;
     return tc_run_case(h, &p, sol, 7, &res, msg, len);
 }

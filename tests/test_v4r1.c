@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@
 #include "../include/igemm.h"
 #include "../conv/problem.h"
 #include "../arch/target.h"
+#include "../conv/half.h"
 #include "../conv/v4r1_config.h"
 #include "common.h"
 
@@ -61,6 +63,7 @@ typedef struct {
     igemm_layout layout;
     bool mfma;    /* matrix cores: only on targets with them */
     int inst;     /* MFMA: the instruction's block */
+    igemm_dtype dtype;
 } config;
 
 static config configs[MAX_CONFIGS];
@@ -82,16 +85,18 @@ static int setup(void **state)
         }
         config *c = &configs[nconfigs++];
         c->name = name;
-        char tail[8] = "", lay[8] = "", math[8] = "";
+        char tail[8] = "", lay[8] = "", math[8] = "", type[8] = "";
         int ik = 0, in2 = 0, n;
-        /* "igemm_bwd_v4r1_<fma|mfma>_fp32_<layout>_<M>x<N>x<K>_t<threads>[_wt<I>x<I>x<K>]" */
-        n = sscanf(name, PREFIX "%4[a-z]_fp32_%4[a-z]_%dx%dx%d_t%d_wt%dx%dx%d%7s", math, lay, &c->mpb, &c->npb,
-                   &c->kpb, &c->block, &c->inst, &in2, &ik, tail);
+        /* "igemm_bwd_v4r1_<fma|mfma>_<fp32|fp16|bf16>_<layout>_<M>x<N>x<K>_t<threads>[_wt<I>x<I>x<K>]" */
+        n = sscanf(name, PREFIX "%4[a-z]_%4[a-z0-9]_%4[a-z]_%dx%dx%d_t%d_wt%dx%dx%d%7s", math, type, lay, &c->mpb,
+                   &c->npb, &c->kpb, &c->block, &c->inst, &in2, &ik, tail);
         c->mfma = !strcmp(math, "mfma");
+        c->dtype = !strcmp(type, "fp16") ? IGEMM_FP16 : !strcmp(type, "bf16") ? IGEMM_BF16 : IGEMM_FP32;
         if ((strcmp(math, "fma") && !c->mfma) || (strcmp(lay, "nchw") && strcmp(lay, "nhwc")) ||
-            n != (c->mfma ? 9 : 6) || (c->mfma && (in2 != c->inst || ik * c->inst != 64))) {
-            fprintf(stderr, "solution name '%s' does not encode <fma|mfma>_fp32_<nchw|nhwc>_<M>x<N>x<K>_t<threads>, "
-                    "MFMA ones _wt<I>x<I>x<64/I>\n", name);
+            (strcmp(type, "fp32") && strcmp(type, "fp16") && strcmp(type, "bf16")) || n != (c->mfma ? 10 : 7) ||
+            (c->mfma && (in2 != c->inst || ik * c->inst != 64))) {
+            fprintf(stderr, "solution name '%s' does not encode <fma|mfma>_<fp32|fp16|bf16>_<nchw|nhwc>_<M>x<N>x<K>_"
+                    "t<threads>, MFMA ones _wt<I>x<I>x<64/I>\n", name);
             return -1;
         }
         c->layout = strcmp(lay, "nchw") ? IGEMM_LAYOUT_NHWC : IGEMM_LAYOUT_NCHW;
@@ -122,8 +127,8 @@ static void names_encode_the_configuration_table(void **state)
 {
     (void)state;
     assert_true(nconfigs > 0);
-    /* every tile in both layouts */
-    assert_int_equal(nconfigs, 2 * v4r1_tile_count);
+    /* every tile in both layouts in fp32, eight tiles in both layouts in each 16-bit type */
+    assert_int_equal(nconfigs, 2 * v4r1_tile_count + 2 * 2 * 8);
     int nmfma = 0;
     for (int i = 0; i < nconfigs; i++)
         nmfma += configs[i].mfma;
@@ -138,7 +143,8 @@ static void names_encode_the_configuration_table(void **state)
         for (int j = 0; j < v4r1_family_count(); j++) {
             const v4r1_config *t = v4r1_family_get(j);
             if (t->mpb == c->mpb && t->npb == c->npb && t->kpb == c->kpb && t->block == c->block &&
-                t->layout == c->layout && (t->math == IGEMM_MATH_MFMA) == c->mfma && (!c->mfma || t->inst == c->inst)) {
+                t->layout == c->layout && t->dtype == c->dtype && (t->math == IGEMM_MATH_MFMA) == c->mfma &&
+                (!c->mfma || t->inst == c->inst)) {
                 char name[128];
                 v4r1_config_name(t, name, sizeof name);
                 assert_string_equal(name, c->name);
@@ -205,6 +211,7 @@ static void names_match_code_objects_and_plans(void **state)
             igemm_launch l[4];
             int cnt = 0;
             p.layout = c->layout;
+            p.dtype = c->dtype;
             igemm_status st = igemm_get_launches(h, &p, c->name, l, 4, &cnt);
             if (st != IGEMM_OK)
                 fail_msg("%s %s: igemm_get_launches: %s", archs[a], c->name, igemm_last_error(h));
@@ -304,6 +311,7 @@ static void edge_all_configs(const char *arch)
             char msg[1024];
             igemm_problem p = edge.s[i].p;
             p.layout = configs[c].layout;
+            p.dtype = configs[c].dtype;
             if (tc_run_case(h, &p, configs[c].name, 100u + (uint64_t)i, &r, msg, sizeof msg)) {
                 if (failures++ < MAX_REPORTED)
                     print_error("conv %s -F 2 --arch %s --solution %s: %s\n", edge.s[i].text, arch, configs[c].name,
@@ -342,6 +350,94 @@ static void edge_gfx942(void **state)
 {
     (void)state;
     edge_all_configs("gfx942");
+}
+
+/* ---- 16-bit extremes ---- */
+
+/* One run of the heuristic's pick on data given here; verified by the
+ * 16-bit rule (igemm_verify_ex against igemm_reference_bwd_data_ex).
+ * Returns how many dx elements are subnormal and how many infinite. */
+static void extreme_run(igemm_handle *h, const char *arch, const igemm_problem *p, const void *dy, const void *w,
+                        int *subnormal, int *inf)
+{
+    igemm_shape sh;
+    assert_int_equal(igemm_shape_init(&sh, p, NULL, 0), IGEMM_OK);
+    size_t nx = (size_t)sh.dx_elems, ny = (size_t)sh.dy_elems, nw = (size_t)sh.w_elems;
+    uint16_t *hx = malloc(nx * 2);
+    double *ref = malloc(nx * sizeof *ref), *abs_sum = malloc(nx * sizeof *abs_sum);
+    unsigned char *cov = malloc(nx);
+    void *dx, *ddy, *dw;
+    assert_true(hx && ref && abs_sum && cov);
+    assert_int_equal(igemm_alloc(h, &dx, nx * 2), IGEMM_OK);
+    assert_int_equal(igemm_alloc(h, &ddy, ny * 2), IGEMM_OK);
+    assert_int_equal(igemm_alloc(h, &dw, nw * 2), IGEMM_OK);
+    assert_int_equal(igemm_copy_to_device(h, ddy, dy, ny * 2), IGEMM_OK);
+    assert_int_equal(igemm_copy_to_device(h, dw, w, nw * 2), IGEMM_OK);
+    igemm_run_info ri;
+    if (igemm_conv_bwd_data_ex(h, p, NULL, dx, ddy, dw, &ri) != IGEMM_OK)
+        fail_msg("%s: %s", arch, igemm_last_error(h));
+    assert_int_equal(igemm_copy_to_host(h, hx, dx, nx * 2), IGEMM_OK);
+    assert_int_equal(igemm_reference_bwd_data_ex(p, dy, w, ref, abs_sum, cov), IGEMM_OK);
+    igemm_verify_result vr;
+    if (!igemm_verify_ex(p, hx, ref, abs_sum, cov, 1e-5, &vr))
+        fail_msg("%s %s (%s): fails the 16-bit rule: %lld over tolerance, %lld NaN, max rel err %g", arch,
+                 p->dtype == IGEMM_FP16 ? "fp16" : "bf16", ri.solution, (long long)vr.over_tolerance,
+                 (long long)vr.nan_count, vr.max_rel_err);
+    /* what the stored bits are: exponent field 0 with a non-zero fraction, or all ones with a zero one */
+    int mant = p->dtype == IGEMM_FP16 ? 10 : 7;
+    unsigned emask = p->dtype == IGEMM_FP16 ? 0x7c00u : 0x7f80u, fmask = (1u << mant) - 1;
+    *subnormal = *inf = 0;
+    for (size_t i = 0; i < nx; i++) {
+        *subnormal += (hx[i] & emask) == 0 && (hx[i] & fmask) != 0;
+        *inf += (hx[i] & 0x7fffu) == emask;
+    }
+    igemm_free(h, dx);
+    igemm_free(h, ddy);
+    igemm_free(h, dw);
+    free(hx);
+    free(ref);
+    free(abs_sum);
+    free(cov);
+}
+
+/* Subnormal inputs and results (fp16: dy of 2^-18 and below, itself
+ * subnormal, times w below 1/4; bf16: dy below 2^-69 times w below 2^-62
+ * lands below 2^-126) and sums past the largest finite
+ * value (fp16 65504; bf16 3.39e38), on every target: dx within the 16-bit
+ * rule (subnormals rounded to nearest even, overflow to inf as IEEE says),
+ * and the data does produce subnormal and infinite dx elements. */
+static void sixteen_bit_extremes(void **state)
+{
+    (void)state;
+    for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
+        igemm_handle *h = tc_emu_handle(archs[a], NULL, 0);
+        for (int t = 0; t < 2; t++) {
+            igemm_problem p = IGEMM_PROBLEM_INIT;
+            p.n = 1, p.c = 8, p.hi = 6, p.wi = 6, p.k = 8, p.y = 3, p.x = 3, p.pad_h = p.pad_w = 1;
+            p.dtype = t ? IGEMM_BF16 : IGEMM_FP16;
+            size_t ny = 8 * 36, nw = 8 * 8 * 9;
+            uint16_t dy[8 * 36], w[8 * 8 * 9];
+            uint64_t s = 77 + (uint64_t)t;
+            /* tiny: subnormal products */
+            for (size_t i = 0; i < ny; i++)
+                igemm_elem_set(p.dtype, dy, i, ldexp((double)(1 + tc_splitmix64(&s) % 64), t ? -75 : -24));
+            for (size_t i = 0; i < nw; i++)
+                igemm_elem_set(p.dtype, w, i, ldexp((double)(tc_splitmix64(&s) % 16) / 64.0, t ? -60 : 0));
+            int sub, inf;
+            extreme_run(h, archs[a], &p, dy, w, &sub, &inf);
+            if (sub == 0)
+                fail_msg("%s %s: no subnormal dx element, the case tests nothing", archs[a], t ? "bf16" : "fp16");
+            /* huge: sums of 72 terms of up to (1.9 * 2^e)^2 overflow */
+            for (size_t i = 0; i < ny; i++)
+                igemm_elem_set(p.dtype, dy, i, ldexp(1.0 + (double)(tc_splitmix64(&s) % 8) / 8.0, t ? 62 : 6));
+            for (size_t i = 0; i < nw; i++)
+                igemm_elem_set(p.dtype, w, i, ldexp(1.0 + (double)(tc_splitmix64(&s) % 8) / 8.0, t ? 62 : 6));
+            extreme_run(h, archs[a], &p, dy, w, &sub, &inf);
+            if (inf == 0)
+                fail_msg("%s %s: no infinite dx element, the case tests nothing", archs[a], t ? "bf16" : "fp16");
+        }
+        igemm_destroy(h);
+    }
 }
 
 /* ---- random sweep ---- */
@@ -442,6 +538,8 @@ static void sweep(const char *arch, bool (*cfg_ok)(const config *c, const char *
         /* the heuristic's draws: every third one channels-last; the forced
            ones in their configuration's layout */
         p.layout = fc ? fc->layout : i % 3 == 2 ? IGEMM_LAYOUT_NHWC : IGEMM_LAYOUT_NCHW;
+        /* the heuristic's draws: every fifth one fp16, every seventh bf16 */
+        p.dtype = fc ? fc->dtype : i % 5 == 4 ? IGEMM_FP16 : i % 7 == 6 ? IGEMM_BF16 : IGEMM_FP32;
         char text[256], msg[1024], sel[128] = "";
         igemm_problem_format(&p, text, sizeof text);
         strided += p.stride_h > 1 || p.stride_w > 1;
@@ -523,6 +621,7 @@ int main(void)
         cmocka_unit_test(edge_gfx908),
         cmocka_unit_test(edge_gfx90a),
         cmocka_unit_test(edge_gfx942),
+        cmocka_unit_test(sixteen_bit_extremes),
         cmocka_unit_test(random_sweep),
         cmocka_unit_test(random_sweep_mfma),
     };

@@ -59,12 +59,38 @@ static void column_offsets(v4r1_kw *w, opnd v_coff, opnd v_q, sv hiwi4, opnd v_r
     sv_free(e, chiwi4);
 }
 
+/* fp32 accumulator v to the tensors' 16-bit type in its low half, rounded
+ * to nearest even: fp16 by the conversion (overflow to inf, subnormals
+ * kept); bf16 by adding 0x7fff plus the result's lowest bit and keeping the
+ * top half, NaN kept a quiet NaN (v_nan holds 0x7fc0). */
+static void narrow(v4r1_kw *w, opnd v, opnd v_tmp, opnd v_nan)
+{
+    emit *e = w->e;
+    if (w->dt->id == IGEMM_FP16) {
+        e_vop1(e, "v_cvt_f16_f32", v, v);
+    } else if (w->dt->id == IGEMM_BF16) {
+        e_vopc(e, "v_cmp_u_f32", w->s_m, v, v);
+        e_vop3(e, "v_bfe_u32", v_tmp, v, imm(16), imm(1));
+        h_vadd(e, v, v, v_tmp);
+        h_vadd(e, v, imm(0x7fff), v);
+        e_vop2(e, "v_lshrrev_b32", v, imm(16), v);
+        e_cndmask(e, v, v, v_nan, w->s_m);
+    }
+}
+
 /* Row by row under an exec mask of the lanes whose row is inside C/G. */
 static void store_rows(v4r1_kw *w, opnd v_coff, opnd v_row0)
 {
     emit *e = w->e;
     const v4r1_math *m = w->math;
     opnd s_t = w->s_t;
+    const bool half = w->dt->bytes == 2;
+    opnd v_tmp = NOOP, v_nan = NOOP;
+    if (w->dt->id == IGEMM_BF16) {
+        v_tmp = vreg(e, "v_round", 1, 1);
+        v_nan = vreg(e, "v_qnan", 1, 1);
+        h_vmov(e, v_nan, imm(0x7fc0));
+    }
     opnd s_rsc = sreg(e, "s_rsc", 4, 4), s_dxbase = sreg(e, "s_dxbase", 2, 2), s_save = sreg(e, "s_save", 2, 2);
     v4r1_rsrc_words(e, s_rsc, V4R1_OPEN_RECORDS);
     sv gcg = sv_mul(e, "s_gcg", w->g, w->a_cg);
@@ -87,12 +113,19 @@ static void store_rows(v4r1_kw *w, opnd v_coff, opnd v_row0)
         e_sop2(e, "s_addc_u32", at(s_rsc, 1), at(s_dxbase, 1), imm(0));
         opnd vals[V4R1_MAX_COLS];
         m->read_row(w, i, vals);
-        for (int j = 0; j < m->cols(w); j++)
-            e_mubuf(e, "buffer_store_dword", vals[j], at(v_coff, j), s_rsc, imm(0), 0);
+        for (int j = 0; j < m->cols(w); j++) {
+            if (half)
+                narrow(w, vals[j], v_tmp, v_nan);
+            e_mubuf(e, half ? "buffer_store_short" : "buffer_store_dword", vals[j], at(v_coff, j), s_rsc, imm(0), 0);
+        }
         e_label(e, l_skip);
         h_smov(e, EXEC, s_save);
     }
     sv_free(e, mlim);
+    if (w->dt->id == IGEMM_BF16) {
+        rfree(e, v_tmp);
+        rfree(e, v_nan);
+    }
     rfree(e, s_rsc);
     rfree(e, s_dxbase);
     rfree(e, s_save);

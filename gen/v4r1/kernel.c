@@ -34,8 +34,8 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int n
         return;
     }
     w->dka = w->block * w->wa / w->mpb, w->dkb = w->block * w->wb / w->npb;
-    w->a_size = w->kpb * w->mpb * w->dt->bytes;
-    w->b_size = w->kpb * w->npb * w->dt->bytes;
+    w->a_size = w->kpb * w->mpb * V4R1_LDS_BYTES;
+    w->b_size = w->kpb * w->npb * V4R1_LDS_BYTES;
     if (w->a_size >= w->b_size) {
         w->a_lds = 0;
         w->b_lds = 2 * w->a_size;

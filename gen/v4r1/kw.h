@@ -38,6 +38,11 @@
 #define V4R1_INVALID_OFFSET 0x80000000u
 /* NUM_RECORDS of the dy and dx resources (their offsets are masked instead) */
 #define V4R1_OPEN_RECORDS 0x7fffffffu
+/* The LDS tiles and the math are fp32 whatever the tensors' type: 16-bit
+ * elements are widened when the staging writes them to LDS, and dx is
+ * rounded to nearest even when the epilogue stores it. */
+#define V4R1_LDS_BYTES 4
+#define V4R1_LDS_LOG2 2
 
 typedef struct v4r1_kw v4r1_kw;
 
@@ -84,7 +89,7 @@ struct v4r1_kw {
     emit *e;
     const v4r1_config *cfg;
     const v4r1_math *math;
-    const igemm_dtype_desc *dt;
+    const igemm_dtype_desc *dt; /* the tensors' type in memory */
     bool nhwc;                 /* channels innermost (else NCHW) */
     const igemm_v4r1_args *st; /* static twin: the shape's values; NULL: dynamic */
     int nph;                   /* static twin: phases in st */

@@ -12,11 +12,11 @@ static void fma_setup(v4r1_kw *w)
     w->v_ard = vreg(e, "v_ard", 1, 1), w->v_brd = vreg(e, "v_brd", 1, 1), w->v_tm4 = vreg(e, "v_tm4", 1, 1);
     e_vop2(e, "v_and_b32", w->v_tm4, imm(w->tx - 1), w->v_tid);
     e_vop2(e, "v_lshlrev_b32", w->v_tm4, imm(2), w->v_tm4); /* tm*4: first row of the thread */
-    e_vop2(e, "v_lshlrev_b32", w->v_ard, imm(w->dt->log2_bytes), w->v_tm4);
+    e_vop2(e, "v_lshlrev_b32", w->v_ard, imm(V4R1_LDS_LOG2), w->v_tm4);
     if (w->a_lds)
         h_vadd(e, w->v_ard, imm(w->a_lds), w->v_ard);
     e_vop2(e, "v_lshrrev_b32", w->v_brd, imm(log2u((uint32_t)w->tx)), w->v_tid);
-    e_vop2(e, "v_lshlrev_b32", w->v_brd, imm(2 + w->dt->log2_bytes), w->v_brd); /* tn*4 elements */
+    e_vop2(e, "v_lshlrev_b32", w->v_brd, imm(2 + V4R1_LDS_LOG2), w->v_brd); /* tn*4 elements */
     if (w->b_lds)
         h_vadd(e, w->v_brd, imm(w->b_lds), w->v_brd);
     w->v_c = vreg(e, "v_c", w->tm * w->tn, 1);
@@ -34,7 +34,7 @@ static void fma_loop_alloc(v4r1_kw *w)
 static void lds_reads(v4r1_kw *w, int kk, int set)
 {
     emit *e = w->e;
-    int esz = w->dt->bytes;
+    int esz = V4R1_LDS_BYTES;
     for (int r = 0; r < w->rm; r++)
         e_ds(e, "ds_read_b128", sub(w->v_la, set * w->tm + 4 * r, 4), w->v_ard, NOOP, NOOP,
              (kk * w->mpb + r * w->tx * 4) * esz, 0);

@@ -36,7 +36,7 @@ static const mfma_info *pick(v4r1_kw *w)
 static void mfma_setup(v4r1_kw *w)
 {
     emit *e = w->e;
-    const int I = inst(w), lb = w->dt->log2_bytes;
+    const int I = inst(w), lb = V4R1_LDS_LOG2;
     const int wtm = w->mpb / waves_m(w), wtn = w->npb / (w->block / 64 / waves_m(w));
     e_comment(e, "MFMA %dx%d: %d waves as %dx%d, wave tile %dx%d = %dx%d blocks, accumulators in AGPRs", I, I,
               w->block / 64, waves_m(w), w->block / 64 / waves_m(w), wtm, wtn, blocks_m(w), blocks_n(w));
@@ -85,7 +85,7 @@ static void mfma_loop_alloc(v4r1_kw *w)
 static void lds_reads(v4r1_kw *w, int s, int set)
 {
     emit *e = w->e;
-    const int I = inst(w), K = 64 / I, esz = w->dt->bytes;
+    const int I = inst(w), K = 64 / I, esz = V4R1_LDS_BYTES;
     for (int b = 0; b < blocks_m(w); b++)
         e_ds(e, "ds_read_b32", at(w->v_la, set * blocks_m(w) + b), w->v_ard, NOOP, NOOP,
              (s * K * w->mpb + b * I) * esz, 0);

@@ -56,7 +56,7 @@ static void a_offsets(v4r1_kw *w)
     w->v_awr = vreg(e, "v_awr", 1, 1); /* LDS write address of vector 0 */
     e_vop2(e, "v_lshlrev_b32", w->v_awr, imm(log2u((uint32_t)MPB)), v_kka);
     h_vadd(e, w->v_awr, w->v_awr, v_ma);
-    e_vop2(e, "v_lshlrev_b32", w->v_awr, imm(w->dt->log2_bytes), w->v_awr);
+    e_vop2(e, "v_lshlrev_b32", w->v_awr, imm(V4R1_LDS_LOG2), w->v_awr);
     if (w->a_lds)
         h_vadd(e, w->v_awr, imm(w->a_lds), w->v_awr);
 }
@@ -80,7 +80,7 @@ static void b_offsets(v4r1_kw *w)
     w->v_bwr = vreg(e, "v_bwr", 1, 1);
     e_vop2(e, "v_lshlrev_b32", w->v_bwr, imm(log2u((uint32_t)NPB)), w->v_bkk);
     h_vadd(e, w->v_bwr, w->v_bwr, v_nb);
-    e_vop2(e, "v_lshlrev_b32", w->v_bwr, imm(w->dt->log2_bytes), w->v_bwr);
+    e_vop2(e, "v_lshlrev_b32", w->v_bwr, imm(V4R1_LDS_LOG2), w->v_bwr);
     if (w->b_lds)
         h_vadd(e, w->v_bwr, imm(w->b_lds), w->v_bwr);
 
@@ -161,9 +161,14 @@ void v4r1_set_tap(v4r1_kw *w)
     }
 }
 
+/* The global load of one element of the tensors' type (zero-extended to 32
+ * bits for 16-bit types). */
+static const char *load_op(const v4r1_kw *w) { return w->dt->bytes == 2 ? "buffer_load_ushort" : "buffer_load_dword"; }
+
 void v4r1_load_tile(v4r1_kw *w)
 {
     emit *e = w->e;
+    const char *ld = load_op(w);
     const int KPB = w->kpb, VA = w->va, WA = w->wa, VB = w->vb, WB = w->wb;
     opnd s_t = w->s_t, s_krem = w->s_krem;
     label l_part = e_label_new(e, "partial_k"), l_done = e_label_new(e, "loaded");
@@ -171,11 +176,11 @@ void v4r1_load_tile(v4r1_kw *w)
     e_sop2(e, "s_min_u32", at(s_t, 0), s_krem, imm(KPB));
     e_sop2(e, "s_mul_i32", at(w->s_rsa, 2), at(s_t, 0), sv_op(w->cgyx4));
     for (int x = 0; x < VA * WA; x++)
-        e_mubuf(e, "buffer_load_dword", at(w->v_ga, x), at(w->v_aoff, x), w->s_rsa, imm(0), 0);
+        e_mubuf(e, ld, at(w->v_ga, x), at(w->v_aoff, x), w->s_rsa, imm(0), 0);
     e_sopc(e, "s_cmp_lt_u32", s_krem, imm(KPB));
     e_branch(e, "s_cbranch_scc1", l_part);
     for (int x = 0; x < VB * WB; x++)
-        e_mubuf(e, "buffer_load_dword", at(w->v_gb, x), at(w->v_boff, x), w->s_rsb, imm(0), 0);
+        e_mubuf(e, ld, at(w->v_gb, x), at(w->v_boff, x), w->s_rsb, imm(0), 0);
     e_branch(e, "s_branch", l_done);
     e_label(e, l_part);
     e_comment(e, "last channel block of the tap: rows kk >= krem load nothing");
@@ -184,16 +189,33 @@ void v4r1_load_tile(v4r1_kw *w)
         e_vopc(e, "v_cmp_gt_i32", VCC, at(s_t, 1), w->v_bkk);
         for (int j = 0; j < WB; j++) {
             e_cndmask(e, at(w->v_t, j % 4), w->v_inv, at(w->v_boff, i * WB + j), VCC);
-            e_mubuf(e, "buffer_load_dword", at(w->v_gb, i * WB + j), at(w->v_t, j % 4), w->s_rsb, imm(0), 0);
+            e_mubuf(e, ld, at(w->v_gb, i * WB + j), at(w->v_t, j % 4), w->s_rsb, imm(0), 0);
         }
     }
     e_label(e, l_done);
 }
 
+/* A 16-bit element (low half of v) widened to fp32 in place: fp16 by the
+ * conversion (exact, subnormals included), bf16 by moving it to the high
+ * half (bf16 is the top half of an fp32). */
+static void widen(v4r1_kw *w, opnd v)
+{
+    if (w->dt->id == IGEMM_FP16)
+        e_vop1(w->e, "v_cvt_f32_f16", v, v);
+    else if (w->dt->id == IGEMM_BF16)
+        e_vop2(w->e, "v_lshlrev_b32", v, imm(16), v);
+}
+
 void v4r1_write_tile(v4r1_kw *w)
 {
     emit *e = w->e;
-    int esz = w->dt->bytes;
+    int esz = V4R1_LDS_BYTES;
+    if (w->dt->bytes == 2) {
+        for (int x = 0; x < w->va * w->wa; x++)
+            widen(w, at(w->v_ga, x));
+        for (int x = 0; x < w->vb * w->wb; x++)
+            widen(w, at(w->v_gb, x));
+    }
     for (int i = 0; i < w->va; i++)
         e_ds(e, ds_write_op(w->wa), NOOP, w->v_awr, sub(w->v_ga, i * w->wa, w->wa), NOOP, i * w->dka * w->mpb * esz,
              0);

@@ -64,13 +64,22 @@ class Solutions(unittest.TestCase):
         names = igemm.solutions()
         self.assertIn("naive", names)
         self.assertEqual(len(names), len(set(names)))
+        types = {"_fp16_": torch.float16, "_bf16_": torch.bfloat16}
         for name in names:
             with self.subTest(solution=name):
-                # an NHWC configuration takes channels-last data
-                d = dy.contiguous(memory_format=torch.channels_last) if "_nhwc_" in name else dy
-                self.assertTrue(igemm.applicable(d, w, size, *args, arch="gfx90a", solution=name))
-                dx, info = igemm.conv_bwd_data(d, w, size, *args, arch="gfx90a", solution=name, return_info=True)
-                self.assertIsNone(verify_failure(dx, ref, abs_sum))
+                # a configuration takes its own type (the 16-bit rule then applies: the
+                # reference of the rounded data) and layout (NHWC: channels-last data)
+                t = next((v for k, v in types.items() if k in name), torch.float32)
+                d, ww, r, a = dy, w, ref, abs_sum
+                if t != torch.float32:
+                    d, ww = dy.to(t), w.to(t)
+                    r, a = reference(d, ww, size, *args)
+                if "_nhwc_" in name:
+                    d = d.contiguous(memory_format=torch.channels_last)
+                self.assertTrue(igemm.applicable(d, ww, size, *args, arch="gfx90a", solution=name))
+                dx, info = igemm.conv_bwd_data(d, ww, size, *args, arch="gfx90a", solution=name, return_info=True)
+                self.assertEqual(dx.dtype, t)
+                self.assertIsNone(verify_failure(dx, r, a))
                 self.assertEqual(info.solution, name)
                 self.assertEqual(info.source, "user")
 
