@@ -171,6 +171,7 @@ static int naive_plan(const solver *s, const igemm_shape *sh, const target *t, l
 static const solver naive = {
     .layout = IGEMM_LAYOUT_NCHW,
     .dtype = IGEMM_FP32,
+    .math = IGEMM_MATH_FMA,
     .name = "naive",
     .kind = SOLVER_NAIVE,
     .available = naive_available,

@@ -9,6 +9,7 @@
 
 #include "problem.h"
 #include "../arch/target.h"
+#include "types.h"
 
 /* Largest tensor slice one launch addresses: buffer offsets are 32-bit and
  * invalid lanes use offset 0x80000000, so every tensor a launch touches
@@ -39,6 +40,7 @@ struct solver {
     int kind;              /* SOLVER_NAIVE, SOLVER_V4R1 */
     igemm_layout layout;   /* of the tensors its kernels read and write */
     igemm_dtype dtype;
+    igemm_math math;       /* the naive kernel counts as fma (vector ALU) */
     const void *cfg;       /* kind-specific configuration */
     /* 1 when the target's code object has this solver's kernels */
     int (*available)(const solver *s, const target *t);

@@ -115,6 +115,7 @@ int v4r1_solvers(solver *out, v4r1_config *cfgs, int max)
         s->kind = SOLVER_V4R1;
         s->layout = cfgs[n].layout;
         s->dtype = cfgs[n].dtype;
+        s->math = cfgs[n].math;
         s->cfg = &cfgs[n];
         s->available = v4r1_available;
         s->applicable = v4r1_applicable;

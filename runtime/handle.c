@@ -38,7 +38,31 @@ struct igemm_handle {
     perfdb db;             /* its records, and what find mode learned */
     char warning[1024];    /* what igemm_create tolerated (a skipped perfdb line) */
     alloc_table allocs;    /* igemm_alloc's buffers and their sizes */
+    unsigned disabled_math; /* IGEMM_DISABLE_MATH: 1 << igemm_math left out of the automatic selection */
 };
+
+/* IGEMM_DISABLE_MATH: math strategies ("fma", "mfma", comma-separated) the
+ * automatic selection leaves out, as MIOpen's MIOPEN_DEBUG_CONV_* variables
+ * turn solver families off; an unknown name is refused. */
+static int disabled_math(unsigned *mask, char *why, size_t len)
+{
+    const char *v = getenv("IGEMM_DISABLE_MATH");
+    *mask = 0;
+    for (const char *p = v; p && *p;) {
+        size_t n = strcspn(p, ",");
+        int found = 0;
+        for (int m = 0; m < IGEMM_MATH_COUNT; m++)
+            if (strlen(igemm_math_get((igemm_math)m)->name) == n && !strncmp(p, igemm_math_get((igemm_math)m)->name, n))
+                *mask |= 1u << m, found = 1;
+        if (!found && n) {
+            why_printf(why, len, "IGEMM_DISABLE_MATH: '%.*s' is not a math strategy (fma, mfma)", (int)(n > 32 ? 32 : n),
+                       p);
+            return -1;
+        }
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
 
 _Static_assert(sizeof(((igemm_launch *)0)->args) >= sizeof(((launch_desc *)0)->args),
                "igemm_launch.args must hold a launch_desc's arguments");
@@ -92,6 +116,9 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
         why_printf(why, why_len, "emulator thread count %d is negative (0: one per CPU)", o.emu_threads);
         return IGEMM_ERR_INVALID_ARG;
     }
+    unsigned no_math;
+    if (disabled_math(&no_math, why, why_len))
+        return IGEMM_ERR_INVALID_ARG;
     const target *emu_t = o.arch ? target_by_name(o.arch) : TARGET_DEFAULT;
     if (!emu_t || emu_t->emulate_only) {
         why_printf(why, why_len, "%s target '%s' (the library's kernels are built for: %s)",
@@ -129,6 +156,7 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
     h->dev_t = *h->t;
     h->dev_t.num_cu = h->b->num_cu;
     h->timing = o.timing;
+    h->disabled_math = no_math;
 
     const void *image = NULL;
     size_t size = 0;
@@ -387,9 +415,10 @@ igemm_status igemm_applicable(igemm_handle *h, const igemm_problem *p, const cha
     return IGEMM_ERR_NOT_APPLICABLE;
 }
 
+/* A candidate of the automatic selection (heuristic, perf DB, find). */
 static int handle_solver_ok(igemm_handle *h, const solver *s, const igemm_shape *sh)
 {
-    return check_solver(h, s, sh, NULL, 0) == IGEMM_OK;
+    return !(h->disabled_math >> s->math & 1) && check_solver(h, s, sh, NULL, 0) == IGEMM_OK;
 }
 
 static const char *cost_unit(const igemm_handle *h) { return is_emu(h) ? "cycles" : "ms"; }

@@ -410,6 +410,37 @@ static void invalid_sizes(void **state)
     igemm_destroy(h);
 }
 
+/* IGEMM_DISABLE_MATH leaves math strategies out of the automatic
+ * selection (not out of an explicit solution); an unknown name is refused. */
+static void disable_math_env(void **state)
+{
+    (void)state;
+    igemm_problem p = prob(2, 64, 14, 14, 64, 3, 3);
+    p.pad_h = p.pad_w = 1;
+    char name[128], why[256];
+    const char *const want[] = {"_mfma_", "_fma_"};
+    const char *const env[] = {NULL, "mfma"};
+    for (int i = 0; i < 2; i++) {
+        if (env[i])
+            setenv("IGEMM_DISABLE_MATH", env[i], 1);
+        else
+            unsetenv("IGEMM_DISABLE_MATH");
+        igemm_handle *h = tc_emu_handle("gfx908", NULL, 1);
+        assert_int_equal(igemm_select(h, &p, name, sizeof name), IGEMM_OK);
+        tc_expect_contains(name, want[i]);
+        assert_int_equal(igemm_applicable(h, &p, "igemm_bwd_v4r1_mfma_fp32_nchw_64x64x8_t256_wt32x32x2", why,
+                                          sizeof why), IGEMM_OK);
+        igemm_destroy(h);
+    }
+    setenv("IGEMM_DISABLE_MATH", "fma,xdl", 1);
+    igemm_options o = IGEMM_OPTIONS_INIT;
+    o.backend = IGEMM_BACKEND_EMU;
+    igemm_handle *h = NULL;
+    assert_int_equal(igemm_create(&h, &o, why, sizeof why), IGEMM_ERR_INVALID_ARG);
+    tc_expect_contains(why, "IGEMM_DISABLE_MATH: 'xdl' is not a math strategy");
+    unsetenv("IGEMM_DISABLE_MATH");
+}
+
 /* One image of 1024 x 1024 x 1024 floats is 4 GiB: no launch can address it
  * with 32-bit offsets, so every configuration refuses it, with the reason.
  * Nothing is allocated: the refusal comes before any buffer is touched. */
@@ -872,7 +903,7 @@ int main(void)
         cmocka_unit_test(null_handle),
         cmocka_unit_test(null_pointers),
         cmocka_unit_test(invalid_sizes),
-        cmocka_unit_test(refused_problem_with_reason),
+        cmocka_unit_test(disable_math_env), cmocka_unit_test(refused_problem_with_reason),
         cmocka_unit_test(sixteen_bit_problems),
         cmocka_unit_test(run_matches_definition),
         cmocka_unit_test(find_and_perfdb_round_trip),
