@@ -325,6 +325,13 @@ CHECK_ARCHS   ?= $(TARGETS)
 CHECK_LAYOUTS ?= NCHW NHWC
 # conv (fp32), convfp16 or convbfp16: the data type every layer runs in
 CHECK_CMD     ?= conv
+# The matrix-core kernels against the FMA kernels on every MFMA target, in
+# the timing model, ResNet-50 at batch BENCH_MFMA_BATCH: docs/PERFORMANCE_MFMA.md
+BENCH_MFMA_BATCH ?= 32
+.PHONY: bench-mfma
+bench-mfma: all
+	B=$(B) BATCH=$(BENCH_MFMA_BATCH) SHAPES=$(SHAPES_DIR) sh tools/bench_mfma.sh
+
 .PHONY: check-networks
 check-networks: $(B)/bin/igemm $(foreach t,$(TARGETS),$(B)/co/$(t).hsaco)
 	@set -e; for a in $(CHECK_ARCHS); do for l in $(CHECK_LAYOUTS); do \
