@@ -91,6 +91,11 @@ int bundle_parse(const void *image, size_t size, bundle *b, char *why, size_t le
         memcpy(e->id, p + at, idlen);
         e->id[idlen] = 0;
         at += idlen;
+        b->n = (int)i + 1;
+    }
+    /* the table read: where the entries lie, and their IDs apart */
+    for (int i = 0; i < b->n; i++) {
+        const bundle_entry *e = &b->e[i];
         if (e->offset > size || e->size > size - e->offset) {
             char id[BUNDLE_ID_MAX];
             memcpy(id, e->id, sizeof id);
@@ -98,14 +103,13 @@ int bundle_parse(const void *image, size_t size, bundle *b, char *why, size_t le
             return say(why, len, "offload bundle entry %s (offset %llu, %llu bytes) runs past the end of the file "
                        "(%zu bytes)", id, (unsigned long long)e->offset, (unsigned long long)e->size, size);
         }
-        for (uint64_t k = 0; k < i; k++)
+        for (int k = 0; k < i; k++)
             if (!strcmp(b->e[k].id, e->id)) {
                 char id[BUNDLE_ID_MAX];
                 memcpy(id, e->id, sizeof id);
                 bundle_free(b);
                 return say(why, len, "offload bundle has the entry %s twice", id);
             }
-        b->n = (int)i + 1;
     }
     return 0;
 }
