@@ -89,8 +89,13 @@ static void phase_table(json *j)
     jkv_int(j, "offset", (long long)off);
     jkv_int(j, "rows", V4R1_MAX_PHASES);
     jkv_int(j, "row_bytes", (long long)sizeof(((igemm_v4r1_args *)0)->ph[0]));
+    /* the struct's alignment (8, its pointers) pads it after the table: the
+       kernels' kernarg size is the struct's */
+    jkv_int(j, "padding_after", (long long)(sizeof(igemm_v4r1_args) - off - size));
+    jkv_str(j, "metadata_arg", "phases");
     jkv_str(j, "rule", "row i holds the i-th non-empty phase of the launch; workgroup b computes phase b / wgs; "
-                       "rows past the launch's phases are zero; words not listed are zero");
+                       "rows past the launch's phases are zero; words not listed are zero; the code objects' "
+                       "metadata calls the table metadata_arg; padding_after zero bytes follow it");
     jkey(j, "columns");
     jopen(j, '[');
     for (size_t i = 0; i < sizeof phase_words / sizeof phase_words[0]; i++) {
