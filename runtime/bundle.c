@@ -1,6 +1,5 @@
 /* Clang offload bundles: the entry table and the choice of an entry for a
- * device's target ID (bundle.h). Depends on libc only, so that the HIP test
- * double can read bundles with it too. */
+ * device's target ID (bundle.h). */
 #include "bundle.h"
 
 #include <stdarg.h>

@@ -298,6 +298,17 @@ static void hip_device_features_pick_the_entry(void **state)
 
 /* ---- malformed bundles ---- */
 
+/* An emulator handle for arch with its code objects from directory d. */
+static igemm_status emu_handle_from(const char *d, const char *arch, igemm_handle **h, char *why, size_t len)
+{
+    igemm_options o = IGEMM_OPTIONS_INIT;
+    o.backend = IGEMM_BACKEND_EMU;
+    o.arch = arch;
+    o.codeobj_dir = d;
+    o.emu_threads = 2;
+    return igemm_create(h, &o, why, len);
+}
+
 static void malformed_bundles_refused(void **state)
 {
     (void)state;
@@ -341,13 +352,9 @@ static void malformed_bundles_refused(void **state)
         char name[32];
         snprintf(name, sizeof name, "bad%zu", i);
         const char *d = bundle_dir(name, img, size);
-        igemm_options o = IGEMM_OPTIONS_INIT;
-        o.backend = IGEMM_BACKEND_EMU;
-        o.arch = "gfx906";
-        o.codeobj_dir = d;
         igemm_handle *h = NULL;
         char why[1600] = "";
-        igemm_status st = igemm_create(&h, &o, why, sizeof why);
+        igemm_status st = emu_handle_from(d, "gfx906", &h, why, sizeof why);
         if (st != IGEMM_ERR_NO_CODE_OBJECT || !strstr(why, bad[i].expect) || strchr(why, '\n') ||
             !strstr(why, "igemm.hipfb"))
             fail_msg("%s: status %d, '%s' (expected the words '%s' on one line naming the file)", bad[i].what,
@@ -379,17 +386,12 @@ static void missing_target_names_the_available_ones(void **state)
     const wentry e[] = {{"hipv4-amdgcn-amd-amdhsa--gfx908", c908, s908}};
     unsigned char *img = write_bundle(e, 1, &size);
     const char *d = bundle_dir("only908", img, size);
-    igemm_options o = IGEMM_OPTIONS_INIT;
-    o.backend = IGEMM_BACKEND_EMU;
-    o.arch = "gfx906";
-    o.codeobj_dir = d;
     igemm_handle *h = NULL;
     char why[1600] = "";
-    assert_int_equal(igemm_create(&h, &o, why, sizeof why), IGEMM_ERR_NO_CODE_OBJECT);
+    assert_int_equal(emu_handle_from(d, "gfx906", &h, why, sizeof why), IGEMM_ERR_NO_CODE_OBJECT);
     tc_expect_contains(why, "offload bundle has no entry for gfx906");
     tc_expect_contains(why, "usable code objects for: gfx908)");
-    o.arch = "gfx908";
-    assert_int_equal(igemm_create(&h, &o, why, sizeof why), IGEMM_OK);
+    assert_int_equal(emu_handle_from(d, "gfx908", &h, why, sizeof why), IGEMM_OK);
     assert_string_equal(igemm_handle_arch(h), "gfx908");
     igemm_destroy(h);
     free(img);

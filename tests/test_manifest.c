@@ -117,36 +117,38 @@ static void build_manifests(void **state)
              #name, #type, offsetof(STRUCT, name), sizeof(((STRUCT *)0)->name), desc);                               \
     tc_expect_contains(layout, want);
 
-static const char *layout_of(const char *name)
+/* Where "key": "value" first stands in m (the test fails when nowhere). */
+static const char *member(const char *m, const char *key, const char *value)
 {
-    char key[100];
-    snprintf(key, sizeof key, "\"struct\": \"%s\"", name);
-    const char *p = strstr(man, key);
+    char k[200];
+    snprintf(k, sizeof k, "\"%s\": \"%s\"", key, value);
+    const char *p = strstr(m, k);
     if (!p)
-        fail_msg("no layout %s", name);
+        fail_msg("the manifest has no %s", k);
     return p;
 }
+
+static const char *layout_of(const char *name) { return member(man, "struct", name); }
 
 static void layouts_are_the_structs(void **state)
 {
     (void)state;
     char want[400];
     const char *layout;
+#define CHECK_LAYOUT(list, strct)                                                                                    \
+    layout = layout_of(#strct);                                                                                      \
+    list(EXPECT_FIELD)
 #define STRUCT igemm_naive_args
-    layout = layout_of("igemm_naive_args");
-    IGEMM_NAIVE_ARGS(EXPECT_FIELD)
+    CHECK_LAYOUT(IGEMM_NAIVE_ARGS, igemm_naive_args)
 #undef STRUCT
 #define STRUCT igemm_fill_args
-    layout = layout_of("igemm_fill_args");
-    IGEMM_FILL_ARGS(EXPECT_FIELD)
+    CHECK_LAYOUT(IGEMM_FILL_ARGS, igemm_fill_args)
 #undef STRUCT
 #define STRUCT igemm_static_args
-    layout = layout_of("igemm_static_args");
-    IGEMM_STATIC_ARGS(EXPECT_FIELD)
+    CHECK_LAYOUT(IGEMM_STATIC_ARGS, igemm_static_args)
 #undef STRUCT
 #define STRUCT igemm_v4r1_args
-    layout = layout_of("igemm_v4r1_args");
-    IGEMM_V4R1_ARGS(EXPECT_FIELD)
+    CHECK_LAYOUT(IGEMM_V4R1_ARGS, igemm_v4r1_args)
 #undef STRUCT
     assert_int_equal(num_after(layout, "\"size\": "), sizeof(igemm_v4r1_args));
     /* the phase table: the struct's last field, 16 rows of 8 words, then the struct's tail padding */
@@ -289,15 +291,7 @@ static void tiles_match_configurations(void **state)
 
 /* ---- code objects ---- */
 
-static const char *code_object_of(const char *m, const char *arch)
-{
-    char key[64];
-    snprintf(key, sizeof key, "\"arch\": \"%s\",", arch);
-    const char *p = strstr(m, key);
-    if (!p)
-        fail_msg("no code object for %s", arch);
-    return p;
-}
+static const char *code_object_of(const char *m, const char *arch) { return member(m, "arch", arch); }
 
 static void expect_after(const char *from, const char *want)
 {
