@@ -14,9 +14,10 @@
 #                   at batch 2 on the emulator of every target, NCHW and NHWC,
 #                   verified (~15 min on 2 cores; not in make test)
 #   make install PREFIX=DIR  igemm.h, libigemm.{a,so}, igemm.pc, the CLI,
-#                   share/igemm (code objects + manifest.json) and the Python
+#                   share/igemm (code objects, their offload bundle
+#                   igemm.hipfb and manifest.json) and the Python
 #                   package igemm; make uninstall
-#   make manifest   $(B)/share/igemm: the code objects and manifest.json
+#   make manifest   $(B)/share/igemm: the code objects, igemm.hipfb and manifest.json
 #
 # Missing Debian packages are installed when run as root (tools/deps.sh;
 # python3-numpy and python3-torch only for the targets that run Python).
@@ -24,6 +25,7 @@
 LLVM_BIN ?= /usr/lib/llvm-19/bin
 LLVM_MC  := $(LLVM_BIN)/llvm-mc
 LD_LLD   := $(LLVM_BIN)/ld.lld
+BUNDLER  := $(LLVM_BIN)/clang-offload-bundler
 OBJDUMP  := $(LLVM_BIN)/llvm-objdump
 
 B        ?= build
@@ -43,7 +45,7 @@ PYTHON   ?= /usr/bin/python3
 # a recipe that fails (bin2c, the generator, llvm-mc, sed ...) leaves no partial
 # target behind that a later make would take as up to date
 .DELETE_ON_ERROR:
-all: $(B)/bin/igemmgen $(B)/bin/igemm $(B)/lib/libigemm.a $(foreach t,$(TARGETS),$(B)/co/$(t).hsaco)
+all: $(B)/bin/igemmgen $(B)/bin/igemm $(B)/lib/libigemm.a $(foreach t,$(TARGETS),$(B)/co/$(t).hsaco) $(B)/co/igemm.hipfb
 
 # ---- dependencies ----------------------------------------------------------
 $(B)/.deps-ok: tools/deps.sh
@@ -73,9 +75,9 @@ EMU_SRC  := emu/decode.c emu/disasm.c emu/inst.c emu/loader.c emu/msgpack.c emu/
             emu/timing.c emu/timing_occ.c emu/timing_cu.c
 RT_SRC   := runtime/handle.c runtime/codeobj.c runtime/backend_emu.c \
             runtime/backend_hip.c
-RT_SRC   += runtime/perfdb.c runtime/allocs.c
+RT_SRC   += runtime/perfdb.c runtime/allocs.c runtime/bundle.c runtime/sha256.c runtime/coinfo.c
 CLI_SRC  := tools/igemm.c tools/cli_conv.c tools/cli_emu_run.c
-CLI_SRC  += tools/cli_manifest.c tools/cli_plan.c
+CLI_SRC  += tools/cli_manifest.c tools/cli_plan.c tools/json.c
 
 obj = $(1:%.c=$(B)/obj/%.o)
 
@@ -97,6 +99,17 @@ $(B)/co/%.o: $(B)/co/%.s $(wildcard asm_templates/*.inc)
 
 $(B)/co/%.hsaco: $(B)/co/%.o
 	$(LD_LLD) -shared $< -o $@
+
+# Every target's code object in one clang offload bundle (a HIP fat binary:
+# an empty host entry, then hipv4-amdgcn-amd-amdhsa--<arch> entries aligned to
+# 4096 bytes), which igemm_options.codeobj_dir and igemm manifest also read.
+comma := ,
+empty :=
+space := $(empty) $(empty)
+$(B)/co/igemm.hipfb: $(foreach t,$(TARGETS),$(B)/co/$(t).hsaco)
+	$(BUNDLER) -type=o -bundle-align=4096 \
+	    -targets=host-x86_64-unknown-linux-gnu,$(subst $(space),$(comma),$(TARGETS:%=hipv4-amdgcn-amd-amdhsa--%)) \
+	    -input=/dev/null $(TARGETS:%=-input=$(B)/co/%.hsaco) -output=$@
 
 # ---- the library -----------------------------------------------------------
 $(B)/bin/bin2c: tools/bin2c.c | $(B)/.deps-ok
@@ -191,9 +204,9 @@ $(B)/lib/pkgconfig/igemm.pc: runtime/igemm.pc.in include/igemm.h
 
 # Code objects and their manifest (kernels, argument layouts, configurations,
 # applicability rules), as installed under share/igemm.
-$(B)/share/igemm/manifest.json: $(B)/bin/igemm $(foreach t,$(TARGETS),$(B)/co/$(t).hsaco)
+$(B)/share/igemm/manifest.json: $(B)/bin/igemm $(foreach t,$(TARGETS),$(B)/co/$(t).hsaco) $(B)/co/igemm.hipfb
 	@mkdir -p $(dir $@)
-	cp $(foreach t,$(TARGETS),$(B)/co/$(t).hsaco) $(dir $@)
+	cp $(foreach t,$(TARGETS),$(B)/co/$(t).hsaco) $(B)/co/igemm.hipfb $(dir $@)
 	$(B)/bin/igemm manifest --codeobj-dir $(dir $@) -o $@
 
 .PHONY: manifest install uninstall
@@ -210,7 +223,8 @@ install: all
 	ln -sf libigemm.so.$(SOMAJOR) $(DESTDIR)$(PREFIX)/lib/libigemm.so
 	$(IGEMM_PC) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/igemm.pc
 	install -m 755 $(B)/bin/igemm $(B)/bin/igemmgen $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(B)/share/igemm/*.hsaco $(B)/share/igemm/manifest.json $(DESTDIR)$(PREFIX)/share/igemm/
+	install -m 644 $(B)/share/igemm/*.hsaco $(B)/share/igemm/igemm.hipfb $(B)/share/igemm/manifest.json \
+	    $(DESTDIR)$(PREFIX)/share/igemm/
 	install -d $(DESTDIR)$(PREFIX)/$(PY_SITE)/igemm
 	install -m 644 $(PY_PKG) $(DESTDIR)$(PREFIX)/$(PY_SITE)/igemm/
 

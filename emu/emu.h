@@ -145,11 +145,14 @@ void emu_buffer_free(void *p);
  * bytes are not an AMDGPU code object of a supported target. */
 const char *emu_elf_target(const void *elf, size_t size);
 
-/* Load a code object. The ELF's target must match the device's.
+/* Load a code object. The ELF's target must match the device's, and so
+ * must the processor of the metadata's amdhsa.target when it has one.
  * Returns 0, or -1 with a message in err. */
 int emu_load(emu_device *d, const void *elf, size_t size, emu_module **out, char *err, size_t errlen);
 void emu_module_free(emu_module *m);
 int emu_module_kernel_count(const emu_module *m);
+/* The metadata's amdhsa.target ("amdgcn-amd-amdhsa--gfx90a"), "" when it has none. */
+const char *emu_module_target(const emu_module *m);
 const emu_kernel *emu_module_kernel(const emu_module *m, int i);
 const emu_kernel *emu_find_kernel(const emu_module *m, const char *name);
 const emu_kernel_info *emu_kernel_get_info(const emu_kernel *k);

@@ -31,6 +31,7 @@ int emu_inst_at(const emu_kernel *k, uint64_t pc);
 struct emu_module {
     int nkernels;
     emu_kernel *kernels;
+    char target_id[128]; /* the metadata's amdhsa.target ("" when absent) */
 };
 
 /* ---- device ---- */

@@ -287,6 +287,25 @@ const char *emu_elf_target(const void *image, size_t size)
     return image && size >= sizeof *eh && amdgpu_elf64(eh) ? mach_name(eh) : NULL;
 }
 
+/* The optional amdhsa.target: "amdgcn-amd-amdhsa--" and a target ID whose
+ * processor is the ELF's (features after a ':' are the code object's). */
+static int load_target(const mp_node *root, emu_module *m, const char *mach, char *err, size_t errlen)
+{
+    static const char triple[] = "amdgcn-amd-amdhsa--";
+    const mp_node *t = mp_get(root, "amdhsa.target");
+    if (!t)
+        return 0;
+    if (t->type != MP_STR || t->len >= sizeof m->target_id)
+        return say(err, errlen, "metadata amdhsa.target is not a string of under %zu bytes", sizeof m->target_id);
+    mp_str(t, m->target_id, sizeof m->target_id);
+    size_t pl = strlen(mach);
+    const char *id = m->target_id + sizeof triple - 1;
+    if (strncmp(m->target_id, triple, sizeof triple - 1) || strncmp(id, mach, pl) || (id[pl] && id[pl] != ':'))
+        return say(err, errlen, "metadata amdhsa.target '%s' is not %s%s[:features], the ELF's target",
+                   m->target_id, triple, mach);
+    return 0;
+}
+
 int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, char *err, size_t errlen)
 {
     *out = NULL;
@@ -334,6 +353,12 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
     mp_doc doc;
     const mp_node *root = find_metadata(&e, &doc, err, errlen);
     if (!root) {
+        free(img);
+        emu_module_free(m);
+        return -1;
+    }
+    if (load_target(root, m, mach, err, errlen)) {
+        mp_free(&doc);
         free(img);
         emu_module_free(m);
         return -1;
@@ -489,6 +514,7 @@ void emu_module_free(emu_module *m)
 }
 
 int emu_module_kernel_count(const emu_module *m) { return m ? m->nkernels : 0; }
+const char *emu_module_target(const emu_module *m) { return m ? m->target_id : ""; }
 const emu_kernel *emu_module_kernel(const emu_module *m, int i) { return m && i >= 0 && i < m->nkernels ? &m->kernels[i] : NULL; }
 
 const emu_kernel *emu_find_kernel(const emu_module *m, const char *name)

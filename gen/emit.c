@@ -445,6 +445,8 @@ int emit_finish(emit *e)
     emit_line(e, ".amdgpu_metadata");
     emit_line(e, "---");
     emit_line(e, "amdhsa.version: [ 1, 1 ]");
+    /* the target ID without features: the code object runs with xnack and sramecc either way */
+    emit_line(e, "amdhsa.target: \"amdgcn-amd-amdhsa--%s\"", e->t->name);
     emit_line(e, "amdhsa.kernels:");
     for (int i = 0; i < e->ndone; i++) {
         const kernel_info *k = &e->done[i];

@@ -210,7 +210,8 @@ typedef enum {
 typedef struct {
     igemm_backend backend;
     const char *arch;        /* emulator target ("gfx906", the default); HIP takes the device's */
-    const char *codeobj_dir; /* load <arch>.hsaco from here instead of the embedded code objects */
+    const char *codeobj_dir; /* load <arch>.hsaco from here, or the device's entry of the clang
+                                offload bundle igemm.hipfb, instead of the embedded code objects */
     const char *perfdb;      /* performance database file (NULL: none): read by igemm_create,
                                 consulted by igemm_select, updated by igemm_find */
     int emu_threads;         /* emulator worker threads (0: one per CPU) */

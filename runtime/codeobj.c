@@ -5,9 +5,11 @@
 #include <pthread.h>
 #include <sys/stat.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "bundle.h"
 #include "../include/igemm.h"
 #include "../arch/target.h"
 #include "../conv/util.h"
@@ -48,27 +50,99 @@ int codeobj_file_check(const char *path, char *why, size_t len)
     return bad ? -1 : 0;
 }
 
+void codeobj_file_free(codeobj_file *f)
+{
+    free(f->data);
+    memset(f, 0, sizeof *f);
+}
+
+/* Read path into f; a bundle gives its entry for target_id. 0, 1 (a bundle
+ * without such an entry) or -1, with why. */
+static int load_file(const char *path, const char *name, const char *target_id, codeobj_file *f, char *why,
+                     size_t len)
+{
+    memset(f, 0, sizeof *f);
+    snprintf(f->file, sizeof f->file, "%s", name);
+    if (!(f->data = read_file(path, &f->data_size))) {
+        why_printf(why, len, "cannot read code object %s", path);
+        return -1;
+    }
+    f->image = f->data;
+    f->size = f->data_size;
+    if (!bundle_is(f->data, f->data_size))
+        return 0;
+    bundle b;
+    char reason[1200];
+    int i = -1;
+    if (!bundle_parse(f->data, f->data_size, &b, reason, sizeof reason))
+        i = bundle_pick(&b, target_id, reason, sizeof reason);
+    if (i >= 0) {
+        f->offset = (size_t)b.e[i].offset;
+        f->image = (const unsigned char *)f->data + f->offset;
+        f->size = (size_t)b.e[i].size;
+        snprintf(f->entry, sizeof f->entry, "%s", b.e[i].id);
+    }
+    int parsed = b.e != NULL;
+    bundle_free(&b);
+    if (i >= 0)
+        return 0;
+    why_printf(why, len, "%s: %s", path, reason);
+    free(f->data);
+    f->data = NULL;
+    return parsed ? 1 : -1;
+}
+
+int codeobj_dir_load(const char *dir, const char *arch, const char *target_id, codeobj_file *f, char *why,
+                     size_t len)
+{
+    char path[1024], name[64];
+    memset(f, 0, sizeof *f);
+    snprintf(name, sizeof name, "%s.hsaco", arch);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int state = codeobj_file_check(path, why, len);
+    if (state == 1) {
+        snprintf(path, sizeof path, "%s/%s", dir, CODEOBJ_BUNDLE);
+        snprintf(name, sizeof name, "%s", CODEOBJ_BUNDLE);
+        if (codeobj_file_check(path, NULL, 0) == 1)
+            return 1; /* why names <arch>.hsaco */
+        state = codeobj_file_check(path, why, len);
+    }
+    return state ? state : load_file(path, name, target_id ? target_id : arch, f, why, len);
+}
+
 void codeobj_available(const char *dir, char *buf, size_t len)
 {
     size_t n = 0;
     if (len)
         buf[0] = 0;
+    /* the bundle's entries, read once */
+    bundle b = {0};
+    if (dir) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, CODEOBJ_BUNDLE);
+        size_t size;
+        void *data = !codeobj_file_check(path, NULL, 0) ? read_file(path, &size) : NULL;
+        if (data && bundle_parse(data, size, &b, NULL, 0))
+            b.n = 0;
+        free(data);
+    }
     for (int i = 0; i < igemm_target_count; i++) {
         const char *arch = igemm_targets[i]->name;
         int have;
         if (dir) {
             char path[1024];
             snprintf(path, sizeof path, "%s/%s.hsaco", dir, arch);
-            have = !codeobj_file_check(path, NULL, 0);
+            have = !codeobj_file_check(path, NULL, 0) || bundle_pick(&b, arch, NULL, 0) >= 0;
         } else
             have = igemm_codeobj_find(arch) != NULL;
         if (!have)
             continue;
         int w = snprintf(buf + n, len > n ? len - n : 0, "%s%s", n ? ", " : "", arch);
         if (w < 0 || (size_t)w >= (len > n ? len - n : 0))
-            return;
+            break;
         n += (size_t)w;
     }
+    bundle_free(&b);
 }
 
 int igemm_codeobj_count(void) { return igemm_embedded_count; }

@@ -20,10 +20,35 @@ const igemm_codeobj *igemm_codeobj_find(const char *arch);
 /* "gfx906, gfx908, ..." of the embedded code objects. */
 const char *igemm_codeobj_list(void);
 
-/* The known targets with a code object: embedded (dir NULL) or a readable,
- * non-empty regular <arch>.hsaco file in dir; "gfx906, gfx908" into buf
- * ("" when none). */
+/* The offload bundle a code object directory may hold instead of (or next
+ * to) its <arch>.hsaco files: what make writes with clang-offload-bundler. */
+#define CODEOBJ_BUNDLE "igemm.hipfb"
+
+/* The known targets with a code object: embedded (dir NULL), or in dir a
+ * readable, non-empty regular <arch>.hsaco file or an entry of
+ * dir/igemm.hipfb; "gfx906, gfx908" into buf ("" when none). */
 void codeobj_available(const char *dir, char *buf, size_t len);
+
+/* A code object read from a directory: dir/<arch>.hsaco, or when there is
+ * none, the entry of dir/igemm.hipfb for the device's target ID. A file
+ * that is itself a bundle (either name) gives its entry. */
+typedef struct {
+    void *data;         /* the file's bytes (codeobj_file_free) */
+    size_t data_size;
+    const void *image;  /* the code object: data, or the bundle entry inside it */
+    size_t size;
+    size_t offset;      /* of image in the file */
+    char file[64];      /* "gfx90a.hsaco" or "igemm.hipfb" */
+    char entry[256];    /* the bundle entry's ID; "" for a plain code object */
+} codeobj_file;
+
+/* arch: the target's name; target_id: the device's ("gfx90a:xnack-"), or
+ * arch. 0 on success; 1 when dir has no code object for the target; -1
+ * when the file is unusable or a malformed bundle (why says which, in one
+ * line naming the file). */
+int codeobj_dir_load(const char *dir, const char *arch, const char *target_id, codeobj_file *f, char *why,
+                     size_t len);
+void codeobj_file_free(codeobj_file *f);
 
 /* Can the file at path be a code object? 0 when it is a readable, non-empty
  * regular file; else 1 when it does not exist, -1 when it exists but is a

@@ -24,7 +24,7 @@ struct igemm_handle {
     backend *b;
     bk_module *mod;
     const target *t;
-    void *co_file;         /* code object read from codeobj_dir */
+    codeobj_file co_file;  /* code object read from codeobj_dir (a file, or a bundle's entry) */
     char err[1024];
     char fallback[1024];   /* why AUTO did not use HIP */
     struct {
@@ -161,19 +161,15 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
     const void *image = NULL;
     size_t size = 0;
     if (o.codeobj_dir) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s.hsaco", o.codeobj_dir, h->t->name);
-        char bad[1200];
-        int unusable = codeobj_file_check(path, bad, sizeof bad);
-        if (!unusable && !(h->co_file = read_file(path, &size)))
-            snprintf(bad, sizeof bad, "cannot read code object %s", path);
-        if (!h->co_file) {
+        char bad[1400];
+        if (codeobj_dir_load(o.codeobj_dir, h->t->name, h->b->target_id, &h->co_file, bad, sizeof bad)) {
             why_printf(why, why_len, "%s (that directory has usable code objects for: %s)", bad,
                        available[0] ? available : "no target");
             igemm_destroy(h);
             return IGEMM_ERR_NO_CODE_OBJECT;
         }
-        image = h->co_file;
+        image = h->co_file.image;
+        size = h->co_file.size;
     } else {
         const igemm_codeobj *co = igemm_codeobj_find(h->t->name);
         if (!co) {
@@ -215,7 +211,7 @@ void igemm_destroy(igemm_handle *h)
             h->b->unload(h->b, h->mod);
         h->b->destroy(h->b);
     }
-    free(h->co_file);
+    codeobj_file_free(&h->co_file);
     free(h->perfdb);
     perfdb_free(&h->db);
     allocs_free(&h->allocs);

@@ -110,7 +110,7 @@ static void install_files(void **state)
         "include/igemm.h", "lib/libigemm.a", "lib/libigemm.so", "lib/libigemm.so.0", "lib/libigemm.so." IGEMM_VERSION,
         "lib/pkgconfig/igemm.pc", "bin/igemm", "bin/igemmgen", "share/igemm/manifest.json",
         "share/igemm/gfx906.hsaco", "share/igemm/gfx908.hsaco", "share/igemm/gfx90a.hsaco",
-        "share/igemm/gfx942.hsaco",
+        "share/igemm/gfx942.hsaco", "share/igemm/igemm.hipfb",
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         if (!exists(files[i]))

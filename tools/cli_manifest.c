@@ -3,90 +3,39 @@
  *
  *   igemm manifest [--codeobj-dir DIR] [-o FILE.json]
  *
- * The JSON lists, per target, the code object's kernels as its metadata
- * declares them (argument names, offsets, sizes, kinds; kernarg size,
- * registers, LDS), the argument layouts of arch/kargs.h with their
- * descriptions, every kernel configuration ("solution") with the targets
- * that have it, the kernels its launch plans use, and the applicability
- * rules. Without --codeobj-dir the code objects embedded in the library
- * are described. */
+ * The JSON (indented) lists the argument layouts of arch/kargs.h with their
+ * descriptions and the v4r1 phase table, every kernel configuration
+ * ("solution") with its tile fields, the targets that have it and the
+ * kernels its launch plans use, the applicability rules, the files read
+ * (size, sha256; a bundle's entries) and, per target, the code object: its
+ * target ID (amdhsa.target), code object version, xnack/sramecc settings,
+ * sha256 and kernels as its metadata declares them (argument names,
+ * offsets, sizes, kinds; kernarg size, registers, LDS). Without
+ * --codeobj-dir the code objects embedded in the library are described. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../emu/emu.h"
+#include "../runtime/bundle.h"
 #include "../runtime/codeobj.h"
+#include "../runtime/coinfo.h"
+#include "../runtime/sha256.h"
 #include "../include/igemm.h"
 #include "../arch/kargs.h"
 #include "../conv/ofile.h"
 #include "../conv/solver.h"
+#include "../conv/types.h"
 #include "../conv/util.h"
 #include "cli.h"
-
-typedef struct {
-    FILE *f;
-    int first; /* no comma before the next element */
-} json;
-
-static void jstr(json *j, const char *s)
-{
-    fputc('"', j->f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(j->f, "\\%c", c);
-        else if (c < 32)
-            fprintf(j->f, "\\u%04x", c);
-        else
-            fputc(c, j->f);
-    }
-    fputc('"', j->f);
-}
-
-static void jsep(json *j)
-{
-    if (!j->first)
-        fputs(", ", j->f);
-    j->first = 0;
-}
-
-static void jkey(json *j, const char *k)
-{
-    jsep(j);
-    jstr(j, k);
-    fputs(": ", j->f);
-}
-
-static void jkv_str(json *j, const char *k, const char *v)
-{
-    jkey(j, k);
-    jstr(j, v);
-}
-
-static void jkv_int(json *j, const char *k, long long v)
-{
-    jkey(j, k);
-    fprintf(j->f, "%lld", v);
-}
-
-static void jopen(json *j, char c)
-{
-    fputc(c, j->f);
-    j->first = 1;
-}
-
-static void jclose(json *j, char c)
-{
-    fputc(c, j->f);
-    j->first = 0;
-}
+#include "json.h"
 
 /* ---- kargs.h layouts ---- */
 
 #define LAYOUT_FIELD(type, name, desc)                                                                               \
     jsep(j);                                                                                                         \
-    jopen(j, '{');                                                                                                   \
+    jopen_flat(j, '{');                                                                                                   \
     jkv_str(j, "name", #name);                                                                                       \
     jkv_str(j, "type", #type);                                                                                       \
     jkv_int(j, "offset", (long long)offsetof(LAYOUT_STRUCT, name));                                                 \
@@ -94,36 +43,99 @@ static void jclose(json *j, char c)
     jkv_str(j, "desc", desc);                                                                                        \
     jclose(j, '}');
 
-#define LAYOUT(list, strct)                                                                                          \
+/* A layout's struct, the kernels that take it, its fields and (v4r1) the
+ * phase table; the caller closes the object. */
+#define LAYOUT(list, strct, users)                                                                                   \
     jsep(j);                                                                                                         \
     jopen(j, '{');                                                                                                   \
     jkv_str(j, "struct", #strct);                                                                                    \
+    jkv_str(j, "kernels", users);                                                                                    \
     jkv_int(j, "size", (long long)sizeof(strct));                                                                   \
     jkey(j, "fields");                                                                                               \
     jopen(j, '[');                                                                                                   \
-    list(LAYOUT_FIELD) jclose(j, ']');                                                                               \
+    list(LAYOUT_FIELD)
+
+/* The words of one row of igemm_v4r1_args.ph, as v4r1_fill_args writes them. */
+static const struct {
+    int word;
+    const char *name, *desc;
+} phase_words[] = {
+    {PH_IY, "iy", "the phase's filter row offset iYTilda (0 <= iy < ytilda)"},
+    {PH_IX, "ix", "the phase's filter column offset iXTilda (0 <= ix < xtilda)"},
+    {PH_YDOT, "ydot_slice", "filter taps of the phase along h: ceil((fy - iy) / ytilda)"},
+    {PH_XDOT, "xdot_slice", "filter taps of the phase along w: ceil((fx - ix) / xtilda)"},
+    {PH_HI_OFF, "hi_off", "iy * dil_h - pad_h, two's complement"},
+    {PH_WI_OFF, "wi_off", "ix * dil_w - pad_w, two's complement"},
+};
+
+/* The ph field of igemm_v4r1_args and its table: rows, words, columns. */
+static void phase_table(json *j)
+{
+    const size_t off = offsetof(igemm_v4r1_args, ph), size = sizeof(((igemm_v4r1_args *)0)->ph);
+    char type[32];
+    snprintf(type, sizeof type, "U32[%d][%d]", V4R1_MAX_PHASES, PH_WORDS);
+    jsep(j);
+    jopen_flat(j, '{');
+    jkv_str(j, "name", "ph");
+    jkv_str(j, "type", type);
+    jkv_int(j, "offset", (long long)off);
+    jkv_int(j, "size", (long long)size);
+    jkv_str(j, "desc", "phase table: one row per phase of the launch (see phase_table)");
     jclose(j, '}');
+    jclose(j, ']');
+    jkey(j, "phase_table");
+    jopen(j, '{');
+    jkv_str(j, "field", "ph");
+    jkv_int(j, "offset", (long long)off);
+    jkv_int(j, "rows", V4R1_MAX_PHASES);
+    jkv_int(j, "row_bytes", (long long)sizeof(((igemm_v4r1_args *)0)->ph[0]));
+    /* the struct's alignment (8, its pointers) pads it after the table: the
+       kernels' kernarg size is the struct's */
+    jkv_int(j, "padding_after", (long long)(sizeof(igemm_v4r1_args) - off - size));
+    jkv_str(j, "metadata_arg", "phases");
+    jkv_str(j, "rule", "row i holds the i-th non-empty phase of the launch; workgroup b computes phase b / wgs; "
+                       "rows past the launch's phases are zero; words not listed are zero; the code objects' "
+                       "metadata calls the table metadata_arg; padding_after zero bytes follow it");
+    jkey(j, "columns");
+    jopen(j, '[');
+    for (size_t i = 0; i < sizeof phase_words / sizeof phase_words[0]; i++) {
+        jsep(j);
+        jopen_flat(j, '{');
+        jkv_str(j, "name", phase_words[i].name);
+        jkv_int(j, "word", phase_words[i].word);
+        jkv_int(j, "offset_in_row", 4ll * phase_words[i].word);
+        jkv_str(j, "desc", phase_words[i].desc);
+        jclose(j, '}');
+    }
+    jclose(j, ']');
+    jclose(j, '}');
+}
 
 static void layouts(json *j)
 {
     jkey(j, "argument_layouts");
     jopen(j, '[');
 #define LAYOUT_STRUCT igemm_naive_args
-    LAYOUT(IGEMM_NAIVE_ARGS, igemm_naive_args)
+    LAYOUT(IGEMM_NAIVE_ARGS, igemm_naive_args, KERNEL_NAIVE)
+    jclose(j, ']');
+    jclose(j, '}');
 #undef LAYOUT_STRUCT
 #define LAYOUT_STRUCT igemm_fill_args
-    LAYOUT(IGEMM_FILL_ARGS, igemm_fill_args)
+    LAYOUT(IGEMM_FILL_ARGS, igemm_fill_args, KERNEL_FILL)
+    jclose(j, ']');
+    jclose(j, '}');
 #undef LAYOUT_STRUCT
-#ifdef IGEMM_V4R1_ARGS
 #define LAYOUT_STRUCT igemm_v4r1_args
-    LAYOUT(IGEMM_V4R1_ARGS, igemm_v4r1_args)
+    LAYOUT(IGEMM_V4R1_ARGS, igemm_v4r1_args, "igemm_bwd_v4r1_* (every v4r1 configuration's kernel)")
+    phase_table(j);
+    jclose(j, '}');
 #undef LAYOUT_STRUCT
-#endif
-#ifdef IGEMM_STATIC_ARGS
 #define LAYOUT_STRUCT igemm_static_args
-    LAYOUT(IGEMM_STATIC_ARGS, igemm_static_args)
+    LAYOUT(IGEMM_STATIC_ARGS, igemm_static_args, "static twins of the v4r1 kernels (igemm-bench only; not in "
+                                                 "the code objects)")
+    jclose(j, ']');
+    jclose(j, '}');
 #undef LAYOUT_STRUCT
-#endif
     jclose(j, ']');
 }
 
@@ -164,6 +176,34 @@ static const char *kind_rules(int kind)
     }
 }
 
+/* A v4r1 configuration's fields (conv/v4r1_config.h): the tile as chosen,
+ * then what v4r1_config_derive made of it. */
+static void tile(json *j, const v4r1_config *c)
+{
+    jkey(j, "tile");
+    jopen_flat(j, '{');
+    jkv_int(j, "mpb", c->mpb);
+    jkv_int(j, "npb", c->npb);
+    jkv_int(j, "kpb", c->kpb);
+    jkv_int(j, "block", c->block);
+    jkv_str(j, "math", igemm_math_get(c->math)->name);
+    jkv_str(j, "dtype", igemm_dtype_get(c->dtype)->name);
+    jkv_str(j, "layout", igemm_layout_get(c->layout)->upper);
+    jkv_int(j, "inst", c->inst);
+    jclose(j, '}');
+    jkey(j, "derived");
+    jopen_flat(j, '{');
+    const struct {
+        const char *k;
+        int v;
+    } d[] = {{"tx", c->tx},   {"ty", c->ty},   {"rm", c->rm},       {"rn", c->rn},           {"wgm", c->wgm},
+             {"bm", c->bm},   {"bn", c->bn},   {"agprs", c->agprs}, {"wa", c->wa},           {"va", c->va},
+             {"wb", c->wb},   {"vb", c->vb},   {"lds_bytes", c->lds_bytes}, {"vgprs", c->vgprs}};
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+        jkv_int(j, d[i].k, d[i].v);
+    jclose(j, '}');
+}
+
 static void solutions(json *j, igemm_handle *const *h, const char *const *arch, int nt)
 {
     jkey(j, "solutions");
@@ -177,8 +217,10 @@ static void solutions(json *j, igemm_handle *const *h, const char *const *arch, 
         jkv_str(j, "layout", igemm_layout_get(s->layout)->upper);
         jkv_str(j, "dtype", igemm_dtype_get(s->dtype)->name);
         jkv_str(j, "rules", kind_rules(s->kind));
+        if (s->kind == SOLVER_V4R1)
+            tile(j, s->cfg);
         jkey(j, "targets");
-        jopen(j, '[');
+        jopen_flat(j, '[');
         for (int t = 0; t < nt; t++)
             if (s->available(s, target_by_name(arch[t]))) {
                 jsep(j);
@@ -208,7 +250,7 @@ static void solutions(json *j, igemm_handle *const *h, const char *const *arch, 
                 }
             }
         jkey(j, "kernels");
-        jopen(j, '[');
+        jopen_flat(j, '[');
         for (int q = 0; q < nseen; q++) {
             jsep(j);
             jstr(j, seen[q]);
@@ -219,14 +261,67 @@ static void solutions(json *j, igemm_handle *const *h, const char *const *arch, 
     jclose(j, ']');
 }
 
-/* ---- code objects ---- */
+/* ---- files and code objects ---- */
 
-static int code_object(json *j, const char *arch, const void *image, size_t size, const char *file, char *err,
-                       size_t errlen)
+static void jkv_sha256(json *j, const void *data, size_t size)
 {
+    char hex[SHA256_HEX];
+    sha256_hex(data, size, hex);
+    jkv_str(j, "sha256", hex);
+}
+
+/* One file of the directory: its size and sha256; a bundle's entries too. */
+static int describe_file(json *j, const char *dir, const char *name, char *why, size_t len)
+{
+    char path[1024];
+    size_t size;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    void *data = read_file(path, &size);
+    if (!data) {
+        why_printf(why, len, "cannot read %s", path);
+        return -1;
+    }
+    bundle b = {0};
+    if (bundle_is(data, size) && bundle_parse(data, size, &b, why, len)) {
+        free(data);
+        return -1;
+    }
+    jsep(j);
+    jopen(j, '{');
+    jkv_str(j, "file", name);
+    jkv_int(j, "size", (long long)size);
+    jkv_sha256(j, data, size);
+    if (b.n) {
+        jkv_str(j, "format", "clang offload bundle (" BUNDLE_MAGIC ")");
+        jkey(j, "entries");
+        jopen(j, '[');
+        for (int i = 0; i < b.n; i++) {
+            jsep(j);
+            jopen_flat(j, '{');
+            jkv_str(j, "id", b.e[i].id);
+            jkv_int(j, "offset", (long long)b.e[i].offset);
+            jkv_int(j, "size", (long long)b.e[i].size);
+            jkv_sha256(j, (const unsigned char *)data + b.e[i].offset, (size_t)b.e[i].size);
+            jclose(j, '}');
+        }
+        jclose(j, ']');
+    }
+    jclose(j, '}');
+    bundle_free(&b);
+    free(data);
+    return 0;
+}
+
+static int code_object(json *j, const char *arch, const codeobj_file *src, char *err, size_t errlen)
+{
+    coinfo ci;
+    if (coinfo_read(src->image, src->size, &ci)) {
+        snprintf(err, errlen, "not an AMDGPU HSA code object of a known version");
+        return -1;
+    }
     emu_device *d = emu_create(target_by_name(arch), &(emu_options){.threads = 1});
     emu_module *m = NULL;
-    if (!d || emu_load(d, image, size, &m, err, errlen)) {
+    if (!d || emu_load(d, src->image, src->size, &m, err, errlen)) {
         if (!d)
             snprintf(err, errlen, "cannot create an emulator for %s", arch);
         emu_destroy(d);
@@ -235,9 +330,24 @@ static int code_object(json *j, const char *arch, const void *image, size_t size
     jsep(j);
     jopen(j, '{');
     jkv_str(j, "arch", arch);
-    if (file)
-        jkv_str(j, "file", file);
-    jkv_int(j, "size", (long long)size);
+    if (src->file[0])
+        jkv_str(j, "file", src->file);
+    if (src->entry[0]) {
+        jkv_str(j, "bundle_entry", src->entry);
+        jkv_int(j, "offset", (long long)src->offset);
+    }
+    jkv_int(j, "size", (long long)src->size);
+    jkv_sha256(j, src->image, src->size);
+    jkv_str(j, "target_id", emu_module_target(m));
+    jkv_int(j, "code_object_version", ci.version);
+    char flags[16];
+    snprintf(flags, sizeof flags, "0x%x", ci.e_flags);
+    jkv_str(j, "e_flags", flags);
+    jkey(j, "features");
+    jopen_flat(j, '{');
+    jkv_str(j, "xnack", ci.xnack);
+    jkv_str(j, "sramecc", ci.sramecc);
+    jclose(j, '}');
     jkey(j, "kernels");
     jopen(j, '[');
     for (int i = 0; i < emu_module_kernel_count(m); i++) {
@@ -255,7 +365,7 @@ static int code_object(json *j, const char *arch, const void *image, size_t size
         jopen(j, '[');
         for (int a = 0; a < k->nargs; a++) {
             jsep(j);
-            jopen(j, '{');
+            jopen_flat(j, '{');
             jkv_str(j, "name", k->args[a].name);
             jkv_int(j, "offset", k->args[a].offset);
             jkv_int(j, "size", k->args[a].size);
@@ -272,14 +382,35 @@ static int code_object(json *j, const char *arch, const void *image, size_t size
     return 0;
 }
 
+/* The files of dir the manifest describes: every target's code object
+ * file and the bundle when dir has one, each once. */
+static int files(json *j, const char *dir, const codeobj_file *co, int nt, char *why, size_t len)
+{
+    jkey(j, "files");
+    jopen(j, '[');
+    int rc = 0, bundle_done = 0;
+    for (int t = 0; t < nt && !rc; t++)
+        if (!strcmp(co[t].file, CODEOBJ_BUNDLE))
+            bundle_done = 1;
+        else
+            rc = describe_file(j, dir, co[t].file, why, len);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, CODEOBJ_BUNDLE);
+    if (!rc && (bundle_done || !codeobj_file_check(path, NULL, 0)))
+        rc = describe_file(j, dir, CODEOBJ_BUNDLE, why, len);
+    jclose(j, ']');
+    return rc;
+}
+
 int cmd_manifest(int argc, char **argv)
 {
     const char *dir = NULL, *out = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             puts("usage: igemm manifest [--codeobj-dir DIR] [-o FILE.json]\n"
-                 "Describes the code objects (DIR/<arch>.hsaco, or the embedded ones), their kernels and\n"
-                 "argument layouts, and the kernel configurations with their applicability rules.");
+                 "Describes the code objects (DIR/<arch>.hsaco or the entries of DIR/" CODEOBJ_BUNDLE ", or the\n"
+                 "embedded ones), their kernels, target IDs and hashes, the argument layouts, and the kernel\n"
+                 "configurations with their tiles and applicability rules (indented JSON).");
             return 0;
         }
         if (strcmp(argv[i], "--codeobj-dir") && strcmp(argv[i], "-o"))
@@ -294,32 +425,34 @@ int cmd_manifest(int argc, char **argv)
     /* the targets, in table order */
     const char *arch[16];
     igemm_handle *h[16];
-    void *img[16];
-    size_t size[16];
+    codeobj_file co[16];
     int nt = 0, rc = 1;
-    char why[1024];
+    char why[1400];
     for (int t = 0; t < igemm_target_count && nt < 16; t++) {
         const char *a = igemm_targets[t]->name;
-        img[nt] = NULL;
+        memset(&co[nt], 0, sizeof co[nt]);
         if (dir) {
-            char path[1024], bad[1200];
-            snprintf(path, sizeof path, "%s/%s.hsaco", dir, a);
-            int state = codeobj_file_check(path, bad, sizeof bad);
+            int state = codeobj_dir_load(dir, a, a, &co[nt], why, sizeof why);
             if (state > 0)
                 continue; /* the directory need not hold every target */
-            if (state < 0 || !(img[nt] = read_file(path, &size[nt]))) {
-                rc = state < 0 ? usage_error("%s", bad) : cli_error(1, "cannot read code object %s", path);
+            if (state < 0) {
+                rc = usage_error("%s", why);
                 goto out;
             }
-        } else if (!igemm_codeobj_find(a))
-            continue;
+        } else {
+            const igemm_codeobj *e = igemm_codeobj_find(a);
+            if (!e)
+                continue;
+            co[nt].image = e->data;
+            co[nt].size = e->size;
+        }
         igemm_options o = IGEMM_OPTIONS_INIT;
         o.backend = IGEMM_BACKEND_EMU;
         o.arch = a;
         o.codeobj_dir = dir;
         o.emu_threads = 1;
         if (igemm_create(&h[nt], &o, why, sizeof why) != IGEMM_OK) {
-            free(img[nt]);
+            codeobj_file_free(&co[nt]);
             rc = cli_error(dir ? 2 : 1, "%s", why);
             goto out;
         }
@@ -356,24 +489,16 @@ int cmd_manifest(int argc, char **argv)
             "batches are split across launches (igemm_get_launches gives the exact launches of a problem)");
     layouts(&j);
     solutions(&j, h, arch, nt);
+    int bad = dir && files(&j, dir, co, nt, why, sizeof why);
+    if (bad)
+        cli_error(1, "%s", why);
     jkey(&j, "code_objects");
     jopen(&j, '[');
-    int bad = 0;
-    for (int t = 0; t < nt && !bad; t++) {
-        const void *image = img[t];
-        size_t sz = size[t];
-        char file[64];
-        snprintf(file, sizeof file, "%s.hsaco", arch[t]);
-        if (!dir) {
-            const igemm_codeobj *co = igemm_codeobj_find(arch[t]);
-            image = co->data;
-            sz = co->size;
-        }
-        if (code_object(&j, arch[t], image, sz, dir ? file : NULL, why, sizeof why)) {
+    for (int t = 0; t < nt && !bad; t++)
+        if (code_object(&j, arch[t], &co[t], why, sizeof why)) {
             cli_error(1, "%s: %s", arch[t], why);
             bad = 1;
         }
-    }
     jclose(&j, ']');
     jclose(&j, '}');
     fputc('\n', f);
@@ -389,7 +514,7 @@ int cmd_manifest(int argc, char **argv)
 out:
     for (int t = 0; t < nt; t++) {
         igemm_destroy(h[t]);
-        free(img[t]);
+        codeobj_file_free(&co[t]);
     }
     return rc;
 }

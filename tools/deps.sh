@@ -6,6 +6,8 @@
 #   sh tools/deps.sh            the build (every make target):
 #     llvm-19, lld-19     llvm-mc, llvm-objdump and ld.lld for gfx906..gfx942
 #                         (llvm 14, Debian's default, stops before gfx942)
+#     clang-19            clang-offload-bundler, which writes the offload
+#                         bundle of every target's code object (build/co/igemm.hipfb)
 #     libcmocka-dev       the test suites
 #     libamdhip64-dev     HIP headers for the HIP backend (libamdhip64 itself is
 #                         loaded with dlopen at run time, so it is optional)
@@ -25,6 +27,7 @@ case $group in
 build)
     [ -x "$LLVM_BIN/llvm-mc" ] && [ -x "$LLVM_BIN/llvm-objdump" ] || missing="$missing llvm-19"
     [ -x "$LLVM_BIN/ld.lld" ] || missing="$missing lld-19"
+    [ -x "$LLVM_BIN/clang-offload-bundler" ] || missing="$missing clang-19"
     [ -f /usr/include/cmocka.h ] || missing="$missing libcmocka-dev"
     [ -f /usr/include/hip/hip_runtime_api.h ] || missing="$missing libamdhip64-dev"
     command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
