@@ -265,7 +265,10 @@ all: $(B)/lib/libigemm_hipemu.so
 # libigemm; `make test` builds and runs them all (from the repository root).
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
-TEST_DEFS := -DLLVM_BIN='"$(LLVM_BIN)"' -DBUILD_DIR='"$(B)"'
+# TC_ARCH_LIST: the targets the build makes code objects for, as C strings
+comma := ,
+TEST_DEFS := -DLLVM_BIN='"$(LLVM_BIN)"' -DBUILD_DIR='"$(B)"' \
+             -DTC_ARCH_LIST='$(subst $(space),$(comma),$(foreach t,$(TARGETS),"$(t)"))'
 
 $(B)/obj/tests/%.o: tests/%.c | $(B)/.deps-ok
 	@mkdir -p $(dir $@)

@@ -13,6 +13,13 @@
 #include <stdint.h>
 
 #include "../emu/emu.h"
+
+/* The targets the build makes code objects for, as a C initializer list
+ * (the Makefile passes TC_ARCH_LIST from its TARGETS). */
+#ifndef TC_ARCH_LIST
+#error "TC_ARCH_LIST: build the tests through the Makefile"
+#endif
+#define TC_NARCH(list) ((int)(sizeof list / sizeof list[0]))
 #include "../include/igemm.h"
 #include "../conv/util.h" /* read_file */
 

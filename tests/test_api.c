@@ -487,8 +487,8 @@ static void sixteen_bit_problems(void **state)
         if (strstr(igemm_solution_name(i), "_fma_fp32_nchw_"))
             fp32_v4r1 = igemm_solution_name(i);
     assert_non_null(fp32_v4r1);
-    const char *arches[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
-    for (size_t a = 0; a < 4; a++) {
+    const char *arches[] = {TC_ARCH_LIST};
+    for (int a = 0; a < TC_NARCH(arches); a++) {
         igemm_handle *h = tc_emu_handle(arches[a], NULL, 1);
         for (int t = 0; t < 2; t++) {
             igemm_problem p = prob(2, 5, 6, 7, 3, 3, 3);
@@ -728,9 +728,9 @@ static void find_and_perfdb_round_trip(void **state)
 static void embedded_code_objects(void **state)
 {
     (void)state;
-    static const char *const archs[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
-    assert_int_equal(igemm_codeobj_count(), 4);
-    for (int i = 0; i < 4; i++) {
+    static const char *const archs[] = {TC_ARCH_LIST};
+    assert_int_equal(igemm_codeobj_count(), TC_NARCH(archs));
+    for (int i = 0; i < TC_NARCH(archs); i++) {
         const char *arch;
         const void *image;
         size_t size;

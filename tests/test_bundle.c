@@ -26,7 +26,7 @@
 #include "../runtime/bundle.h"
 #include "common.h"
 
-static const char *const archs[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
+static const char *const archs[] = {TC_ARCH_LIST};
 #define NARCH 4
 
 static char dir[] = "/tmp/igemm-bundle-XXXXXX";

@@ -48,8 +48,8 @@ static void check_verified_pass(const tc_result *r)
 static void conv_verify_passes_on_every_target(void **state)
 {
     (void)state;
-    static const char *const archs[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
-    for (int i = 0; i < 4; i++) {
+    static const char *const archs[] = {TC_ARCH_LIST};
+    for (int i = 0; i < TC_NARCH(archs); i++) {
         tc_result r;
         const char *args[] = {"conv", "-n", "2", "-c", "3", "-H", "5", "-W", "7", "-k", "5", "-y", "3", "-x",
                               "3",    "-p", "1", "-q", "1", "-u", "1", "-v", "1", "-l", "1", "-j", "1", "-g",
@@ -81,8 +81,8 @@ static void conv_verify_strided_grouped(void **state)
 static void conv_verify_nhwc(void **state)
 {
     (void)state;
-    static const char *const archs[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
-    for (int i = 0; i < 4; i++) {
+    static const char *const archs[] = {TC_ARCH_LIST};
+    for (int i = 0; i < TC_NARCH(archs); i++) {
         tc_result r;
         const char *args[] = {"conv", "-n", "2", "-c", "6", "-H", "7", "-W", "5", "-k", "4", "-y", "3", "-x", "2",
                               "-p", "1", "-q", "1", "-u", "2", "-v", "1", "-g", "2", "-F", "2", "-V", "1",

@@ -17,7 +17,7 @@
 
 #include "common.h"
 
-static const char *const archs[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
+static const char *const archs[] = {TC_ARCH_LIST};
 static const char *const commands[] = {"convfp16", "convbfp16"}, *const types[] = {"fp16", "bf16"};
 
 /* Does the library have a configuration for that type (its name says it)? */

@@ -132,7 +132,7 @@ static dline *parse_objdump(char *out, int *n)
     return v;
 }
 
-static const char *const archs[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
+static const char *const archs[] = {TC_ARCH_LIST};
 
 /* ---- 1. the project's code objects ---- */
 
@@ -278,7 +278,7 @@ static void code_objects_match_objdump(void **state)
 {
     (void)state;
     int kernels = 0, insts = 0, bad = 0;
-    for (int a = 0; a < 4; a++)
+    for (int a = 0; a < TC_NARCH(archs); a++)
         check_code_object(archs[a], &kernels, &insts, &bad);
     print_message("code objects: %d kernels, %d instructions compared, %d mismatches\n", kernels, insts, bad);
     assert_true(kernels >= 8);
@@ -888,7 +888,7 @@ static void isa_corpus_matches_objdump(void **state)
 {
     (void)state;
     int checked = 0, bad = 0;
-    for (int a = 0; a < 4; a++)
+    for (int a = 0; a < TC_NARCH(archs); a++)
         check_corpus(archs[a], &checked, &bad);
     print_message("ISA corpus: %d instructions compared over 4 targets, %d mismatches\n", checked, bad);
     assert_true(checked > 1500);
@@ -900,7 +900,7 @@ static void isa_corpus_matches_objdump(void **state)
 static void invalid_encoding_is_rejected(void **state)
 {
     (void)state;
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < TC_NARCH(archs); a++) {
         const emu_decoder *dec = emu_decoder_get(target_by_name(archs[a]));
         assert_non_null(dec);
         /* SOPP opcode 0x7f does not exist on gfx9 */

@@ -16,7 +16,7 @@
 #include "../include/igemm.h"
 #include "common.h"
 
-static const char *const archs[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
+static const char *const archs[] = {TC_ARCH_LIST};
 
 /* dx of solution on h, from dy/w of seed; dx prefilled with NaN. */
 static void run_once(igemm_handle *h, const igemm_problem *p, const char *solution, float *dx, size_t nx,

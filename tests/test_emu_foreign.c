@@ -21,7 +21,7 @@
 
 #include "common.h"
 
-static const char *const archs[4] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
+static const char *const archs[] = {TC_ARCH_LIST};
 
 /* Run body on arch: groups x threads, out/in of nout/nin dwords. */
 static int run(const char *arch, const char *body, int vgprs, int agprs, emu_hazard_mode mode, unsigned groups,
@@ -173,7 +173,7 @@ static void unified_aliasing(void **state)
                                "    global_store_dword v1, v3, s[4:5] offset:256\n";
     uint32_t out[128], in[64] = {0};
     char err[2048];
-    for (int a = 2; a < 4; a++) {
+    for (int a = 2; a < TC_NARCH(archs); a++) {
         memset(out, 0, sizeof out);
         if (run(archs[a], body, 32, 8, EMU_HAZARDS_ERROR, 1, 64, out, 128, in, 64, NULL, err, sizeof err))
             fail_msg("%s: %s", archs[a], err);
@@ -263,7 +263,7 @@ static void nhwc_style_mfma(void **state)
         in[64 + l] = fbits(b_val(l));
     }
     char err[2048];
-    for (int a = 2; a < 4; a++) {
+    for (int a = 2; a < TC_NARCH(archs); a++) {
         /* accumulators in v[32:47], at and above accum_offset 32, no AGPR used;
            the descriptor allocates 32 + 16 registers */
         tc_sbuf body = {0};
@@ -319,7 +319,7 @@ static void range_check_by_idxen(void **state)
     for (int i = 0; i < 64; i++)
         in[i] = 1000u + (uint32_t)i;
     char err[2048];
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < TC_NARCH(archs); a++) {
         memset(out, 0xff, sizeof out);
         if (run(archs[a], body, 32, 0, EMU_HAZARDS_ERROR, 1, 64, out, 128, in, 64, NULL, err, sizeof err))
             fail_msg("%s: %s", archs[a], err);

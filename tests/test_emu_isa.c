@@ -21,7 +21,7 @@
 
 #include "common.h"
 
-static const char *const archs[4] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
+static const char *const archs[] = {TC_ARCH_LIST};
 
 #define ROW(r) (out + 64 * (r))
 
@@ -185,7 +185,7 @@ static void salu_scc_and_results(void **state)
     gather(&body, 10, regs, n);
     tc_put(&body, "    global_store_dword v1, v10, s[4:5]\n");
     nbad = 0;
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < TC_NARCH(archs); a++) {
         uint32_t *out = buf(64, 0xdeadbeef);
         run(archs[a], body.s, 1, 64, 0, 1, out, 64, NULL, 0);
         expect_sregs(archs[a], out, regs, want, n);
@@ -265,7 +265,7 @@ static void salu_branches_and_exec(void **state)
                   "    global_store_dword v1, v11, s[4:5] offset:256\n"
                   "    global_store_dword v1, v12, s[4:5] offset:512\n");
     nbad = 0;
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < TC_NARCH(archs); a++) {
         uint32_t *out = buf(3 * 64, 0xdeadbeef);
         run(archs[a], body.s, 1, 64, 0, 1, out, 3 * 64, NULL, 0);
         expect_sregs(archs[a], out, regs, want, n);
@@ -382,7 +382,7 @@ static void valu_integer(void **state)
         "    v_sub_u16_e64 v3, v0, v2 clamp\n"
         "    global_store_dword v1, v3, s[4:5] offset:2048\n";
     nbad = 0;
-    for (int ai = 0; ai < 4; ai++) {
+    for (int ai = 0; ai < TC_NARCH(archs); ai++) {
         const char *arch = archs[ai];
         uint32_t *out = buf(41 * 64, 0xdeadbeef);
         run(arch, body, 1, 64, 0, 1, out, 41 * 64, NULL, 0);
@@ -538,7 +538,7 @@ static void valu_fp32(void **state)
         "    v_min_f32_e64 v4, -|v2|, v3\n"
         "    global_store_dword v1, v4, s[4:5] offset:3584\n";
     nbad = 0;
-    for (int ai = 0; ai < 4; ai++) {
+    for (int ai = 0; ai < TC_NARCH(archs); ai++) {
         const char *arch = archs[ai];
         uint32_t *out = buf(32 * 64, 0xdeadbeef);
         tc_sbuf full = {0};
@@ -730,7 +730,7 @@ static void valu_fp16_bf16_packed(void **state)
         "    v_fma_mixlo_f16 v27, v2, v3, 0 op_sel_hi:[0,0,0]\n" /* f16(x*y) into the low half */
         "    global_store_dword v1, v27, s[4:5] offset:1024\n";
     nbad = 0;
-    for (int ai = 0; ai < 4; ai++) {
+    for (int ai = 0; ai < TC_NARCH(archs); ai++) {
         const char *arch = archs[ai];
         uint32_t *out = buf(32 * 64, 0xdeadbeef);
         tc_sbuf full = {0};
@@ -789,7 +789,7 @@ static void valu_packed_f32(void **state)
         "    global_store_dword v1, v4, s[4:5] offset:1536\n"
         "    global_store_dword v1, v5, s[4:5] offset:1792\n";
     nbad = 0;
-    for (int ai = 2; ai < 4; ai++) {
+    for (int ai = 2; ai < TC_NARCH(archs); ai++) {
         const char *arch = archs[ai];
         uint32_t *out = buf(8 * 64, 0xdeadbeef);
         run(arch, body, 1, 64, 0, 1, out, 8 * 64, NULL, 0);
@@ -881,7 +881,7 @@ static void valu_compare_cndmask_carry(void **state)
     gather(&body, 16, regs, n);
     tc_put(&body, "    global_store_dword v1, v16, s[4:5] offset:2560\n");
     nbad = 0;
-    for (int ai = 0; ai < 4; ai++) {
+    for (int ai = 0; ai < TC_NARCH(archs); ai++) {
         const char *arch = archs[ai];
         uint32_t *out = buf(11 * 64, 0xdeadbeef);
         run(arch, body.s, 1, 64, 0, 1, out, 11 * 64, NULL, 0);
@@ -980,7 +980,7 @@ static void valu_lanes_dpp_sdwa(void **state)
     tc_put(&body, "    s_add_u32 s4, s4, 0x1000\n    s_addc_u32 s5, s5, 0\n"
                   "    global_store_dword v1, v20, s[4:5]\n");
     nbad = 0;
-    for (int ai = 0; ai < 4; ai++) {
+    for (int ai = 0; ai < TC_NARCH(archs); ai++) {
         const char *arch = archs[ai];
         uint32_t *out = buf(17 * 64, 0xdeadbeef);
         run(arch, body.s, 1, 64, 0, 1, out, 17 * 64, NULL, 0);
@@ -1082,7 +1082,7 @@ static void ds_single_wave(void **state)
         tc_put(&full, "    global_store_dword v1, v%d, s[4:5] offset:%d\n", regs[i], 256 * (i % 15));
     }
     nbad = 0;
-    for (int ai = 0; ai < 4; ai++) {
+    for (int ai = 0; ai < TC_NARCH(archs); ai++) {
         const char *arch = archs[ai];
         uint32_t *out = buf(64 * 64, 0xdeadbeef);
         run(arch, full.s, 1, 64, 4096, 1, out, 64 * 64, NULL, 0);
@@ -1160,7 +1160,7 @@ static void ds_across_waves(void **state)
         "    global_store_dword v1, v10, s[4:5] offset:1024\n"
         "    global_store_dword v1, v11, s[4:5] offset:2048\n";
     nbad = 0;
-    for (int ai = 0; ai < 4; ai++) {
+    for (int ai = 0; ai < TC_NARCH(archs); ai++) {
         const char *arch = archs[ai];
         uint32_t *out = buf(3 * 256, 0xdeadbeef);
         run(arch, body, 3, 256, 2048, 1, out, 3 * 256, NULL, 0); /* 3 workgroups on one context: LDS and race tables reused */
@@ -1255,7 +1255,7 @@ static void mubuf_loads_stores_range(void **state)
         "    buffer_store_dwordx2 v[4:5], v6, s[28:31], 0 offen\n"             /* NUM_RECORDS 128: lanes 16.. dropped */
         "    s_waitcnt vmcnt(0)\n";
     nbad = 0;
-    for (int ai = 0; ai < 4; ai++) {
+    for (int ai = 0; ai < TC_NARCH(archs); ai++) {
         const char *arch = archs[ai];
         uint32_t *out = buf(40 * 64, 0xdeadbeef), *in = buf(256, 0);
         for (int i = 0; i < 256; i++)
@@ -1353,7 +1353,7 @@ static void global_flat_loads_stores(void **state)
         "    global_store_dwordx2 v16, v[8:9], s[4:5] offset:-4096\n" /* dwords 2048 + 4l, 2049 + 4l */
         "    s_waitcnt vmcnt(0) lgkmcnt(0)\n";
     nbad = 0;
-    for (int ai = 0; ai < 4; ai++) {
+    for (int ai = 0; ai < TC_NARCH(archs); ai++) {
         const char *arch = archs[ai];
         uint32_t *out = buf(36 * 64, 0xdeadbeef), *in = buf(260, 0);
         for (int i = 0; i < 260; i++)
@@ -1437,7 +1437,7 @@ static void atomics_concurrent(void **state)
         "    buffer_atomic_pk_add_f16 v8, v20, s[12:15], 0 offen offset:16\n" /* out[4] */
         "    s_waitcnt vmcnt(0)\n";
     nbad = 0;
-    for (int ai = 0; ai < 4; ai++) {
+    for (int ai = 0; ai < TC_NARCH(archs); ai++) {
         const char *arch = archs[ai];
         const char *g = ai == 3 ? "sc0" : "glc";
         tc_sbuf body = {0};
@@ -1502,7 +1502,7 @@ static void wait_counters_saturate(void **state)
                   "    v_add_u32 v7, v7, v8\n"
                   "    global_store_dword v1, v7, s[4:5] offset:256\n");
     nbad = 0;
-    for (int ai = 0; ai < 4; ai++) {
+    for (int ai = 0; ai < TC_NARCH(archs); ai++) {
         uint32_t *out = buf(2 * 64, 0), *in = buf(80, 0);
         for (int i = 0; i < 80; i++)
             in[i] = (uint32_t)i * 1000u;
@@ -1563,7 +1563,7 @@ static void agpr_moves_and_memory(void **state)
         "    global_store_dword v1, v7, s[4:5] offset:1792\n";
     nbad = 0;
     run_agprs = 16;
-    for (int ai = 1; ai < 4; ai++) {
+    for (int ai = 1; ai < TC_NARCH(archs); ai++) {
         const char *arch = archs[ai];
         tc_sbuf body = {0};
         tc_put(&body, "%s%s", moves, ai >= 2 ? unified : "");
@@ -1656,7 +1656,7 @@ static void launch_ids_and_dispatch(void **state)
                                       "    v_bfe_u32 v1, v0, 10, 10\n"
                                       "    v_and_b32 v0, 0x3ff, v0\n";
     nbad = 0;
-    for (int ai = 0; ai < 4; ai++) {
+    for (int ai = 0; ai < TC_NARCH(archs); ai++) {
         const char *arch = archs[ai];
         bool packed = ai >= 2;
         char text[8192], err[1024];

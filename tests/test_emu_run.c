@@ -15,7 +15,7 @@
 
 #include "common.h"
 
-static const char *const archs[4] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
+static const char *const archs[] = {TC_ARCH_LIST};
 
 static char dir[64];                 /* per-run scratch directory */
 static char co_path[4][128];         /* the test code object per target */
@@ -160,7 +160,7 @@ static int setup(void **state)
     snprintf(dir, sizeof dir, "/tmp/igemm-emurun-XXXXXX");
     if (!mkdtemp(dir))
         return -1;
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < TC_NARCH(archs); a++) {
         bool unified = a >= 2;
         const char *acc = unified ? "    .amdhsa_accum_offset 8\n" : "";
         char src[16384], err[1024];
@@ -199,7 +199,7 @@ static void clean_run_dumps_expected_bytes(void **state)
     (void)state;
     char in_arg[200], dump_arg[200], dump_path[160];
     snprintf(in_arg, sizeof in_arg, "in=@%s/in.bin", dir);
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < TC_NARCH(archs); a++) {
         snprintf(dump_path, sizeof dump_path, "%s/out-%s.bin", dir, archs[a]);
         snprintf(dump_arg, sizeof dump_arg, "out=%s", dump_path);
         const char *argv[] = {"emu-run", "--co", co_path[a], "--kernel", "scale_add", "--grid", "2,1,1",
@@ -256,7 +256,7 @@ static void missing_argument_is_zero_with_warning(void **state)
 static void faulting_kernel_exits_1(void **state)
 {
     (void)state;
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < TC_NARCH(archs); a++) {
         const char *argv[] = {"emu-run", "--co", co_path[a], "--kernel", "faulty", "--grid", "1,1,1", "--block",
                               "64,1,1", "--arg", "buf=zeros:256", NULL};
         tc_result r;
@@ -347,7 +347,7 @@ static void overrun_hits_guard_zone(void **state)
 {
     (void)state;
     static const char *const offs[] = {"256", "272", "512", "4092"};
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < TC_NARCH(archs); a++) {
         for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
             char off[32];
             snprintf(off, sizeof off, "skip=%s", offs[i]);

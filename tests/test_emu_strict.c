@@ -20,7 +20,7 @@
 
 #include "common.h"
 
-static const char *const archs[4] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
+static const char *const archs[] = {TC_ARCH_LIST};
 
 typedef struct {
     const char *body;
@@ -156,7 +156,7 @@ static void missing_vmcnt(void **state)
     snprintf(ogb, sizeof ogb, "%s%s", desc, order_good.body);
     order.body = ob;
     order_good.body = ogb;
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < TC_NARCH(archs); a++) {
         expect_fault(archs[a], &bad, 0, 0, "missing s_waitcnt vmcnt");
         expect_clean(archs[a], &good);
         expect_fault(archs[a], &order, 0, 0, "reads v3 while `buffer_load_dword");
@@ -186,7 +186,7 @@ static void missing_lgkmcnt_lds(void **state)
                 "    s_waitcnt lgkmcnt(0)\n"
                 "    v_mov_b32 v4, v2\n"
                 "    v_mov_b32 v5, v3\n";
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < TC_NARCH(archs); a++) {
         expect_fault(archs[a], &bad, 0, 0, "missing s_waitcnt lgkmcnt");
         expect_clean(archs[a], &good);
     }
@@ -223,7 +223,7 @@ static void missing_lgkmcnt_smem(void **state)
                 "    s_waitcnt lgkmcnt(0)\n"
                 "    v_mov_b32 v3, v2\n"
                 "    s_add_u32 s12, s10, s11\n";
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < TC_NARCH(archs); a++) {
         expect_fault(archs[a], &plain, 0, 0, "missing s_waitcnt lgkmcnt(0)");
         expect_fault(archs[a], &two, 0, 0, "reads s10 while `s_load_dword s10");
         expect_fault(archs[a], &mixed, 0, 0, "reads v2 while `ds_read_b32");
@@ -245,7 +245,7 @@ static void lds_out_of_range(void **state)
     read.body = "    v_lshlrev_b32 v4, 3, v0\n"
                 "fault_here:\n"
                 "    ds_read_b64 v[2:3], v4 offset:8\n"; /* lane 31 reads bytes 256..263 */
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < TC_NARCH(archs); a++) {
         expect_fault(archs[a], &bad, 0, 0, "LDS write of 4 bytes at 0x100 beyond the workgroup's 256 bytes");
         expect_clean(archs[a], &good);
         expect_fault(archs[a], &read, 0, 0, "LDS read of 8 bytes at 0x100 beyond the workgroup's 256 bytes");
@@ -284,7 +284,7 @@ static void lds_race_without_barrier(void **state)
                   "    ds_read_b32 v3, v2\n"               /* wave 1 */
                   "    s_mov_b64 exec, s[20:21]\n"
                   "    s_waitcnt lgkmcnt(0)\n";
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < TC_NARCH(archs); a++) {
         expect_fault(archs[a], &bad, 0, 1, "LDS race: writes 0x100, which wave 0 read since the last s_barrier");
         expect_clean(archs[a], &good);
         expect_fault(archs[a], &atomic, 0, 1, "which wave 0 updated atomically since the last s_barrier");
@@ -352,7 +352,7 @@ static void lds_visibility(void **state)
                  "other_here:\n"
                  "    ds_read_b32 v3, v2\n"
                  "    s_waitcnt lgkmcnt(0)\n";
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < TC_NARCH(archs); a++) {
         expect_clean(archs[a], &late);
         expect_fault(archs[a], &raw, 0, 0, "LDS race: reads 0x100, which wave 1 wrote at ");
         expect_fault(archs[a], &raw, 0, 0, "before the last s_barrier without retiring it first");
@@ -390,7 +390,7 @@ static void unknown_instruction(void **state)
     flat_lds.body = "    v_mov_b32 v2, 0\n"
                     "fault_here:\n"
                     "    .long 0xdc50a000, 0x027f0000\n";
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < TC_NARCH(archs); a++) {
         /* llvm-objdump reads this word as "... off lds"; the report shows the raw word */
         char err[2048];
         if (!run_case(archs[a], &flat_lds, NULL, NULL, err, sizeof err))
@@ -460,7 +460,7 @@ static void buffer_disputed_corners(void **state)
                          "fault_here:\n"
                          "    buffer_load_dword v2, v3, s[8:11], s20 offen\n"
                          "    s_waitcnt vmcnt(0)\n";
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < TC_NARCH(archs); a++) {
         expect_fault(archs[a], &soff, 0, 0, "depends on whether soffset 0x4 is range-checked");
         expect_clean(archs[a], &soff_ok);
         expect_fault(archs[a], &x4, 0, 0, "lane 1: 4-dword access at offset 0x10 is partly in range");
@@ -500,7 +500,7 @@ static void access_outside_registered_memory(void **state)
                 "fault_here:\n"
                 "    global_load_dword v2, v[4:5], off\n"
                 "    s_waitcnt vmcnt(0)\n";
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < TC_NARCH(archs); a++) {
         expect_fault(archs[a], &global, 0, 0, "lane 1 reads");
         expect_fault(archs[a], &global, 0, 0, "(4 bytes), 4 bytes past the end of buffer p1 (");
         expect_fault(archs[a], &wrap, 0, 0, "(4 bytes) outside every registered buffer");
@@ -552,7 +552,7 @@ static void buffer_bounds_per_buffer(void **state)
     /* the same overrun with separate allocations is still past p0's end */
     scase apart = mubuf;
     apart.adjacent = false;
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < TC_NARCH(archs); a++) {
         expect_fault(archs[a], &mubuf, 0, 0, "lane 32 reads");
         expect_fault(archs[a], &mubuf, 0, 0, "4 bytes past the end of buffer p0 (");
         expect_fault(archs[a], &mubuf, 0, 0, ", 256 bytes) that the instruction's first access lies in");
@@ -605,7 +605,7 @@ static void registers_beyond_allocation(void **state)
     scase unified_abad = unified_v;
     unified_abad.body = "fault_here:\n"
                         "    v_accvgpr_write_b32 a8, v0\n";
-    for (int a = 2; a < 4; a++) {
+    for (int a = 2; a < TC_NARCH(archs); a++) {
         expect_clean(archs[a], &unified_v);
         expect_fault(archs[a], &unified_vbad, 0, 0, "v40 beyond the 40 VGPRs the descriptor allocates (the unified file's total)");
         expect_fault(archs[a], &unified_abad, 0, 0,
@@ -618,7 +618,7 @@ static void registers_beyond_allocation(void **state)
     expect_fault("gfx908", &agpr, 0, 0, "a40 beyond the 32 AGPRs the descriptor allocates");
     expect_fault("gfx90a", &agpr_unified, 0, 0, "a0 beyond the 0 AGPRs the descriptor allocates");
     expect_fault("gfx942", &agpr_unified, 0, 0, "a0 beyond the 0 AGPRs the descriptor allocates");
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < TC_NARCH(archs); a++) {
         expect_fault(archs[a], &sgpr, 0, 0, "s100 beyond the 80 SGPRs the descriptor allocates");
         expect_fault(archs[a], &bad, 0, 0, "v40 beyond the 32 VGPRs the descriptor allocates");
         expect_clean(archs[a], &good);

@@ -86,7 +86,7 @@ static void gen_close(gen *g) { emit_free(&g->e); }
 
 /* ---- golden snippets ---- */
 
-static const char *const all_targets[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
+static const char *const all_targets[] = {TC_ARCH_LIST};
 
 /* VOP2 promoted to VOP3 when src1 is an SGPR; a compare writing VCC, then
  * v_cndmask reading it: gfx940+ needs VALUWriteSGPRVALUReadWaitstates = 2
@@ -94,7 +94,7 @@ static const char *const all_targets[] = {"gfx906", "gfx908", "gfx90a", "gfx942"
 static void test_golden_valu(void **state)
 {
     (void)state;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < TC_NARCH(all_targets); i++) {
         gen g;
         gen_open(&g, all_targets[i]);
         opnd a = vreg(&g.e, "v_a", 1, 1), b = vreg(&g.e, "v_b", 1, 1), s = sreg(&g.e, "s_x", 1, 1);
@@ -122,7 +122,7 @@ static void test_golden_valu(void **state)
 static void test_golden_mem16(void **state)
 {
     (void)state;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < TC_NARCH(all_targets); i++) {
         gen g;
         gen_open(&g, all_targets[i]);
         opnd v = vreg(&g.e, "v_d", 2, 2), off = vreg(&g.e, "v_off", 1, 1), r = sreg(&g.e, "s_rsrc", 4, 4),
@@ -152,7 +152,7 @@ static void test_golden_mem16(void **state)
 static void test_golden_vop3p(void **state)
 {
     (void)state;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < TC_NARCH(all_targets); i++) {
         gen g;
         gen_open(&g, all_targets[i]);
         opnd v = vreg(&g.e, "v_x", 8, 2), s = sreg(&g.e, "s_y", 1, 1);
@@ -658,7 +658,7 @@ static void test_diff_hazards(void **state)
        check-hazards) lowers every one */
     const char *env = getenv("IGEMM_GEN_ALL_NOPS");
     bool all = env && !strcmp(env, "1");
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < TC_NARCH(all_targets); i++)
         diff_target(all_targets[i], all);
 }
 

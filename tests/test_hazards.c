@@ -27,7 +27,7 @@
 
 #define X (-1) /* case does not apply to the target */
 
-static const char *const archs[4] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
+static const char *const archs[] = {TC_ARCH_LIST};
 
 typedef struct {
     const char *rule;     /* rule name in the report */

@@ -28,7 +28,7 @@
 #include "../runtime/sha256.h"
 #include "common.h"
 
-static const char *const archs[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
+static const char *const archs[] = {TC_ARCH_LIST};
 #define NARCH 4
 
 static char dir[] = "/tmp/igemm-manifest-XXXXXX";

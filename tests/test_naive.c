@@ -17,7 +17,7 @@
 #include "../include/igemm.h"
 #include "common.h"
 
-static const char *const archs[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
+static const char *const archs[] = {TC_ARCH_LIST};
 
 static tc_shape_list edge;
 

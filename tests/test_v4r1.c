@@ -52,7 +52,7 @@
 #define PREFIX "igemm_bwd_v4r1_"
 #define MAX_REPORTED 20 /* failures printed per test */
 
-static const char *const archs[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
+static const char *const archs[] = {TC_ARCH_LIST};
 
 static tc_shape_list edge, resnet50;
 
