@@ -55,28 +55,33 @@ jfield() { printf '%s\n' "$1" | sed -n "s/.*\"$2\": \"\{0,1\}\([^\",}]*\).*/\1/p
 modeled() { sed -n 's/^  modeled time: \([0-9.]*\) us .*limit: \([a-zA-Z]*\).*/\1 \2/p' "$1"; }
 add() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a + b }'; }
 
-# emu-run one launch: $1 label, then emu-run's arguments; appends its modeled
-# time to $tmp/us and its limit to $tmp/limits; returns 1 when it failed
+# emu-run one launch: $1 label, then emu-run's arguments; adds its modeled
+# time to $tmp/us, keeps the limit of the longest launch in $tmp/limit;
+# returns 1 when it failed
 run_launch() {
     label=$1
     shift
     if ! "$IGEMM" emu-run "$@" --stats > "$tmp/run.log" 2>&1; then
         echo "  $label: emu-run failed:" >&2
         tail -3 "$tmp/run.log" >&2
+        tail -1 "$tmp/run.log" | sed 's/^igemm: //; s/|/\\|/g' > "$tmp/fault"
         return 1
     fi
     set -- $(modeled "$tmp/run.log")
     [ $# -eq 2 ] || { echo "  $label: no modeled time (launch not timed)" >&2; return 1; }
-    us=$(add "$(cat "$tmp/us")" "$1")
-    echo "$us" > "$tmp/us"
-    printf '%s ' "$2" >> "$tmp/limits"
+    echo "$(add "$(cat "$tmp/us")" "$1")" > "$tmp/us"
+    if awk -v a="$1" -v b="$(cat "$tmp/longest")" 'BEGIN { exit !(a > b) }'; then
+        echo "$1" > "$tmp/longest"
+        echo "$2" > "$tmp/limit"
+    fi
 }
 
 # MIOpen's launches of problem $1 (plan lines in $tmp/plan); 0 when all ran
+# (the verification's line is left in $tmp/verify)
 run_miopen() {
     problem=$1
     echo 0 > "$tmp/us"
-    : > "$tmp/limits"
+    echo 0 > "$tmp/longest"
     dx="zeros:$(sed -n 's/^dx //p' "$tmp/plan")"
     "$HELPER" fill --seed "$SEED" --dy "$tmp/dy.bin" --w "$tmp/w.bin" $problem || return 1
     i=0
@@ -102,7 +107,7 @@ run_miopen() {
         dx=@$tmp/dx$i.bin
     done < "$tmp/plan"
     [ "$VERIFY" = 0 ] && { echo "not verified" > "$tmp/verify"; return 0; }
-    "$HELPER" verify --seed "$SEED" --dx "${dx#@}" $problem > "$tmp/verify" 2>&1
+    "$HELPER" verify --seed "$SEED" --dx "${dx#@}" $problem > "$tmp/verify" 2>&1 || true # read below
 }
 
 {
@@ -124,13 +129,15 @@ while IFS= read -r line; do
         continue
     fi
     : > "$tmp/kernels"
+    echo "the helper failed" > "$tmp/fault"
     if ! run_miopen "$prob"; then
         echo "  FAIL   $short: MIOpen's kernel did not run" >&2
+        echo "| \`$short\` $note | did not run on the emulator: $(cat "$tmp/fault") | | FAIL | | | | |" >> "$OUT.rows"
         status=1
         continue
     fi
     m_us=$(cat "$tmp/us")
-    m_lim=$(tr ' ' '\n' < "$tmp/limits" | sed '/^$/d' | sort | uniq -c | sort -rn | awk 'NR==1 {print $2}')
+    m_lim=$(cat "$tmp/limit")
     m_ver=$(sed -n 's/.*: \(PASS\|FAIL\)$/\1/p; s/^not verified$/not verified/p' "$tmp/verify")
     [ "$m_ver" = FAIL ] && status=1
     [ -n "$m_ver" ] || { m_ver=error; status=1; cat "$tmp/verify" >&2; }
