@@ -31,16 +31,6 @@ static int fail(int status, const char *msg, const char *arg)
     return status;
 }
 
-static int gcd(int a, int b)
-{
-    while (b) {
-        int t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 static int imax(int a, int b) { return a > b ? a : b; }
 static int imin(int a, int b) { return a < b ? a : b; }
 
@@ -55,7 +45,7 @@ static mdim mdim_make(int in, int out, int filter, int stride, int dil, int pad)
     mdim d;
     d.stride = out > 1 ? stride : 1;
     d.dil = filter > 1 ? dil : 1;
-    int g = gcd(d.stride, d.dil);
+    int g = igemm_gcd(d.stride, d.dil);
     d.tilda = d.stride / g;
     d.dot = (filter + d.tilda - 1) / d.tilda;
     d.dtile_d = d.dil / g;
@@ -203,9 +193,12 @@ int main(int argc, char **argv)
     unsigned long long seed = 1;
     int i = 2;
     for (; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
-        if (!strcmp(argv[i], "--seed"))
-            seed = strtoull(argv[i + 1], NULL, 0);
-        else if (!strcmp(argv[i], "--dy"))
+        if (!strcmp(argv[i], "--seed")) {
+            char *end;
+            seed = strtoull(argv[i + 1], &end, 0);
+            if (!*argv[i + 1] || *end || *argv[i + 1] == '-')
+                return fail(2, "--seed wants a number", argv[i + 1]);
+        } else if (!strcmp(argv[i], "--dy"))
             dyf = argv[i + 1];
         else if (!strcmp(argv[i], "--w"))
             wf = argv[i + 1];
