@@ -364,6 +364,25 @@ $(B)/bin/igemm-bench-emu: $(B)/obj/tools/bench_emu.o $(B)/lib/libigemm_internal.
 bench-emu: all $(B)/bin/igemm-bench-emu
 	$(B)/bin/igemm-bench-emu --arch gfx906 --repeat 2
 
+# ---- modeled time against MIOpen's gfx906 v4r1 kernel (docs/MIOPEN.md) --------
+# MIOPEN_S: the user's own copy of MIOpen's igemm_bwd_gtc_dynamic.s (nothing of
+# it is in this repository); every layer of MIOPEN_SHAPES at MIOPEN_BATCH that
+# MIOpen's rule admits, both kernels on the gfx906 emulator, MIOpen's dx verified;
+# writes the table to MIOPEN_OUT (default $(B)/miopen-compare.md).
+MIOPEN_SHAPES ?= $(SHAPES_DIR)/resnet50.txt
+MIOPEN_BATCH  ?= 32
+MIOPEN_OUT    ?= $(B)/miopen-compare.md
+$(B)/bin/igemm-miopen: $(B)/obj/tools/miopen_cmp.o $(B)/lib/libigemm_internal.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ $(LDLIBS)
+all: $(B)/bin/igemm-miopen
+
+.PHONY: compare-miopen
+compare-miopen: $(B)/bin/igemm $(B)/bin/igemm-miopen
+	@test -n "$(MIOPEN_S)" || { echo "compare-miopen: give MIOPEN_S=/path/to/igemm_bwd_gtc_dynamic.s"; exit 2; }
+	B=$(B) LLVM_BIN=$(LLVM_BIN) SHAPES=$(MIOPEN_SHAPES) BATCH=$(MIOPEN_BATCH) OUT=$(MIOPEN_OUT) \
+	    sh tools/compare_miopen.sh "$(MIOPEN_S)"
+
 # ---- PyTorch: training with igemm's input gradient (examples/train_cnn.py) --
 # A small CNN trained for a few steps with igemm.torch.Conv2d on the emulator
 # of DEMO_ARCH, batch and image size changing between steps, next to the same

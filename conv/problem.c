@@ -10,7 +10,7 @@
 #include "types.h"
 
 
-static int gcd(int a, int b)
+int igemm_gcd(int a, int b)
 {
     while (b) {
         int t = a % b;
@@ -145,7 +145,7 @@ igemm_status igemm_problem_check(const igemm_problem *p, char *why, size_t why_l
 static igemm_dim dim_init(int in, int out, int filter, int stride, int dilation, int pad)
 {
     igemm_dim d = {.in = in, .out = out, .filter = filter, .stride = stride, .dilation = dilation, .pad = pad};
-    d.gcd = gcd(stride, dilation);
+    d.gcd = igemm_gcd(stride, dilation);
     d.tilda = stride / d.gcd;
     d.dot = ceil_div(filter, d.tilda);
     d.dil_step = dilation / d.gcd;

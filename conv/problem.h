@@ -61,6 +61,9 @@ igemm_status igemm_shape_init(igemm_shape *s, const igemm_problem *p, char *why,
 int igemm_phase_count(const igemm_shape *s);
 igemm_phase igemm_phase_get(const igemm_shape *s, int i);
 
+/* Greatest common divisor of a, b >= 1. */
+int igemm_gcd(int a, int b);
+
 /* Output size of a convolution dimension; < 1 means the problem is invalid. */
 int igemm_out_size(int in, int filter, int stride, int dilation, int pad);
 

@@ -302,7 +302,9 @@ static void timing_table(FILE *f, const opts *o, const row *rows, int n)
                "one after another (zero fill included), without launch overhead; *limit* is the resource\n"
                "busy longest (latency when none is busy half the time); *dyn/static* divides the modeled\n"
                "times of the dynamic kernel and its static twin. Rows are in the shape list's order;\n"
-               "*issue-cycle us* repeats the multihead column above (the schedule model of issue cycles).\n\n"
+               "*issue-cycle us* repeats the multihead column above (the schedule model of issue cycles).\n"
+               "The comparison with MIOpen's gfx906 v4r1 kernel, layer by layer at batch 32, is in\n"
+               "docs/MIOPEN.md (`make compare-miopen`).\n\n"
                "| layer | modeled us | TFLOP/s | of peak | limit | static twin us | dyn/static | issue-cycle us |\n"
                "|---|---:|---:|---:|---|---:|---:|---:|\n",
             t->name, t->num_cu, t->clock_ghz, peak);

@@ -1,0 +1,176 @@
+#!/bin/sh
+# make compare-miopen MIOPEN_S=FILE: this project's gfx906 backward-data
+# kernels against MIOpen's gfx906 dynamic v4r1 kernels (igemm_bwd_gtc*), in
+# the timing model (docs/TIMING.md), layer by layer (docs/MIOPEN.md).
+#
+#   sh tools/compare_miopen.sh /path/to/igemm_bwd_gtc_dynamic.s
+#   B=build SHAPES=tests/shapes/resnet50.txt BATCH=32 OUT=build/miopen-compare.md VERIFY=1
+#
+# FILE is the user's own copy of MIOpen's src/kernels/dynamic_igemm/
+# igemm_bwd_gtc_dynamic.s; nothing of MIOpen is fetched or kept: it is
+# assembled in a temporary directory with llvm-mc 19 for gfx906:xnack- (the
+# file's descriptors say .amdhsa_reserve_xnack_mask 0, which LLVM 19 accepts
+# only for a target ID without XNACK; no other change) and removed afterwards.
+#
+# Per layer of SHAPES (its -n replaced by BATCH unless BATCH=0): MIOpen's rule and launches
+# from `igemm-miopen plan` (tools/miopen_cmp.c); when it applies, each launch
+# through `igemm emu-run --stats` on the same random dy and w (dx carried from
+# launch to launch), MIOpen's SetTensor zero fill, where its invoker does one,
+# timed as this project's fill kernel; MIOpen's dx verified against the float64
+# reference (VERIFY=0 skips it); ours is `igemm conv ... --arch gfx906 --json`
+# (the heuristic's pick, every launch of its plan). All times are modeled.
+# Writes a Markdown table to OUT and prints it; exit 1 when a run or a
+# verification failed, 2 on bad usage.
+set -u
+
+MIOPEN_S=${1:-}
+B=${B:-build}
+LLVM_BIN=${LLVM_BIN:-/usr/lib/llvm-19/bin}
+SHAPES=${SHAPES:-tests/shapes/resnet50.txt}
+BATCH=${BATCH:-32}
+OUT=${OUT:-$B/miopen-compare.md}
+VERIFY=${VERIFY:-1}
+SEED=${SEED:-1}
+IGEMM=$B/bin/igemm
+HELPER=$B/bin/igemm-miopen
+
+die() { echo "compare-miopen: $*" >&2; exit 2; }
+[ -n "$MIOPEN_S" ] || die "usage: compare_miopen.sh /path/to/igemm_bwd_gtc_dynamic.s"
+[ -f "$MIOPEN_S" ] || die "$MIOPEN_S: no such file"
+[ -f "$SHAPES" ] || die "$SHAPES: no such file"
+for f in "$IGEMM" "$HELPER"; do [ -x "$f" ] || die "$f is missing (run: make B=$B $f)"; done
+[ -f "$B/co/gfx906.hsaco" ] || die "$B/co/gfx906.hsaco is missing (run: make B=$B)"
+case "$BATCH" in ''|*[!0-9]*) die "BATCH must be a positive integer, got '$BATCH'" ;; esac
+
+tmp=$(mktemp -d /tmp/igemm-miopen.XXXXXX) || die "cannot create a temporary directory"
+trap 'rm -rf "$tmp"' EXIT INT TERM
+co=$tmp/miopen.hsaco
+"$LLVM_BIN/llvm-mc" -triple=amdgcn-amd-amdhsa -mcpu=gfx906 -mattr=-xnack -filetype=obj "$MIOPEN_S" -o "$tmp/m.o" \
+    2> "$tmp/mc.log" || { head -5 "$tmp/mc.log" >&2; die "llvm-mc cannot assemble $MIOPEN_S for gfx906"; }
+"$LLVM_BIN/ld.lld" -shared "$tmp/m.o" -o "$co" 2> "$tmp/ld.log" || { head -5 "$tmp/ld.log" >&2; die "ld.lld failed"; }
+
+# the value of a "key": "string" or "key": number field of a JSON line
+jfield() { printf '%s\n' "$1" | sed -n "s/.*\"$2\": \"\{0,1\}\([^\",}]*\).*/\1/p"; }
+# "modeled time: X us (...), limit: L" of emu-run --stats: "X L"
+modeled() { sed -n 's/^  modeled time: \([0-9.]*\) us .*limit: \([a-zA-Z]*\).*/\1 \2/p' "$1"; }
+add() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a + b }'; }
+
+# emu-run one launch: $1 label, then emu-run's arguments; adds its modeled
+# time to $tmp/us, keeps the limit of the longest launch in $tmp/limit;
+# returns 1 when it failed
+run_launch() {
+    label=$1
+    shift
+    if ! "$IGEMM" emu-run "$@" --stats > "$tmp/run.log" 2>&1; then
+        echo "  $label: emu-run failed:" >&2
+        tail -3 "$tmp/run.log" >&2
+        tail -1 "$tmp/run.log" | sed 's/^igemm: //; s/|/\\|/g' > "$tmp/fault"
+        return 1
+    fi
+    set -- $(modeled "$tmp/run.log")
+    [ $# -eq 2 ] || { echo "  $label: no modeled time (launch not timed)" >&2; return 1; }
+    echo "$(add "$(cat "$tmp/us")" "$1")" > "$tmp/us"
+    if awk -v a="$1" -v b="$(cat "$tmp/longest")" 'BEGIN { exit !(a > b) }'; then
+        echo "$1" > "$tmp/longest"
+        echo "$2" > "$tmp/limit"
+    fi
+}
+
+# MIOpen's launches of problem $1 (plan lines in $tmp/plan); 0 when all ran
+# (the verification's line is left in $tmp/verify)
+run_miopen() {
+    problem=$1
+    echo 0 > "$tmp/us"
+    echo 0 > "$tmp/longest"
+    dx="zeros:$(sed -n 's/^dx //p' "$tmp/plan")"
+    "$HELPER" fill --seed "$SEED" --dy "$tmp/dy.bin" --w "$tmp/w.bin" $problem || return 1
+    i=0
+    while read -r kind rest; do
+        i=$((i + 1))
+        set -- $rest
+        case $kind in
+        dx) continue ;;
+        zero)
+            run_launch "zero fill" --co "$B/co/gfx906.hsaco" --kernel igemm_fill_zero_b32 --grid "$1,1,1" \
+                --block "$2,1,1" --arg p_out="$dx" --arg dwords="$3" --arg pad0=0 --dump p_out="$tmp/dx$i.bin" || return 1
+            ;;
+        launch)
+            k=$1 grid=$2 block=$3
+            shift 3
+            args=""
+            for a in "$@"; do args="$args --arg $a"; done
+            run_launch "$k" --co "$co" --kernel "$k" --grid "$grid,1,1" --block "$block,1,1" --arg p_in="$dx" \
+                --arg p_wei=@"$tmp/w.bin" --arg p_out=@"$tmp/dy.bin" $args --dump p_in="$tmp/dx$i.bin" || return 1
+            echo "$k" >> "$tmp/kernels"
+            ;;
+        esac
+        dx=@$tmp/dx$i.bin
+    done < "$tmp/plan"
+    [ "$VERIFY" = 0 ] && { echo "not verified" > "$tmp/verify"; return 0; }
+    "$HELPER" verify --seed "$SEED" --dx "${dx#@}" $problem > "$tmp/verify" 2>&1 || true # read below
+}
+
+{
+    echo "| layer | MIOpen kernel, launches | MIOpen us (limit) | MIOpen dx | ours | ours us (limit) | ours / MIOpen | <= 0.95 |"
+    echo "|---|---|---:|---|---|---:|---:|---|"
+} > "$OUT.rows"
+echo "compare-miopen: $SHAPES at batch $BATCH, gfx906 timing model (modeled, not measured), MIOpen from $MIOPEN_S"
+status=0 nrun=0 nwin=0 sum_m=0 sum_o=0
+while IFS= read -r line; do
+    case "$line" in [[:space:]]*conv*|conv*) ;; *) continue ;; esac
+    prob=$(printf '%s\n' "${line%%#*}" | sed "s/[[:space:]]*$//")
+    [ "$BATCH" = 0 ] || prob=$(printf '%s\n' "$prob" | sed "s/-n [0-9]*/-n $BATCH/")
+    note=$(printf '%s\n' "$line" | sed -n 's/.*#[[:space:]]*//p')
+    if ! "$HELPER" plan $prob > "$tmp/plan"; then status=1; continue; fi
+    short=$(printf '%s\n' "$prob" | sed 's/^conv //; s/ -[lj] 1//g; s/ -g 1//; s/ -F 2//')
+    if grep -q '^skip' "$tmp/plan"; then
+        echo "  skip   $short: $(sed 's/^skip //' "$tmp/plan")"
+        echo "| \`$short\` $note | not applicable: $(sed 's/^skip //' "$tmp/plan") | | | | | | |" >> "$OUT.rows"
+        continue
+    fi
+    : > "$tmp/kernels"
+    echo "the helper failed" > "$tmp/fault"
+    if ! run_miopen "$prob"; then
+        echo "  FAIL   $short: MIOpen's kernel did not run" >&2
+        echo "| \`$short\` $note | did not run on the emulator: $(cat "$tmp/fault") | | FAIL | | | | |" >> "$OUT.rows"
+        status=1
+        continue
+    fi
+    m_us=$(cat "$tmp/us")
+    m_lim=$(cat "$tmp/limit")
+    m_ver=$(sed -n 's/.*: \(PASS\|FAIL\)$/\1/p; s/^not verified$/not verified/p' "$tmp/verify")
+    [ "$m_ver" = FAIL ] && status=1
+    [ -n "$m_ver" ] || { m_ver=error; status=1; cat "$tmp/verify" >&2; }
+    m_k=$(sort -u "$tmp/kernels" | sed 's/^igemm_bwd_gtc_\(bt[0-9x]*\).*/\1/' | tr '\n' ' ' | sed 's/ $//')
+    m_n=$(grep -c -v '^dx' "$tmp/plan")
+    if ! js=$("$IGEMM" conv $prob --arch gfx906 --json --seed "$SEED" 2> "$tmp/ours.log"); then
+        echo "  FAIL   $short: igemm conv failed: $(tail -1 "$tmp/ours.log")" >&2
+        status=1
+        continue
+    fi
+    o_us=$(jfield "$js" modeled_us)
+    o_sol=$(jfield "$js" solution | sed 's/^igemm_bwd_v4r1_fma_fp32_nchw_//')
+    o_n=$(jfield "$js" launches)
+    o_lim=$(jfield "$js" limit)
+    ratio=$(awk -v o="$o_us" -v m="$m_us" 'BEGIN { printf "%.3f", o / m }')
+    ok=$(awk -v r="$ratio" 'BEGIN { print (r <= 0.95) ? "yes" : "no" }')
+    nrun=$((nrun + 1))
+    [ "$ok" = yes ] && nwin=$((nwin + 1))
+    sum_m=$(add "$sum_m" "$m_us")
+    sum_o=$(add "$sum_o" "$o_us")
+    echo "  ran    $short: MIOpen $m_us us ($m_ver), ours $o_us us ($o_sol), ratio $ratio"
+    echo "| \`$short\` $note | $m_k, $m_n | $m_us ($m_lim) | $m_ver | $o_sol, $o_n | $o_us ($o_lim) | $ratio | $ok |" \
+        >> "$OUT.rows"
+done < "$SHAPES"
+total=$(awk -v o="$sum_o" -v m="$sum_m" 'BEGIN { if (m > 0) printf "%.3f", o / m; else print "-" }')
+{
+    echo "Batch $BATCH, $SHAPES, gfx906 (MI50: 60 CUs, 1.725 GHz), modeled by the timing model: $nrun layers"
+    echo "where MIOpen's rule lets its kernel run; ours at most 0.95x MIOpen's modeled time on $nwin of them;"
+    echo "sum over those layers: MIOpen $sum_m us, ours $sum_o us, ratio $total."
+    echo
+    cat "$OUT.rows"
+} > "$OUT"
+rm -f "$OUT.rows"
+echo
+cat "$OUT"
+exit $status
