@@ -204,7 +204,7 @@ static int parse(int argc, char **argv, conv_opts *o, int *pargc, char **pargv)
 }
 
 typedef struct {
-    int ok, verified, miopen_ok;
+    int ok, verified, miopen_ok, not_saved;
     igemm_verify_result vr;
     igemm_run_info ri;
     double first_ms, total_ms;   /* HIP: timed ms; emulator: modeled ms (per iteration) */
@@ -303,9 +303,11 @@ static int run_one(igemm_handle *h, const igemm_problem *p, const conv_opts *o, 
         st = igemm_find(h, p, b.dx, b.dy, b.dw, res->find, MAX_FIND, &res->nfind);
         if (res->nfind > MAX_FIND)
             res->nfind = MAX_FIND;
-        if (st == IGEMM_ERR_IO && res->nfind > 0 && res->find[0].status == IGEMM_OK)
+        if (st == IGEMM_ERR_IO && res->nfind > 0 && res->find[0].status == IGEMM_OK) {
             /* the perfdb file could not be written: the results stand, the handle keeps the best */
             cli_warning("find results not saved: %s", igemm_last_error(h));
+            res->not_saved = 1;
+        }
         else if (st != IGEMM_OK) {
             rc = cli_error(status_exit(st), "%s: %s", igemm_status_name(st), igemm_last_error(h));
             goto out;
@@ -419,8 +421,9 @@ static void report(const igemm_handle *h, const igemm_problem *p, const conv_opt
     }
     printf("%s %s -F 2  (%s, %s)\n", igemm_problem_command(p), args, igemm_handle_arch(h), igemm_handle_backend(h));
     if (o->find) {
-        printf("  find: %d configuration%s tried%s%s\n", r->nfind, r->nfind == 1 ? "" : "s",
-               o->perfdb ? ", best saved to " : "", o->perfdb ? o->perfdb : "");
+        printf("  find: %d configuration%s tried%s%s%s\n", r->nfind, r->nfind == 1 ? "" : "s",
+               !o->perfdb ? "" : r->not_saved ? ", best kept for this run only (could not write " : ", best saved to ",
+               o->perfdb ? o->perfdb : "", o->perfdb && r->not_saved ? ")" : "");
         for (int i = 0; i < r->nfind; i++) {
             if (r->find[i].status == IGEMM_OK)
                 printf("    %-48s %14.6g %s%s\n", r->find[i].solution, r->find[i].cost, r->find[i].unit,
