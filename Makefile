@@ -64,7 +64,7 @@ deps: $(B)/.deps-ok $(B)/.deps-python-ok
 # ---- sources ---------------------------------------------------------------
 ARCH_SRC := arch/target.c arch/isa.c arch/mfma.c
 CONV_SRC := conv/util.c conv/ofile.c conv/types.c conv/problem.c conv/half.c conv/reference.c conv/verify.c conv/v4r1_config.c conv/solver.c \
-            conv/solver_v4r1.c conv/heuristic.c
+            conv/solver_v4r1.c conv/heuristic.c conv/driver_flags.c
 CORE_SRC := $(ARCH_SRC) $(CONV_SRC)
 GEN_SRC  := gen/main.c gen/emit.c gen/emit_op.c gen/emit_fmt.c gen/emit_mem.c gen/emit_mai.c gen/emit_hazard.c \
             gen/emit_helpers.c gen/values.c gen/kern_naive.c \
@@ -77,7 +77,7 @@ RT_SRC   := runtime/handle.c runtime/codeobj.c runtime/backend_emu.c \
             runtime/backend_hip.c
 RT_SRC   += runtime/perfdb.c runtime/allocs.c runtime/bundle.c runtime/sha256.c runtime/coinfo.c
 CLI_SRC  := tools/igemm.c tools/cli_conv.c tools/cli_emu_run.c
-CLI_SRC  += tools/cli_manifest.c tools/cli_plan.c tools/json.c
+CLI_SRC  += tools/cli_manifest.c tools/cli_plan.c tools/json.c tools/cli_miopen.c tools/cli_solutions.c
 
 obj = $(1:%.c=$(B)/obj/%.o)
 

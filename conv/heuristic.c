@@ -24,6 +24,19 @@
  * work (when CUs would idle anyway, a smaller tile is as fast and issues
  * fewer instructions).
  *
+ * Latency: a wave cannot finish a K step faster than its global loads
+ * arrive, so every step (and the first tile's load) costs at least a memory
+ * latency plus the issue of the thread's loads, and a launch the setup's latencies
+ * (lat_step, lat_fixed below; calibrated on the timing model, gfx906,
+ * scaled by the target's HBM latency). On small grouped and depthwise
+ * problems (a few channels a group: tiles mostly padding, one wave per
+ * SIMD) this floor, not the issue cycles, is the time.
+ *
+ * The naive kernel is scored too (naive_estimate): one wave per 64 dx
+ * elements, a chain of dependent loads per filter tap and output channel
+ * of the group. It wins where the GEMMs are a few channels wide
+ * (depthwise), and loses by far on everything else.
+ *
  * so big GEMMs pick big tiles (fewest cycles per FLOP), GEMMs too small to
  * give every one of the target's CUs work pick small tiles, and skinny ones
  * (few channels) the thin configurations. The naive kernel is the fallback. */
@@ -81,11 +94,24 @@ static wave_cost math_cost(const v4r1_config *c, const target *t)
     }
 }
 
+/* The latency floor of one K step and of a launch, in cycles, from the
+ * target's HBM latency (600 cycles on gfx906, where the factors were fitted
+ * to the timing model's grouped and depthwise runs, tests/shapes/grouped.txt:
+ * 762 + 20 per element a thread loads per step, one step more for the first
+ * tile, 1200 once). */
+static double lat_step(const v4r1_config *c, const target *t)
+{
+    return (double)t->tm.lat_hbm * 1.27 + 20.0 * (c->va * c->wa + c->vb * c->wb);
+}
+
+static double lat_fixed(const target *t) { return (double)t->tm.lat_hbm * 2.0; }
+
 double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t, double *work)
 {
     int waves = c->block / 64;
     wave_cost wc = math_cost(c, t);
     double step = wc.step, fixed = wc.fixed;
+    double lstep = lat_step(c, t) > step ? lat_step(c, t) : step, lfixed = fixed + lat_fixed(t);
     /* AGPRs share the wave's allocation: added on the unified file, one
        count for both files on gfx908 */
     int gran = t->vgpr_granule;
@@ -99,18 +125,18 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         return 1e300;
     /* every phase's workgroups in one (multihead) launch: the waves of all
        of them share the SIMDs */
-    double waves_total = 0, cycles_total = 0, longest = 0;
+    double waves_total = 0, cycles_total = 0, longest = 0; /* longest: with the latency floor */
     int phases[V4R1_PLAN_PHASES];
     int nph = v4r1_phases(sh, phases, V4R1_PLAN_PHASES);
     for (int i = 0; i < nph; i++) {
         igemm_phase ph = igemm_phase_get(sh, phases[i]);
         double steps = (double)ph.ydot_slice * ph.xdot_slice * ceil_div(sh->kg, c->kpb);
         double wgs = ceil_div((double)ph.gemm_m, c->mpb) * ceil_div((double)ph.gemm_n, c->npb) * sh->p.groups;
-        double cyc = steps * step + fixed;
+        double cyc = steps * step + fixed, lcyc = (steps + 1) * lstep + lfixed; /* + the first tile */
         waves_total += wgs * waves;
         cycles_total += wgs * waves * cyc;
-        if (cyc > longest)
-            longest = cyc;
+        if (lcyc > longest)
+            longest = lcyc;
     }
     if (work)
         *work = cycles_total;
@@ -122,38 +148,69 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
     if (resident > per_simd)
         resident = per_simd;
     double lat = resident < 2 ? 1.3 : resident < 3 ? 1.1 : 1.0;
-    double busy = per_simd * cycles_total / waves_total;
-    double total = (busy > longest ? busy : longest) * lat;
-    return total;
+    double busy = per_simd * cycles_total / waves_total * lat;
+    return busy > longest ? busy : longest;
 }
 
-const solver *select_heuristic(const igemm_shape *sh, const target *t, int (*ok)(void *ctx, const solver *s),
-                               void *ctx)
+double naive_estimate(const igemm_shape *sh, const target *t)
+{
+    /* fitted to the timing model on gfx906 (docs/TIMING.md): a wave issues
+       380 cycles once and 107 + 24 * Kg per tap; its dependent loads take
+       1055 cycles once and 227 (+165 when strided: the lanes' checks) +
+       317 * Kg per tap, scaled by the target's HBM latency. Waves of one
+       SIMD overlap their latencies only partly. */
+    double taps = (double)sh->p.y * sh->p.x, kg = sh->kg, scale = t->tm.lat_hbm / 600.0;
+    bool strided = sh->p.stride_h > 1 || sh->p.stride_w > 1;
+    double issue = 380 + taps * (107 + 24 * kg);
+    double chain = scale * (1055 + taps * (227 + (strided ? 165 : 0) + 317 * kg));
+    double waves = ceil_div((double)sh->dx_elems, 64);
+    double busy = ceil_div(waves, (double)t->simds_per_cu * t->num_cu) * issue;
+    return busy > chain ? busy + 0.25 * chain : chain + 0.25 * busy;
+}
+
+/* The v4r1 configuration of least estimated time (*best_t) among the ok
+ * ones, by the rule of select_heuristic; NULL when none is ok. */
+static const solver *best_v4r1(const igemm_shape *sh, const target *t, int (*ok)(void *ctx, const solver *s),
+                               void *ctx, double *best_t)
 {
     /* the least estimated time; among configurations within 3% of it, the
        least work (when CUs idle anyway, a tile that issues fewer
        instructions is as fast and cheaper) */
-    double est[SOLVER_MAX], work[SOLVER_MAX], best_t = -1;
+    double est[SOLVER_MAX], work[SOLVER_MAX];
     int n = solver_count();
+    *best_t = -1;
     for (int i = 0; i < n; i++) {
         const solver *s = solver_get(i);
         est[i] = -1;
         if (s->kind != SOLVER_V4R1 || !ok(ctx, s))
             continue;
         est[i] = v4r1_estimate(s->cfg, sh, t, &work[i]);
-        if (best_t < 0 || est[i] < best_t)
-            best_t = est[i];
+        if (*best_t < 0 || est[i] < *best_t)
+            *best_t = est[i];
     }
     int pick = -1;
     for (int i = 0; i < n; i++)
-        if (est[i] >= 0 && est[i] <= best_t * 1.03 && (pick < 0 || work[i] < work[pick]))
+        if (est[i] >= 0 && est[i] <= *best_t * 1.03 && (pick < 0 || work[i] < work[pick]))
             pick = i;
-    const solver *best = pick >= 0 ? solver_get(pick) : NULL;
-    if (best)
-        return best;
-    for (int i = 0; i < solver_count(); i++)
-        if (solver_get(i)->kind == SOLVER_NAIVE && ok(ctx, solver_get(i)))
-            return solver_get(i);
-    return NULL;
+    return pick >= 0 ? solver_get(pick) : NULL;
 }
 
+const solver *select_heuristic(const igemm_shape *sh, const target *t, int (*ok)(void *ctx, const solver *s),
+                               void *ctx)
+{
+    double best_t;
+    const solver *best = best_v4r1(sh, t, ok, ctx, &best_t);
+    for (int i = 0; i < solver_count(); i++) {
+        const solver *s = solver_get(i);
+        if (s->kind == SOLVER_NAIVE && ok(ctx, s) && (!best || naive_estimate(sh, t) < best_t))
+            return s;
+    }
+    return best;
+}
+
+bool heuristic_naive_worth_timing(const igemm_shape *sh, const target *t, int (*ok)(void *ctx, const solver *s),
+                                  void *ctx)
+{
+    double best_t;
+    return !best_v4r1(sh, t, ok, ctx, &best_t) || naive_estimate(sh, t) < 2 * best_t;
+}

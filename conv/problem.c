@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver_flags.h"
 #include "types.h"
 
 
@@ -250,15 +251,8 @@ static int parse_int(const char *s, int *out)
     return 0;
 }
 
-/* MIOpenDriver's layout flags: dx (input), dy (output) and the filter. The
- * three must agree: a kernel reads every tensor in one layout. */
-static const struct {
-    const char *shrt, *lng, *what;
-} layout_flags[3] = {
-    {"-I", "--in_layout", "input (dx)"},
-    {"-O", "--out_layout", "output (dy)"},
-    {"-f", "--fil_layout", "filter"},
-};
+/* The layout flags' tensors, for messages (driver_flags.c: field 0..2). */
+static const char *const layout_what[3] = {"input (dx)", "output (dy)", "filter"};
 
 static int parse_layout(const char *s, igemm_layout *out)
 {
@@ -270,23 +264,70 @@ static int parse_layout(const char *s, igemm_layout *out)
     return -1;
 }
 
-int igemm_problem_parse_args(igemm_problem *p, int argc, char **argv, char *why, size_t why_len)
+/* One MIOpenDriver flag f with value v into p (lay: the three layouts). */
+static int parse_flag(igemm_problem *p, const driver_flag *f, const char *a, const char *v, igemm_layout *lay,
+                      int *forw, char *why, size_t why_len)
+{
+    switch (f->kind) {
+    case DF_FIELD:
+        if (parse_int(v, (int *)((char *)p + f->field))) {
+            why_printf(why, why_len, "flag '%s' needs an integer, got '%s'", a, v);
+            return -1;
+        }
+        return 0;
+    case DF_LAYOUT:
+        if (parse_layout(v, &lay[f->field])) {
+            why_printf(why, why_len, "flag '%s': layout must be NCHW or NHWC, got '%.32s'", a, v);
+            return -1;
+        }
+        return 0;
+    case DF_FORW:
+        if (parse_int(v, forw) || *forw < 0 || *forw > 6) {
+            why_printf(why, why_len, "flag '%s' needs a direction 0..6 (2: backward data), got '%.32s'", a, v);
+            return -1;
+        }
+        return 0;
+    case DF_MODE:
+        if (strcmp(v, "conv")) {
+            why_printf(why, why_len, "flag '%s %.32s': only convolution (-m conv) is supported%s", a, v,
+                       strcmp(v, "trans") ? "" : ", not transposed convolution");
+            return -1;
+        }
+        return 0;
+    case DF_SPATIAL:
+        if (strcmp(v, "2")) {
+            why_printf(why, why_len, "flag '%s %.32s': only 2-D convolution (--spatial_dim 2) is supported", a, v);
+            return -1;
+        }
+        return 0;
+    case DF_DEFAULT:
+        if (strcmp(v, f->dflt)) {
+            why_printf(why, why_len, "flag '%s %.32s' is not supported (%s): only '%s' is", a, v, f->what, f->dflt);
+            return -1;
+        }
+        return 0;
+    case DF_RUN:        /* the CLI's; a shape list's line may carry them */
+    case DF_NO_EFFECT:
+        return 0;
+    }
+    return 0;
+}
+
+int igemm_problem_parse_args_forw(igemm_problem *p, int argc, char **argv, int *forw, char *why, size_t why_len)
 {
     igemm_problem d = IGEMM_PROBLEM_INIT;
     *p = d;
+    *forw = 2;
     igemm_layout lay[3] = {IGEMM_LAYOUT_NCHW, IGEMM_LAYOUT_NCHW, IGEMM_LAYOUT_NCHW};
-    int i = 0;
-    const igemm_dtype_desc *cmd = argc > 0 ? igemm_dtype_by_command(argv[0]) : NULL;
+    int i = argc > 0 && driver_is_program(argv[0]) ? 1 : 0; /* a pasted "./bin/MIOpenDriver conv ..." */
+    const igemm_dtype_desc *cmd = i < argc ? igemm_dtype_by_command(argv[i]) : NULL;
     if (cmd) {
         p->dtype = cmd->id;
-        i = 1;
+        i++;
     }
     for (; i < argc; i++) {
-        const char *a = argv[i];
-        int *field = NULL;
-        int lf = -1;
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--fp16_mode")) {
-            const char *v = i + 1 < argc ? argv[i + 1] : NULL;
             if (!v || (strcmp(v, "accurate") && strcmp(v, "flush"))) {
                 why_printf(why, why_len, "flag '--fp16_mode' needs accurate or flush, got '%.32s'",
                            v ? v : "(nothing)");
@@ -296,68 +337,46 @@ int igemm_problem_parse_args(igemm_problem *p, int argc, char **argv, char *why,
             i++;
             continue;
         }
-        for (int f = 0; f < 3; f++)
-            if (!strcmp(a, layout_flags[f].shrt) || !strcmp(a, layout_flags[f].lng))
-                lf = f;
-        if (lf >= 0) {
-            if (i + 1 >= argc) {
-                why_printf(why, why_len, "flag '%s' needs a value", a);
-                return -1;
-            }
-            if (parse_layout(argv[i + 1], &lay[lf])) {
-                why_printf(why, why_len, "flag '%s': layout must be NCHW or NHWC, got '%.32s'", a, argv[i + 1]);
-                return -1;
-            }
-            i++;
-            continue;
-        }
-        if (a[0] != '-' || !a[1] || a[2]) {
-            why_printf(why, why_len, "unexpected argument '%s'", a);
+        const driver_flag *f = driver_flag_find(a);
+        if (!f) {
+            why_printf(why, why_len, a[0] == '-' ? "unknown flag '%s'" : "unexpected argument '%s'", a);
             return -1;
         }
-        int direction = 0;
-        switch (a[1]) {
-        case 'n': field = &p->n; break;
-        case 'c': field = &p->c; break;
-        case 'H': field = &p->hi; break;
-        case 'W': field = &p->wi; break;
-        case 'k': field = &p->k; break;
-        case 'y': field = &p->y; break;
-        case 'x': field = &p->x; break;
-        case 'p': field = &p->pad_h; break;
-        case 'q': field = &p->pad_w; break;
-        case 'u': field = &p->stride_h; break;
-        case 'v': field = &p->stride_w; break;
-        case 'l': field = &p->dil_h; break;
-        case 'j': field = &p->dil_w; break;
-        case 'g': field = &p->groups; break;
-        case 'F': field = &direction; break;
-        default:
-            why_printf(why, why_len, "unknown flag '%s'", a);
-            return -1;
-        }
-        if (i + 1 >= argc) {
+        if (!v) {
             why_printf(why, why_len, "flag '%s' needs a value", a);
             return -1;
         }
-        if (parse_int(argv[i + 1], field)) {
-            why_printf(why, why_len, "flag '%s' needs an integer, got '%s'", a, argv[i + 1]);
+        if (parse_flag(p, f, a, v, lay, forw, why, why_len))
             return -1;
-        }
-        if (field == &direction && direction != 2) {
-            why_printf(why, why_len, "only backward data (-F 2) is supported, got -F %s", argv[i + 1]);
-            return -1;
-        }
         i++;
     }
     for (int f = 1; f < 3; f++)
         if (lay[f] != lay[0]) {
             why_printf(why, why_len, "mixed layouts (%s %s, %s %s) are not supported: give all three the same",
-                       layout_flags[0].what, igemm_layout_get(lay[0])->upper, layout_flags[f].what,
+                       layout_what[0], igemm_layout_get(lay[0])->upper, layout_what[f],
                        igemm_layout_get(lay[f])->upper);
             return -1;
         }
     p->layout = lay[0];
+    return 0;
+}
+
+/* The reason a problem of direction forw is not run here. */
+static void not_bwd(int forw, char *why, size_t why_len)
+{
+    why_printf(why, why_len, "-F %d is %s only: igemm computes backward data (-F 2; 0, 3 and 6 include it)", forw,
+               driver_forw_name(forw));
+}
+
+int igemm_problem_parse_args(igemm_problem *p, int argc, char **argv, char *why, size_t why_len)
+{
+    int forw;
+    if (igemm_problem_parse_args_forw(p, argc, argv, &forw, why, why_len))
+        return -1;
+    if (!driver_forw_has_bwd(forw)) {
+        not_bwd(forw, why, why_len);
+        return -1;
+    }
     return 0;
 }
 
@@ -381,6 +400,8 @@ int igemm_problem_parse_line(igemm_problem *p, const char *line, char *why, size
             return -1;
         }
         argv[argc++] = tok;
+        if (driver_is_program(tok)) /* a logged "MIOpen(HIP): Command [...] ./bin/MIOpenDriver conv ...": from there */
+            argc = 0;
     }
     if (!argc)
         return 0;
@@ -388,7 +409,14 @@ int igemm_problem_parse_line(igemm_problem *p, const char *line, char *why, size
         why_printf(why, why_len, "expected a line starting with 'conv', 'convfp16' or 'convbfp16', got '%s'", argv[0]);
         return -1;
     }
-    return igemm_problem_parse_args(p, argc, argv, why, why_len) ? -1 : 1;
+    int forw;
+    if (igemm_problem_parse_args_forw(p, argc, argv, &forw, why, why_len))
+        return -1;
+    if (!driver_forw_has_bwd(forw)) {
+        not_bwd(forw, why, why_len);
+        return 2;
+    }
+    return 1;
 }
 
 void igemm_problem_format(const igemm_problem *p, char *buf, size_t len)
@@ -411,10 +439,11 @@ const char *igemm_problem_command(const igemm_problem *p)
 }
 
 igemm_status igemm_problem_read_list(const char *path, int batch, igemm_problem **probs, int *n, char ***comments,
-                                     char *why, size_t why_len)
+                                     igemm_list_skip skip, void *skip_ctx, char *why, size_t why_len)
 {
     *probs = NULL;
     *n = 0;
+    int skipped = 0;
     if (comments)
         *comments = NULL;
     int missing;
@@ -439,6 +468,12 @@ igemm_status igemm_problem_read_list(const char *path, int batch, igemm_problem 
         int r = igemm_problem_parse_line(&p, line, reason, sizeof reason);
         if (!r)
             continue;
+        if (r == 2) { /* another direction */
+            skipped++;
+            if (skip)
+                skip(skip_ctx, path, lineno, reason);
+            continue;
+        }
         if (r > 0 && batch)
             p.n = batch;
         if (r < 0 || igemm_problem_check(&p, reason, sizeof reason) != IGEMM_OK) {
@@ -474,7 +509,8 @@ igemm_status igemm_problem_read_list(const char *path, int batch, igemm_problem 
     if (st == IGEMM_ERR_NO_MEMORY)
         why_printf(why, why_len, "out of memory");
     else if (st == IGEMM_OK && !count) {
-        why_printf(why, why_len, "%s holds no problems", path);
+        why_printf(why, why_len, skipped ? "%s holds no backward-data problems (%d lines of other directions)"
+                                         : "%s holds no problems", path, skipped);
         st = IGEMM_ERR_INVALID_ARG;
     }
     if (st != IGEMM_OK) {

@@ -82,8 +82,16 @@ uint32_t igemm_magic_div(igemm_magic m, uint32_t n);
  * p->dtype. Besides MIOpenDriver's flags: --fp16_mode accurate|flush
  * (igemm_fp16_mode). Fills p; returns 0, or -1 with a one-line reason. */
 int igemm_problem_parse_args(igemm_problem *p, int argc, char **argv, char *why, size_t why_len);
-/* Parse one line of a shape list ("conv -n 1 -c 3 ... -F 2  # comment").
- * Returns 1 for a problem, 0 for a blank/comment line, -1 on error. */
+/* The same for any direction: every MIOpenDriver conv flag
+ * (conv/driver_flags.h; a leading MIOpenDriver word is skipped, driver
+ * options and flags with no effect are accepted and ignored), -F's value in
+ * *forw (2 when not given). igemm_problem_parse_args refuses a direction
+ * without backward data. */
+int igemm_problem_parse_args_forw(igemm_problem *p, int argc, char **argv, int *forw, char *why, size_t why_len);
+/* Parse one line of a shape list ("conv -n 1 -c 3 ... -F 2  # comment"; a
+ * logged line's words up to a MIOpenDriver word are left out). Returns 1 for
+ * a problem, 0 for a blank/comment line, 2 for a problem of another
+ * direction (-F 1, 4, 5; why says so), -1 on error. */
 int igemm_problem_parse_line(igemm_problem *p, const char *line, char *why, size_t why_len);
 /* Format as MIOpenDriver arguments: "-n 1 -c 3 -H 5 ..." (the data type is
  * the command word's: igemm_problem_command). */
@@ -98,9 +106,12 @@ const char *igemm_problem_command(const igemm_problem *p);
  * text after the "#" of each problem's line ("" when none). Otherwise
  * nothing is allocated and why says "PATH:LINE: reason", "PATH holds no
  * problems" (IGEMM_ERR_INVALID_ARG), that the file cannot be read
- * (IGEMM_ERR_IO) or IGEMM_ERR_NO_MEMORY. */
+ * (IGEMM_ERR_IO) or IGEMM_ERR_NO_MEMORY. Lines of other directions are
+ * left out; skip (may be NULL) is called for each with its line number and
+ * the reason. */
+typedef void (*igemm_list_skip)(void *ctx, const char *path, int line, const char *why);
 igemm_status igemm_problem_read_list(const char *path, int batch, igemm_problem **probs, int *n, char ***comments,
-                                     char *why, size_t why_len);
+                                     igemm_list_skip skip, void *skip_ctx, char *why, size_t why_len);
 
 /* Test data: n floats uniform in [-1, 1) from the splitmix64 sequence after
  * state seed; returns the state to continue the sequence from

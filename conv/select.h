@@ -9,13 +9,21 @@
 #include "v4r1_config.h"
 
 /* The heuristic's pick among the solvers for which ok(ctx, s) holds: the v4r1
- * configuration of least estimated time on t, else the naive solver; NULL
- * when nothing is ok. */
+ * configuration of least estimated time on t, or the naive solver when its
+ * estimate (naive_estimate) is less or no v4r1 one is ok; NULL when nothing
+ * is ok. */
 const solver *select_heuristic(const igemm_shape *sh, const target *t, int (*ok)(void *ctx, const solver *s),
                                void *ctx);
 /* The heuristic's estimated time of a v4r1 configuration (model cycles) for
  * a problem the v4r1 solvers accept; *work (may be NULL) receives its
  * estimated issue cycles. */
 double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t, double *work);
+/* Find mode's filter for the naive kernel: whether no v4r1 configuration is
+ * ok or the naive estimate is within 2x of the best v4r1 one (elsewhere it
+ * is the slowest by far, and find leaves it out). */
+bool heuristic_naive_worth_timing(const igemm_shape *sh, const target *t, int (*ok)(void *ctx, const solver *s),
+                                  void *ctx);
+/* The heuristic's estimated time of the naive kernel, in the same units. */
+double naive_estimate(const igemm_shape *sh, const target *t);
 
 #endif

@@ -323,7 +323,9 @@ igemm_status igemm_copy_to_host(igemm_handle *h, void *dst, const void *src, siz
 /* ---- solutions ---------------------------------------------------------- */
 
 /* The number of kernel configurations this library knows and the name of
- * the i-th ("naive", "v4r1_fma_128x128x8_..."); NULL when i is out of range. */
+ * the i-th ("naive", "igemm_bwd_v4r1_fma_fp32_nchw_128x128x8_t256", ...; `igemm
+ * solutions` prints them with tile, math, type and layout); NULL when i is
+ * out of range. */
 int igemm_solution_count(void);
 const char *igemm_solution_name(int i);
 
@@ -397,8 +399,10 @@ typedef struct {
     int launches;
 } igemm_perf;
 
-/* Find mode: run every configuration that applies to p on this handle,
- * measure each (see igemm_perf.cost), and remember the best: in the handle
+/* Find mode: run every configuration that applies to p on this handle
+ * (the naive kernel only where the heuristic's model gives it a chance:
+ * grouped and depthwise problems of a few channels a group, or when nothing
+ * else applies), measure each (see igemm_perf.cost), and remember the best: in the handle
  * (igemm_select then returns it) and, when the handle has a perfdb file, as
  * a record of that file (written atomically; records of other targets and
  * problems are kept). dx, dy and w are buffers as for igemm_conv_bwd_data;

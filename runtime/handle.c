@@ -397,7 +397,8 @@ igemm_status igemm_applicable(igemm_handle *h, const igemm_problem *p, const cha
     if (solution) {
         const solver *s = solver_find(solution);
         if (!s) {
-            why_printf(why, why_len, "unknown solution '%s'", solution);
+            why_printf(why, why_len, "unknown solution '%s' (%d names: 'igemm solutions' lists them)", solution,
+                       solver_count());
             return IGEMM_ERR_INVALID_ARG;
         }
         return check_solver(h, s, &sh, why, why_len);
@@ -456,7 +457,8 @@ static igemm_status resolve(igemm_handle *h, const igemm_problem *p, const char 
     if (solution) {
         const solver *s = solver_find(solution);
         if (!s)
-            return fail(h, IGEMM_ERR_INVALID_ARG, "unknown solution '%s' (igemm_solution_name lists them)", solution);
+            return fail(h, IGEMM_ERR_INVALID_ARG, "unknown solution '%s' (igemm_solution_name lists the %d names; the CLI: igemm solutions)",
+                        solution, solver_count());
         char why[512];
         if ((st = check_solver(h, s, sh, why, sizeof why)) != IGEMM_OK)
             return fail(h, st, "%s does not apply on %s: %s", s->name, h->t->name, why);
@@ -693,9 +695,11 @@ igemm_status igemm_find(igemm_handle *h, const igemm_problem *p, void *dx, const
         return fail(h, IGEMM_ERR_NO_MEMORY, "out of memory");
     igemm_status first_fail = IGEMM_OK, last = IGEMM_OK;
     char first_msg[sizeof h->err] = "";
+    heuristic_ctx hc = {h, &sh};
+    bool naive_too = heuristic_naive_worth_timing(&sh, &h->dev_t, heuristic_ok, &hc);
     for (int i = 0; i < solver_count(); i++) {
         const solver *s = solver_get(i);
-        if (!handle_solver_ok(h, s, &sh))
+        if (!handle_solver_ok(h, s, &sh) || (s->kind == SOLVER_NAIVE && !naive_too))
             continue;
         last = measure(h, &sh, s, dx, dy, w, &perf[n]);
         if (last != IGEMM_OK && first_fail == IGEMM_OK) {

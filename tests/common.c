@@ -535,7 +535,7 @@ int tc_load_shapes(tc_shape_list *l, const char *file)
             fclose(f);
             return -1;
         }
-        if (!r)
+        if (r != 1) /* blank, or another direction */
             continue;
         l->s[l->n].p = p;
         igemm_problem_format(&p, l->s[l->n].text, sizeof l->s[l->n].text);

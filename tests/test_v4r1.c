@@ -530,7 +530,7 @@ static void sweep(const char *arch, bool (*cfg_ok)(const config *c, const char *
     igemm_handle *h = tc_emu_handle(arch, NULL, 0);
     uint64_t rng = seed;
     double t0 = now_s();
-    int failures = 0, picked[MAX_CONFIGS] = {0}, strided = 0, dilated = 0, grouped = 0, holed = 0, wide = 0;
+    int failures = 0, picked[MAX_CONFIGS] = {0}, strided = 0, dilated = 0, grouped = 0, holed = 0, wide = 0, naive_picks = 0;
     for (int i = 0; i < total; i++) {
         igemm_problem p = draw_problem(&rng);
         const config *fc = i < count ? NULL : &configs[forced_cfg[(i - count) % nforced_cfg]];
@@ -561,7 +561,11 @@ static void sweep(const char *arch, bool (*cfg_ok)(const config *c, const char *
             snprintf(msg, sizeof msg, "ran %s (%s), igemm_select said %s", r.ri.solution, r.ri.source, sel);
             rc = -1;
         }
-        if (!rc && !solution && strncmp(r.ri.solution, PREFIX, strlen(PREFIX))) {
+        /* the heuristic may pick the naive kernel where its model says it
+           wins (a few channels a group: tests/test_select.c checks those
+           picks against find mode); anything else must be v4r1 */
+        naive_picks += !rc && !solution && !strcmp(r.ri.solution, "naive");
+        if (!rc && !solution && strcmp(r.ri.solution, "naive") && strncmp(r.ri.solution, PREFIX, strlen(PREFIX))) {
             snprintf(msg, sizeof msg, "the heuristic picked %s, not a v4r1 configuration", r.ri.solution);
             rc = -1;
         }
@@ -578,8 +582,10 @@ static void sweep(const char *arch, bool (*cfg_ok)(const config *c, const char *
     }
     igemm_destroy(h);
     print_message("sweep: %d shapes in %.1f s, %d strided, %d dilated, %d grouped, %d with uncovered pixels, %d with "
-                  "more than 128 channels per group; the heuristic picked:\n",
-                  total, now_s() - t0, strided, dilated, grouped, holed, wide);
+                  "more than 128 channels per group; the heuristic picked (naive %d times):\n",
+                  total, now_s() - t0, strided, dilated, grouped, holed, wide, naive_picks);
+    /* the sweep is there to exercise the v4r1 kernels: the naive picks stay few */
+    assert_true(naive_picks * 20 < total);
     for (int c = 0; c < nconfigs; c++)
         if (picked[c])
             print_message("  %4d  %s\n", picked[c], configs[c].name);

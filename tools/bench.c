@@ -448,7 +448,7 @@ int main(int argc, char **argv)
         o.co_size = co->size;
     }
     igemm_problem *probs;
-    if (igemm_problem_read_list(o.input, o.batch, &probs, &n, &comments, why, sizeof why) != IGEMM_OK) {
+    if (igemm_problem_read_list(o.input, o.batch, &probs, &n, &comments, NULL, NULL, why, sizeof why) != IGEMM_OK) {
         fprintf(stderr, "igemm-bench: %s\n", why);
         goto done;
     }

@@ -7,6 +7,11 @@ int cmd_conv(int argc, char **argv);
 int cmd_emu_run(int argc, char **argv);
 int cmd_manifest(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
+int cmd_solutions(int argc, char **argv);
+
+/* Every configuration: number, name, kind, math, type, layout, tile and
+ * threads, the targets whose code objects carry it (cli_solutions.c). */
+void print_solutions(void);
 
 /* Print "igemm: <message>" on stderr, one line whatever the message holds
  * (control bytes of echoed values are written as \n, \t, \xNN), and return
@@ -18,6 +23,10 @@ int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* "igemm: warning: <message>", one line as cli_error's. */
 void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "igemm note: <message>": information, not a problem (errors and warnings
+ * start with "igemm: "), one line as cli_error's. */
+void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The decimal integer s, the value of flag, into *out when it lies in
  * [lo, hi]: returns 0, else the usage error's 2 (s NULL or empty included). */

@@ -1,24 +1,30 @@
 /* igemm conv: run backward-data convolutions, MIOpenDriver style.
  *
- * Problem flags: -n -c -H -W -k -y -x -p -q -u -v -l -j -g -F 2
- * Driver flags:  -V 1 verify against the float64 CPU reference
- *                -t 1 report time and TFLOP/s (HIP: each run timed with events
- *                     on the handle's stream; on the emulator the
- *                     instructions, issue cycles and the timing model's
- *                     modeled time and TFLOP/s are always reported)
- *                -i N iterations (default 1), -w N warm-up runs (default 0)
+ * Every MIOpenDriver conv flag, short or long (conv/driver_flags.c: problem
+ * flags, -F, -m, --spatial_dim, the driver options below, flags with no
+ * effect here), a leading MIOpenDriver word (igemm.c), and ours:
+ * Driver flags:  -V 1 verify (our rule and MIOpenDriver's sentence)
+ *                -t 1 time: our line and MIOpenDriver's algorithm, kernel
+ *                     time and stats lines (HIP: events on the handle's
+ *                     stream; emulator: the timing model's modeled time)
+ *                -i N iterations (default 1; the first is left out of the
+ *                     average when there are more), -w 1 wall-clock time
+ *                     of the calls (with -t 1; 2: after one warm-up run)
  *                -s 1 find mode: run every applicable configuration, keep
  *                     the best (in the --perfdb file when given), then run it
+ *                -S / --solution NAME, N (of 'igemm solutions'), -1/0
+ *                     (the selection) or list
  * Commands:      conv (fp32), convfp16, convbfp16 (the data type; --input lists
  *                run as written under conv, all in the command's type otherwise)
- * Long flags:    --fp16_mode accurate|flush (fp16 on gfx90a), --arch gfxNNN, --backend auto|emu|hip, --solution NAME,
- *                --input FILE (a shape list, progress on stderr), --batch N
- *                (override -n of every problem), --seed N, --threads N,
- *                --codeobj-dir DIR, --perfdb FILE, --device N, --json,
- *                --max-wave-insts N (emulator: per-wave instruction budget)
+ * Long flags:    --fp16_mode accurate|flush (fp16 on gfx90a), --arch gfxNNN, --backend auto|emu|hip,
+ *                --input FILE (a shape list, progress on stderr; lines of other
+ *                directions skipped), --batch N (override -n of every problem),
+ *                --warmup N, --seed N, --threads N, --codeobj-dir DIR, --perfdb FILE,
+ *                --device N, --json, --max-wave-insts N (emulator: per-wave instruction budget)
  */
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,11 +36,15 @@
 #include "../arch/target.h"
 #include "../conv/half.h"
 #include "../conv/problem.h"
+#include "../conv/driver_flags.h"
+#include "../conv/solver.h"
 #include "../conv/types.h"
+#include "../conv/util.h"
 #include "cli.h"
+#include "cli_miopen.h"
 
 typedef struct {
-    int verify, time, iters, warmup, json, batch, threads, find, device;
+    int verify, time, iters, warmup, wall, json, batch, threads, find, device;
     unsigned long long seed, max_wave_insts;
     const char *arch, *backend, *solution, *input, *codeobj_dir, *perfdb;
 } conv_opts;
@@ -44,27 +54,109 @@ typedef struct {
 static void conv_help(void)
 {
     printf("usage: igemm conv -n N -c C -H H -W W -k K -y Y -x X [-p P -q Q -u U -v V -l L -j J -g G] -F 2\n"
-           "                  [-V 1] [-t 1] [-i ITERS] [-w WARMUP] [-s 1 [--perfdb FILE]]\n"
+           "                  [-V 1] [-t 1 [-w 1]] [-i ITERS] [--warmup N] [-s 1 [--perfdb FILE]]\n"
            "                  [--arch TARGET] [--backend auto|emu|hip] [--device N]\n"
-           "                  [--solution NAME] [--seed N] [--threads N] [--codeobj-dir DIR] [--json]\n"
+           "                  [--solution NAME|N|list] [--seed N] [--threads N] [--codeobj-dir DIR] [--json]\n"
            "                  [--max-wave-insts N]\n"
            "       igemm conv --input SHAPES.txt [--batch N] [same options]\n"
            "       igemm convfp16 ... / igemm convbfp16 ...  [--fp16_mode accurate|flush]\n"
+           "       igemm [./bin/]MIOpenDriver conv ...  (a pasted MIOpenDriver command line)\n"
            "Backward data of a 2-D convolution, fp32 (conv), fp16 (convfp16) or bf16 (convbfp16)\n"
-           "tensors with fp32 accumulation, NCHW or (--in_layout NHWC --out_layout NHWC\n"
-           "--fil_layout NHWC, or -I/-O/-f; all three alike) NHWC. -V 1 compares with a float64 CPU\n"
-           "reference (max absolute and relative error, PASS/FAIL; exit status 1 on FAIL): within\n"
-           "1e-5 of sum |terms|, plus half an ulp of the 16-bit format for fp16/bf16. --fp16_mode\n"
-           "flush lets fp16 use the target's denormal-flushing matrix instructions (gfx90a).\n"
-           "-s 1 runs every applicable kernel configuration, reports each one's cost (HIP: ms;\n"
-           "emulator: modeled time in cycles, docs/TIMING.md), keeps the best in the --perfdb file and runs it; later\n"
-           "runs with the same --perfdb pick it without searching. The report gives the kernels,\n"
-           "launches, and time and TFLOP/s (HIP, -t 1) or emulated instructions and cycles and\n"
-           "the modeled time, TFLOP/s and limiting resource (emulator: a model, not a measurement).\n"
-           "--max-wave-insts N: on the emulator, stop with a fault when a wave has executed N\n"
-           "instructions (default 2^30), so a kernel that never ends cannot hang the run.\n"
-           "TARGET is one of %s (default gfx906).\n",
+           "tensors with fp32 accumulation, NCHW or NHWC (-I/-O/-f, all three alike). -V 1 compares\n"
+           "with a float64 CPU reference: our rule (within 1e-5 of sum |terms|, plus half an ulp of\n"
+           "the 16-bit format) and MIOpenDriver's sentence (RMS measure and tolerance); exit status\n"
+           "1 when either fails. -t 1 adds MIOpenDriver's algorithm, kernel time and stats lines\n"
+           "(HIP: event-timed; emulator: the timing model's modeled time, not a measurement); the\n"
+           "first of several iterations is left out of the average, as MIOpenDriver does.\n"
+           "-s 1 runs every applicable configuration (the naive kernel only where the heuristic\n"
+           "gives it a chance), reports each one's cost (HIP: ms; emulator: modeled cycles), keeps\n"
+           "the best in the --perfdb file and runs it. --solution list (or 'igemm solutions')\n"
+           "names every configuration. TARGET is one of %s (default gfx906).\n"
+           "Defaults that differ from MIOpenDriver's: every size 1 (MIOpenDriver: -n 100 -c 3\n"
+           "-H 32 -W 32 -k 32 -y 3 -x 3), -F 2 (0), -V 0 (1), -i 1 (10).\n"
+           "MIOpenDriver flags (short, long, what igemm does with them):\n",
            target_names_generated());
+    static const char *const kind[] = {"problem", "problem", "direction", "checked", "checked",
+                                       "honoured", "accepted, no effect", "only its default"};
+    for (int i = 0; driver_flag_get(i); i++) {
+        const driver_flag *f = driver_flag_get(i);
+        char shrt[4] = "  ";
+        if (f->shrt)
+            snprintf(shrt, sizeof shrt, "-%c", f->shrt);
+        printf("  %s  --%-20s %-20s %s%s%s\n", shrt, f->lng, kind[f->kind], f->what,
+               f->kind == DF_DEFAULT ? ": " : "", f->kind == DF_DEFAULT ? (f->dflt[0] ? f->dflt : "(empty)") : "");
+    }
+}
+
+/* Our long options that take a value. */
+static int parse_long_opt(conv_opts *o, const char *a, const char *v)
+{
+    long x;
+    static const struct {
+        const char *name;
+        size_t off;
+    } str[] = {
+        {"--arch", offsetof(conv_opts, arch)},         {"--backend", offsetof(conv_opts, backend)},
+        {"--input", offsetof(conv_opts, input)},       {"--codeobj-dir", offsetof(conv_opts, codeobj_dir)},
+        {"--perfdb", offsetof(conv_opts, perfdb)},
+    };
+    for (size_t i = 0; i < sizeof str / sizeof str[0]; i++)
+        if (!strcmp(a, str[i].name)) {
+            *(const char **)((char *)o + str[i].off) = v;
+            return 0;
+        }
+    static const struct {
+        const char *name;
+        long lo, hi;
+        size_t off;
+    } num[] = {
+        {"--device", 0, 1024, offsetof(conv_opts, device)},   {"--batch", 1, 1 << 20, offsetof(conv_opts, batch)},
+        {"--threads", 0, 1024, offsetof(conv_opts, threads)}, {"--warmup", 0, 100000, offsetof(conv_opts, warmup)},
+    };
+    for (size_t i = 0; i < sizeof num / sizeof num[0]; i++)
+        if (!strcmp(a, num[i].name)) {
+            if (parse_num(a, v, num[i].lo, num[i].hi, &x))
+                return 2;
+            *(int *)((char *)o + num[i].off) = (int)x;
+            return 0;
+        }
+    if (!strcmp(a, "--max-wave-insts") || !strcmp(a, "--seed")) {
+        if (parse_num(a, v, a[2] == 'm', LONG_MAX, &x))
+            return 2;
+        *(a[2] == 'm' ? &o->max_wave_insts : &o->seed) = (unsigned long long)x;
+        return 0;
+    }
+    return -1;
+}
+
+/* MIOpenDriver's driver options (DF_RUN): -V -t -i -w -s and -S, short or long. */
+static int parse_run_opt(conv_opts *o, const driver_flag *f, const char *a, const char *v)
+{
+    long x;
+    struct {
+        char c;
+        long lo, hi;
+        int *dst;
+    } num[] = {{'V', 0, 1, &o->verify}, {'t', 0, 1, &o->time}, {'i', 1, 100000, &o->iters},
+               {'w', 0, 2, &o->wall},   {'s', 0, 1, &o->find}};
+    for (size_t i = 0; i < sizeof num / sizeof num[0]; i++)
+        if (f->shrt == num[i].c) {
+            if (parse_num(a, v, num[i].lo, num[i].hi, &x))
+                return 2;
+            *num[i].dst = (int)x;
+            return 0;
+        }
+    /* -S / --solution: a name, "list", a number of `igemm solutions` (from
+       1), or MIOpen's -1 / 0 (the library's selection) */
+    if (!parse_long(v, LONG_MIN, LONG_MAX, &x)) {
+        if (x > solver_count())
+            return usage_error("flag '%s %s': there are %d solutions ('igemm solutions' lists them)", a, v,
+                               solver_count());
+        o->solution = x > 0 ? solver_get((int)x - 1)->name : NULL;
+        return 0;
+    }
+    o->solution = v;
+    return 0;
 }
 
 /* Split argv into problem flags (for igemm_problem_parse_args) and driver
@@ -74,7 +166,6 @@ static int parse(int argc, char **argv, conv_opts *o, int *pargc, char **pargv)
     *pargc = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        long x;
         if (!strcmp(a, "--json")) {
             o->json = 1;
             continue;
@@ -83,88 +174,28 @@ static int parse(int argc, char **argv, conv_opts *o, int *pargc, char **pargv)
             conv_help();
             return -1;
         }
-        if (!strncmp(a, "--", 2)) {
-            if (!v)
-                return usage_error("flag '%s' needs a value", a);
-            i++;
-            if (!strcmp(a, "--in_layout") || !strcmp(a, "--out_layout") || !strcmp(a, "--fil_layout") ||
-                !strcmp(a, "--fp16_mode")) {
-                pargv[(*pargc)++] = argv[i - 1]; /* the problem's, like -n ... */
-                pargv[(*pargc)++] = argv[i];
-            } else if (!strcmp(a, "--arch"))
-                o->arch = v;
-            else if (!strcmp(a, "--backend"))
-                o->backend = v;
-            else if (!strcmp(a, "--solution"))
-                o->solution = v;
-            else if (!strcmp(a, "--input"))
-                o->input = v;
-            else if (!strcmp(a, "--codeobj-dir"))
-                o->codeobj_dir = v;
-            else if (!strcmp(a, "--perfdb"))
-                o->perfdb = v;
-            else if (!strcmp(a, "--device")) {
-                if (parse_num(a, v, 0, 1024, &x))
-                    return 2;
-                o->device = (int)x;
-            }
-            else if (!strcmp(a, "--batch")) {
-                if (parse_num(a, v, 1, 1 << 20, &x))
-                    return 2;
-                o->batch = (int)x;
-            } else if (!strcmp(a, "--threads")) {
-                if (parse_num(a, v, 0, 1024, &x))
-                    return 2;
-                o->threads = (int)x;
-            } else if (!strcmp(a, "--max-wave-insts")) {
-                if (parse_num(a, v, 1, LONG_MAX, &x))
-                    return 2;
-                o->max_wave_insts = (unsigned long long)x;
-            } else if (!strcmp(a, "--seed")) {
-                if (parse_num(a, v, 0, LONG_MAX, &x))
-                    return 2;
-                o->seed = (unsigned long long)x;
-            } else
+        const driver_flag *f = driver_flag_find(a);
+        bool ours = !strncmp(a, "--", 2) && !f && strcmp(a, "--fp16_mode");
+        if ((ours || (f && f->kind == DF_RUN)) && !v)
+            return usage_error("flag '%s' needs a value", a);
+        if (ours) {
+            int rc = parse_long_opt(o, a, v);
+            if (rc > 0)
+                return rc;
+            if (rc < 0)
                 return usage_error("unknown flag '%s'", a);
+            i++;
             continue;
         }
-        if (a[0] == '-' && a[1] && !a[2] && strchr("Vtiws", a[1])) {
-            if (!v)
-                return usage_error("flag '%s' needs a value", a);
+        if (f && f->kind == DF_RUN) {
+            int rc = parse_run_opt(o, f, a, v);
+            if (rc)
+                return rc;
             i++;
-            switch (a[1]) {
-            case 'V':
-                if (parse_num(a, v, 0, 1, &x))
-                    return 2;
-                o->verify = (int)x;
-                break;
-            case 't':
-                if (parse_num(a, v, 0, 1, &x))
-                    return 2;
-                o->time = (int)x;
-                break;
-            case 'i':
-                if (parse_num(a, v, 1, 100000, &x))
-                    return 2;
-                o->iters = (int)x;
-                break;
-            case 'w':
-                if (parse_num(a, v, 0, 100000, &x))
-                    return 2;
-                o->warmup = (int)x;
-                break;
-            case 's':
-                if (parse_num(a, v, 0, 1, &x))
-                    return 2;
-                o->find = (int)x;
-                break;
-            default:
-                return usage_error("unknown flag '%s'", a);
-            }
             continue;
         }
         pargv[(*pargc)++] = argv[i];
-        if (a[0] == '-' && v && (a[1] && !a[2])) {
+        if (a[0] == '-' && v) {
             pargv[(*pargc)++] = argv[i + 1];
             i++;
         }
@@ -173,9 +204,12 @@ static int parse(int argc, char **argv, conv_opts *o, int *pargc, char **pargv)
 }
 
 typedef struct {
-    int ok, verified;
+    int ok, verified, miopen_ok, not_saved;
     igemm_verify_result vr;
     igemm_run_info ri;
+    double first_ms, total_ms;   /* HIP: timed ms; emulator: modeled ms (per iteration) */
+    double wall_first_ms, wall_ms; /* -w: wall-clock time of the calls */
+    double rms, tol;             /* -V: MIOpenDriver's measure and tolerance */
     int nfind;               /* find mode: configurations tried */
     igemm_perf find[MAX_FIND];
 } conv_result;
@@ -269,25 +303,40 @@ static int run_one(igemm_handle *h, const igemm_problem *p, const conv_opts *o, 
         st = igemm_find(h, p, b.dx, b.dy, b.dw, res->find, MAX_FIND, &res->nfind);
         if (res->nfind > MAX_FIND)
             res->nfind = MAX_FIND;
-        if (st != IGEMM_OK) {
+        if (st == IGEMM_ERR_IO && res->nfind > 0 && res->find[0].status == IGEMM_OK) {
+            /* the perfdb file could not be written: the results stand, the handle keeps the best */
+            cli_warning("find results not saved: %s", igemm_last_error(h));
+            res->not_saved = 1;
+        }
+        else if (st != IGEMM_OK) {
             rc = cli_error(status_exit(st), "%s: %s", igemm_status_name(st), igemm_last_error(h));
             goto out;
         }
     }
-    for (int it = 0; it < o->warmup + o->iters; it++) {
+    int warmup = o->warmup + (o->wall == 2); /* MIOpenDriver's -w 2: warm the library up first */
+    for (int it = 0; it < warmup + o->iters; it++) {
         igemm_run_info ri;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         st = igemm_conv_bwd_data_ex(h, p, o->solution, b.dx, b.dy, b.dw, &ri);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
         if (st != IGEMM_OK) {
             rc = cli_error(status_exit(st), "%s: %s", igemm_status_name(st), igemm_last_error(h));
             goto out;
         }
-        if (it == o->warmup)
+        if (it < warmup)
+            continue;
+        double ms = strcmp(igemm_handle_backend(h), "emu") ? ri.ms : ri.modeled_us / 1e3;
+        double wall = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        if (it == warmup) {
             res->ri = ri;
-        else if (it > o->warmup)
-            res->ri.ms += ri.ms;
+            res->first_ms = ms;
+            res->wall_first_ms = wall;
+        }
+        res->total_ms += ms;
+        res->wall_ms += wall;
     }
-    if (o->iters > 1)
-        res->ri.ms /= o->iters;
+    res->ri.ms = res->total_ms / o->iters;
     rc = 0;
     res->ok = 1;
     if (o->verify) {
@@ -299,7 +348,10 @@ static int run_one(igemm_handle *h, const igemm_problem *p, const conv_opts *o, 
         igemm_reference_bwd_data_ex(p, b.hy, b.hw, b.ref, b.abs_sum, b.cov);
         res->verified = 1;
         res->ok = igemm_verify_ex(p, b.hx, b.ref, b.abs_sum, b.cov, 1e-5, &res->vr);
-        rc = res->ok ? 0 : 1;
+        res->rms = miopen_rms_range(p, b.ref, b.hx, nx);
+        res->tol = miopen_tolerance(p, res->ri.solution);
+        res->miopen_ok = isfinite(res->rms) && res->rms <= res->tol;
+        rc = res->ok && res->miopen_ok ? 0 : 1;
     }
 out:
     bufs_free(h, &b);
@@ -369,8 +421,9 @@ static void report(const igemm_handle *h, const igemm_problem *p, const conv_opt
     }
     printf("%s %s -F 2  (%s, %s)\n", igemm_problem_command(p), args, igemm_handle_arch(h), igemm_handle_backend(h));
     if (o->find) {
-        printf("  find: %d configuration%s tried%s%s\n", r->nfind, r->nfind == 1 ? "" : "s",
-               o->perfdb ? ", best saved to " : "", o->perfdb ? o->perfdb : "");
+        printf("  find: %d configuration%s tried%s%s%s\n", r->nfind, r->nfind == 1 ? "" : "s",
+               !o->perfdb ? "" : r->not_saved ? ", best kept for this run only (could not write " : ", best saved to ",
+               o->perfdb ? o->perfdb : "", o->perfdb && r->not_saved ? ")" : "");
         for (int i = 0; i < r->nfind; i++) {
             if (r->find[i].status == IGEMM_OK)
                 printf("    %-48s %14.6g %s%s\n", r->find[i].solution, r->find[i].cost, r->find[i].unit,
@@ -398,11 +451,28 @@ static void report(const igemm_handle *h, const igemm_problem *p, const conv_opt
         printf("  verify: max abs err %.3g, max rel err %.3g%s%s: %s (rule: %s)\n", r->vr.max_abs_err,
                r->vr.max_rel_err, r->vr.nan_count ? ", NaN/Inf present" : "",
                r->vr.uncovered_nonzero ? ", uncovered pixels not zero" : "", r->ok ? "PASS" : "FAIL", verify_rule(p));
+    /* MIOpenDriver's lines, in its order: wall clock, algorithm, kernel time, stats; the verify sentence */
+    if (o->time && o->wall)
+        printf("Wall-clock Time Backward Data Conv. Elapsed: %g ms\n",
+               miopen_average(r->wall_ms, r->wall_first_ms, o->iters));
+    if (o->time && (!emu || r->ri.modeled_us > 0))
+        miopen_print_time(p, r->ri.solution, miopen_average(r->total_ms, r->first_ms, o->iters),
+                          emu ? igemm_handle_arch(h) : NULL);
+    if (r->verified)
+        miopen_print_verify(r->rms, r->tol);
+}
+
+/* A shape list's line of another direction: a note, and counted. */
+static void list_skip(void *ctx, const char *path, int line, const char *why)
+{
+    ++*(int *)ctx;
+    cli_note("%s:%d: skipped: %s", path, line, why);
 }
 
 int cmd_conv(int argc, char **argv)
 {
     conv_opts o = {.iters = 1, .seed = 1};
+    int nskipped = 0;
     char **pargv = calloc((size_t)argc + 1, sizeof *pargv);
     int pargc, rc;
     if (!pargv)
@@ -411,6 +481,11 @@ int cmd_conv(int argc, char **argv)
     if (rc) {
         free(pargv);
         return rc < 0 ? 0 : rc;
+    }
+    if (o.solution && !strcmp(o.solution, "list")) {
+        free(pargv);
+        print_solutions();
+        return 0;
     }
     igemm_problem *probs = NULL;
     int nprobs = 0;
@@ -421,7 +496,7 @@ int cmd_conv(int argc, char **argv)
             return rc;
         }
         char why[512];
-        if (igemm_problem_read_list(o.input, o.batch, &probs, &nprobs, NULL, why, sizeof why) != IGEMM_OK) {
+        if (igemm_problem_read_list(o.input, o.batch, &probs, &nprobs, NULL, list_skip, &nskipped, why, sizeof why) != IGEMM_OK) {
             free(pargv);
             return usage_error("%s", why);
         }
@@ -429,6 +504,7 @@ int cmd_conv(int argc, char **argv)
             probs[i].dtype = igemm_dtype_by_command(argv[0])->id;
     } else {
         char why[256];
+        int forw;
         probs = malloc(sizeof *probs);
         nprobs = 1;
         if (!probs || igemm_problem_parse_args(probs, pargc, pargv, why, sizeof why)) {
@@ -436,6 +512,9 @@ int cmd_conv(int argc, char **argv)
             free(probs);
             return usage_error("%s", probs ? why : "out of memory");
         }
+        igemm_problem_parse_args_forw(probs, pargc, pargv, &forw, NULL, 0);
+        if (forw != FORW_BWD)
+            cli_note("-F %d: running its backward-data part (-F 2)", forw);
         if (o.batch)
             probs->n = o.batch;
         if (strcmp(argv[0], "conv")) /* convfp16/convbfp16; conv keeps a "convfp16" first word's type */
@@ -488,9 +567,11 @@ int cmd_conv(int argc, char **argv)
     if (igemm_handle_warning(h)[0])
         cli_warning("%s", igemm_handle_warning(h));
     if (!o.json && igemm_handle_fallback(h)[0] && !o.backend)
-        cli_error(0, "running on the emulator (%s): %s", igemm_handle_arch(h), igemm_handle_fallback(h));
+        cli_note("running on the emulator (%s): %s", igemm_handle_arch(h), igemm_handle_fallback(h));
     if (!o.json && o.verify)
-        cli_error(0, "random data in [-1, 1) with seed %llu", o.seed);
+        cli_note("random data in [-1, 1) with seed %llu", o.seed);
+    if (o.wall && !o.time) /* MIOpenDriver's words */
+        cli_note("'--wall %d' is ignored because '--time' is not set", o.wall);
     int failed = 0, worst = 0;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -513,8 +594,12 @@ int cmd_conv(int argc, char **argv)
                 worst = rc;
         }
     }
-    if (nprobs > 1 && !o.json)
-        printf("%d of %d problems %s\n", nprobs - failed, nprobs, o.verify ? "passed" : "ran");
+    if ((nprobs > 1 || nskipped) && !o.json) {
+        printf("%d of %d problems %s", nprobs - failed, nprobs, o.verify ? "passed" : "ran");
+        if (nskipped)
+            printf(", %d skipped (other directions than backward data)", nskipped);
+        printf("\n");
+    }
     igemm_destroy(h);
     free(probs);
     return worst;

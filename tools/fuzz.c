@@ -110,7 +110,7 @@ static void run(char **argv, tally *t, const char *what)
 /* ---- conv vectors ---- */
 
 static const char *const flags[] = {"-n", "-c", "-H", "-W", "-k", "-y", "-x", "-p", "-q", "-u", "-v", "-l", "-j",
-                                    "-g", "-F", "-V", "-i", "-w", "-s", "-t", "--batch", "--seed", "--threads",
+                                    "-g", "-F", "-V", "-i", "-w", "-s", "-t", "--warmup", "-S", "-m", "--batch", "--seed", "--threads",
                                     "--max-wave-insts", "--device", "--arch", "--backend", "--solution",
                                     "--input", "--perfdb", "--codeobj-dir", "--json", "-Z", "--bogus"};
 static const char *const values[] = {"0", "-1", "1", "2", "3", "5", "-2147483648", "2147483647", "16777215",
@@ -163,7 +163,7 @@ static int long_valid_run(igemm_handle *h, int argc, char **argv)
         long x;
         if (!strcmp(a, "--json"))
             continue;
-        if ((!strcmp(a, "-i") || !strcmp(a, "-w")) && v && !parse_long(v, 11, LONG_MAX, &x))
+        if ((!strcmp(a, "-i") || !strcmp(a, "--warmup")) && v && !parse_long(v, 11, LONG_MAX, &x))
             return 1;
         if (!strncmp(a, "--", 2) || (a[0] == '-' && a[1] && !a[2] && strchr("Vtiws", a[1]))) {
             i++; /* a driver flag and its value */

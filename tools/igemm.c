@@ -5,6 +5,7 @@
  *   igemm emu-run --co FILE.hsaco --kernel NAME --grid GX,GY,GZ --block BX,BY,BZ ...
  *   igemm manifest [--codeobj-dir DIR] [-o FILE.json]
  *   igemm plan conv -n N ... -F 2 --arch gfxNNN [--solution NAME] [--json]
+ *   igemm solutions, igemm --version; a leading MIOpenDriver word is skipped
  *
  * See README.md for every flag. */
 #include <errno.h>
@@ -13,15 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../conv/driver_flags.h"
 #include "../conv/util.h"
+#include "../include/igemm.h"
 #include "cli.h"
 
-/* "igemm: " + the message on one line of stderr. */
+/* prefix + the message on one line of stderr. */
 static void say(const char *prefix, const char *fmt, va_list ap)
 {
     char msg[4096];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    fputs("igemm: ", stderr);
     fputs(prefix, stderr);
     for (const unsigned char *c = (const unsigned char *)msg; *c; c++) {
         if (*c == '\n')
@@ -40,7 +42,7 @@ int cli_error(int status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    say("", fmt, ap);
+    say("igemm: ", fmt, ap);
     va_end(ap);
     return status;
 }
@@ -49,7 +51,7 @@ int usage_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    say("", fmt, ap);
+    say("igemm: ", fmt, ap);
     va_end(ap);
     return 2;
 }
@@ -58,7 +60,15 @@ void cli_warning(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    say("warning: ", fmt, ap);
+    say("igemm: warning: ", fmt, ap);
+    va_end(ap);
+}
+
+void cli_note(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    say("igemm note: ", fmt, ap);
     va_end(ap);
 }
 
@@ -77,6 +87,9 @@ static void help(FILE *f)
           "       igemm emu-run --co FILE.hsaco --kernel NAME --grid X,Y,Z --block X,Y,Z [--arg NAME=VALUE]...\n"
           "       igemm manifest [--codeobj-dir DIR] [-o FILE.json]\n"
           "       igemm plan conv [MIOpenDriver flags] --arch gfxNNN [--solution NAME] [--json]\n"
+          "       igemm solutions    (every kernel configuration: tile, math, type, layout)\n"
+          "       igemm --version\n"
+          "A pasted MIOpenDriver command line works as it is: igemm ./bin/MIOpenDriver conv ...\n"
           "Run 'igemm SUBCOMMAND --help' for the flags of a subcommand.\n",
           f);
 }
@@ -91,6 +104,16 @@ static int run(int argc, char **argv)
         help(stdout);
         return 0;
     }
+    if (!strcmp(argv[1], "--version")) {
+        printf("igemm %s (library %s)\n", IGEMM_VERSION, igemm_version());
+        return 0;
+    }
+    if (driver_is_program(argv[1])) { /* "igemm ./bin/MIOpenDriver conv ...": a pasted command line */
+        argc--;
+        argv++;
+        if (argc < 2)
+            return usage_error("'%s' needs a command (conv, convfp16, convbfp16)", argv[0]);
+    }
     if (!strcmp(argv[1], "conv") || !strcmp(argv[1], "convfp16") || !strcmp(argv[1], "convbfp16"))
         return cmd_conv(argc - 1, argv + 1); /* the command word gives the data type */
     if (!strcmp(argv[1], "emu-run"))
@@ -99,7 +122,10 @@ static int run(int argc, char **argv)
         return cmd_manifest(argc - 1, argv + 1);
     if (!strcmp(argv[1], "plan"))
         return cmd_plan(argc - 1, argv + 1);
-    return usage_error("unknown command '%s' (commands: conv, convfp16, convbfp16, emu-run, manifest, plan)", argv[1]);
+    if (!strcmp(argv[1], "solutions"))
+        return cmd_solutions(argc - 1, argv + 1);
+    return usage_error("unknown command '%s' (commands: conv, convfp16, convbfp16, emu-run, manifest, plan, "
+                       "solutions)", argv[1]);
 }
 
 /* A report that did not reach standard output (> /dev/full, a closed pipe
