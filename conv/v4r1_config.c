@@ -127,9 +127,27 @@ static int ilog2(int x)
     return l;
 }
 
+/* What every math strategy shares: the global-load vectors of the A and B
+ * tiles and the double-buffered fp32 LDS tiles (whatever the tensors' type). */
+static int derive_staging(v4r1_config *c, char *why, size_t len)
+{
+    if (vec_width(c->kpb * c->mpb, c->mpb, c->block, &c->wa, &c->va) ||
+        vec_width(c->kpb * c->npb, c->npb, c->block, &c->wb, &c->vb)) {
+        why_printf(why, len, "a %dx%d or %dx%d tile is not a whole number of elements for each of %d threads", c->kpb,
+                   c->mpb, c->kpb, c->npb, c->block);
+        return -1;
+    }
+    c->lds_bytes = 2 * 4 * c->kpb * (c->mpb + c->npb);
+    if (c->lds_bytes > 65536) {
+        why_printf(why, len, "needs %d bytes of LDS", c->lds_bytes);
+        return -1;
+    }
+    return 0;
+}
+
 /* MFMA: the wave grid whose wave tiles are whole INST x INST blocks and the
  * squarest; staging as for FMA. */
-static int derive_mfma(v4r1_config *c, const igemm_dtype_desc *dt, char *why, size_t len)
+static int derive_mfma(v4r1_config *c, char *why, size_t len)
 {
     int waves = c->block / 64, best = 1 << 30;
     if (c->inst != 16 && c->inst != 32) {
@@ -156,23 +174,13 @@ static int derive_mfma(v4r1_config *c, const igemm_dtype_desc *dt, char *why, si
                    c->inst);
         return -1;
     }
-    if (vec_width(c->kpb * c->mpb, c->mpb, c->block, &c->wa, &c->va) ||
-        vec_width(c->kpb * c->npb, c->npb, c->block, &c->wb, &c->vb)) {
-        why_printf(why, len, "a %dx%d or %dx%d tile is not a whole number of elements for each of %d threads", c->kpb,
-                   c->mpb, c->kpb, c->npb, c->block);
+    if (derive_staging(c, why, len))
         return -1;
-    }
-    c->lds_bytes = 2 * 4 * c->kpb * (c->mpb + c->npb); /* fp32 tiles whatever the type */
-    (void)dt;
     c->agprs = c->bm * c->bn * c->inst * c->inst / 64;
     /* mirrors gen/v4r1/math_mfma.c and the staging: two sets of fragments,
        global prefetch, load offsets and the B column state, addresses and
        scratch, the epilogue's row of outputs and column offsets, slack */
     c->vgprs = 2 * (c->bm + c->bn) + 2 * c->va * c->wa + 3 * c->vb * c->wb + 2 * c->wb + 2 * c->bn + 14 + 8;
-    if (c->lds_bytes > 65536) {
-        why_printf(why, len, "needs %d bytes of LDS", c->lds_bytes);
-        return -1;
-    }
     return 0;
 }
 
@@ -198,7 +206,7 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
         return -1;
     }
     if (c->math == IGEMM_MATH_MFMA)
-        return derive_mfma(c, dt, why, len);
+        return derive_mfma(c, why, len);
     /* the squarest thread tile whose thread grid has exactly `block` threads */
     int best = -1;
     for (int rm = 1; rm <= 4; rm *= 2)
@@ -219,22 +227,13 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
                    c->mpb, c->npb);
         return -1;
     }
-    if (vec_width(c->kpb * c->mpb, c->mpb, c->block, &c->wa, &c->va) ||
-        vec_width(c->kpb * c->npb, c->npb, c->block, &c->wb, &c->vb)) {
-        why_printf(why, len, "a %dx%d or %dx%d tile is not a whole number of elements for each of %d threads", c->kpb,
-                   c->mpb, c->kpb, c->npb, c->block);
+    if (derive_staging(c, why, len))
         return -1;
-    }
-    c->lds_bytes = 2 * 4 * c->kpb * (c->mpb + c->npb); /* fp32 tiles whatever the type */
     /* mirrors gen/v4r1/'s allocations at the main loop: accumulators,
        two sets of LDS operands, global prefetch, load offsets and the B
        column state, addresses and scratch, plus alignment slack */
     int tm = 4 * c->rm, tn = 4 * c->rn;
     c->vgprs = tm * tn + 2 * (tm + tn) + 2 * c->va * c->wa + 3 * c->vb * c->wb + 2 * c->wb + 14 + 8;
-    if (c->lds_bytes > 65536) {
-        why_printf(why, len, "needs %d bytes of LDS", c->lds_bytes);
-        return -1;
-    }
     return 0;
 }
 
