@@ -157,6 +157,9 @@ void v4r1_set_tap(v4r1_kw *w);         /* tap (s_yd, s_xd): bases and dy bounds 
 void v4r1_load_tile(v4r1_kw *w);       /* the tile at the current step -> registers */
 void v4r1_write_tile(v4r1_kw *w);      /* registers -> LDS */
 void v4r1_toggle_writes(v4r1_kw *w);   /* point the LDS writes at the other buffer */
+/* point the LDS reads (v_ard, v_brd) at the other buffer: the toggle of
+   every math strategy that reads A and B through those two addresses */
+void v4r1_toggle_reads(v4r1_kw *w);
 void v4r1_staging_free(v4r1_kw *w);    /* after the loop */
 
 /* walk.c: the whole K walk, prologue to the end of the main loop */

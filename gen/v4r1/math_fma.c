@@ -63,12 +63,6 @@ static void fma_slice(v4r1_kw *w)
     }
 }
 
-static void fma_toggle_reads(v4r1_kw *w)
-{
-    e_vop2(w->e, "v_xor_b32", w->v_ard, imm(w->a_size), w->v_ard);
-    e_vop2(w->e, "v_xor_b32", w->v_brd, imm(w->b_size), w->v_brd);
-}
-
 static void fma_loop_free(v4r1_kw *w)
 {
     rfree(w->e, w->v_la);
@@ -108,7 +102,7 @@ const v4r1_math v4r1_math_fma = {
     .setup = fma_setup,
     .loop_alloc = fma_loop_alloc,
     .slice = fma_slice,
-    .toggle_reads = fma_toggle_reads,
+    .toggle_reads = v4r1_toggle_reads,
     .loop_free = fma_loop_free,
     .rows = fma_rows,
     .cols = fma_cols,

@@ -120,12 +120,6 @@ static void mfma_slice(v4r1_kw *w)
     }
 }
 
-static void mfma_toggle_reads(v4r1_kw *w)
-{
-    e_vop2(w->e, "v_xor_b32", w->v_ard, imm(w->a_size), w->v_ard);
-    e_vop2(w->e, "v_xor_b32", w->v_brd, imm(w->b_size), w->v_brd);
-}
-
 static void mfma_loop_free(v4r1_kw *w)
 {
     rfree(w->e, w->v_la);
@@ -182,7 +176,7 @@ const v4r1_math v4r1_math_mfma = {
     .setup = mfma_setup,
     .loop_alloc = mfma_loop_alloc,
     .slice = mfma_slice,
-    .toggle_reads = mfma_toggle_reads,
+    .toggle_reads = v4r1_toggle_reads,
     .loop_free = mfma_loop_free,
     .rows = mfma_rows,
     .cols = mfma_cols,

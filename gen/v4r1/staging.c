@@ -224,6 +224,12 @@ void v4r1_write_tile(v4r1_kw *w)
              0);
 }
 
+void v4r1_toggle_reads(v4r1_kw *w)
+{
+    e_vop2(w->e, "v_xor_b32", w->v_ard, imm(w->a_size), w->v_ard);
+    e_vop2(w->e, "v_xor_b32", w->v_brd, imm(w->b_size), w->v_brd);
+}
+
 void v4r1_toggle_writes(v4r1_kw *w)
 {
     e_vop2(w->e, "v_xor_b32", w->v_awr, imm(w->a_size), w->v_awr);
