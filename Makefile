@@ -333,6 +333,14 @@ bench: all $(B)/bin/igemm-bench
 	    --igemmgen $(B)/bin/igemmgen -o docs/PERFORMANCE.md
 	@echo "wrote docs/PERFORMANCE.md"
 
+# The same dynamic-against-static-twin benchmark on the MFMA targets (their
+# heuristic picks are MFMA configurations): docs/PERFORMANCE_<target>.md
+.PHONY: bench-twins
+bench-twins: all $(B)/bin/igemm-bench
+	@set -e; for t in gfx908 gfx90a gfx942; do \
+	    $(B)/bin/igemm-bench --input $(SHAPES_DIR)/resnet50.txt --batch $(BENCH_BATCH) --arch $$t \
+	        --igemmgen $(B)/bin/igemmgen -o docs/PERFORMANCE_$$t.md; echo "wrote docs/PERFORMANCE_$$t.md"; done
+
 # ---- every network layer on the emulator, verified (tools/check_networks.sh) --
 # $(SHAPES_DIR)/{resnet50,resnext101,inception3}.txt at batch CHECK_BATCH,
 # default kernel selection on every target of CHECK_ARCHS in every layout of
