@@ -11,7 +11,7 @@ int hx_devices(hx_device *out, int max)
 {
     const char *arch = getenv("IGEMM_HIPEMU_ARCH"), *cus = getenv("IGEMM_HIPEMU_CUS");
     if (!arch)
-        arch = "gfx906";
+        arch = TARGET_DEFAULT->name; /* the first of arch/targets.def */
     int n = 0;
     for (const char *p = arch; *p && n < max;) {
         size_t w = strcspn(p, ",");
