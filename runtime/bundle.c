@@ -97,11 +97,11 @@ int bundle_parse(const void *image, size_t size, bundle *b, char *why, size_t le
         const bundle_entry *e = &b->e[i];
         if (e->offset > size || e->size > size - e->offset) {
             char id[BUNDLE_ID_MAX];
-            unsigned long long off = (unsigned long long)e->offset, n = (unsigned long long)e->size;
+            unsigned long long off = (unsigned long long)e->offset, bytes = (unsigned long long)e->size;
             memcpy(id, e->id, sizeof id);
             bundle_free(b); /* e is gone with it: the message uses the copies */
             return say(why, len, "offload bundle entry %s (offset %llu, %llu bytes) runs past the end of the file "
-                       "(%zu bytes)", id, off, n, size);
+                       "(%zu bytes)", id, off, bytes, size);
         }
         for (int k = 0; k < i; k++)
             if (!strcmp(b->e[k].id, e->id)) {
