@@ -36,6 +36,10 @@ class Hip:
                      "hipModuleGetFunction", "hipModuleLaunchKernel", "hipDeviceSynchronize"):
             getattr(self.lib, name).restype = ctypes.c_int
         self.lib.hipMemcpy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+        # pointers are 64-bit: without argtypes ctypes passes a Python int as a C int
+        self.lib.hipFree.argtypes = [ctypes.c_void_p]
+        self.lib.hipModuleUnload.argtypes = [ctypes.c_void_p]
+        self.lib.hipModuleGetFunction.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p]
         self.lib.hipModuleLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [
             ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
 
