@@ -131,6 +131,7 @@ struct v4r1_kw {
 
     /* the math strategy's registers */
     opnd v_ard, v_brd, v_tm4, v_c, v_la, v_lb;
+    opnd v_out; /* MFMA: the epilogue's row of accumulators read out of AGPRs */
 };
 
 /* An argument: an SGPR of the loaded argument block (named after the

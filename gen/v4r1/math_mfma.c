@@ -126,7 +126,7 @@ static void mfma_loop_free(v4r1_kw *w)
     rfree(w->e, w->v_lb);
     rfree(w->e, w->v_ard);
     /* the epilogue reads a row's accumulators into these */
-    w->v_la = vreg(w->e, "v_out", blocks_n(w), 1);
+    w->v_out = vreg(w->e, "v_out", blocks_n(w), 1);
 }
 
 static int mfma_rows(const v4r1_kw *w) { return blocks_m(w) * cd_regs(w); }
@@ -158,14 +158,14 @@ static void mfma_read_row(v4r1_kw *w, int i, opnd *vals)
 {
     int b = i / cd_regs(w), g = i % cd_regs(w);
     for (int j = 0; j < blocks_n(w); j++) {
-        vals[j] = at(w->v_la, j);
+        vals[j] = at(w->v_out, j);
         e_accvgpr_read(w->e, vals[j], at(w->v_c, (b * blocks_n(w) + j) * cd_regs(w) + g));
     }
 }
 
 static void mfma_release(v4r1_kw *w)
 {
-    rfree(w->e, w->v_la);
+    rfree(w->e, w->v_out);
     rfree(w->e, w->v_brd);
     rfree(w->e, w->v_c);
     rfree(w->e, w->v_tm4);
