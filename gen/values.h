@@ -20,6 +20,12 @@ typedef struct {
 } sv;
 
 sv sv_const(uint32_t k);
+/* x as a second name that sv_free leaves alone (the owner releases it). */
+static inline sv sv_borrow(sv x)
+{
+    x.owned = false;
+    return x;
+}
 sv sv_reg(opnd r);
 /* As an operand of a scalar or VOP2/VOPC src0 (literals allowed there). */
 opnd sv_op(sv x);

@@ -143,8 +143,7 @@ void v4r1_epilogue(v4r1_kw *w)
         w->c_rowstride = sv_const((uint32_t)w->dt->bytes);
         w->c_pix = sv_shl(e, "s_c4", w->a_c, w->dt->log2_bytes);
     } else {
-        w->c_rowstride = hiwi4;
-        w->c_rowstride.owned = false;
+        w->c_rowstride = sv_borrow(hiwi4);
         w->c_pix = sv_const((uint32_t)w->dt->bytes);
     }
     opnd v_row0 = w->math->row_base(w);

@@ -26,12 +26,6 @@ void v4r1_smul(emit *e, opnd d, opnd a, sv s)
         e_sop2(e, "s_mul_i32", d, a, sv_op(s));
 }
 
-static sv borrowed(sv x)
-{
-    x.owned = false;
-    return x;
-}
-
 void v4r1_rsrc_words(emit *e, opnd rs, uint32_t num_records)
 {
     h_smov(e, at(rs, 2), imm(num_records));
@@ -202,9 +196,9 @@ void v4r1_setup(v4r1_kw *w)
         w->b_rowstride = esz;
         w->b_pix = sv_shl(e, "s_k4", w->a_k, lb);
     } else {
-        w->a_mstride = borrowed(w->yx4);
+        w->a_mstride = sv_borrow(w->yx4);
         w->a_tapunit = esz;
-        w->b_rowstride = borrowed(w->howo4);
+        w->b_rowstride = sv_borrow(w->howo4);
         w->b_pix = esz;
     }
     w->a_kstep = sv_mul(e, "s_a_kstep", w->cgyx4, sv_const((uint32_t)w->kpb));
