@@ -68,19 +68,20 @@ static wave_cost fma_cost(const v4r1_config *c)
 }
 
 /* MFMA: per K step, the matrix instructions of the wave tile (issue cycles
- * = 4 * passes of the instruction, from the MFMA table), one ds_read_b32
- * per fragment, the staging's loads and LDS writes; once, the accumulator
- * reads and stores. */
+ * = 4 * passes of the instruction, from the MFMA table), one ds_read per
+ * fragment, the staging's loads and LDS writes (k quads: one pack per two
+ * elements, one write per quad); once, the accumulator reads and stores. */
 static wave_cost mfma_cost(const v4r1_config *c, const target *t)
 {
-    const mfma_info *m = mfma_pick(t, c->inst, c->inst, 64 / c->inst, 1, MFMA_F32);
-    int kst = c->kpb / (64 / c->inst), cd = c->inst * c->inst / 64;
+    int issues;
+    const mfma_info *m = v4r1_mfma_inst(c, t, &issues);
+    int kst = c->kpb / v4r1_mfma_kstep(c), cd = c->inst * c->inst / 64, elems = c->va * c->wa + c->vb * c->wb;
     wave_cost w;
-    w.step = (double)kst * c->bm * c->bn * (m ? m->cycles : 64) /* MFMAs */
-             + (double)kst * (c->bm + c->bn) * 4                 /* ds_read_b32 */
-             + (double)(c->va * c->wa + c->vb * c->wb) * 4     /* buffer loads */
-             + (double)(c->va * c->wa + c->vb * c->wb) * 2     /* LDS writes */
-             + 40;                                               /* scalar walk, waits, barrier */
+    w.step = (double)kst * c->bm * c->bn * issues * (m ? m->cycles : 64) /* MFMAs */
+             + (double)kst * (c->bm + c->bn) * 4                          /* ds_read */
+             + (double)elems * 4                                          /* buffer loads */
+             + (c->kpack ? (double)elems / 2 * 4 + (double)(c->wa + c->wb) * 2 : (double)elems * 2) /* LDS writes */
+             + 40;                                                        /* scalar walk, waits, barrier */
     w.fixed = 600 + (double)c->bm * c->bn * cd * 8 + (double)c->bn * 90;
     return w;
 }

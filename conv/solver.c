@@ -47,7 +47,8 @@ void plan_free(launch_plan *p)
 
 int plan_batch_chunk(const igemm_shape *sh)
 {
-    uint64_t per_image = (uint64_t)(sh->dx_image > sh->dy_image ? sh->dx_image : sh->dy_image) * 4;
+    uint64_t per_image = (uint64_t)(sh->dx_image > sh->dy_image ? sh->dx_image : sh->dy_image) *
+                         (uint64_t)igemm_dtype_get(sh->p.dtype)->bytes;
     uint64_t n = LAUNCH_MAX_BYTES / per_image;
     if (n < 1)
         return 0; /* one image is already too large */
@@ -56,13 +57,14 @@ int plan_batch_chunk(const igemm_shape *sh)
 
 igemm_status plan_check_tensors(const igemm_shape *sh, char *why, size_t len)
 {
+    uint64_t esz = (uint64_t)igemm_dtype_get(sh->p.dtype)->bytes;
     struct {
         const char *what;
         uint64_t bytes;
     } t[] = {
-        {"one image of dx", (uint64_t)sh->dx_image * 4},
-        {"one image of dy", (uint64_t)sh->dy_image * 4},
-        {"w", (uint64_t)sh->w_elems * 4},
+        {"one image of dx", (uint64_t)sh->dx_image * esz},
+        {"one image of dy", (uint64_t)sh->dy_image * esz},
+        {"w", (uint64_t)sh->w_elems * esz},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (t[i].bytes > LAUNCH_MAX_BYTES) {

@@ -34,10 +34,16 @@ static int v4r1_chunk(const igemm_shape *sh, const v4r1_config *c, int nph)
 static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, const target *t, char *why, size_t len)
 {
     const v4r1_config *c = s->cfg;
-    (void)t;
     if (c->layout != sh->p.layout || c->dtype != sh->p.dtype) {
         why_printf(why, len, "written for %s %s tensors", igemm_layout_get(c->layout)->name,
                    igemm_dtype_get(c->dtype)->name);
+        return IGEMM_ERR_NOT_APPLICABLE;
+    }
+    /* the fp16 matrix instructions of a target that flushes their
+       subnormals only where the problem allows it (docs/EMULATOR.md) */
+    if (c->kpack && c->dtype == IGEMM_FP16 && t->mfma_16bit_ftz && sh->p.fp16_mode != IGEMM_FP16_FLUSH) {
+        why_printf(why, len, "%s's fp16 matrix instructions flush subnormals (--fp16_mode flush allows them)",
+                   t->name);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
     igemm_status st = plan_check_tensors(sh, why, len);
@@ -69,7 +75,9 @@ static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, la
     const v4r1_config *c = s->cfg;
     const igemm_problem *p = &sh->p;
     (void)t;
-    uint64_t dx_image = (uint64_t)sh->dx_image * 4, dy_image = (uint64_t)sh->dy_image * 4;
+    /* bytes per image, in the tensors' type */
+    uint64_t esz = (uint64_t)igemm_dtype_get(p->dtype)->bytes;
+    uint64_t dx_image = (uint64_t)sh->dx_image * esz, dy_image = (uint64_t)sh->dy_image * esz;
     int phases[V4R1_PLAN_PHASES];
     int nph = v4r1_phases(sh, phases, V4R1_PLAN_PHASES);
     int chunk = v4r1_chunk(sh, c, nph);

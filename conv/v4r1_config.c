@@ -45,6 +45,18 @@ const v4r1_config v4r1_tiles[] = {
     MFMA(64, 16, 8, 64, 16),
     MFMA(16, 128, 8, 128, 16),
     MFMA(16, 16, 16, 64, 16),
+    /* 16-bit matrix instructions (32x32x8, 16x16x16) on k-quad LDS tiles:
+       the 16-bit types only */
+#define MFMA16(m, n, k, t, i) {.mpb = m, .npb = n, .kpb = k, .block = t, .math = IGEMM_MATH_MFMA, .inst = i, .kpack = 4}
+    MFMA16(256, 128, 16, 256, 32),
+    MFMA16(128, 128, 16, 256, 32),
+    MFMA16(128, 64, 16, 256, 32),
+    MFMA16(64, 64, 16, 256, 32),
+    MFMA16(64, 64, 16, 64, 32),
+    MFMA16(32, 32, 16, 64, 32),
+    MFMA16(16, 64, 16, 64, 16),
+    MFMA16(16, 16, 16, 64, 16),
+#undef MFMA16
 #undef MFMA
 };
 const int v4r1_tile_count = sizeof v4r1_tiles / sizeof v4r1_tiles[0];
@@ -79,7 +91,8 @@ static void family_init(void)
         for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
             for (int i = 0; i < v4r1_tile_count; i++) {
                 char why[256];
-                if (dtypes[d] != IGEMM_FP32 && !tile_for_16bit(&v4r1_tiles[i]))
+                if (dtypes[d] == IGEMM_FP32 ? v4r1_tiles[i].kpack != 0
+                                            : !v4r1_tiles[i].kpack && !tile_for_16bit(&v4r1_tiles[i]))
                     continue;
                 if (family_n == FAMILY_MAX)
                     igemm_die("the v4r1 family exceeds %d configurations", FAMILY_MAX);
@@ -112,10 +125,29 @@ static int vec_width(int elems, int rowlen, int block, int *w, int *v)
 
 static int pow2(int x) { return x > 0 && !(x & (x - 1)); }
 
+int v4r1_mfma_kstep(const v4r1_config *c) { return (c->kpack ? c->kpack : 1) * 64 / c->inst; }
+
+const mfma_info *v4r1_mfma_inst(const v4r1_config *c, const target *t, int *issues)
+{
+    int k = v4r1_mfma_kstep(c);
+    *issues = 1;
+    if (!c->kpack)
+        return mfma_pick(t, c->inst, c->inst, k, 1, MFMA_F32);
+    mfma_type type = c->dtype == IGEMM_BF16 ? MFMA_BF16 : MFMA_F16;
+    const mfma_info *m = mfma_pick(t, c->inst, c->inst, k, 1, type);
+    if (m && m->a_gprs == 2)
+        return m;
+    /* a k-pair instruction (one register of A and B) twice per quad */
+    m = mfma_pick(t, c->inst, c->inst, k / 2, 1, type);
+    *issues = 2;
+    return m && m->a_gprs == 1 ? m : NULL;
+}
+
 bool v4r1_config_runs_on(const v4r1_config *c, const target *t)
 {
+    int issues;
     if (c->math == IGEMM_MATH_MFMA)
-        return t->has_mfma && mfma_pick(t, c->inst, c->inst, 64 / c->inst, 1, MFMA_F32) != NULL;
+        return t->has_mfma && v4r1_mfma_inst(c, t, &issues) != NULL;
     return t->has_fmac;
 }
 
@@ -127,17 +159,31 @@ static int ilog2(int x)
     return l;
 }
 
+/* k quads: every thread loads 4 consecutive rows (one quad) of W consecutive
+ * columns, W = elements per thread / 4 (1, 2, 4 or 8). */
+static int quad_width(int elems, int block, int *w, int *v)
+{
+    int per = elems / block;
+    if (elems % block || per % 4 || per / 4 > 8)
+        return -1;
+    *w = per / 4, *v = 4;
+    return 0;
+}
+
 /* What every math strategy shares: the global-load vectors of the A and B
- * tiles and the double-buffered fp32 LDS tiles (whatever the tensors' type). */
+ * tiles and the double-buffered LDS tiles (fp32 whatever the tensors' type,
+ * or 16-bit k quads). */
 static int derive_staging(v4r1_config *c, char *why, size_t len)
 {
-    if (vec_width(c->kpb * c->mpb, c->mpb, c->block, &c->wa, &c->va) ||
-        vec_width(c->kpb * c->npb, c->npb, c->block, &c->wb, &c->vb)) {
-        why_printf(why, len, "a %dx%d or %dx%d tile is not a whole number of elements for each of %d threads", c->kpb,
-                   c->mpb, c->kpb, c->npb, c->block);
+    if (c->kpack ? quad_width(c->kpb * c->mpb, c->block, &c->wa, &c->va) ||
+                       quad_width(c->kpb * c->npb, c->block, &c->wb, &c->vb)
+                 : vec_width(c->kpb * c->mpb, c->mpb, c->block, &c->wa, &c->va) ||
+                       vec_width(c->kpb * c->npb, c->npb, c->block, &c->wb, &c->vb)) {
+        why_printf(why, len, "a %dx%d or %dx%d tile is not a whole number of %s for each of %d threads", c->kpb,
+                   c->mpb, c->kpb, c->npb, c->kpack ? "k quads of 1, 2, 4 or 8 columns" : "elements", c->block);
         return -1;
     }
-    c->lds_bytes = 2 * 4 * c->kpb * (c->mpb + c->npb);
+    c->lds_bytes = 2 * (c->kpack ? 2 : 4) * c->kpb * (c->mpb + c->npb);
     if (c->lds_bytes > 65536) {
         why_printf(why, len, "needs %d bytes of LDS", c->lds_bytes);
         return -1;
@@ -151,11 +197,15 @@ static int derive_mfma(v4r1_config *c, char *why, size_t len)
 {
     int waves = c->block / 64, best = 1 << 30;
     if (c->inst != 16 && c->inst != 32) {
-        why_printf(why, len, "MFMA block %d: 32 (32x32x2) or 16 (16x16x4)", c->inst);
+        why_printf(why, len, "MFMA block %d: 32 (32x32) or 16 (16x16)", c->inst);
         return -1;
     }
-    if (c->kpb % (64 / c->inst)) {
-        why_printf(why, len, "K per step %d is not a multiple of the MFMA's K %d", c->kpb, 64 / c->inst);
+    if (c->kpack && (c->kpack != 4 || igemm_dtype_get(c->dtype)->bytes != 2)) {
+        why_printf(why, len, "k packing %d: 4, and only for the 16-bit types", c->kpack);
+        return -1;
+    }
+    if (c->kpb % v4r1_mfma_kstep(c)) {
+        why_printf(why, len, "K per step %d is not a multiple of the MFMA's K %d", c->kpb, v4r1_mfma_kstep(c));
         return -1;
     }
     c->wgm = 0;
@@ -180,7 +230,8 @@ static int derive_mfma(v4r1_config *c, char *why, size_t len)
     /* mirrors gen/v4r1/math_mfma.c and the staging: two sets of fragments,
        global prefetch, load offsets and the B column state, addresses and
        scratch, the epilogue's row of outputs and column offsets, slack */
-    c->vgprs = 2 * (c->bm + c->bn) + 2 * c->va * c->wa + 3 * c->vb * c->wb + 2 * c->wb + 2 * c->bn + 14 + 8;
+    c->vgprs = 2 * (c->kpack ? 2 : 1) * (c->bm + c->bn) + 2 * c->va * c->wa + 3 * c->vb * c->wb + 2 * c->wb +
+               2 * c->bn + 14 + 8;
     return 0;
 }
 
@@ -207,6 +258,10 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
     }
     if (c->math == IGEMM_MATH_MFMA)
         return derive_mfma(c, why, len);
+    if (c->kpack) {
+        why_printf(why, len, "k packing %d: only the MFMA strategy reads k quads", c->kpack);
+        return -1;
+    }
     /* the squarest thread tile whose thread grid has exactly `block` threads */
     int best = -1;
     for (int rm = 1; rm <= 4; rm *= 2)
@@ -245,7 +300,7 @@ void v4r1_config_name(const v4r1_config *c, char *buf, size_t len)
     int n = snprintf(buf, len, "igemm_bwd_v4r1_%s_%s_%s_%dx%dx%d_t%d", m ? m->name : "?", d ? d->name : "?",
                      l ? l->name : "?", c->mpb, c->npb, c->kpb, c->block);
     if (c->math == IGEMM_MATH_MFMA && n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, "_wt%dx%dx%d", c->inst, c->inst, 64 / c->inst);
+        snprintf(buf + n, len - (size_t)n, "_wt%dx%dx%d", c->inst, c->inst, v4r1_mfma_kstep(c));
 }
 
 int v4r1_phases(const igemm_shape *sh, int *phases, int max)

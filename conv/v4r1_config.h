@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../arch/mfma.h"
 #include "../arch/target.h"
 
 #include "../arch/kargs.h"
@@ -29,7 +30,11 @@ typedef struct {
     igemm_math math;     /* how the tile is multiplied (zero: FMA) */
     igemm_dtype dtype;   /* of dx, dy and w (zero: fp32) */
     igemm_layout layout; /* of dx, dy and w (zero: NCHW) */
-    int inst;            /* MFMA: the instruction's block, INST x INST x (64/INST) f32 (32 or 16) */
+    int inst;            /* MFMA: the instruction's block, INST x INST (32 or 16) */
+    int kpack;           /* MFMA, 16-bit types: 4, the LDS tiles hold the 16-bit values in k
+                            quads (entry (k/4, m) = 4 consecutive k of column m, one
+                            ds_read_b64 fragment) for the 16-bit matrix instructions;
+                            0: fp32 LDS tiles (16-bit values widened), f32 instructions */
     /* derived by v4r1_config_derive */
     int tx, ty;          /* FMA: thread grid */
     int rm, rn;          /* FMA: 4-row / 4-column groups per thread */
@@ -56,6 +61,16 @@ const v4r1_config *v4r1_family_get(int i);
 /* Whether target t has what configuration c's kernel needs (FMA: v_fmac_f32;
  * MFMA: matrix cores with the configuration's instruction). */
 bool v4r1_config_runs_on(const v4r1_config *c, const target *t);
+
+/* An MFMA configuration's K rows per matrix step: 64/INST with fp32 LDS
+ * tiles (32x32x2, 16x16x4 f32), 4*64/INST with k quads (32x32x8, 16x16x16). */
+int v4r1_mfma_kstep(const v4r1_config *c);
+
+/* The matrix instruction of MFMA configuration c on target t, and how many
+ * of it one matrix step issues (*issues, one per A/B register of the
+ * fragment: 2 where t's 16-bit instruction of that block takes k pairs,
+ * gfx908's bf16 ones); NULL where t has none. */
+const mfma_info *v4r1_mfma_inst(const v4r1_config *c, const target *t, int *issues);
 
 /* Fill the derived fields; returns 0, or -1 with the reason in why. */
 int v4r1_config_derive(v4r1_config *c, char *why, size_t len);

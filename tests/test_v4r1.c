@@ -63,11 +63,20 @@ typedef struct {
     igemm_layout layout;
     bool mfma;    /* matrix cores: only on targets with them */
     int inst;     /* MFMA: the instruction's block */
+    int kstep;    /* MFMA: the instruction's K (per step of the K walk) */
     igemm_dtype dtype;
 } config;
 
 static config configs[MAX_CONFIGS];
 static int nconfigs;
+
+/* The fp16 mode that lets a configuration run everywhere: fp16 on the
+ * 16-bit matrix instructions (K = 256/I) flushes subnormals on gfx90a and
+ * is refused there unless the problem allows it (fp16_flush_mode). */
+static igemm_fp16_mode fp16_mode_for(const config *c)
+{
+    return c->dtype == IGEMM_FP16 && c->mfma && c->kstep * c->inst == 256 ? IGEMM_FP16_FLUSH : IGEMM_FP16_ACCURATE;
+}
 
 static int setup(void **state)
 {
@@ -94,12 +103,13 @@ static int setup(void **state)
         c->dtype = !strcmp(type, "fp16") ? IGEMM_FP16 : !strcmp(type, "bf16") ? IGEMM_BF16 : IGEMM_FP32;
         if ((strcmp(math, "fma") && !c->mfma) || (strcmp(lay, "nchw") && strcmp(lay, "nhwc")) ||
             (strcmp(type, "fp32") && strcmp(type, "fp16") && strcmp(type, "bf16")) || n != (c->mfma ? 10 : 7) ||
-            (c->mfma && (in2 != c->inst || ik * c->inst != 64))) {
+            (c->mfma && (in2 != c->inst || (ik * c->inst != 64 && (ik * c->inst != 256 || c->dtype == IGEMM_FP32))))) {
             fprintf(stderr, "solution name '%s' does not encode <fma|mfma>_<fp32|fp16|bf16>_<nchw|nhwc>_<M>x<N>x<K>_"
-                    "t<threads>, MFMA ones _wt<I>x<I>x<64/I>\n", name);
+                    "t<threads>, MFMA ones _wt<I>x<I>x<64/I> (16-bit ones also <256/I>)\n", name);
             return -1;
         }
         c->layout = strcmp(lay, "nchw") ? IGEMM_LAYOUT_NHWC : IGEMM_LAYOUT_NCHW;
+        c->kstep = ik;
     }
     return 0;
 }
@@ -127,8 +137,13 @@ static void names_encode_the_configuration_table(void **state)
 {
     (void)state;
     assert_true(nconfigs > 0);
-    /* every tile in both layouts in fp32, eight tiles in both layouts in each 16-bit type */
-    assert_int_equal(nconfigs, 2 * v4r1_tile_count + 2 * 2 * 8);
+    /* every fp32 tile in both layouts, eight of them and the eight k-quad
+       MFMA tiles in both layouts in each 16-bit type */
+    int quad_tiles = 0;
+    for (int i = 0; i < v4r1_tile_count; i++)
+        quad_tiles += v4r1_tiles[i].kpack == 4;
+    assert_int_equal(quad_tiles, 8);
+    assert_int_equal(nconfigs, 2 * (v4r1_tile_count - quad_tiles) + 2 * 2 * (8 + quad_tiles));
     int nmfma = 0;
     for (int i = 0; i < nconfigs; i++)
         nmfma += configs[i].mfma;
@@ -144,7 +159,7 @@ static void names_encode_the_configuration_table(void **state)
             const v4r1_config *t = v4r1_family_get(j);
             if (t->mpb == c->mpb && t->npb == c->npb && t->kpb == c->kpb && t->block == c->block &&
                 t->layout == c->layout && t->dtype == c->dtype && (t->math == IGEMM_MATH_MFMA) == c->mfma &&
-                (!c->mfma || t->inst == c->inst)) {
+                (!c->mfma || (t->inst == c->inst && v4r1_mfma_kstep(t) == c->kstep))) {
                 char name[128];
                 v4r1_config_name(t, name, sizeof name);
                 assert_string_equal(name, c->name);
@@ -203,15 +218,18 @@ static void names_match_code_objects_and_plans(void **state)
             if (!k)
                 fail_msg("%s: no kernel %s in the code object", archs[a], c->name);
             const emu_kernel_info *ki = emu_kernel_get_info(k);
-            if (ki->lds_bytes != 2 * 4 * c->kpb * (c->mpb + c->npb))
-                fail_msg("%s %s: descriptor LDS %d bytes, the name says 2 x 4 x %d x (%d + %d)", archs[a], c->name,
-                         ki->lds_bytes, c->kpb, c->mpb, c->npb);
+            /* fp32 LDS tiles, or 16-bit k quads (the 16-bit instructions' K, 256/I) */
+            int esz = c->mfma && c->kstep * c->inst == 256 ? 2 : 4;
+            if (ki->lds_bytes != 2 * esz * c->kpb * (c->mpb + c->npb))
+                fail_msg("%s %s: descriptor LDS %d bytes, the name says 2 x %d x %d x (%d + %d)", archs[a], c->name,
+                         ki->lds_bytes, esz, c->kpb, c->mpb, c->npb);
             if (ki->max_block < c->block)
                 fail_msg("%s %s: max workgroup size %d < %d", archs[a], c->name, ki->max_block, c->block);
             igemm_launch l[4];
             int cnt = 0;
             p.layout = c->layout;
             p.dtype = c->dtype;
+            p.fp16_mode = fp16_mode_for(c);
             igemm_status st = igemm_get_launches(h, &p, c->name, l, 4, &cnt);
             if (st != IGEMM_OK)
                 fail_msg("%s %s: igemm_get_launches: %s", archs[a], c->name, igemm_last_error(h));
@@ -312,6 +330,7 @@ static void edge_all_configs(const char *arch)
             igemm_problem p = edge.s[i].p;
             p.layout = configs[c].layout;
             p.dtype = configs[c].dtype;
+            p.fp16_mode = fp16_mode_for(&configs[c]);
             if (tc_run_case(h, &p, configs[c].name, 100u + (uint64_t)i, &r, msg, sizeof msg)) {
                 if (failures++ < MAX_REPORTED)
                     print_error("conv %s -F 2 --arch %s --solution %s: %s\n", edge.s[i].text, arch, configs[c].name,
@@ -354,11 +373,12 @@ static void edge_gfx942(void **state)
 
 /* ---- 16-bit extremes ---- */
 
-/* One run of the heuristic's pick on data given here; verified by the
- * 16-bit rule (igemm_verify_ex against igemm_reference_bwd_data_ex).
- * Returns how many dx elements are subnormal and how many infinite. */
-static void extreme_run(igemm_handle *h, const char *arch, const igemm_problem *p, const void *dy, const void *w,
-                        int *subnormal, int *inf)
+/* One run of `solution` (NULL: the heuristic's pick) on data given here,
+ * verified by the 16-bit rule (igemm_verify_ex against
+ * igemm_reference_bwd_data_ex). Counts the dx elements that are subnormal
+ * and infinite; returns whether the rule holds. */
+static bool extreme_try(igemm_handle *h, const char *arch, const igemm_problem *p, const char *solution,
+                        const void *dy, const void *w, int *subnormal, int *inf)
 {
     igemm_shape sh;
     assert_int_equal(igemm_shape_init(&sh, p, NULL, 0), IGEMM_OK);
@@ -374,15 +394,16 @@ static void extreme_run(igemm_handle *h, const char *arch, const igemm_problem *
     assert_int_equal(igemm_copy_to_device(h, ddy, dy, ny * 2), IGEMM_OK);
     assert_int_equal(igemm_copy_to_device(h, dw, w, nw * 2), IGEMM_OK);
     igemm_run_info ri;
-    if (igemm_conv_bwd_data_ex(h, p, NULL, dx, ddy, dw, &ri) != IGEMM_OK)
+    if (igemm_conv_bwd_data_ex(h, p, solution, dx, ddy, dw, &ri) != IGEMM_OK)
         fail_msg("%s: %s", arch, igemm_last_error(h));
     assert_int_equal(igemm_copy_to_host(h, hx, dx, nx * 2), IGEMM_OK);
     assert_int_equal(igemm_reference_bwd_data_ex(p, dy, w, ref, abs_sum, cov), IGEMM_OK);
     igemm_verify_result vr;
-    if (!igemm_verify_ex(p, hx, ref, abs_sum, cov, 1e-5, &vr))
-        fail_msg("%s %s (%s): fails the 16-bit rule: %lld over tolerance, %lld NaN, max rel err %g", arch,
-                 p->dtype == IGEMM_FP16 ? "fp16" : "bf16", ri.solution, (long long)vr.over_tolerance,
-                 (long long)vr.nan_count, vr.max_rel_err);
+    bool ok = igemm_verify_ex(p, hx, ref, abs_sum, cov, 1e-5, &vr);
+    if (!ok)
+        print_message("  %s %s (%s): %lld over the 16-bit rule's tolerance, %lld NaN, max rel err %g\n", arch,
+                      p->dtype == IGEMM_FP16 ? "fp16" : "bf16", ri.solution, (long long)vr.over_tolerance,
+                      (long long)vr.nan_count, vr.max_rel_err);
     /* what the stored bits are: exponent field 0 with a non-zero fraction, or all ones with a zero one */
     int mant = p->dtype == IGEMM_FP16 ? 10 : 7;
     unsigned emask = p->dtype == IGEMM_FP16 ? 0x7c00u : 0x7f80u, fmask = (1u << mant) - 1;
@@ -398,6 +419,15 @@ static void extreme_run(igemm_handle *h, const char *arch, const igemm_problem *
     free(ref);
     free(abs_sum);
     free(cov);
+    return ok;
+}
+
+/* The heuristic's pick on the data, which must pass the 16-bit rule. */
+static void extreme_run(igemm_handle *h, const char *arch, const igemm_problem *p, const void *dy, const void *w,
+                        int *subnormal, int *inf)
+{
+    if (!extreme_try(h, arch, p, NULL, dy, w, subnormal, inf))
+        fail_msg("%s: the heuristic's pick fails the 16-bit rule", arch);
 }
 
 /* Subnormal inputs and results (fp16: dy of 2^-18 and below, itself
@@ -436,6 +466,51 @@ static void sixteen_bit_extremes(void **state)
             if (inf == 0)
                 fail_msg("%s %s: no infinite dx element, the case tests nothing", archs[a], t ? "bf16" : "fp16");
         }
+        igemm_destroy(h);
+    }
+}
+
+/* fp16 on the 16-bit matrix instructions with subnormal products (dy of
+ * 2^-24..2^-18, w below 1/4: every product and sum is an fp16 subnormal).
+ * gfx90a's f16 MFMAs flush them: its k-quad fp16 kernels are refused unless
+ * fp16_mode is FLUSH (so the accurate default keeps the subnormals through
+ * another kernel), and with FLUSH they lose them (dx 0 where the reference
+ * is not: the 16-bit rule fails); gfx908 and gfx942 keep them. */
+static void fp16_flush_mode(void **state)
+{
+    (void)state;
+    static const char *quad = "igemm_bwd_v4r1_mfma_fp16_nchw_16x16x16_t64_wt16x16x16";
+    for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
+        const target *t = target_by_name(archs[a]);
+        if (!t->has_mfma)
+            continue;
+        igemm_handle *h = tc_emu_handle(archs[a], NULL, 0);
+        igemm_problem p = IGEMM_PROBLEM_INIT;
+        p.n = 1, p.c = 8, p.hi = 6, p.wi = 6, p.k = 16, p.y = 3, p.x = 3, p.pad_h = p.pad_w = 1;
+        p.dtype = IGEMM_FP16;
+        uint16_t dy[16 * 36], w[16 * 8 * 9];
+        uint64_t s = 91;
+        for (size_t i = 0; i < sizeof dy / sizeof dy[0]; i++)
+            igemm_elem_set(p.dtype, dy, i, ldexp((double)(1 + tc_splitmix64(&s) % 64), -24));
+        for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+            igemm_elem_set(p.dtype, w, i, ldexp((double)(1 + tc_splitmix64(&s) % 15) / 64.0, 0));
+        int sub, inf;
+        char why[256];
+        igemm_status st = igemm_applicable(h, &p, quad, why, sizeof why);
+        if (t->mfma_16bit_ftz) {
+            assert_int_equal(st, IGEMM_ERR_NOT_APPLICABLE);
+            assert_non_null(strstr(why, "flush"));
+        } else {
+            assert_int_equal(st, IGEMM_OK);
+        }
+        extreme_run(h, archs[a], &p, dy, w, &sub, &inf); /* the accurate default */
+        assert_true(sub > 0);
+        p.fp16_mode = IGEMM_FP16_FLUSH;
+        assert_int_equal(igemm_applicable(h, &p, quad, why, sizeof why), IGEMM_OK);
+        bool ok = extreme_try(h, archs[a], &p, quad, dy, w, &sub, &inf);
+        if (ok == t->mfma_16bit_ftz)
+            fail_msg("%s: fp16 flush mode on %s: the 16-bit rule %s, want it to %s", archs[a], quad,
+                     ok ? "holds" : "fails", t->mfma_16bit_ftz ? "fail (the f16 MFMAs flush)" : "hold");
         igemm_destroy(h);
     }
 }
@@ -540,6 +615,9 @@ static void sweep(const char *arch, bool (*cfg_ok)(const config *c, const char *
         p.layout = fc ? fc->layout : i % 3 == 2 ? IGEMM_LAYOUT_NHWC : IGEMM_LAYOUT_NCHW;
         /* the heuristic's draws: every fifth one fp16, every seventh bf16 */
         p.dtype = fc ? fc->dtype : i % 5 == 4 ? IGEMM_FP16 : i % 7 == 6 ? IGEMM_BF16 : IGEMM_FP32;
+        /* forced: what the configuration needs; every other fp16 draw of the
+           heuristic allows the flushing instructions */
+        p.fp16_mode = fc ? fp16_mode_for(fc) : i % 10 == 9 ? IGEMM_FP16_FLUSH : IGEMM_FP16_ACCURATE;
         char text[256], msg[1024], sel[128] = "";
         igemm_problem_format(&p, text, sizeof text);
         strided += p.stride_h > 1 || p.stride_w > 1;
@@ -628,6 +706,7 @@ int main(void)
         cmocka_unit_test(edge_gfx90a),
         cmocka_unit_test(edge_gfx942),
         cmocka_unit_test(sixteen_bit_extremes),
+        cmocka_unit_test(fp16_flush_mode),
         cmocka_unit_test(random_sweep),
         cmocka_unit_test(random_sweep_mfma),
     };

@@ -33,9 +33,17 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int n
         emit_fail(e, "kernel %s: %d accumulator columns per thread exceed %d", name, w->math->cols(w), V4R1_MAX_COLS);
         return;
     }
-    w->dka = w->block * w->wa / w->mpb, w->dkb = w->block * w->wb / w->npb;
-    w->a_size = w->kpb * w->mpb * V4R1_LDS_BYTES;
-    w->b_size = w->kpb * w->npb * V4R1_LDS_BYTES;
+    /* fp32 tiles: the threads of one row cover it, rows DKA apart; k quads:
+       a thread's 4 vectors are the 4 consecutive rows of its quad */
+    w->kpack = cfg->kpack ? cfg->kpack : 1;
+    if (w->kpack > 1) {
+        w->dka = w->dkb = 1;
+    } else {
+        w->dka = w->block * w->wa / w->mpb, w->dkb = w->block * w->wb / w->npb;
+    }
+    int lds_esz = w->kpack > 1 ? w->dt->bytes : V4R1_LDS_BYTES;
+    w->a_size = w->kpb * w->mpb * lds_esz;
+    w->b_size = w->kpb * w->npb * lds_esz;
     if (w->a_size >= w->b_size) {
         w->a_lds = 0;
         w->b_lds = 2 * w->a_size;

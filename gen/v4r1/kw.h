@@ -38,11 +38,15 @@
 #define V4R1_INVALID_OFFSET 0x80000000u
 /* NUM_RECORDS of the dy and dx resources (their offsets are masked instead) */
 #define V4R1_OPEN_RECORDS 0x7fffffffu
-/* The LDS tiles and the math are fp32 whatever the tensors' type: 16-bit
- * elements are widened when the staging writes them to LDS, and dx is
- * rounded to nearest even when the epilogue stores it. */
+/* The LDS tiles are fp32 whatever the tensors' type (16-bit elements are
+ * widened when the staging writes them to LDS), or, for the 16-bit matrix
+ * instructions (cfg->kpack = 4), 16-bit k quads: element (k, m) of a tile
+ * with row length L at byte ((k/4) * L + m) * 8 + (k%4) * 2. Accumulation
+ * is fp32 either way; dx is rounded to nearest even when the epilogue
+ * stores it. */
 #define V4R1_LDS_BYTES 4
 #define V4R1_LDS_LOG2 2
+#define V4R1_QUAD_BYTES 8 /* one k quad of 16-bit values */
 
 typedef struct v4r1_kw v4r1_kw;
 
@@ -97,6 +101,7 @@ struct v4r1_kw {
     /* the tile and the derived thread mapping (v4r1_config.h) */
     int mpb, npb, kpb, block, tx, ty, rm, rn, wa, va, wb, vb;
     int tm, tn;                /* thread tile */
+    int kpack;                 /* 4: 16-bit k-quad LDS tiles; 1: fp32 tiles */
     int dka, dkb;              /* kk distance between a thread's load vectors */
     /* LDS layout: byte offsets of buffer 0 of A and B; buffer 1 is at
        offset ^ size (the larger tile goes first so both toggles are xors) */

@@ -4,7 +4,9 @@
  * wave owns a (MPB/WGM) x (NPB/WGN) wave tile made of BM x BN blocks of one
  * single-block MFMA of shape INST x INST x K (32x32x2 or 16x16x4 f32),
  * accumulating in AGPRs (C/D in AGPRs works on every CDNA target; gfx90a+
- * could also keep them in VGPRs).
+ * could also keep them in VGPRs). With 16-bit k-quad LDS tiles (kw.h) the
+ * blocks are INST x INST x (4*64/INST) 16-bit MFMAs (32x32x8, 16x16x16;
+ * on gfx908 bf16, two k-pair ones, 32x32x4 / 16x16x8, per quad).
  *
  * Operands (AMD's matrix calculator layout, shared/isa/mfma): lane l holds
  * A[m = l % INST][k = l / INST] and B[k = l / INST][n = l % INST] in one
@@ -12,7 +14,11 @@
  * layout) a fragment is one ds_read_b32 per lane at
  *   ((l / INST) * MPB + m0_wave + bm*INST + l % INST) * 4 + k0 * MPB * 4
  * (consecutive lanes read consecutive dwords: no bank conflict within a
- * 32-lane half for INST 32). Result D (register g, lane l) is element
+ * 32-lane half for INST 32). The 16-bit instructions take k quads: lane l
+ * holds A[m = l % INST][k = 4*(l / INST) + 0..3] in two VGPRs (the k-pair
+ * ones k = 2*(l / INST) + 0..1 in one: issuing one per register of the
+ * quad covers every k once, the same k for A and B), so a fragment is one
+ * ds_read_b64 of the quad entry ((l / INST) * MPB + m) * 8. Result D (register g, lane l) is element
  *   row (g / 4) * (4 * 64 / INST) + 4 * (l / INST) + g % 4, column l % INST
  * of its block, which the epilogue reads with v_accvgpr_read_b32. */
 #include "../../arch/mfma.h"
@@ -24,19 +30,23 @@ static int blocks_m(const v4r1_kw *w) { return w->cfg->bm; }
 static int blocks_n(const v4r1_kw *w) { return w->cfg->bn; }
 static int inst(const v4r1_kw *w) { return w->cfg->inst; }
 static int cd_regs(const v4r1_kw *w) { return inst(w) * inst(w) / 64; }
+/* registers per fragment and bytes per LDS entry (one k, or one k quad) */
+static int frag_regs(const v4r1_kw *w) { return w->kpack > 1 ? 2 : 1; }
+static int entry_bytes(const v4r1_kw *w) { return w->kpack > 1 ? V4R1_QUAD_BYTES : V4R1_LDS_BYTES; }
 
-static const mfma_info *pick(v4r1_kw *w)
+static const mfma_info *pick(v4r1_kw *w, int *issues)
 {
-    const mfma_info *m = mfma_pick(w->e->t, inst(w), inst(w), 64 / inst(w), 1, MFMA_F32);
+    const mfma_info *m = v4r1_mfma_inst(w->cfg, w->e->t, issues);
     if (!m)
-        emit_fail(w->e, "no %dx%d f32 MFMA on this target", inst(w), inst(w));
+        emit_fail(w->e, "no %dx%dx%d MFMA for %s on this target", inst(w), inst(w), v4r1_mfma_kstep(w->cfg),
+                  w->dt->name);
     return m;
 }
 
 static void mfma_setup(v4r1_kw *w)
 {
     emit *e = w->e;
-    const int I = inst(w), lb = V4R1_LDS_LOG2;
+    const int I = inst(w), lb = log2u((uint32_t)entry_bytes(w));
     const int wtm = w->mpb / waves_m(w), wtn = w->npb / (w->block / 64 / waves_m(w));
     e_comment(e, "MFMA %dx%d: %d waves as %dx%d, wave tile %dx%d = %dx%d blocks, accumulators in AGPRs", I, I,
               w->block / 64, waves_m(w), w->block / 64 / waves_m(w), wtm, wtn, blocks_m(w), blocks_n(w));
@@ -77,31 +87,38 @@ static void mfma_setup(v4r1_kw *w)
 
 static void mfma_loop_alloc(v4r1_kw *w)
 {
-    w->v_la = vreg(w->e, "v_la", 2 * blocks_m(w), 1);
-    w->v_lb = vreg(w->e, "v_lb", 2 * blocks_n(w), 1);
+    w->v_la = vreg(w->e, "v_la", 2 * blocks_m(w) * frag_regs(w), frag_regs(w));
+    w->v_lb = vreg(w->e, "v_lb", 2 * blocks_n(w) * frag_regs(w), frag_regs(w));
 }
 
-/* The fragments of K step s (rows s*K .. s*K + K-1) into register set `set`. */
+/* Fragment b of register set `set` (blocks per set nb). */
+static opnd frag(const v4r1_kw *w, opnd regs, int nb, int set, int b)
+{
+    return sub(regs, (set * nb + b) * frag_regs(w), frag_regs(w));
+}
+
+/* The fragments of matrix step s (LDS entry rows s*64/INST .. +64/INST-1:
+ * one k or one k quad each) into register set `set`. */
 static void lds_reads(v4r1_kw *w, int s, int set)
 {
     emit *e = w->e;
-    const int I = inst(w), K = 64 / I, esz = V4R1_LDS_BYTES;
+    const int I = inst(w), K = 64 / I, esz = entry_bytes(w);
+    const char *op = frag_regs(w) == 2 ? "ds_read_b64" : "ds_read_b32";
     for (int b = 0; b < blocks_m(w); b++)
-        e_ds(e, "ds_read_b32", at(w->v_la, set * blocks_m(w) + b), w->v_ard, NOOP, NOOP,
-             (s * K * w->mpb + b * I) * esz, 0);
+        e_ds(e, op, frag(w, w->v_la, blocks_m(w), set, b), w->v_ard, NOOP, NOOP, (s * K * w->mpb + b * I) * esz, 0);
     for (int b = 0; b < blocks_n(w); b++)
-        e_ds(e, "ds_read_b32", at(w->v_lb, set * blocks_n(w) + b), w->v_brd, NOOP, NOOP,
-             (s * K * w->npb + b * I) * esz, 0);
+        e_ds(e, op, frag(w, w->v_lb, blocks_n(w), set, b), w->v_brd, NOOP, NOOP, (s * K * w->npb + b * I) * esz, 0);
 }
 
 static void mfma_slice(v4r1_kw *w)
 {
     emit *e = w->e;
-    const mfma_info *m = pick(w);
+    int issues;
+    const mfma_info *m = pick(w, &issues);
     if (!m)
         return;
     const char *op = mfma_name(m);
-    const int steps = w->kpb / m->k, nreads = blocks_m(w) + blocks_n(w), cd = cd_regs(w);
+    const int steps = w->kpb / v4r1_mfma_kstep(w->cfg), nreads = blocks_m(w) + blocks_n(w), cd = cd_regs(w);
     lds_reads(w, 0, 0);
     for (int s = 0; s < steps; s++) {
         int set = s & 1;
@@ -114,8 +131,9 @@ static void mfma_slice(v4r1_kw *w)
         for (int bm = 0; bm < blocks_m(w); bm++)
             for (int bn = 0; bn < blocks_n(w); bn++) {
                 opnd c = sub(w->v_c, (bm * blocks_n(w) + bn) * cd, cd);
-                e_mfma(e, op, c, at(w->v_la, set * blocks_m(w) + bm), at(w->v_lb, set * blocks_n(w) + bn), c, 0, 0,
-                       0);
+                opnd a = frag(w, w->v_la, blocks_m(w), set, bm), b = frag(w, w->v_lb, blocks_n(w), set, bn);
+                for (int r = 0; r < issues; r++)
+                    e_mfma(e, op, c, sub(a, r * m->a_gprs, m->a_gprs), sub(b, r * m->b_gprs, m->b_gprs), c, 0, 0, 0);
             }
     }
 }

@@ -14,7 +14,26 @@ static const char *ds_write_op(int dwords)
     return dwords == 4 ? "ds_write_b128" : dwords == 2 ? "ds_write_b64" : "ds_write_b32";
 }
 
-/* A (w) loads: thread -> (kk_a, m_a), vector i at kk_a + i*DKA. */
+/* The LDS byte address of tile element (kk, m), kk a multiple of the k
+ * packing, in a tile of rows of 2^log2_len: (kk*len + m*kpack) * element
+ * size (kw.h). */
+static void lds_address(v4r1_kw *w, opnd dst, opnd v_kk, opnd v_m, int log2_len, int base)
+{
+    emit *e = w->e;
+    e_vop2(e, "v_lshlrev_b32", dst, imm(log2_len), v_kk);
+    if (w->kpack > 1) {
+        e_vop3(e, "v_lshl_add_u32", dst, v_m, imm(log2u((uint32_t)w->kpack)), dst);
+        e_vop2(e, "v_lshlrev_b32", dst, imm(log2u((uint32_t)w->dt->bytes)), dst);
+    } else {
+        h_vadd(e, dst, dst, v_m);
+        e_vop2(e, "v_lshlrev_b32", dst, imm(V4R1_LDS_LOG2), dst);
+    }
+    if (base)
+        h_vadd(e, dst, imm(base), dst);
+}
+
+/* A (w) loads: thread -> (kk_a, m_a), vector i at kk_a + i*DKA (k quads:
+ * kk_a = 4 * (tid / (MPB/WA)), DKA = 1). */
 static void a_offsets(v4r1_kw *w)
 {
     emit *e = w->e;
@@ -26,6 +45,8 @@ static void a_offsets(v4r1_kw *w)
     e_vop2(e, "v_and_b32", v_ma, imm(MPB / WA - 1), w->v_tid);
     e_vop2(e, "v_lshlrev_b32", v_ma, imm(log2u((uint32_t)WA)), v_ma);
     e_vop2(e, "v_lshrrev_b32", v_kka, imm(log2u((uint32_t)(MPB / WA))), w->v_tid);
+    if (w->kpack > 1)
+        e_vop2(e, "v_lshlrev_b32", v_kka, imm(log2u((uint32_t)w->kpack)), v_kka);
     /* base = kk_a*cg*y*x*4 + m_a*mstride; element (i, j) adds j*mstride +
        i*DKA*cg*y*x*4 */
     sv mlim = sv_sub(e, "s_mlim", w->a_cg, w->m0);
@@ -54,11 +75,7 @@ static void a_offsets(v4r1_kw *w)
         }
     sv_free(e, mlim);
     w->v_awr = vreg(e, "v_awr", 1, 1); /* LDS write address of vector 0 */
-    e_vop2(e, "v_lshlrev_b32", w->v_awr, imm(log2u((uint32_t)MPB)), v_kka);
-    h_vadd(e, w->v_awr, w->v_awr, v_ma);
-    e_vop2(e, "v_lshlrev_b32", w->v_awr, imm(V4R1_LDS_LOG2), w->v_awr);
-    if (w->a_lds)
-        h_vadd(e, w->v_awr, imm(w->a_lds), w->v_awr);
+    lds_address(w, w->v_awr, v_kka, v_ma, log2u((uint32_t)MPB), w->a_lds);
 }
 
 /* B (dy) loads: thread -> (kk_b, n_b); element j of a vector is column
@@ -77,12 +94,10 @@ static void b_offsets(v4r1_kw *w)
     e_vop2(e, "v_and_b32", v_nb, imm(NPB / WB - 1), w->v_tid);
     e_vop2(e, "v_lshlrev_b32", v_nb, imm(log2u((uint32_t)WB)), v_nb);
     e_vop2(e, "v_lshrrev_b32", w->v_bkk, imm(log2u((uint32_t)(NPB / WB))), w->v_tid);
+    if (w->kpack > 1)
+        e_vop2(e, "v_lshlrev_b32", w->v_bkk, imm(log2u((uint32_t)w->kpack)), w->v_bkk);
     w->v_bwr = vreg(e, "v_bwr", 1, 1);
-    e_vop2(e, "v_lshlrev_b32", w->v_bwr, imm(log2u((uint32_t)NPB)), w->v_bkk);
-    h_vadd(e, w->v_bwr, w->v_bwr, v_nb);
-    e_vop2(e, "v_lshlrev_b32", w->v_bwr, imm(V4R1_LDS_LOG2), w->v_bwr);
-    if (w->b_lds)
-        h_vadd(e, w->v_bwr, imm(w->b_lds), w->v_bwr);
+    lds_address(w, w->v_bwr, w->v_bkk, v_nb, log2u((uint32_t)NPB), w->b_lds);
 
     opnd v_n = at(w->v_t, 1), v_img = at(w->v_t, 2), v_r = at(w->v_t, 3);
     opnd v_q = vreg(e, "v_q", 2, 1);
@@ -161,6 +176,16 @@ void v4r1_set_tap(v4r1_kw *w)
     }
 }
 
+/* The register of the tile in flight that element (row i, column j) of a
+ * thread's W-column vectors loads into. fp32 tiles: i*W + j. k quads: rows
+ * 2h and 2h+1 of column j go to registers 2j + h and 2W + 2j + h, so that
+ * packing the second into the high half of the first leaves column j's
+ * quad in registers 2j, 2j+1 (write_tile). */
+static int slot(const v4r1_kw *w, int i, int j, int width)
+{
+    return w->kpack > 1 ? (i % 2) * 2 * width + 2 * j + i / 2 : i * width + j;
+}
+
 /* The global load of one element of the tensors' type (zero-extended to 32
  * bits for 16-bit types). */
 static const char *load_op(const v4r1_kw *w) { return w->dt->bytes == 2 ? "buffer_load_ushort" : "buffer_load_dword"; }
@@ -175,12 +200,14 @@ void v4r1_load_tile(v4r1_kw *w)
     e_comment(e, "A rows past the channel block are past NUM_RECORDS = min(krem, KPB) * cg*y*x*4");
     e_sop2(e, "s_min_u32", at(s_t, 0), s_krem, imm(KPB));
     e_sop2(e, "s_mul_i32", at(w->s_rsa, 2), at(s_t, 0), sv_op(w->cgyx4));
-    for (int x = 0; x < VA * WA; x++)
-        e_mubuf(e, ld, at(w->v_ga, x), at(w->v_aoff, x), w->s_rsa, imm(0), 0);
+    for (int i = 0; i < VA; i++)
+        for (int j = 0; j < WA; j++)
+            e_mubuf(e, ld, at(w->v_ga, slot(w, i, j, WA)), at(w->v_aoff, i * WA + j), w->s_rsa, imm(0), 0);
     e_sopc(e, "s_cmp_lt_u32", s_krem, imm(KPB));
     e_branch(e, "s_cbranch_scc1", l_part);
-    for (int x = 0; x < VB * WB; x++)
-        e_mubuf(e, ld, at(w->v_gb, x), at(w->v_boff, x), w->s_rsb, imm(0), 0);
+    for (int i = 0; i < VB; i++)
+        for (int j = 0; j < WB; j++)
+            e_mubuf(e, ld, at(w->v_gb, slot(w, i, j, WB)), at(w->v_boff, i * WB + j), w->s_rsb, imm(0), 0);
     e_branch(e, "s_branch", l_done);
     e_label(e, l_part);
     e_comment(e, "last channel block of the tap: rows kk >= krem load nothing");
@@ -189,7 +216,7 @@ void v4r1_load_tile(v4r1_kw *w)
         e_vopc(e, "v_cmp_gt_i32", VCC, at(s_t, 1), w->v_bkk);
         for (int j = 0; j < WB; j++) {
             e_cndmask(e, at(w->v_t, j % 4), w->v_inv, at(w->v_boff, i * WB + j), VCC);
-            e_mubuf(e, ld, at(w->v_gb, i * WB + j), at(w->v_t, j % 4), w->s_rsb, imm(0), 0);
+            e_mubuf(e, ld, at(w->v_gb, slot(w, i, j, WB)), at(w->v_t, j % 4), w->s_rsb, imm(0), 0);
         }
     }
     e_label(e, l_done);
@@ -206,10 +233,28 @@ static void widen(v4r1_kw *w, opnd v)
         e_vop2(w->e, "v_lshlrev_b32", v, imm(16), v);
 }
 
+/* k quads: pack each column's 4 rows (zero-extended 16-bit values) into its
+ * 2 registers and write the thread's W quads, 8*W contiguous bytes. */
+static void write_quads(v4r1_kw *w, opnd g, int width, opnd addr)
+{
+    emit *e = w->e;
+    for (int x = 0; x < 2 * width; x++)
+        e_vop3(e, "v_lshl_or_b32", at(g, x), at(g, 2 * width + x), imm(16), at(g, x));
+    for (int x = 0, n; x < 2 * width; x += n) {
+        n = 2 * width - x >= 4 ? 4 : 2 * width - x;
+        e_ds(e, ds_write_op(n), NOOP, addr, sub(g, x, n), NOOP, x * 4, 0);
+    }
+}
+
 void v4r1_write_tile(v4r1_kw *w)
 {
     emit *e = w->e;
     int esz = V4R1_LDS_BYTES;
+    if (w->kpack > 1) {
+        write_quads(w, w->v_ga, w->wa, w->v_awr);
+        write_quads(w, w->v_gb, w->wb, w->v_bwr);
+        return;
+    }
     if (w->dt->bytes == 2) {
         for (int x = 0; x < w->va * w->wa; x++)
             widen(w, at(w->v_ga, x));
