@@ -17,14 +17,6 @@
 #include "../conv/types.h"
 #include "cli.h"
 
-/* The MFMA operand type of each tensor type: the 16-bit kernels would use
- * the 16-bit MFMAs, so their peak is those instructions' rate. */
-static const struct {
-    igemm_dtype dtype;
-    mfma_type mt;
-} types[] = {{IGEMM_FP32, MFMA_F32}, {IGEMM_FP16, MFMA_F16}, {IGEMM_BF16, MFMA_BF16}};
-#define NTYPES ((int)(sizeof types / sizeof types[0]))
-
 static void arch_help(void)
 {
     printf("usage: igemm arch [--arch TARGET] [--peak fp32|fp16|bf16]\n"
@@ -38,12 +30,14 @@ static void arch_help(void)
 
 static void print_target(const target *t)
 {
-    for (int i = 0; i < NTYPES; i++) {
+    /* each type's MFMA operand type (igemm_dtype_desc.mfma): the peak of a 16-bit
+       type is the 16-bit MFMAs' rate, whatever the kernels use now */
+    const igemm_dtype_desc *d;
+    for (int i = 0; (d = igemm_dtype_get((igemm_dtype)i)); i++) {
         const mfma_info *best;
-        double per_clk = mfma_peak_flops_per_clk(t, types[i].mt, &best);
+        double per_clk = mfma_peak_flops_per_clk(t, d->mfma, &best);
         printf("%-7s %4d %7d %6.3f  %-5s %-30s %13.0f %8.1f\n", t->name, t->num_cu, t->simds_per_cu, t->clock_ghz,
-               igemm_dtype_get(types[i].dtype)->name, best ? mfma_name(best) : "-", per_clk,
-               mfma_peak_tflops(t, types[i].mt));
+               d->name, best ? mfma_name(best) : "-", per_clk, mfma_peak_tflops(t, d->mfma));
     }
 }
 
@@ -66,14 +60,12 @@ int cmd_arch(int argc, char **argv)
     if (arch && !t)
         return usage_error("arch: unknown target '%s' (targets: %s)", arch, target_names());
     if (peak) {
-        int k = 0;
-        while (k < NTYPES && strcmp(igemm_dtype_get(types[k].dtype)->name, peak))
-            k++;
-        if (k == NTYPES)
+        const igemm_dtype_desc *d = igemm_dtype_by_name(peak);
+        if (!d)
             return usage_error("arch: --peak: unknown data type '%s' (fp32, fp16, bf16)", peak);
         if (!t)
             return usage_error("arch: --peak needs --arch TARGET");
-        double tf = mfma_peak_tflops(t, types[k].mt);
+        double tf = mfma_peak_tflops(t, d->mfma);
         if (tf <= 0)
             return cli_error(1, "arch: %s has no %s matrix instruction (MFMA), so no matrix peak", t->name, peak);
         printf("%.3f\n", tf);
