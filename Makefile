@@ -327,6 +327,10 @@ $(B)/bin/igemm-bench: $(B)/obj/tools/bench.o $(B)/lib/libigemm_internal.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ $(LDLIBS)
 
+# built with everything: tests/test_twins runs it
+all: $(B)/bin/igemm-bench
+$(B)/tests/test_twins: | $(B)/bin/igemm-bench
+
 .PHONY: bench
 bench: all $(B)/bin/igemm-bench
 	$(B)/bin/igemm-bench --input $(SHAPES_DIR)/resnet50.txt --batch $(BENCH_BATCH) --arch gfx906 \
