@@ -77,7 +77,7 @@ RT_SRC   := runtime/handle.c runtime/codeobj.c runtime/backend_emu.c \
             runtime/backend_hip.c
 RT_SRC   += runtime/perfdb.c runtime/allocs.c runtime/bundle.c runtime/sha256.c runtime/coinfo.c
 CLI_SRC  := tools/igemm.c tools/cli_conv.c tools/cli_emu_run.c
-CLI_SRC  += tools/cli_manifest.c tools/cli_plan.c tools/json.c tools/cli_miopen.c tools/cli_solutions.c
+CLI_SRC  += tools/cli_manifest.c tools/cli_plan.c tools/json.c tools/cli_miopen.c tools/cli_solutions.c tools/cli_arch.c
 
 obj = $(1:%.c=$(B)/obj/%.o)
 
@@ -327,19 +327,31 @@ $(B)/bin/igemm-bench: $(B)/obj/tools/bench.o $(B)/lib/libigemm_internal.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ $(LDLIBS)
 
+# built with everything: tests/test_twins runs it
+all: $(B)/bin/igemm-bench
+$(B)/tests/test_twins: | $(B)/bin/igemm-bench
+
 .PHONY: bench
 bench: all $(B)/bin/igemm-bench
 	$(B)/bin/igemm-bench --input $(SHAPES_DIR)/resnet50.txt --batch $(BENCH_BATCH) --arch gfx906 \
 	    --igemmgen $(B)/bin/igemmgen -o docs/PERFORMANCE.md
 	@echo "wrote docs/PERFORMANCE.md"
 
+# What bench-twins and bench-mfma run: the MFMA targets, data types, layouts
+# and the shape list (make BENCH_DTYPES=fp16 BENCH_TARGETS=gfx90a ... overrides)
+BENCH_TARGETS ?= gfx908 gfx90a gfx942
+BENCH_DTYPES  ?= fp32 fp16 bf16
+BENCH_LAYOUTS ?= NCHW NHWC
+BENCH_LIST    ?= $(SHAPES_DIR)/resnet50.txt
+BENCH_ENV = B=$(B) TARGETS="$(BENCH_TARGETS)" DTYPES="$(BENCH_DTYPES)" LAYOUTS="$(BENCH_LAYOUTS)" LIST=$(BENCH_LIST)
+
 # The same dynamic-against-static-twin benchmark on the MFMA targets (their
-# heuristic picks are MFMA configurations): docs/PERFORMANCE_<target>.md
+# heuristic picks are MFMA configurations) per type and layout
+# (tools/bench_twins.sh): docs/PERFORMANCE_<target>.md (fp32 NCHW),
+# docs/PERFORMANCE_<target>_<type>_<layout>.md, summary docs/PERFORMANCE_TWINS.md
 .PHONY: bench-twins
 bench-twins: all $(B)/bin/igemm-bench
-	@set -e; for t in gfx908 gfx90a gfx942; do \
-	    $(B)/bin/igemm-bench --input $(SHAPES_DIR)/resnet50.txt --batch $(BENCH_BATCH) --arch $$t \
-	        --igemmgen $(B)/bin/igemmgen -o docs/PERFORMANCE_$$t.md; echo "wrote docs/PERFORMANCE_$$t.md"; done
+	$(BENCH_ENV) BATCH=$(BENCH_BATCH) DIR=docs sh tools/bench_twins.sh
 
 # ---- every network layer on the emulator, verified (tools/check_networks.sh) --
 # $(SHAPES_DIR)/{resnet50,resnext101,inception3}.txt at batch CHECK_BATCH,
@@ -355,7 +367,7 @@ CHECK_CMD     ?= conv
 BENCH_MFMA_BATCH ?= 32
 .PHONY: bench-mfma
 bench-mfma: all
-	B=$(B) BATCH=$(BENCH_MFMA_BATCH) SHAPES=$(SHAPES_DIR) sh tools/bench_mfma.sh
+	$(BENCH_ENV) BATCH=$(BENCH_MFMA_BATCH) sh tools/bench_mfma.sh
 
 .PHONY: check-networks
 check-networks: $(B)/bin/igemm $(foreach t,$(TARGETS),$(B)/co/$(t).hsaco)

@@ -35,6 +35,16 @@ const mfma_info *mfma_by_op(isa_op op);
 /* The MFMA with that shape and type on target t (NULL: t has none). */
 const mfma_info *mfma_pick(const target *t, int m, int n, int k, int blocks, mfma_type type);
 
+/* The dense matrix peak of target t for A/B type: the FLOPs per clock per
+ * SIMD of its fastest MFMA of that type, 2 * M * N * K * blocks / cycles
+ * (the table's cycles are one SIMD's issue time); *best (best may be NULL)
+ * receives that row (of equally fast ones, the one with fewest blocks). 0 (and NULL) when t has no MFMA of the type. */
+double mfma_peak_flops_per_clk(const target *t, mfma_type type, const mfma_info **best);
+
+/* That peak for the whole reference product of t in TFLOP/s: per SIMD per
+ * clock x SIMDs per CU x CUs x clock (arch/target.c). */
+double mfma_peak_tflops(const target *t, mfma_type type);
+
 /* The mnemonic of an MFMA row, as llvm-mc spells it on its targets. */
 const char *mfma_name(const mfma_info *m);
 

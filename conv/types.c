@@ -4,9 +4,9 @@
 #include <string.h>
 
 static const igemm_dtype_desc dtypes[] = {
-    {IGEMM_FP32, "fp32", "conv", 4, 2},
-    {IGEMM_FP16, "fp16", "convfp16", 2, 1},
-    {IGEMM_BF16, "bf16", "convbfp16", 2, 1},
+    {IGEMM_FP32, "fp32", "conv", 4, 2, MFMA_F32},
+    {IGEMM_FP16, "fp16", "convfp16", 2, 1, MFMA_F16},
+    {IGEMM_BF16, "bf16", "convbfp16", 2, 1, MFMA_BF16},
 };
 
 static const igemm_layout_desc layouts[] = {
@@ -29,10 +29,12 @@ const igemm_dtype_desc *igemm_dtype_get(igemm_dtype d) { LOOKUP(dtypes, d); }
 const igemm_layout_desc *igemm_layout_get(igemm_layout l) { LOOKUP(layouts, l); }
 const igemm_math_desc *igemm_math_get(igemm_math m) { LOOKUP(maths, m); }
 
-const igemm_dtype_desc *igemm_dtype_by_command(const char *cmd)
-{
-    for (size_t i = 0; cmd && i < sizeof dtypes / sizeof dtypes[0]; i++)
-        if (!strcmp(dtypes[i].command, cmd))
-            return &dtypes[i];
-    return NULL;
-}
+#define FIND(table, field, value)                                                                                   \
+    for (size_t i = 0; value && i < sizeof table / sizeof table[0]; i++)                                            \
+        if (!strcmp(table[i].field, value))                                                                         \
+            return &table[i];                                                                                       \
+    return NULL
+
+const igemm_dtype_desc *igemm_dtype_by_command(const char *cmd) { FIND(dtypes, command, cmd); }
+const igemm_dtype_desc *igemm_dtype_by_name(const char *name) { FIND(dtypes, name, name); }
+const igemm_layout_desc *igemm_layout_by_upper(const char *upper) { FIND(layouts, upper, upper); }

@@ -6,6 +6,7 @@
 #ifndef IGEMM_CONV_TYPES_H
 #define IGEMM_CONV_TYPES_H
 
+#include "../arch/mfma.h"
 #include "../include/igemm.h"
 
 /* One data type of dx, dy and w (accumulation is always fp32). */
@@ -15,6 +16,7 @@ typedef struct {
     const char *command;/* MIOpenDriver's command word for it: "conv", "convfp16", "convbfp16" */
     int bytes;          /* element size in memory */
     int log2_bytes;
+    mfma_type mfma;     /* the MFMA A/B type of these elements (its matrix peak: mfma_peak_tflops) */
 } igemm_dtype_desc;
 
 /* One tensor layout (dx, dy and the filter alike). */
@@ -39,5 +41,9 @@ const igemm_math_desc *igemm_math_get(igemm_math m);
 
 /* The data type whose MIOpenDriver command word is cmd; NULL when none. */
 const igemm_dtype_desc *igemm_dtype_by_command(const char *cmd);
+/* The data type named name ("fp32", "fp16", "bf16"); NULL when none. */
+const igemm_dtype_desc *igemm_dtype_by_name(const char *name);
+/* The layout MIOpenDriver spells upper ("NCHW", "NHWC"); NULL when none. */
+const igemm_layout_desc *igemm_layout_by_upper(const char *upper);
 
 #endif

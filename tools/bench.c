@@ -2,14 +2,15 @@
  *
  *   igemm-bench --input SHAPES.txt [--batch N] [--arch gfx906] [-o REPORT.md]
  *               [--igemmgen PATH] [--llvm-bin DIR] [--threads N] [--density "conv ..."]
- *               [--co-dir DIR] [--launch-us US]
+ *               [--co-dir DIR] [--launch-us US] [--type fp32|fp16|bf16] [--layout NCHW|NHWC]
  *
  * --igemmgen and --llvm-bin build the static twins (run from the repository
  * root: they include asm_templates/); --threads: emulator worker threads
  * (0: one per CPU); --density: the layer of the density table; --co-dir:
  * DIR/<arch>.hsaco instead of the library's embedded code object (for the
  * selection, the runs and the density table alike); --launch-us: modeled
- * cost of one kernel launch (default 5).
+ * cost of one kernel launch (default 5); --type and --layout: every layer
+ * (and the density layer) in that data type / layout instead of the list's.
  *
  * For every layer of the shape list (batch scaled to N, default 1): run the
  * configuration the library's heuristic picks, verify it against the
@@ -17,7 +18,11 @@
  * VALU mix; generate the static twin of the same configuration for that
  * shape (igemmgen --static), assemble it, run the same launches, verify
  * and count. Writes a Markdown report with one row per layer and a table of
- * every configuration's main-loop math density. Progress goes to stderr.
+ * every configuration's main-loop math density. Progress goes to stderr;
+ * stdout gets one "summary arch=... type=... layout=... issue=R
+ * issue_worst=R modeled=R modeled_worst=R verified=N/M" line with the
+ * report's dyn/static ratios (type and layout of the first layer), for
+ * tools/bench_twins.sh.
  * Exit status 1 when any run fails verification or faults. */
 #include <math.h>
 #include <stdio.h>
@@ -29,10 +34,12 @@
 #include "../runtime/codeobj.h"
 #include "../include/igemm.h"
 #include "../arch/kargs.h"
+#include "../arch/mfma.h"
 #include "../arch/target.h"
 #include "../conv/ofile.h"
 #include "../conv/problem.h"
 #include "../conv/solver.h"
+#include "../conv/types.h"
 #include "../conv/util.h"
 
 #ifndef LLVM_BIN
@@ -45,7 +52,17 @@ typedef struct {
     double launch_us;     /* modeled cost of one kernel launch */
     const void *co;       /* the project's code object for arch: embedded, or read from co_dir */
     size_t co_size;
+    int dtype, layout;    /* igemm_dtype / igemm_layout every problem gets; -1: the list's */
 } opts;
+
+/* The problem as benchmarked: the list's, in --type / --layout when given. */
+static void apply_overrides(const opts *o, igemm_problem *p)
+{
+    if (o->dtype >= 0)
+        p->dtype = (igemm_dtype)o->dtype;
+    if (o->layout >= 0)
+        p->layout = (igemm_layout)o->layout;
+}
 
 typedef struct {
     igemm_problem p;
@@ -70,10 +87,10 @@ static void *build_twin(const opts *o, const igemm_problem *p, const char *solut
         return NULL;
     igemm_problem_format(p, args, sizeof args);
     snprintf(cmd, sizeof cmd,
-             "%s --arch %s --static \"conv %s -F 2\" --config %s -o %s/t.s && "
+             "%s --arch %s --static \"%s %s -F 2\" --config %s -o %s/t.s && "
              "%s/llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=%s -filetype=obj -I asm_templates %s/t.s -o %s/t.o && "
              "%s/ld.lld -shared %s/t.o -o %s/t.hsaco",
-             o->igemmgen, o->arch, args, solution, dir, o->llvm_bin, o->arch, dir, dir, o->llvm_bin, dir, dir);
+             o->igemmgen, o->arch, igemm_problem_command(p), args, solution, dir, o->llvm_bin, o->arch, dir, dir, o->llvm_bin, dir, dir);
     void *img = NULL;
     if (!system(cmd)) {
         char path[300];
@@ -101,7 +118,7 @@ typedef struct {
 /* Run a solver's launch plan on the emulator with the kernels of img: the
  * dynamic kernels as planned, or (twin) each phase's static twin. */
 static int run_plan(const opts *o, const igemm_problem *p, const solver *s, const void *img, size_t size, bool twin,
-                    bool split, float *dx, const float *dy, const float *w, plan_run *out)
+                    bool split, void *dx, const void *dy, const void *w, plan_run *out)
 {
     igemm_shape sh;
     igemm_shape_init(&sh, p, NULL, 0);
@@ -119,9 +136,10 @@ static int run_plan(const opts *o, const igemm_problem *p, const solver *s, cons
     }
     if (s->plan(s, &sh, t, &plan))
         goto out;
-    emu_register(d, dx, (size_t)sh.dx_elems * 4);
-    emu_register(d, dy, (size_t)sh.dy_elems * 4);
-    emu_register(d, w, (size_t)sh.w_elems * 4);
+    size_t eb = (size_t)igemm_dtype_get(p->dtype)->bytes;
+    emu_register(d, dx, (size_t)sh.dx_elems * eb);
+    emu_register(d, dy, (size_t)sh.dy_elems * eb);
+    emu_register(d, w, (size_t)sh.w_elems * eb);
     if (split) {
         /* the alternative to multihead launches: one launch per phase */
         launch_plan one = {0};
@@ -214,15 +232,17 @@ static int bench_layer(const opts *o, igemm_handle *h, row *r)
         return -1;
     }
     size_t nx = (size_t)sh.dx_elems, ny = (size_t)sh.dy_elems, nw = (size_t)sh.w_elems;
-    float *dy = malloc(ny * 4), *w = malloc(nw * 4), *dx = malloc(nx * 4);
+    size_t eb = (size_t)igemm_dtype_get(r->p.dtype)->bytes;
+    void *dy = malloc(ny * eb), *w = malloc(nw * eb), *dx = malloc(nx * eb);
     double *ref = malloc(nx * 8), *abs_sum = malloc(nx * 8);
     unsigned char *cov = malloc(nx);
     int rc = -1;
     if (!dy || !w || !dx || !ref || !abs_sum || !cov)
         goto out;
-    igemm_fill_random(dy, ny, 1);
-    igemm_fill_random(w, nw, 2);
-    igemm_reference_bwd_data(&r->p, dy, w, ref, abs_sum, cov);
+    igemm_fill_random_dtype(dy, ny, r->p.dtype, 1);
+    igemm_fill_random_dtype(w, nw, r->p.dtype, 2);
+    if (igemm_reference_bwd_data_ex(&r->p, dy, w, ref, abs_sum, cov) != IGEMM_OK)
+        goto out;
     r->flops = (double)sh.flops;
 
     /* dynamic: the library's pick, run on the project's code object */
@@ -232,13 +252,12 @@ static int bench_layer(const opts *o, igemm_handle *h, row *r)
         goto out;
     }
     const solver *s = solver_find(sol);
-    for (size_t i = 0; i < nx; i++)
-        dx[i] = NAN;
+    memset(dx, 0xff, nx * eb); /* NaN in every type: an element the kernel leaves fails */
     plan_run dyn, st;
     if (!s || run_plan(o, &r->p, s, o->co, o->co_size, false, false, dx, dy, w, &dyn))
         goto out;
     igemm_verify_result vr;
-    int ok_dyn = igemm_verify(&r->p, dx, ref, abs_sum, cov, 1e-5, &vr);
+    int ok_dyn = igemm_verify_ex(&r->p, dx, ref, abs_sum, cov, 1e-5, &vr);
     snprintf(r->solution, sizeof r->solution, "%s", sol);
     r->launches = dyn.launches;
     r->dyn_cycles = dyn.cycles;
@@ -268,12 +287,11 @@ static int bench_layer(const opts *o, igemm_handle *h, row *r)
             fprintf(stderr, "igemm-bench: cannot build the static twin\n");
             goto out;
         }
-        for (size_t i = 0; i < nx; i++)
-            dx[i] = NAN;
+        memset(dx, 0xff, nx * eb);
         if (!run_plan(o, &r->p, s, img, size, true, false, dx, dy, w, &st)) {
             r->st_cycles = st.cycles;
             r->tm_st = st.model_failed ? 0 : st.model_cycles;
-            ok_st = igemm_verify(&r->p, dx, ref, abs_sum, cov, 1e-5, &vr);
+            ok_st = igemm_verify_ex(&r->p, dx, ref, abs_sum, cov, 1e-5, &vr);
             r->st_err = vr.max_rel_err;
         }
         free(img);
@@ -290,14 +308,26 @@ out:
     return rc;
 }
 
-/* The timing model's figures per layer (docs/TIMING.md). */
-static void timing_table(FILE *f, const opts *o, const row *rows, int n)
+/* What "of peak" divides by for a layer of data type d on t: the dense
+ * matrix peak of d's MFMA type (igemm arch --peak), the FP32 vector peak
+ * where t has no such MFMA. */
+static double layer_peak(const target *t, igemm_dtype d)
+{
+    double mp = mfma_peak_tflops(t, igemm_dtype_get(d)->mfma);
+    return mp > 0 ? mp : t->tm.valu_flops_f32 * (double)t->num_cu * t->clock_ghz / 1e3;
+}
+
+/* The timing model's figures per layer (docs/TIMING.md); *all and *worst
+ * receive the modeled dyn/static ratio of all layers and of the worst one. */
+static void timing_table(FILE *f, const opts *o, const row *rows, int n, double *all, double *worst)
 {
     const target *t = target_by_name(o->arch);
-    double clk = t->clock_ghz * 1e3, peak = t->tm.valu_flops_f32 * (double)t->num_cu * t->clock_ghz / 1e3;
+    double clk = t->clock_ghz * 1e3;
     fprintf(f, "\n## Modeled time (timing model)\n\n"
                "The timing model of docs/TIMING.md: per-CU pipelines, occupancy, latencies, LDS/L2/HBM\n"
-               "bandwidth, on the %s reference product (%d CUs at %.3g GHz; FP32 vector peak %.2f TFLOP/s).\n"
+               "bandwidth, on the %s reference product (%d CUs at %.3g GHz; *of peak*: share of the dense\n"
+               "matrix peak of the layer's data type, `igemm arch --peak TYPE`: %.1f TFLOP/s for %s; the FP32\n"
+               "vector peak where the target has no MFMA of the type).\n"
                "Modeled, not measured: no AMD GPU ran these. *modeled us* covers every launch of the plan\n"
                "one after another (zero fill included), without launch overhead; *limit* is the resource\n"
                "busy longest (latency when none is busy half the time); *dyn/static* divides the modeled\n"
@@ -307,8 +337,10 @@ static void timing_table(FILE *f, const opts *o, const row *rows, int n)
                "docs/MIOPEN.md (`make compare-miopen`).\n\n"
                "| layer | modeled us | TFLOP/s | of peak | limit | static twin us | dyn/static | issue-cycle us |\n"
                "|---|---:|---:|---:|---|---:|---:|---:|\n",
-            t->name, t->num_cu, t->clock_ghz, peak);
+            t->name, t->num_cu, t->clock_ghz, layer_peak(t, n ? rows[0].p.dtype : IGEMM_FP32),
+            igemm_dtype_get(n ? rows[0].p.dtype : IGEMM_FP32)->name);
     double sum = 0, sum_st = 0, flops = 0;
+    *worst = 0;
     for (int i = 0; i < n; i++) {
         const row *r = &rows[i];
         char args[256];
@@ -318,11 +350,16 @@ static void timing_table(FILE *f, const opts *o, const row *rows, int n)
         sum += us;
         sum_st += us_st;
         flops += r->flops;
+        if (us_st > 0 && us / us_st > *worst)
+            *worst = us / us_st;
         fprintf(f, "| `%s`%s%s | %.2f | %.3f | %.1f%% | %s | %.2f | %.3f | %.1f |\n", args, r->comment[0] ? " " : "",
-                r->comment, us, tf, 100 * tf / peak, r->limit, us_st, us_st > 0 ? us / us_st : 0, r->us_run);
+                r->comment, us, tf, 100 * tf / layer_peak(t, r->p.dtype), r->limit, us_st, us_st > 0 ? us / us_st : 0,
+                r->us_run);
     }
-    fprintf(f, "\nAll layers: %.1f us modeled (%.3f TFLOP/s), static twins %.1f us; dyn/static %.4f overall.\n",
-            sum, sum > 0 ? flops / sum / 1e6 : 0, sum_st, sum_st > 0 ? sum / sum_st : 0);
+    fprintf(f, "\nAll layers: %.1f us modeled (%.3f TFLOP/s), static twins %.1f us; dyn/static %.4f overall, "
+               "worst layer %.4f.\n",
+            sum, sum > 0 ? flops / sum / 1e6 : 0, sum_st, sum_st > 0 ? sum / sum_st : 0, *worst);
+    *all = sum_st > 0 ? sum / sum_st : 0;
 }
 
 /* Main-loop math density of every configuration on one layer. */
@@ -331,7 +368,7 @@ static void density_table(FILE *f, igemm_handle *h, const igemm_problem *p)
     igemm_shape sh;
     igemm_shape_init(&sh, p, NULL, 0);
     size_t nx = (size_t)sh.dx_elems, ny = (size_t)sh.dy_elems, nw = (size_t)sh.w_elems;
-    float *dy = calloc(ny, 4), *w = calloc(nw, 4), *dx = calloc(nx, 4);
+    float *dy = calloc(ny, 4), *w = calloc(nw, 4), *dx = calloc(nx, 4); /* 4 bytes hold any type */
     if (!dy || !w || !dx)
         goto out;
     char args[256];
@@ -373,7 +410,9 @@ int main(int argc, char **argv)
               .igemmgen = "build/bin/igemmgen",
               .llvm_bin = LLVM_BIN,
               .density = "conv -n 1 -c 256 -H 14 -W 14 -k 256 -y 3 -x 3 -p 1 -q 1 -F 2",
-              .launch_us = 5.0};
+              .launch_us = 5.0,
+              .dtype = -1,
+              .layout = -1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) {
@@ -406,6 +445,21 @@ int main(int argc, char **argv)
         }
         else if (!strcmp(a, "--density"))
             o.density = v;
+        else if (!strcmp(a, "--type")) {
+            const igemm_dtype_desc *d = igemm_dtype_by_name(v);
+            if (!d) {
+                fprintf(stderr, "igemm-bench: --type: unknown data type '%s' (fp32, fp16, bf16)\n", v);
+                return 2;
+            }
+            o.dtype = (int)d->id;
+        } else if (!strcmp(a, "--layout")) {
+            const igemm_layout_desc *l = igemm_layout_by_upper(v);
+            if (!l) {
+                fprintf(stderr, "igemm-bench: --layout: unknown layout '%s' (NCHW, NHWC)\n", v);
+                return 2;
+            }
+            o.layout = (int)l->id;
+        }
         else if (!strcmp(a, "--threads")) {
             if (parse_long(v, 0, 1024, &num))
                 return bad_number(a, v);
@@ -419,7 +473,7 @@ int main(int argc, char **argv)
     if (!o.input || o.batch < 1 || !target_by_name(o.arch)) {
         fprintf(stderr, "usage: igemm-bench --input SHAPES.txt [--batch N] [--arch TARGET] [-o REPORT.md]\n"
                         "                   [--igemmgen PATH] [--llvm-bin DIR] [--threads N] [--density \"conv ...\"]\n"
-                        "                   [--co-dir DIR] [--launch-us US]\n");
+                        "                   [--co-dir DIR] [--launch-us US] [--type fp32|fp16|bf16] [--layout NCHW|NHWC]\n");
         return 2;
     }
     /* one code object for the runs here and the handle's selection and density runs */
@@ -460,6 +514,7 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < n; i++) {
         rows[i].p = probs[i];
+        apply_overrides(&o, &rows[i].p);
         rows[i].comment = comments[i];
     }
     free(probs);
@@ -476,7 +531,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         char args[256];
         igemm_problem_format(&rows[i].p, args, sizeof args);
-        fprintf(stderr, "[%d/%d] conv %s\n", i + 1, n, args);
+        fprintf(stderr, "[%d/%d] %s %s\n", i + 1, n, igemm_problem_command(&rows[i].p), args);
         if (bench_layer(&o, h, &rows[i]))
             failed++;
     }
@@ -487,7 +542,9 @@ int main(int argc, char **argv)
         goto done;
     }
     f = of.f;
-    fprintf(f, "# Performance on the emulator: %s, %s, batch %d\n\n", o.arch, o.input, o.batch);
+    fprintf(f, "# Performance on the emulator: %s, %s, batch %d%s%s%s%s\n\n", o.arch, o.input, o.batch,
+            o.dtype >= 0 ? ", " : "", o.dtype >= 0 ? igemm_dtype_get((igemm_dtype)o.dtype)->name : "",
+            o.layout >= 0 ? ", " : "", o.layout >= 0 ? igemm_layout_get((igemm_layout)o.layout)->upper : "");
     fprintf(f, "Generated by `make bench` (tools/bench.c). Every row ran on the emulator in strict mode and\n"
                "was verified against the float64 reference (dynamic and static both).\n\n"
                "**Cost model** (docs/EMULATOR.md): the modeled issue cycles of a launch are the sum over all\n"
@@ -538,13 +595,16 @@ int main(int argc, char **argv)
     fprintf(f, "Modeled time of all layers: %.1f us multihead, %.1f us with one launch per phase "
                "(layers with several phases: %.1f us vs %.1f us).\n",
             us_ph, us_mg, us_ph_multi, us_mg_multi);
-    timing_table(f, &o, rows, n);
+    double tm_all, tm_worst;
+    timing_table(f, &o, rows, n, &tm_all, &tm_worst);
     {
         /* every configuration's loop on one mid-sized layer with a long K loop */
         igemm_problem dp;
         char dwhy[256];
-        if (igemm_problem_parse_line(&dp, o.density, dwhy, sizeof dwhy) == 1)
+        if (igemm_problem_parse_line(&dp, o.density, dwhy, sizeof dwhy) == 1) {
+            apply_overrides(&o, &dp);
             density_table(f, h, &dp);
+        }
         else
             fprintf(stderr, "igemm-bench: --density: %s\n", dwhy);
     }
@@ -553,6 +613,11 @@ int main(int argc, char **argv)
         goto done;
     }
     fprintf(stderr, "%d of %d layers verified\n", n - failed, n);
+    /* one line for scripts (tools/bench_twins.sh): the ratios of the report */
+    printf("summary arch=%s type=%s layout=%s issue=%.4f issue_worst=%.4f modeled=%.4f modeled_worst=%.4f "
+           "verified=%d/%d\n",
+           o.arch, igemm_dtype_get(rows[0].p.dtype)->name, igemm_layout_get(rows[0].p.layout)->upper,
+           sum_st > 0 ? sum_dyn / sum_st : 0, worst_ratio, tm_all, tm_worst, n - failed, n);
     rc = failed ? 1 : 0;
 done:
     igemm_destroy(h);

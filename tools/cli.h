@@ -8,6 +8,7 @@ int cmd_emu_run(int argc, char **argv);
 int cmd_manifest(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_solutions(int argc, char **argv);
+int cmd_arch(int argc, char **argv);
 
 /* Every configuration: number, name, kind, math, type, layout, tile and
  * threads, the targets whose code objects carry it (cli_solutions.c). */

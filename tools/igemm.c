@@ -6,6 +6,7 @@
  *   igemm manifest [--codeobj-dir DIR] [-o FILE.json]
  *   igemm plan conv -n N ... -F 2 --arch gfxNNN [--solution NAME] [--json]
  *   igemm solutions, igemm --version; a leading MIOpenDriver word is skipped
+ *   igemm arch [--arch gfxNNN] [--peak fp32|fp16|bf16]  (targets' facts, matrix peaks)
  *
  * See README.md for every flag. */
 #include <errno.h>
@@ -88,6 +89,7 @@ static void help(FILE *f)
           "       igemm manifest [--codeobj-dir DIR] [-o FILE.json]\n"
           "       igemm plan conv [MIOpenDriver flags] --arch gfxNNN [--solution NAME] [--json]\n"
           "       igemm solutions    (every kernel configuration: tile, math, type, layout)\n"
+          "       igemm arch [--arch gfxNNN] [--peak fp32|fp16|bf16]  (CUs, clock, matrix peak per type)\n"
           "       igemm --version\n"
           "A pasted MIOpenDriver command line works as it is: igemm ./bin/MIOpenDriver conv ...\n"
           "Run 'igemm SUBCOMMAND --help' for the flags of a subcommand.\n",
@@ -124,8 +126,10 @@ static int run(int argc, char **argv)
         return cmd_plan(argc - 1, argv + 1);
     if (!strcmp(argv[1], "solutions"))
         return cmd_solutions(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "arch"))
+        return cmd_arch(argc - 1, argv + 1);
     return usage_error("unknown command '%s' (commands: conv, convfp16, convbfp16, emu-run, manifest, plan, "
-                       "solutions)", argv[1]);
+                       "solutions, arch)", argv[1]);
 }
 
 /* A report that did not reach standard output (> /dev/full, a closed pipe
