@@ -129,6 +129,7 @@ struct v4r1_kw {
     opnd v_aoff, v_awr;                       /* A load offsets, LDS write address */
     opnd v_bht, v_bwt, v_bpre, v_boff, v_bkk, v_bwr; /* B columns, offsets, row, LDS address */
     opnd v_ga, v_gb;                          /* the tile in flight */
+    opnd s_bvec; /* NHWC k quads: 0 when dy's quads may be loaded as one dwordx2 each */
 
     /* walk.c */
     opnd s_kb, s_xd, s_yd, s_krem, s_iter, s_m;
