@@ -176,12 +176,13 @@ static void store_group(v4r1_kw *w, const store_ctx *x, int i, opnd s_vlim, opnd
     }
     e_label(e, l_vec);
     h_smov(e, EXEC, x->s_save);
-    /* the tail: lanes whose first row is inside C/G but not all four */
+    /* the tail: lanes whose first row is inside C/G but not all four (at
+       most 3 rows where vectors are never refused: fp32) */
     e_sop2(e, "s_sub_u32", at(w->s_t, 0), sv_op(x->mlim), imm(row));
     e_vopc(e, "v_cmp_gt_i32", VCC, at(w->s_t, 0), x->v_row0);
     e_sop2(e, "s_andn2_b64", VCC, VCC, s_full);
     e_branch(e, "s_cbranch_scc0", l_group);
-    for (int r = 0; r < 4; r++)
+    for (int r = 0; r < (half ? V4R1_ROW_GROUP : V4R1_ROW_GROUP - 1); r++)
         store_row(w, x, i + r, s_full);
     e_label(e, l_group);
 }
@@ -217,13 +218,15 @@ static void store_groups(v4r1_kw *w, const store_ctx *x)
     const v4r1_math *m = w->math;
     if (!rows_in_groups(w))
         return;
-    const bool half = w->dt->bytes == 2, never = half && w->a_cg.known && w->a_cg.k % 2;
+    const bool half = w->dt->bytes == 2;
+    if (half && w->a_cg.known && w->a_cg.k % 2) { /* a static twin of odd C/G: no vectors */
+        for (int i = 0; i < m->rows(w); i++)
+            store_row(w, x, i, NOOP);
+        return;
+    }
     opnd s_vlim = sreg(e, "s_vlim", 1, 1), s_full = sreg(e, "s_full", 2, 2), s_sel = NOOP, v_vec = NOOP;
-    if (never)
-        h_smov(e, s_vlim, imm(NO_VECTOR));
-    else
-        e_sop2(e, "s_sub_u32", s_vlim, sv_op(x->mlim), imm(V4R1_ROW_GROUP - 1));
-    if (half && !never) {
+    e_sop2(e, "s_sub_u32", s_vlim, sv_op(x->mlim), imm(V4R1_ROW_GROUP - 1));
+    if (half) {
         /* SCC: dx's pointer or C/G breaks the alignment */
         e_sop2(e, "s_and_b32", at(w->s_t, 0), at(w->p_dx, 0), imm(3));
         if (!w->a_cg.known) {
@@ -231,8 +234,6 @@ static void store_groups(v4r1_kw *w, const store_ctx *x)
             e_sop2(e, "s_or_b32", at(w->s_t, 0), at(w->s_t, 0), at(w->s_t, 1));
         }
         e_sop2(e, "s_cselect_b32", s_vlim, imm(NO_VECTOR), s_vlim);
-    }
-    if (half) {
         s_sel = sreg(e, "s_sel", 1, 1);
         h_smov(e, s_sel, imm(0x05040100)); /* v_perm_b32: bytes 1:0 of src1, then 1:0 of src0 */
     }
