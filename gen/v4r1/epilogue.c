@@ -208,8 +208,8 @@ static bool rows_in_groups(v4r1_kw *w)
 /* NHWC: the vector limit (C/G - m0 - 3, or a value below every row when
  * 16-bit vectors would be misaligned), the selector of the 16-bit packing
  * and the group by group stores. Alignment: the emulator faults a
- * multi-dword buffer access whose dwords are not 4-byte aligned (the gfx9
- * DWORD alignment mode; ROCm's UNALIGNED mode asks less), fp32 elements
+ * multi-dword buffer access whose dwords are not 4-byte aligned (gfx9's
+ * DWORD alignment mode; an unaligned-access mode would ask less), fp32 elements
  * always are; 4 halves at channel g*C/G + 4k of a pixel start at a dword
  * when C/G is even (then C is too) and dx's pointer is 4-byte aligned. */
 static void store_groups(v4r1_kw *w, const store_ctx *x)
