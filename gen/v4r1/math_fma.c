@@ -1,10 +1,19 @@
 /* The FMA math strategy: each thread owns a TM x TN tile of v_fmac_f32
  * accumulators, RM groups of 4 rows spaced TX*4 apart and RN groups of 4
- * columns spaced TY*4 apart (v4r1_config.h). Per K row it reads its rows
+ * columns spaced TY*4 apart (v4r1_config.h), row-major in v_c (NCHW) or,
+ * in NHWC, column by column within each group of 4 rows, so that a
+ * group's 4 rows of a column are 4 consecutive registers the epilogue
+ * stores as one vector (dx's channels are contiguous). Per K row it reads its rows
  * of A and columns of B out of LDS as ds_read_b128 fragments, double
  * buffered in registers: the reads of row kk+1 are in flight while the
  * FMAs of row kk issue. */
 #include "kw.h"
+
+/* accumulator (i, j)'s register in v_c */
+static int acc_index(const v4r1_kw *w, int i, int j)
+{
+    return w->nhwc ? ((i / 4) * w->tn + j) * 4 + i % 4 : i * w->tn + j;
+}
 
 static void fma_setup(v4r1_kw *w)
 {
@@ -19,7 +28,7 @@ static void fma_setup(v4r1_kw *w)
     e_vop2(e, "v_lshlrev_b32", w->v_brd, imm(2 + V4R1_LDS_LOG2), w->v_brd); /* tn*4 elements */
     if (w->b_lds)
         h_vadd(e, w->v_brd, imm(w->b_lds), w->v_brd);
-    w->v_c = vreg(e, "v_c", w->tm * w->tn, 1);
+    w->v_c = vreg(e, "v_c", w->tm * w->tn, w->nhwc ? 2 : 1); /* NHWC: 64-bit aligned vectors */
     for (int i = 0; i < w->tm * w->tn; i++)
         h_vmov(e, at(w->v_c, i), imm(0));
 }
@@ -58,7 +67,7 @@ static void fma_slice(v4r1_kw *w)
         }
         for (int i = 0; i < w->tm; i++)
             for (int j = 0; j < w->tn; j++)
-                e_vop2(e, "v_fmac_f32", at(w->v_c, i * w->tn + j), at(w->v_la, set * w->tm + i),
+                e_vop2(e, "v_fmac_f32", at(w->v_c, acc_index(w, i, j)), at(w->v_la, set * w->tm + i),
                        at(w->v_lb, set * w->tn + j));
     }
 }
@@ -87,7 +96,12 @@ static int fma_col_off(const v4r1_kw *w, int j) { return (j / 4) * w->ty * 4 + j
 static void fma_read_row(v4r1_kw *w, int i, opnd *vals)
 {
     for (int j = 0; j < w->tn; j++)
-        vals[j] = at(w->v_c, i * w->tn + j);
+        vals[j] = at(w->v_c, acc_index(w, i, j));
+}
+
+static opnd fma_acc(const v4r1_kw *w, int i, int j, int n)
+{
+    return w->nhwc || n == 1 ? sub(w->v_c, acc_index(w, i, j), n) : NOOP;
 }
 
 static void fma_release(v4r1_kw *w)
@@ -111,5 +125,6 @@ const v4r1_math v4r1_math_fma = {
     .row_off = fma_row_off,
     .col_off = fma_col_off,
     .read_row = fma_read_row,
+    .acc = fma_acc,
     .release = fma_release,
 };
