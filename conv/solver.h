@@ -54,7 +54,7 @@ enum { SOLVER_NAIVE, SOLVER_V4R1 };
 
 /* Every solver, the naive reference first; at most SOLVER_MAX of them (a
  * larger configuration table stops with an internal error). */
-#define SOLVER_MAX 192
+#define SOLVER_MAX 256
 int solver_count(void);
 const solver *solver_get(int i);
 const solver *solver_find(const char *name);

@@ -46,12 +46,16 @@ const v4r1_config v4r1_tiles[] = {
     MFMA(16, 128, 8, 128, 16),
     MFMA(16, 16, 16, 64, 16),
     /* 16-bit matrix instructions (32x32x8, 16x16x16) on k-quad LDS tiles:
-       the 16-bit types only */
+       the 16-bit types only; K steps of 32 for the big and medium ones (the
+       16-bit MFMAs are 4x the f32 rate, so a step of 16 is too short to
+       hide the next tile's loads) */
 #define MFMA16(m, n, k, t, i) {.mpb = m, .npb = n, .kpb = k, .block = t, .math = IGEMM_MATH_MFMA, .inst = i, .kpack = 4}
     MFMA16(256, 128, 16, 256, 32),
+    MFMA16(128, 128, 32, 256, 32),
     MFMA16(128, 128, 16, 256, 32),
-    MFMA16(128, 64, 16, 256, 32),
-    MFMA16(64, 64, 16, 256, 32),
+    MFMA16(128, 64, 32, 256, 32),
+    MFMA16(64, 128, 32, 256, 32),
+    MFMA16(64, 64, 32, 256, 32),
     MFMA16(64, 64, 16, 64, 32),
     MFMA16(32, 32, 16, 64, 32),
     MFMA16(16, 64, 16, 64, 16),
@@ -61,7 +65,7 @@ const v4r1_config v4r1_tiles[] = {
 };
 const int v4r1_tile_count = sizeof v4r1_tiles / sizeof v4r1_tiles[0];
 
-#define FAMILY_MAX 192
+#define FAMILY_MAX 256
 static v4r1_config family[FAMILY_MAX];
 static int family_n;
 static pthread_once_t family_once = PTHREAD_ONCE_INIT;

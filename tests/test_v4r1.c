@@ -52,7 +52,7 @@
 #include "../conv/v4r1_config.h"
 #include "common.h"
 
-#define MAX_CONFIGS 128
+#define MAX_CONFIGS 256
 #define PREFIX "igemm_bwd_v4r1_"
 #define MAX_REPORTED 20 /* failures printed per test */
 
@@ -141,12 +141,12 @@ static void names_encode_the_configuration_table(void **state)
 {
     (void)state;
     assert_true(nconfigs > 0);
-    /* every fp32 tile in both layouts, eight of them and the eight k-quad
+    /* every fp32 tile in both layouts, eight of them and the ten k-quad
        MFMA tiles in both layouts in each 16-bit type */
     int quad_tiles = 0;
     for (int i = 0; i < v4r1_tile_count; i++)
         quad_tiles += v4r1_tiles[i].kpack == 4;
-    assert_int_equal(quad_tiles, 8);
+    assert_int_equal(quad_tiles, 10);
     assert_int_equal(nconfigs, 2 * (v4r1_tile_count - quad_tiles) + 2 * 2 * (8 + quad_tiles));
     int nmfma = 0;
     for (int i = 0; i < nconfigs; i++)

@@ -138,7 +138,7 @@ struct v4r1_kw {
     opnd v_aoff, v_awr;                       /* A load offsets, LDS write address */
     opnd v_bht, v_bwt, v_bpre, v_boff, v_bkk, v_bwr; /* B columns, offsets, row, LDS address */
     opnd v_ga, v_gb;                          /* the tile in flight */
-    opnd s_bvec; /* NHWC k quads: 0 when dy's quads may be loaded as one dwordx2 each */
+    opnd s_vec; /* NHWC: which tensors take the element path instead of vectors (staging.c) */
 
     /* walk.c */
     opnd s_kb, s_xd, s_yd, s_krem, s_iter, s_m;

@@ -142,28 +142,99 @@ static void b_offsets(v4r1_kw *w)
  * and the tap's shift keep the alignment then). */
 static bool b_quad_vectors(const v4r1_kw *w) { return w->kpack > 1 && w->nhwc; }
 
-static void b_vector_check(v4r1_kw *w)
+/* NHWC w: a thread's WA columns of one row are WA consecutive channels,
+ * contiguous: one vector load per row when no vector straddles C/G (C/G a
+ * multiple of WA; m_a and the tile's m0 are multiples of WA, so a vector is
+ * then wholly inside or wholly past C/G, whose offset is the invalid one)
+ * and, for 16-bit, w is 4-byte aligned (a row is WA/2 dwords). fp32: the
+ * rows are the LDS write's registers as loaded. k quads: the 4 rows land in
+ * the upper half of the tile's registers and write_tile transposes them
+ * into quads with v_perm_b32. */
+static bool a_row_vectors(const v4r1_kw *w)
+{
+    return w->nhwc && w->wa > 1 && (w->dt->bytes == 4 || w->kpack > 1);
+}
+static int a_row_dwords(const v4r1_kw *w) { return w->wa * w->dt->bytes / 4; }
+
+/* The vector paths' shape conditions, once per kernel, as bits of s_vec
+ * (set: that tensor loads element by element): bit VEC_A w's rows
+ * (a_row_vectors), bit VEC_B dy's quads (b_quad_vectors). */
+enum { VEC_A = 0, VEC_B = 1 };
+
+static void vec_flag(v4r1_kw *w, opnd t, int bit)
+{
+    e_sopc(w->e, "s_cmp_lg_u32", t, imm(0));
+    e_sop2(w->e, "s_cselect_b32", t, imm(1 << bit), imm(0));
+    e_sop2(w->e, "s_or_b32", w->s_vec, w->s_vec, t);
+}
+
+static void vector_checks(v4r1_kw *w)
 {
     emit *e = w->e;
-    e_comment(e, "dy quads as dwordx2 when (K | K/G) %% 4 == 0 and p_dy %% 8 == 0 (s_bvec == 0)");
-    w->s_bvec = sreg(e, "s_bvec", 1, 1);
-    e_sop2(e, "s_and_b32", w->s_bvec, at(w->p_dy, 0), imm(7));
-    if (w->a_k.known && w->a_kg.known) {
-        if ((w->a_k.k | w->a_kg.k) & 3)
-            h_smov(e, w->s_bvec, imm(1));
-    } else {
-        e_sop2(e, "s_or_b32", at(w->s_t, 0), sv_sgpr(e, w->a_k, at(w->s_t, 0)), sv_op(w->a_kg));
-        e_sop2(e, "s_and_b32", at(w->s_t, 0), at(w->s_t, 0), imm(3));
-        e_sop2(e, "s_or_b32", w->s_bvec, w->s_bvec, at(w->s_t, 0));
+    opnd t0 = at(w->s_t, 0), t1 = at(w->s_t, 1);
+    w->s_vec = sreg(e, "s_vec", 1, 1);
+    h_smov(e, w->s_vec, imm(0));
+    if (a_row_vectors(w)) {
+        bool half = w->dt->bytes == 2;
+        e_comment(e, "w rows as %d-dword vectors when C/G %% %d == 0%s", a_row_dwords(w), w->wa,
+                  half ? " and p_w %% 4 == 0" : "");
+        if (w->a_cg.known)
+            h_smov(e, t0, imm(w->a_cg.k % (uint32_t)w->wa));
+        else
+            e_sop2(e, "s_and_b32", t0, sv_op(w->a_cg), imm(w->wa - 1));
+        if (half) {
+            e_sop2(e, "s_and_b32", t1, at(w->p_w, 0), imm(3));
+            e_sop2(e, "s_or_b32", t0, t0, t1);
+        }
+        vec_flag(w, t0, VEC_A);
     }
+    if (b_quad_vectors(w)) {
+        e_comment(e, "dy quads as dwordx2 when (K | K/G) %% 4 == 0 and p_dy %% 8 == 0");
+        e_sop2(e, "s_and_b32", t0, at(w->p_dy, 0), imm(7));
+        if (w->a_k.known && w->a_kg.known) {
+            if ((w->a_k.k | w->a_kg.k) & 3)
+                h_smov(e, t0, imm(1));
+        } else {
+            e_sop2(e, "s_or_b32", t1, sv_sgpr(e, w->a_k, t1), sv_op(w->a_kg));
+            e_sop2(e, "s_and_b32", t1, t1, imm(3));
+            e_sop2(e, "s_or_b32", t0, t0, t1);
+        }
+        vec_flag(w, t0, VEC_B);
+    }
+}
+
+/* Branch to `to` when the tensor of bit must load element by element. */
+static void vec_branch_off(v4r1_kw *w, int bit, label to)
+{
+    e_sopc(w->e, "s_bitcmp1_b32", w->s_vec, imm(bit));
+    e_branch(w->e, "s_cbranch_scc1", to);
+}
+
+/* k quads, vector path: row i's dword d (columns 2d, 2d+1) is register
+ * 2W + i*W/2 + d; quad register 2j + h (rows 2h, 2h+1 of column j) takes
+ * the halves of column j from rows 2h and 2h+1. */
+static void a_transpose_quads(v4r1_kw *w)
+{
+    const int W = w->wa, half = W / 2;
+    /* the selectors (no literal in VOP3 on gfx9): the low halves of two
+       rows' dwords, then their high halves */
+    opnd sel_lo = at(w->s_t, 2), sel_hi = at(w->s_t, 3);
+    h_smov(w->e, sel_lo, imm(0x05040100));
+    h_smov(w->e, sel_hi, imm(0x07060302));
+    for (int h = 0; h < 2; h++)
+        for (int d = 0; d < half; d++) {
+            opnd lo = at(w->v_ga, 2 * W + 2 * h * half + d), hi = at(w->v_ga, 2 * W + (2 * h + 1) * half + d);
+            e_vop3(w->e, "v_perm_b32", at(w->v_ga, 2 * (2 * d) + h), hi, lo, sel_lo);
+            e_vop3(w->e, "v_perm_b32", at(w->v_ga, 2 * (2 * d + 1) + h), hi, lo, sel_hi);
+        }
 }
 
 void v4r1_staging_setup(v4r1_kw *w)
 {
     a_offsets(w);
     b_offsets(w);
-    if (b_quad_vectors(w))
-        b_vector_check(w);
+    if (a_row_vectors(w) || b_quad_vectors(w))
+        vector_checks(w);
 }
 
 void v4r1_staging_alloc(v4r1_kw *w)
@@ -223,6 +294,14 @@ static void pack_quads(v4r1_kw *w, opnd g, int width)
         e_vop3(w->e, "v_lshl_or_b32", at(g, x), at(g, 2 * width + x), imm(16), at(g, x));
 }
 
+/* A one element per lane (16-bit ones into their k-quad slots). */
+static void a_element_loads(v4r1_kw *w, const char *ld)
+{
+    for (int i = 0; i < w->va; i++)
+        for (int j = 0; j < w->wa; j++)
+            e_mubuf(w->e, ld, at(w->v_ga, slot(w, i, j, w->wa)), at(w->v_aoff, i * w->wa + j), w->s_rsa, imm(0), 0);
+}
+
 void v4r1_load_tile(v4r1_kw *w)
 {
     emit *e = w->e;
@@ -233,15 +312,25 @@ void v4r1_load_tile(v4r1_kw *w)
     e_comment(e, "A rows past the channel block are past NUM_RECORDS = min(krem, KPB) * cg*y*x*4");
     e_sop2(e, "s_min_u32", at(s_t, 0), s_krem, imm(KPB));
     e_sop2(e, "s_mul_i32", at(w->s_rsa, 2), at(s_t, 0), sv_op(w->cgyx4));
-    for (int i = 0; i < VA; i++)
-        for (int j = 0; j < WA; j++)
-            e_mubuf(e, ld, at(w->v_ga, slot(w, i, j, WA)), at(w->v_aoff, i * WA + j), w->s_rsa, imm(0), 0);
+    if (a_row_vectors(w)) {
+        label l_aelem = e_label_new(e, "a_elements"), l_adone = e_label_new(e, "a_loaded");
+        vec_branch_off(w, VEC_A, l_aelem);
+        static const char *vec_op[] = {NULL, "buffer_load_dword", "buffer_load_dwordx2", NULL, "buffer_load_dwordx4"};
+        const int nd = a_row_dwords(w), base = w->kpack > 1 ? 2 * WA : 0;
+        for (int i = 0; i < VA; i++)
+            e_mubuf(e, vec_op[nd], sub(w->v_ga, base + i * nd, nd), at(w->v_aoff, i * WA), w->s_rsa, imm(0), 0);
+        e_branch(e, "s_branch", l_adone);
+        e_label(e, l_aelem);
+        a_element_loads(w, ld);
+        e_label(e, l_adone);
+    } else {
+        a_element_loads(w, ld);
+    }
     e_sopc(e, "s_cmp_lt_u32", s_krem, imm(KPB));
     e_branch(e, "s_cbranch_scc1", l_part);
     if (b_quad_vectors(w)) {
         e_comment(e, "a whole channel block of aligned quads: one dwordx2 per quad, packed as it lands");
-        e_sopc(e, "s_cmp_lg_u32", w->s_bvec, imm(0));
-        e_branch(e, "s_cbranch_scc1", l_part);
+        vec_branch_off(w, VEC_B, l_part);
         for (int j = 0; j < WB; j++)
             e_mubuf(e, "buffer_load_dwordx2", sub(w->v_gb, 2 * j, 2), at(w->v_boff, j), w->s_rsb, imm(0), 0);
     } else {
@@ -298,6 +387,18 @@ void v4r1_write_tile(v4r1_kw *w)
 {
     emit *e = w->e;
     int esz = V4R1_LDS_BYTES;
+    if (w->kpack > 1 && a_row_vectors(w)) {
+        label l_apack = e_label_new(e, "a_pack"), l_apacked = e_label_new(e, "a_packed");
+        vec_branch_off(w, VEC_A, l_apack);
+        a_transpose_quads(w);
+        e_branch(e, "s_branch", l_apacked);
+        e_label(e, l_apack);
+        pack_quads(w, w->v_ga, w->wa);
+        e_label(e, l_apacked);
+        write_quads(w, w->v_ga, w->wa, w->v_awr, true);
+        write_quads(w, w->v_gb, w->wb, w->v_bwr, b_quad_vectors(w));
+        return;
+    }
     if (w->kpack > 1) {
         write_quads(w, w->v_ga, w->wa, w->v_awr, false);
         write_quads(w, w->v_gb, w->wb, w->v_bwr, b_quad_vectors(w));
@@ -334,6 +435,6 @@ void v4r1_staging_free(v4r1_kw *w)
     opnd regs[] = {w->v_ga, w->v_gb, w->v_aoff, w->v_bpre, w->v_boff, w->v_awr, w->v_bwr, w->v_bkk};
     for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
         rfree(w->e, regs[i]);
-    if (b_quad_vectors(w))
-        rfree(w->e, w->s_bvec);
+    if (a_row_vectors(w) || b_quad_vectors(w))
+        rfree(w->e, w->s_vec);
 }
