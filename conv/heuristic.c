@@ -136,6 +136,9 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
     /* every phase's workgroups in one (multihead) launch: the waves of all
        of them share the SIMDs */
     double waves_total = 0, cycles_total = 0, longest = 0; /* longest: with the latency floor */
+    /* the tiles' bytes through the device's L2 (each workgroup loads its A
+       and B tiles once per step, elements of the tensors' type) */
+    double tile_bytes = (double)c->kpb * (c->mpb + c->npb) * igemm_dtype_get(c->dtype)->bytes, l2_bytes = 0;
     int phases[V4R1_PLAN_PHASES];
     int nph = v4r1_phases(sh, phases, V4R1_PLAN_PHASES);
     for (int i = 0; i < nph; i++) {
@@ -144,6 +147,7 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         double wgs = ceil_div((double)ph.gemm_m, c->mpb) * ceil_div((double)ph.gemm_n, c->npb) * sh->p.groups;
         double cyc = steps * step + fixed, lcyc = (steps + 1) * lstep + lfixed; /* + the first tile */
         waves_total += wgs * waves;
+        l2_bytes += wgs * steps * tile_bytes;
         cycles_total += wgs * waves * cyc;
         if (lcyc > longest)
             longest = lcyc;
@@ -159,6 +163,9 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         resident = per_simd;
     double lat = resident < 2 ? 1.3 : resident < 3 ? 1.1 : 1.0;
     double busy = per_simd * cycles_total / waves_total * lat;
+    double mem = l2_bytes / t->tm.l2_bytes_per_clk;
+    if (mem > busy)
+        busy = mem;
     return busy > longest ? busy : longest;
 }
 

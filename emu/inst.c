@@ -154,10 +154,12 @@ void emu_inst_finalize(emu_inst *in)
         in->is_store = !read;
         in->is_atomic = op == OP_DS_ADD_U32 || op == OP_DS_ADD_F32;
         int dw = read ? in->dst.width : (in->src[1].width + (in->src[2].code != R_NONE ? in->src[2].width : 0));
-        if (name_has(in, "_b8") || name_has(in, "_b16") || name_has(in, "_u8") || name_has(in, "_i8") ||
-            name_has(in, "_u16") || name_has(in, "_i16"))
+        bool b8 = name_has(in, "_b8") || name_has(in, "_u8") || name_has(in, "_i8");
+        bool b16 = name_has(in, "_b16") || name_has(in, "_u16") || name_has(in, "_i16");
+        if (b8 || b16)
             dw = 1;
         in->mem_dwords = (uint8_t)dw;
+        in->mem_bytes = (uint8_t)(b8 ? 1 : b16 ? 2 : 4 * dw);
         in->cycles = (uint16_t)(dw * 256 / 128 < 2 ? 2 : dw * 256 / 128);
         for (int i = 0; i < 3; i++)
             add_rd(in, &in->src[i]);
@@ -174,6 +176,7 @@ void emu_inst_finalize(emu_inst *in)
         in->cls = in->is_load ? EC_VMEM_LOAD : EC_VMEM_STORE;
         int dw = in->fmt == F_MUBUF ? in->dst.width : (in->is_load ? in->dst.width : in->src[1].width);
         in->mem_dwords = (uint8_t)dw;
+        in->mem_bytes = (uint8_t)(name_has(in, "byte") ? 1 : name_has(in, "short") ? 2 : 4 * dw);
         in->cycles = (uint16_t)(4 * dw);
         for (int i = 0; i < 3; i++)
             add_rd(in, &in->src[i]);

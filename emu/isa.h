@@ -76,7 +76,9 @@ typedef struct emu_inst {
     uint8_t plain_fmac;   /* v_fmac_f32 with VGPR sources, no modifiers, no DPP/SDWA */
     uint8_t mfma_passes;  /* MFMA: 4-cycle passes */
     uint8_t mfma_xdl;     /* MFMA: runs on CDNA3's XDL units (emu_mfma_is_xdl) */
-    uint8_t mem_dwords;   /* VMEM/DS: dwords per lane moved (the timing model's bytes) */
+    uint8_t mem_dwords;   /* VMEM/DS: dwords per lane (registers) moved */
+    uint8_t mem_bytes;    /* VMEM/DS: bytes per lane moved (the timing model's bytes: 1 or 2 for
+                             the byte and 16-bit forms, else 4 x mem_dwords) */
     uint16_t cycles;
 } emu_inst;
 

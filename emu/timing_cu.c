@@ -263,7 +263,7 @@ static void issue(cu_state *c, twave *w, const emu_inst *in, int u, double t, tm
         }
         break;
     case U_VMEM: {
-        double bytes = 4.0 * lanes * in->mem_dwords;
+        double bytes = (double)lanes * in->mem_bytes;
         c->vmem[w->simd] = t + 4;
         q_pop_done(w->vm, &w->vm_h, &w->vm_n, t);
         q_push(w->vm, &w->vm_h, &w->vm_n, &w->vm_last, vmem_op(c, in, t, bytes));
@@ -272,7 +272,7 @@ static void issue(cu_state *c, twave *w, const emu_inst *in, int u, double t, tm
         break;
     }
     case U_LDS: {
-        double bytes = 4.0 * lanes * in->mem_dwords, cyc = bytes / f->lds_bytes_per_clk;
+        double bytes = (double)lanes * in->mem_bytes, cyc = bytes / f->lds_bytes_per_clk;
         c->lds = dmax(t, c->lds) + cyc;
         c->busy_lds += cyc;
         q_pop_done(w->lg, &w->lg_h, &w->lg_n, t);

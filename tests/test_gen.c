@@ -521,22 +521,32 @@ static char *asm_lowered(const asm_file *f, const int *lower, int n)
     return b.s;
 }
 
-/* One shape every configuration applies to, whose launches run each
- * kernel's code paths (edge list: nothing divides a tile), with as many
+/* The shapes every configuration applies to whose launches together run
+ * each kernel's code paths (edge list: nothing divides a tile), with as many
  * channels as kernel k's tile has rows (its name's M, at least 3) so that
- * every row's store, and the waits before it, runs. */
-static igemm_problem diff_problem(const char *k)
+ * every row's store, and the waits before it, runs. NHWC stores 4 channels
+ * at a time where all four are inside C/G and the rest element by element:
+ * there M - 1 channels (fp32: the vectors and a tail of 3), and for the
+ * 16-bit types M - 2 (the vectors and a tail of 2) and M - 1 (odd: every row
+ * element by element). Returns how many shapes. */
+static int diff_problems(const char *k, igemm_problem p[2])
 {
-    igemm_problem p;
     char why[256];
-    if (igemm_problem_parse_line(&p, "conv -n 2 -c 3 -H 5 -W 7 -k 5 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 1 -F 2",
+    if (igemm_problem_parse_line(&p[0], "conv -n 2 -c 3 -H 5 -W 7 -k 5 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 1 -F 2",
                                  why, sizeof why) != 1)
         fail_msg("shape: %s", why);
     const char *t = strstr(k, "_nchw_") ? strstr(k, "_nchw_") : strstr(k, "_nhwc_");
     int m = 0;
-    if (t && sscanf(t + 6, "%d", &m) == 1 && m > p.c)
-        p.c = m;
-    return p;
+    if (t && sscanf(t + 6, "%d", &m) == 1 && m > p[0].c)
+        p[0].c = m;
+    if (!strstr(k, "_nhwc_") || m <= 3)
+        return 1;
+    p[0].c = m - 1;
+    if (strstr(k, "_fp32_"))
+        return 1;
+    p[1] = p[0];
+    p[1].c = m - 2;
+    return 2;
 }
 
 static igemm_handle *handle_for(const char *arch, const char *dir)
@@ -557,16 +567,26 @@ static igemm_handle *handle_for(const char *arch, const char *dir)
  * kernel); returns 0 clean, -1 with the report in msg. */
 static int run_kernel(igemm_handle *h, const char *k, char *msg, size_t len)
 {
-    igemm_problem p = diff_problem(k);
+    igemm_problem p[2];
+    int n = diff_problems(k, p);
     const char *sol = strstr(k, "naive") ? "naive" : k;
-    if (strstr(k, "_nhwc_"))
-        p.layout = IGEMM_LAYOUT_NHWC; /* the layout and type the name says the kernel reads */
-    if (strstr(k, "_fp16_"))
-        p.dtype = IGEMM_FP16;
-    else if (strstr(k, "_bf16_"))
-        p.dtype = IGEMM_BF16;
-    tc_case_result res;
-    return tc_run_case(h, &p, sol, 7, &res, msg, len);
+    for (int i = 0; i < n; i++) {
+        if (strstr(k, "_nhwc_"))
+            p[i].layout = IGEMM_LAYOUT_NHWC; /* the layout and type the name says the kernel reads */
+        if (strstr(k, "_fp16_"))
+            p[i].dtype = IGEMM_FP16;
+        /* fp16 on the 16-bit matrix instructions (K 256/I: _wt32x32x8,
+           _wt16x16x16) or on v_dot2_f32_f16 (_dot2) may flush subnormals
+           (gfx90a): allowed for this run */
+        if (strstr(k, "_fp16_") && (strstr(k, "_wt32x32x8") || strstr(k, "_wt16x16x16") || strstr(k, "_dot2")))
+            p[i].fp16_mode = IGEMM_FP16_FLUSH;
+        else if (strstr(k, "_bf16_"))
+            p[i].dtype = IGEMM_BF16;
+        tc_case_result res;
+        if (tc_run_case(h, &p[i], sol, 7, &res, msg, len))
+            return -1;
+    }
+    return 0;
 }
 
 static int is_solution(const char *k)

@@ -17,6 +17,10 @@
  *    (draws per configuration) change it for longer local runs, and
  *    IGEMM_SWEEP_ARCH runs it on another target. A failure
  *    prints the shape as MIOpenDriver flags, the configuration and the errors;
+ *  - NHWC channel tails: every NHWC configuration on channel counts around
+ *    the epilogue's 4-channel vector stores (C/G = 2, 7 and 6 with groups,
+ *    12 with groups, 131), on every target; 16-bit NHWC dx 2 bytes past a
+ *    dword (vectors refused) and dword aligned;
  *  - structure: the configuration names decode to the configuration table
  *    and to what the code objects and launch plans do; each configuration's
  *    VGPR estimate (which the heuristic's occupancy model uses) covers what
@@ -464,11 +468,12 @@ static void edge_gfx942(void **state)
 /* ---- 16-bit extremes ---- */
 
 /* One run of `solution` (NULL: the heuristic's pick) on data given here,
- * verified by the 16-bit rule (igemm_verify_ex against
- * igemm_reference_bwd_data_ex). Counts the dx elements that are subnormal
- * and infinite; returns whether the rule holds. */
-static bool extreme_try(igemm_handle *h, const char *arch, const igemm_problem *p, const char *solution,
-                        const void *dy, const void *w, int *subnormal, int *inf)
+ * dx at dx_shift bytes past the start of its allocation; verified by the
+ * 16-bit rule (igemm_verify_ex against igemm_reference_bwd_data_ex).
+ * Counts the dx elements that are subnormal and infinite; returns whether
+ * the rule holds. */
+static bool run_16bit_try(igemm_handle *h, const char *arch, const igemm_problem *p, const char *solution,
+                          size_t dx_shift, const void *dy, const void *w, int *subnormal, int *inf)
 {
     igemm_shape sh;
     assert_int_equal(igemm_shape_init(&sh, p, NULL, 0), IGEMM_OK);
@@ -476,24 +481,26 @@ static bool extreme_try(igemm_handle *h, const char *arch, const igemm_problem *
     uint16_t *hx = malloc(nx * 2);
     double *ref = malloc(nx * sizeof *ref), *abs_sum = malloc(nx * sizeof *abs_sum);
     unsigned char *cov = malloc(nx);
-    void *dx, *ddy, *dw;
+    void *dx_alloc, *ddy, *dw;
     assert_true(hx && ref && abs_sum && cov);
-    assert_int_equal(igemm_alloc(h, &dx, nx * 2), IGEMM_OK);
+    assert_int_equal(igemm_alloc(h, &dx_alloc, nx * 2 + dx_shift), IGEMM_OK);
+    void *dx = (char *)dx_alloc + dx_shift;
     assert_int_equal(igemm_alloc(h, &ddy, ny * 2), IGEMM_OK);
     assert_int_equal(igemm_alloc(h, &dw, nw * 2), IGEMM_OK);
     assert_int_equal(igemm_copy_to_device(h, ddy, dy, ny * 2), IGEMM_OK);
     assert_int_equal(igemm_copy_to_device(h, dw, w, nw * 2), IGEMM_OK);
     igemm_run_info ri;
     if (igemm_conv_bwd_data_ex(h, p, solution, dx, ddy, dw, &ri) != IGEMM_OK)
-        fail_msg("%s: %s", arch, igemm_last_error(h));
+        fail_msg("%s %s (dx %zu bytes into its buffer): %s", arch, solution ? solution : "", dx_shift,
+                 igemm_last_error(h));
     assert_int_equal(igemm_copy_to_host(h, hx, dx, nx * 2), IGEMM_OK);
     assert_int_equal(igemm_reference_bwd_data_ex(p, dy, w, ref, abs_sum, cov), IGEMM_OK);
     igemm_verify_result vr;
     bool ok = igemm_verify_ex(p, hx, ref, abs_sum, cov, 1e-5, &vr);
     if (!ok)
-        print_message("  %s %s (%s): %lld over the 16-bit rule's tolerance, %lld NaN, max rel err %g\n", arch,
-                      p->dtype == IGEMM_FP16 ? "fp16" : "bf16", ri.solution, (long long)vr.over_tolerance,
-                      (long long)vr.nan_count, vr.max_rel_err);
+        print_message("  %s %s (%s, dx %zu bytes into its buffer): %lld over the 16-bit rule's tolerance, %lld NaN, "
+                      "max rel err %g\n", arch, p->dtype == IGEMM_FP16 ? "fp16" : "bf16", ri.solution, dx_shift,
+                      (long long)vr.over_tolerance, (long long)vr.nan_count, vr.max_rel_err);
     /* what the stored bits are: exponent field 0 with a non-zero fraction, or all ones with a zero one */
     int mant = p->dtype == IGEMM_FP16 ? 10 : 7;
     unsigned emask = p->dtype == IGEMM_FP16 ? 0x7c00u : 0x7f80u, fmask = (1u << mant) - 1;
@@ -502,7 +509,7 @@ static bool extreme_try(igemm_handle *h, const char *arch, const igemm_problem *
         *subnormal += (hx[i] & emask) == 0 && (hx[i] & fmask) != 0;
         *inf += (hx[i] & 0x7fffu) == emask;
     }
-    igemm_free(h, dx);
+    igemm_free(h, dx_alloc);
     igemm_free(h, ddy);
     igemm_free(h, dw);
     free(hx);
@@ -512,12 +519,12 @@ static bool extreme_try(igemm_handle *h, const char *arch, const igemm_problem *
     return ok;
 }
 
-/* The heuristic's pick on the data, which must pass the 16-bit rule. */
-static void extreme_run(igemm_handle *h, const char *arch, const igemm_problem *p, const void *dy, const void *w,
-                        int *subnormal, int *inf)
+/* The same, which must pass the 16-bit rule. */
+static void run_16bit(igemm_handle *h, const char *arch, const igemm_problem *p, const char *solution,
+                      size_t dx_shift, const void *dy, const void *w, int *subnormal, int *inf)
 {
-    if (!extreme_try(h, arch, p, NULL, dy, w, subnormal, inf))
-        fail_msg("%s: the heuristic's pick fails the 16-bit rule", arch);
+    if (!run_16bit_try(h, arch, p, solution, dx_shift, dy, w, subnormal, inf))
+        fail_msg("%s %s: fails the 16-bit rule", arch, solution ? solution : "(the heuristic's pick)");
 }
 
 /* The extremes forced onto an fp16 _dot2 configuration (the heuristic
@@ -540,8 +547,7 @@ static void extreme_dot2(igemm_handle *h, const char *arch, const igemm_problem 
     if (st != IGEMM_OK)
         fail_msg("%s %s: %s", arch, dot2, why);
     int sub, inf;
-    if (!extreme_try(h, arch, p, dot2, dy, w, &sub, &inf))
-        fail_msg("%s: %s fails the 16-bit rule on the %s data", arch, dot2, huge ? "overflowing" : "subnormal");
+    run_16bit(h, arch, p, dot2, 0, dy, w, &sub, &inf);
     if (huge ? inf == 0 : sub == 0)
         fail_msg("%s %s: no %s dx element", arch, dot2, huge ? "infinite" : "subnormal");
 }
@@ -570,7 +576,7 @@ static void sixteen_bit_extremes(void **state)
             for (size_t i = 0; i < nw; i++)
                 igemm_elem_set(p.dtype, w, i, ldexp((double)(tc_splitmix64(&s) % 16) / 64.0, t ? -60 : 0));
             int sub, inf;
-            extreme_run(h, archs[a], &p, dy, w, &sub, &inf);
+            run_16bit(h, archs[a], &p, NULL, 0, dy, w, &sub, &inf);
             if (sub == 0)
                 fail_msg("%s %s: no subnormal dx element, the case tests nothing", archs[a], t ? "bf16" : "fp16");
             if (!t)
@@ -580,7 +586,7 @@ static void sixteen_bit_extremes(void **state)
                 igemm_elem_set(p.dtype, dy, i, ldexp(1.0 + (double)(tc_splitmix64(&s) % 8) / 8.0, t ? 62 : 6));
             for (size_t i = 0; i < nw; i++)
                 igemm_elem_set(p.dtype, w, i, ldexp(1.0 + (double)(tc_splitmix64(&s) % 8) / 8.0, t ? 62 : 6));
-            extreme_run(h, archs[a], &p, dy, w, &sub, &inf);
+            run_16bit(h, archs[a], &p, NULL, 0, dy, w, &sub, &inf);
             if (inf == 0)
                 fail_msg("%s %s: no infinite dx element, the case tests nothing", archs[a], t ? "bf16" : "fp16");
             if (!t)
@@ -623,14 +629,102 @@ static void fp16_flush_mode(void **state)
         } else {
             assert_int_equal(st, IGEMM_OK);
         }
-        extreme_run(h, archs[a], &p, dy, w, &sub, &inf); /* the accurate default */
+        run_16bit(h, archs[a], &p, NULL, 0, dy, w, &sub, &inf); /* the accurate default */
         assert_true(sub > 0);
         p.fp16_mode = IGEMM_FP16_FLUSH;
         assert_int_equal(igemm_applicable(h, &p, quad, why, sizeof why), IGEMM_OK);
-        bool ok = extreme_try(h, archs[a], &p, quad, dy, w, &sub, &inf);
+        bool ok = run_16bit_try(h, archs[a], &p, quad, 0, dy, w, &sub, &inf);
         if (ok == t->mfma_16bit_ftz)
             fail_msg("%s: fp16 flush mode on %s: the 16-bit rule %s, want it to %s", archs[a], quad,
                      ok ? "holds" : "fails", t->mfma_16bit_ftz ? "fail (the f16 MFMAs flush)" : "hold");
+        igemm_destroy(h);
+    }
+}
+
+/* ---- NHWC channel tails ---- */
+
+/* Channel counts around the NHWC epilogue's vectors (it stores 4
+ * consecutive channels as one vector where all four are inside C/G, the
+ * rest element by element; 16-bit vectors only where they are 4-byte
+ * aligned, C/G even). The edge list has C/G = 1, 3, 5, 6, 130 and 8 with 4
+ * groups; these add C/G = 2, 7 with 2 groups (odd: the second group's
+ * halves start mid-dword), 12 with 2 groups (every vector full, past the
+ * first group), 1 with 3 groups, 6 with 3 groups (even, a tail of 2 per
+ * group) and 131 (a tail of 3 in the second M tile of the 128-row tiles). */
+static const struct {
+    int n, c, g, hw, k, y;
+} tails[] = {
+    {2, 2, 1, 3, 3, 1}, {1, 14, 2, 4, 4, 3}, {2, 24, 2, 4, 6, 3},
+    {2, 3, 3, 3, 6, 1}, {1, 18, 3, 3, 3, 3}, {1, 131, 1, 3, 5, 1},
+};
+
+static void nhwc_tails_on(const char *arch)
+{
+    igemm_handle *h = tc_emu_handle(arch, NULL, 0);
+    int failures = 0, ran = 0;
+    for (int c = 0; c < nconfigs; c++) {
+        if (configs[c].layout != IGEMM_LAYOUT_NHWC || !runs_on(&configs[c], arch))
+            continue;
+        for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++, ran++) {
+            igemm_problem p = IGEMM_PROBLEM_INIT;
+            p.n = tails[i].n, p.c = tails[i].c, p.groups = tails[i].g, p.hi = p.wi = tails[i].hw;
+            p.k = tails[i].k, p.y = p.x = tails[i].y, p.pad_h = p.pad_w = tails[i].y / 2;
+            p.layout = IGEMM_LAYOUT_NHWC;
+            p.dtype = configs[c].dtype;
+            p.fp16_mode = fp16_mode_for(&configs[c], arch);
+            tc_case_result r;
+            char msg[1024], text[256];
+            if (tc_run_case(h, &p, configs[c].name, 300u + (uint64_t)i, &r, msg, sizeof msg)) {
+                igemm_problem_format(&p, text, sizeof text);
+                if (failures++ < MAX_REPORTED)
+                    print_error("conv %s -F 2 --arch %s --solution %s: %s\n", text, arch, configs[c].name, msg);
+            }
+        }
+    }
+    igemm_destroy(h);
+    print_message("%s: %d (NHWC configuration, channel tail shape) pairs\n", arch, ran);
+    if (failures)
+        fail_msg("%s: %d of %d (NHWC configuration, channel tail shape) pairs failed", arch, failures, ran);
+}
+
+static void nhwc_channel_tails(void **state)
+{
+    (void)state;
+    for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++)
+        nhwc_tails_on(archs[a]);
+}
+
+/* 16-bit NHWC dx at 2 bytes past a dword (the API takes any element-aligned
+ * pointer): vectors of halves would be misaligned there, so every 16-bit
+ * NHWC configuration must store element by element (the emulator faults a
+ * multi-dword access that is not 4-byte aligned), and at 0 and 4 bytes
+ * store vectors; verified against the reference each time. C/G = 8, one
+ * phase, every pixel covered. */
+static void sixteen_bit_nhwc_dx_alignment(void **state)
+{
+    (void)state;
+    igemm_problem p = IGEMM_PROBLEM_INIT;
+    p.n = 2, p.c = 8, p.hi = 5, p.wi = 5, p.k = 6, p.y = 3, p.x = 3, p.pad_h = p.pad_w = 1;
+    p.layout = IGEMM_LAYOUT_NHWC;
+    uint16_t dy[2 * 6 * 25], w[6 * 8 * 9];
+    for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
+        igemm_handle *h = tc_emu_handle(archs[a], NULL, 0);
+        for (int c = 0; c < nconfigs; c++) {
+            if (configs[c].layout != IGEMM_LAYOUT_NHWC || configs[c].dtype == IGEMM_FP32 ||
+                !runs_on(&configs[c], archs[a]))
+                continue;
+            p.dtype = configs[c].dtype;
+            p.fp16_mode = fp16_mode_for(&configs[c], archs[a]);
+            uint64_t s = 900 + (uint64_t)c;
+            for (size_t i = 0; i < sizeof dy / sizeof dy[0]; i++)
+                igemm_elem_set(p.dtype, dy, i, (double)(int)(tc_splitmix64(&s) % 64 - 32) / 16.0);
+            for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+                igemm_elem_set(p.dtype, w, i, (double)(int)(tc_splitmix64(&s) % 64 - 32) / 16.0);
+            for (size_t shift = 0; shift <= 4; shift += 2) {
+                int sub, inf;
+                run_16bit(h, archs[a], &p, configs[c].name, shift, dy, w, &sub, &inf);
+            }
+        }
         igemm_destroy(h);
     }
 }
@@ -827,6 +921,8 @@ int main(void)
         cmocka_unit_test(edge_gfx942),
         cmocka_unit_test(sixteen_bit_extremes),
         cmocka_unit_test(fp16_flush_mode),
+        cmocka_unit_test(nhwc_channel_tails),
+        cmocka_unit_test(sixteen_bit_nhwc_dx_alignment),
         cmocka_unit_test(random_sweep),
         cmocka_unit_test(random_sweep_mfma),
     };

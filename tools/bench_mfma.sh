@@ -20,6 +20,9 @@
 # the layouts (every tensor in that layout); with both, a last table per type
 # gives NHWC time / NCHW time per layer. LIST: the shape list (default
 # $SHAPES/resnet50.txt); its -n is replaced by BATCH. Progress on stderr.
+# JOBS (default 1): runs of igemm at once; with more, every run is made
+# first, JOBS at a time (xargs -P), and the tables are written from their
+# results (the same document, sooner on a machine with many cores).
 set -u
 
 B=${B:-build}
@@ -55,9 +58,50 @@ nlayers=$(sed 's/#.*//' "$LIST" | grep -c conv)
 
 field() { printf '%s\n' "$1" | sed -n "s/.*\"$2\": \"\{0,1\}\([^\",}]*\).*/\1/p"; }
 
+# One run's --json line: MODE (mfma: the default selection; fma: with
+# IGEMM_DISABLE_MATH=mfma) and igemm's arguments; from the JOBS prefetch when
+# it made the run.
+JOBS=${JOBS:-1}
+CACHE=$(mktemp -d)
+export IGEMM CACHE
+run_key() { printf '%s\n' "$*" | cksum | tr ' ' _; }
+run_one='k=$1; mode=$2; shift 2
+    if [ "$mode" = fma ]; then IGEMM_DISABLE_MATH=mfma "$IGEMM" "$@" --json; else "$IGEMM" "$@" --json; fi 2>/dev/null |
+        grep "^{" | tail -n 1 > "$CACHE/$k.tmp" && mv "$CACHE/$k.tmp" "$CACHE/$k"'
+run_json() {
+    k=$(run_key "$@")
+    [ -f "$CACHE/$k" ] || sh -c "$run_one" _ "$k" "$@"
+    cat "$CACHE/$k"
+}
+# every layer's arguments after the list's command word (conv, convfp16, ...)
+layers() {
+    while IFS= read -r line; do
+        args=${line%%#*}
+        case "$args" in *conv*) ;; *) continue ;; esac
+        args=${args#*conv}
+        printf '%s\n' "${args#*[[:space:]]}"
+    done < "$LIST"
+}
+if [ "$JOBS" -gt 1 ]; then
+    runs=$(mktemp)
+    for dt in $DTYPES; do for lay in $LAYOUTS; do for t in $TARGETS; do
+        layers | while IFS= read -r args; do
+            for mode in mfma fma; do
+                # shellcheck disable=SC2086 # the layer's flags are split on purpose
+                set -- "$mode" "$(command_of "$dt")" $args --batch "$BATCH" --arch "$t" \
+                    --in_layout "$lay" --out_layout "$lay" --fil_layout "$lay"
+                printf '%s' "$(run_key "$@")"; printf ' %s' "$@"; echo
+            done
+        done
+    done; done; done > "$runs"
+    echo "bench-mfma: $(wc -l < "$runs") runs, $JOBS at a time" >&2
+    xargs -P "$JOBS" -L 1 sh -c "$run_one" _ < "$runs"
+    rm -f "$runs"
+fi
+
 tmp=$(mktemp)
 times=$(mktemp)
-trap 'rm -f "$tmp" "$times"' EXIT
+trap 'rm -rf "$tmp" "$times" "$CACHE"' EXIT
 {
     echo "# Matrix-core (MFMA) kernels against the FMA kernels, in the timing model"
     echo
@@ -74,9 +118,10 @@ trap 'rm -f "$tmp" "$times"' EXIT
     echo "2 M N K blocks / cycles per SIMD, x SIMDs x CUs x clock; the goal is >= $GOAL% on"
     echo "large layers), *limit* the resource the model finds busiest, *FMA pick* / *FMA us* the"
     echo "same with \`IGEMM_DISABLE_MATH=mfma\` (the vector-ALU kernels), *FMA / MFMA* their ratio."
-    echo "The fp16 and bf16 kernels keep fp32 LDS tiles and fp32 MFMAs (docs/KERNELS.md) for now,"
-    echo "so their ceiling is the fp32 matrix peak, which each 16-bit section's title gives too"
-    echo "(\`igemm arch\` lists every peak). Dynamic against static twins, per type and layout:"
+    echo "The fp16 and bf16 picks run on the 16-bit MFMAs (k-quad LDS tiles, docs/KERNELS.md), except"
+    echo "fp16 on gfx90a: its f16 MFMAs flush subnormals, so the accurate default (\`--fp16_mode\`"
+    echo "accurate) keeps the fp32-tile kernels there, whose ceiling is the fp32 matrix peak that each"
+    echo "16-bit section's title gives too (\`igemm arch\` lists every peak). Dynamic against static twins, per type and layout:"
     echo "\`make bench-twins\` (docs/PERFORMANCE_TWINS.md)."
 } > "$tmp"
 for dt in $DTYPES; do
@@ -99,16 +144,12 @@ for t in $TARGETS; do
     tot_f=0
     tot_flop=0
     at_goal=0
-    while IFS= read -r line; do
-        args=${line%%#*}
-        case "$args" in *conv*) ;; *) continue ;; esac
-        args=${args#*conv} # up to the list's command word (conv, convfp16, ...): the type is DTYPES'
-        args=${args#*[[:space:]]}
+    while IFS= read -r args; do
         i=$((i + 1))
         # shellcheck disable=SC2086 # the layer's flags are split on purpose
-        m=$("$IGEMM" "$cmd" $args --batch "$BATCH" --arch "$t" $lf --json 2>/dev/null | grep '^{' | tail -n 1)
+        m=$(run_json mfma "$cmd" $args --batch "$BATCH" --arch "$t" $lf)
         # shellcheck disable=SC2086
-        f=$(IGEMM_DISABLE_MATH=mfma "$IGEMM" "$cmd" $args --batch "$BATCH" --arch "$t" $lf --json 2>/dev/null | grep '^{' | tail -n 1)
+        f=$(run_json fma "$cmd" $args --batch "$BATCH" --arch "$t" $lf)
         mu=$(field "$m" modeled_us)
         fu=$(field "$f" modeled_us)
         flops=$(field "$m" flops)
@@ -125,7 +166,9 @@ for t in $TARGETS; do
         tot_flop=$(awk -v a="$tot_flop" -v b="$flops" 'BEGIN { print a + b }')
         echo "$dt $t $lay $i $mu" >> "$times"
         echo "bench-mfma: $t $dt $lay $i/$nlayers" >&2
-    done < "$LIST"
+    done <<EOF_LAYERS
+$(layers)
+EOF_LAYERS
     awk -v m="$tot_m" -v f="$tot_f" -v fl="$tot_flop" -v pk="$peak_tf" -v n="$i" -v ag="$at_goal" -v g="$GOAL" 'BEGIN {
         printf "\nAll layers: MFMA %.0f us (%.2f TFLOP/s, %.1f%% of peak), FMA %.0f us; FMA / MFMA = %.2f. Layers at >= %d%% of peak: %d of %d.\n",
             m, fl / m / 1e6, 100 * fl / m / 1e6 / pk, f, f / m, g, ag, n }' >> "$tmp"

@@ -78,57 +78,215 @@ static void narrow(v4r1_kw *w, opnd v, opnd v_tmp, opnd v_nan)
     }
 }
 
-/* Row by row under an exec mask of the lanes whose row is inside C/G. */
-static void store_rows(v4r1_kw *w, opnd v_coff, opnd v_row0)
+/* What the stores of the C tile share: dx's buffer resource (NCHW: its
+ * base moves per row from s_dxbase; NHWC: it stays at the tile's first
+ * channel and a row is the stores' immediate offset), the exec save pair,
+ * rows left in the group from the tile's first row (mlim = C/G - m0), and
+ * the 16-bit rounding's registers. */
+typedef struct {
+    opnd v_coff, v_row0, s_rsc, s_dxbase, s_save, v_tmp, v_nan;
+    sv mlim;
+} store_ctx;
+
+/* Row i under an exec mask of the lanes whose row is inside C/G, less the
+ * lanes of s_not where it is a register (NHWC: those stored by a vector). */
+static void store_row(v4r1_kw *w, const store_ctx *x, int i, opnd s_not)
 {
     emit *e = w->e;
     const v4r1_math *m = w->math;
     opnd s_t = w->s_t;
     const bool half = w->dt->bytes == 2;
-    opnd v_tmp = NOOP, v_nan = NOOP;
-    if (w->dt->id == IGEMM_BF16) {
-        v_tmp = vreg(e, "v_round", 1, 1);
-        v_nan = vreg(e, "v_qnan", 1, 1);
-        h_vmov(e, v_nan, imm(0x7fc0));
+    int row = m->row_off(w, i);
+    label l_skip = e_label_new(e, "row_done");
+    e_sop2(e, "s_sub_u32", at(s_t, 0), sv_op(x->mlim), imm(row));
+    e_vopc(e, "v_cmp_gt_i32", VCC, at(s_t, 0), x->v_row0);
+    if (s_not.kind == OPK_SGPR)
+        e_sop2(e, "s_andn2_b64", VCC, VCC, s_not);
+    e_sop1(e, "s_and_saveexec_b64", x->s_save, VCC);
+    e_branch(e, "s_cbranch_execz", l_skip);
+    if (!w->nhwc) {
+        e_sop2(e, "s_mul_i32", at(s_t, 1), sv_op(w->c_rowstride), imm(row));
+        e_sop2(e, "s_add_u32", at(x->s_rsc, 0), at(x->s_dxbase, 0), at(s_t, 1));
+        e_sop2(e, "s_addc_u32", at(x->s_rsc, 1), at(x->s_dxbase, 1), imm(0));
     }
-    opnd s_rsc = sreg(e, "s_rsc", 4, 4), s_dxbase = sreg(e, "s_dxbase", 2, 2), s_save = sreg(e, "s_save", 2, 2);
-    v4r1_rsrc_words(e, s_rsc, V4R1_OPEN_RECORDS);
+    int off = w->nhwc ? row * w->dt->bytes : 0;
+    opnd vals[V4R1_MAX_COLS];
+    m->read_row(w, i, vals);
+    for (int j = 0; j < m->cols(w); j++) {
+        if (half)
+            narrow(w, vals[j], x->v_tmp, x->v_nan);
+        e_mubuf(e, half ? "buffer_store_short" : "buffer_store_dword", vals[j], at(x->v_coff, j), x->s_rsc, imm(0),
+                off);
+    }
+    e_label(e, l_skip);
+    h_smov(e, EXEC, x->s_save);
+}
+
+/* A 64-bit aligned range of VGPRs (the only kind a gfx90a+ memory
+ * operation takes as data) */
+static bool vgpr_tuple(opnd r) { return r.kind == OPK_VGPR && r.index % 2 == 0; }
+
+/* The 4 accumulators of rows i..i+3 (i % 4 == 0), column j, as 4
+ * consecutive VGPRs: where they live when the math keeps them so, else
+ * read (AGPRs) or copied into v_vec. */
+static opnd group_regs(v4r1_kw *w, int i, int j, opnd v_vec)
+{
+    emit *e = w->e;
+    opnd g = w->math->acc(w, i, j, 4);
+    if (vgpr_tuple(g))
+        return g;
+    for (int r = 0; r < 4; r++) {
+        opnd a = w->math->acc(w, i + r, j, 1);
+        if (a.kind == OPK_AGPR)
+            e_accvgpr_read(e, at(v_vec, r), a);
+        else
+            h_vmov(e, at(v_vec, r), a);
+    }
+    return v_vec;
+}
+
+/* NHWC: rows i..i+3 of every column as one store where all four are
+ * inside C/G (lanes with row + 3 < vlim: vlim = mlim - 3, or below every
+ * row when the shape's alignment refuses vectors), then the lanes left
+ * with some of the four inside C/G element by element. fp32: one
+ * buffer_store_dwordx4; 16-bit: the four rounded to nearest even, packed
+ * in pairs by v_perm_b32 (selector s_sel: the low halves) into the first
+ * two registers, one buffer_store_dwordx2. */
+static void store_group(v4r1_kw *w, const store_ctx *x, int i, opnd s_vlim, opnd s_full, opnd s_sel, opnd v_vec)
+{
+    emit *e = w->e;
+    const v4r1_math *m = w->math;
+    const bool half = w->dt->bytes == 2;
+    int row = m->row_off(w, i);
+    label l_vec = e_label_new(e, "vec_done"), l_group = e_label_new(e, "group_done");
+    e_sop2(e, "s_sub_u32", at(w->s_t, 0), s_vlim, imm(row));
+    e_vopc(e, "v_cmp_gt_i32", s_full, at(w->s_t, 0), x->v_row0);
+    e_sop1(e, "s_and_saveexec_b64", x->s_save, s_full);
+    e_branch(e, "s_cbranch_execz", l_vec);
+    for (int j = 0; j < m->cols(w); j++) {
+        opnd t = group_regs(w, i, j, v_vec);
+        if (half) {
+            for (int r = 0; r < 4; r++)
+                narrow(w, at(t, r), x->v_tmp, x->v_nan);
+            e_vop3(e, "v_perm_b32", at(t, 0), at(t, 1), at(t, 0), s_sel);
+            e_vop3(e, "v_perm_b32", at(t, 1), at(t, 3), at(t, 2), s_sel);
+        }
+        e_mubuf(e, half ? "buffer_store_dwordx2" : "buffer_store_dwordx4", half ? sub(t, 0, 2) : t,
+                at(x->v_coff, j), x->s_rsc, imm(0), row * w->dt->bytes);
+    }
+    e_label(e, l_vec);
+    h_smov(e, EXEC, x->s_save);
+    /* the tail: lanes whose first row is inside C/G but not all four (at
+       most 3 rows where vectors are never refused: fp32) */
+    e_sop2(e, "s_sub_u32", at(w->s_t, 0), sv_op(x->mlim), imm(row));
+    e_vopc(e, "v_cmp_gt_i32", VCC, at(w->s_t, 0), x->v_row0);
+    e_sop2(e, "s_andn2_b64", VCC, VCC, s_full);
+    e_branch(e, "s_cbranch_scc0", l_group);
+    for (int r = 0; r < (half ? V4R1_ROW_GROUP : V4R1_ROW_GROUP - 1); r++)
+        store_row(w, x, i + r, s_full);
+    e_label(e, l_group);
+}
+
+/* The rows handed out in groups of 4 consecutive rows (kw.h): refuse a
+ * math strategy that breaks it. */
+static bool rows_in_groups(v4r1_kw *w)
+{
+    const v4r1_math *m = w->math;
+    bool ok = m->rows(w) % V4R1_ROW_GROUP == 0;
+    for (int i = 0; ok && i < m->rows(w); i++)
+        ok = m->row_off(w, i) == m->row_off(w, i - i % V4R1_ROW_GROUP) + i % V4R1_ROW_GROUP &&
+             m->row_off(w, i - i % V4R1_ROW_GROUP) % V4R1_ROW_GROUP == 0;
+    if (!ok)
+        emit_fail(w->e, "math strategy %s: rows not in groups of %d consecutive rows", m->name, V4R1_ROW_GROUP);
+    return ok;
+}
+
+/* A vector limit below every row: no lane stores vectors (a literal:
+ * v_cmp's signed compare of NO_VECTOR - row with row_base stays false). */
+#define NO_VECTOR (-0x40000000)
+
+/* NHWC: the vector limit (C/G - m0 - 3, or a value below every row when
+ * 16-bit vectors would be misaligned), the selector of the 16-bit packing
+ * and the group by group stores. Alignment: the emulator faults a
+ * multi-dword buffer access whose dwords are not 4-byte aligned (gfx9's
+ * DWORD alignment mode; an unaligned-access mode would ask less), fp32 elements
+ * always are; 4 halves at channel g*C/G + 4k of a pixel start at a dword
+ * when C/G is even (then C is too) and dx's pointer is 4-byte aligned. */
+static void store_groups(v4r1_kw *w, const store_ctx *x)
+{
+    emit *e = w->e;
+    const v4r1_math *m = w->math;
+    if (!rows_in_groups(w))
+        return;
+    const bool half = w->dt->bytes == 2;
+    if (half && w->a_cg.known && w->a_cg.k % 2) { /* a static twin of odd C/G: no vectors */
+        for (int i = 0; i < m->rows(w); i++)
+            store_row(w, x, i, NOOP);
+        return;
+    }
+    opnd s_vlim = sreg(e, "s_vlim", 1, 1), s_full = sreg(e, "s_full", 2, 2), s_sel = NOOP, v_vec = NOOP;
+    e_sop2(e, "s_sub_u32", s_vlim, sv_op(x->mlim), imm(V4R1_ROW_GROUP - 1));
+    if (half) {
+        /* SCC: dx's pointer or C/G breaks the alignment */
+        e_sop2(e, "s_and_b32", at(w->s_t, 0), at(w->p_dx, 0), imm(3));
+        if (!w->a_cg.known) {
+            e_sop2(e, "s_and_b32", at(w->s_t, 1), w->a_cg.r, imm(1));
+            e_sop2(e, "s_or_b32", at(w->s_t, 0), at(w->s_t, 0), at(w->s_t, 1));
+        }
+        e_sop2(e, "s_cselect_b32", s_vlim, imm(NO_VECTOR), s_vlim);
+        s_sel = sreg(e, "s_sel", 1, 1);
+        h_smov(e, s_sel, imm(0x05040100)); /* v_perm_b32: bytes 1:0 of src1, then 1:0 of src0 */
+    }
+    if (!vgpr_tuple(m->acc(w, 0, 0, V4R1_ROW_GROUP)))
+        v_vec = vreg(e, "v_vec", V4R1_ROW_GROUP, 2);
+    for (int i = 0; i < m->rows(w); i += V4R1_ROW_GROUP)
+        store_group(w, x, i, s_vlim, s_full, s_sel, v_vec);
+    if (v_vec.kind != OPK_NONE)
+        rfree(e, v_vec);
+    if (s_sel.kind != OPK_NONE)
+        rfree(e, s_sel);
+    rfree(e, s_full);
+    rfree(e, s_vlim);
+}
+
+/* NCHW row by row; NHWC in groups of 4 rows (store_groups). */
+static void store_rows(v4r1_kw *w, opnd v_coff, opnd v_row0)
+{
+    emit *e = w->e;
+    const v4r1_math *m = w->math;
+    store_ctx x = {.v_coff = v_coff, .v_row0 = v_row0, .v_tmp = NOOP, .v_nan = NOOP, .s_dxbase = NOOP};
+    if (w->dt->id == IGEMM_BF16) {
+        x.v_tmp = vreg(e, "v_round", 1, 1);
+        x.v_nan = vreg(e, "v_qnan", 1, 1);
+        h_vmov(e, x.v_nan, imm(0x7fc0));
+    }
+    x.s_rsc = sreg(e, "s_rsc", 4, 4);
+    if (!w->nhwc)
+        x.s_dxbase = sreg(e, "s_dxbase", 2, 2);
+    x.s_save = sreg(e, "s_save", 2, 2);
+    v4r1_rsrc_words(e, x.s_rsc, V4R1_OPEN_RECORDS);
     sv gcg = sv_mul(e, "s_gcg", w->g, w->a_cg);
     sv cm0 = sv_add(e, "s_cm0", gcg, w->m0);
     sv dxo = sv_mul(e, "s_dxo", cm0, w->c_rowstride);
-    v4r1_ptr_add(e, s_dxbase, w->p_dx, dxo);
+    v4r1_ptr_add(e, w->nhwc ? sub(x.s_rsc, 0, 2) : x.s_dxbase, w->p_dx, dxo);
     sv_free(e, dxo);
     sv_free(e, cm0);
     sv_free(e, gcg);
-    sv mlim = sv_sub(e, "s_mlim2", w->a_cg, w->m0);
-    for (int i = 0; i < m->rows(w); i++) {
-        int row = m->row_off(w, i);
-        label l_skip = e_label_new(e, "row_done");
-        e_sop2(e, "s_sub_u32", at(s_t, 0), sv_op(mlim), imm(row));
-        e_vopc(e, "v_cmp_gt_i32", VCC, at(s_t, 0), v_row0);
-        e_sop1(e, "s_and_saveexec_b64", s_save, VCC);
-        e_branch(e, "s_cbranch_execz", l_skip);
-        e_sop2(e, "s_mul_i32", at(s_t, 1), sv_op(w->c_rowstride), imm(row));
-        e_sop2(e, "s_add_u32", at(s_rsc, 0), at(s_dxbase, 0), at(s_t, 1));
-        e_sop2(e, "s_addc_u32", at(s_rsc, 1), at(s_dxbase, 1), imm(0));
-        opnd vals[V4R1_MAX_COLS];
-        m->read_row(w, i, vals);
-        for (int j = 0; j < m->cols(w); j++) {
-            if (half)
-                narrow(w, vals[j], v_tmp, v_nan);
-            e_mubuf(e, half ? "buffer_store_short" : "buffer_store_dword", vals[j], at(v_coff, j), s_rsc, imm(0), 0);
-        }
-        e_label(e, l_skip);
-        h_smov(e, EXEC, s_save);
-    }
-    sv_free(e, mlim);
+    x.mlim = sv_sub(e, "s_mlim2", w->a_cg, w->m0);
+    if (w->nhwc)
+        store_groups(w, &x);
+    else
+        for (int i = 0; i < m->rows(w); i++)
+            store_row(w, &x, i, NOOP);
+    sv_free(e, x.mlim);
     if (w->dt->id == IGEMM_BF16) {
-        rfree(e, v_tmp);
-        rfree(e, v_nan);
+        rfree(e, x.v_tmp);
+        rfree(e, x.v_nan);
     }
-    rfree(e, s_rsc);
-    rfree(e, s_dxbase);
-    rfree(e, s_save);
+    rfree(e, x.s_rsc);
+    if (!w->nhwc)
+        rfree(e, x.s_dxbase);
+    rfree(e, x.s_save);
 }
 
 void v4r1_epilogue(v4r1_kw *w)

@@ -53,8 +53,13 @@ typedef struct v4r1_kw v4r1_kw;
 /* A math strategy: how the C tile is held, multiplied out of LDS and read
  * out. The epilogue stores accumulator (i, j), i < rows and j < cols, to
  * tile row row_base + row_off(i) and tile column col_base + col_off(j)
- * (cols is at most V4R1_MAX_COLS). */
+ * (cols is at most V4R1_MAX_COLS). Rows come in groups of V4R1_ROW_GROUP
+ * consecutive tile rows: rows is a multiple of it, row_off(i) =
+ * row_off(i - i % 4) + i % 4, and row_base and row_off(i - i % 4) are
+ * multiples of 4 (NHWC stores a group as one vector; the epilogue checks
+ * the offsets). */
 #define V4R1_MAX_COLS 16
+#define V4R1_ROW_GROUP 4
 typedef struct {
     const char *name;
     /* after the staging setup: per-thread LDS read addresses, zeroed
@@ -78,6 +83,10 @@ typedef struct {
     /* accumulator row i into VGPRs ready to store, vals[j] for j < cols
        (emits the reads where the accumulators are not VGPRs) */
     void (*read_row)(v4r1_kw *w, int i, opnd *vals);
+    /* the registers of accumulators (i .. i+n-1, j), i % 4 + n <= 4, as one
+       range of VGPRs or of AGPRs (read with v_accvgpr_read_b32), or NOOP
+       where they are not consecutive registers (n = 1 always is one) */
+    opnd (*acc)(const v4r1_kw *w, int i, int j, int n);
     /* release the rest at the kernel's end */
     void (*release)(v4r1_kw *w);
 } v4r1_math;
@@ -129,6 +138,7 @@ struct v4r1_kw {
     opnd v_aoff, v_awr;                       /* A load offsets, LDS write address */
     opnd v_bht, v_bwt, v_bpre, v_boff, v_bkk, v_bwr; /* B columns, offsets, row, LDS address */
     opnd v_ga, v_gb;                          /* the tile in flight */
+    opnd s_bvec; /* NHWC k quads: 0 when dy's quads may be loaded as one dwordx2 each */
 
     /* walk.c */
     opnd s_kb, s_xd, s_yd, s_krem, s_iter, s_m;

@@ -1,8 +1,11 @@
 /* The FMA math strategy: each thread owns a TM x TN tile of fp32
  * accumulators, RM groups of 4 rows spaced TX*4 apart and RN groups of 4
- * columns spaced TY*4 apart (v4r1_config.h). Fragments are double buffered
- * in registers: the reads of the next K row (or quad) are in flight while
- * the math of the current one issues.
+ * columns spaced TY*4 apart (v4r1_config.h), row-major in v_c (NCHW) or,
+ * in NHWC, column by column within each group of 4 rows, so that a
+ * group's 4 rows of a column are 4 consecutive registers the epilogue
+ * stores as one vector (dx's channels are contiguous). Fragments are
+ * double buffered in registers: the reads of the next K row (or quad) are
+ * in flight while the math of the current one issues.
  *
  * fp32 LDS tiles: per K row, its rows of A and columns of B as ds_read_b128
  * (4 consecutive rows or columns) and TM x TN v_fmac_f32.
@@ -14,6 +17,12 @@
  * (c += a.lo*b.lo + a.hi*b.hi on k pair 0, then on k pair 1): half the
  * VALU instructions and the LDS bytes of the fp32 tiles per K row. */
 #include "kw.h"
+
+/* accumulator (i, j)'s register in v_c */
+static int acc_index(const v4r1_kw *w, int i, int j)
+{
+    return w->nhwc ? ((i / 4) * w->tn + j) * 4 + i % 4 : i * w->tn + j;
+}
 
 /* k quads: registers per fragment row or column (one per k pair) and the
    log2 of the bytes of an LDS entry (one fp32, or one quad of halves) */
@@ -34,7 +43,7 @@ static void fma_setup(v4r1_kw *w)
     e_vop2(e, "v_lshlrev_b32", w->v_brd, imm(2 + entry_log2(w)), w->v_brd); /* tn*4 entries */
     if (w->b_lds)
         h_vadd(e, w->v_brd, imm(w->b_lds), w->v_brd);
-    w->v_c = vreg(e, "v_c", w->tm * w->tn, 1);
+    w->v_c = vreg(e, "v_c", w->tm * w->tn, w->nhwc ? 2 : 1); /* NHWC: 64-bit aligned vectors */
     for (int i = 0; i < w->tm * w->tn; i++)
         h_vmov(e, at(w->v_c, i), imm(0));
 }
@@ -80,7 +89,7 @@ static void entry_math(v4r1_kw *w, int set)
     for (int p = 0; p < frag_regs(w); p++)
         for (int i = 0; i < w->tm; i++)
             for (int j = 0; j < w->tn; j++) {
-                opnd c = at(w->v_c, i * w->tn + j);
+                opnd c = at(w->v_c, acc_index(w, i, j));
                 opnd a = at(frag(w, w->v_la, w->tm, set, i), p), b = at(frag(w, w->v_lb, w->tn, set, j), p);
                 if (quad(w))
                     e_vop3p(e, "v_dot2_f32_f16", c, a, b, c, NULL);
@@ -135,7 +144,12 @@ static int fma_col_off(const v4r1_kw *w, int j) { return (j / 4) * w->ty * 4 + j
 static void fma_read_row(v4r1_kw *w, int i, opnd *vals)
 {
     for (int j = 0; j < w->tn; j++)
-        vals[j] = at(w->v_c, i * w->tn + j);
+        vals[j] = at(w->v_c, acc_index(w, i, j));
+}
+
+static opnd fma_acc(const v4r1_kw *w, int i, int j, int n)
+{
+    return w->nhwc || n == 1 ? sub(w->v_c, acc_index(w, i, j), n) : NOOP;
 }
 
 static void fma_release(v4r1_kw *w)
@@ -159,5 +173,6 @@ const v4r1_math v4r1_math_fma = {
     .row_off = fma_row_off,
     .col_off = fma_col_off,
     .read_row = fma_read_row,
+    .acc = fma_acc,
     .release = fma_release,
 };

@@ -181,6 +181,8 @@ static void mfma_read_row(v4r1_kw *w, int i, opnd *vals)
     }
 }
 
+static opnd mfma_acc(const v4r1_kw *w, int i, int j, int n) { return sub(w->v_c, (i / cd_regs(w) * blocks_n(w) + j) * cd_regs(w) + i % cd_regs(w), n); }
+
 static void mfma_release(v4r1_kw *w)
 {
     rfree(w->e, w->v_out);
@@ -203,5 +205,6 @@ const v4r1_math v4r1_math_mfma = {
     .row_off = mfma_row_off,
     .col_off = mfma_col_off,
     .read_row = mfma_read_row,
+    .acc = mfma_acc,
     .release = mfma_release,
 };

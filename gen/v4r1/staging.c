@@ -135,10 +135,35 @@ static void b_offsets(v4r1_kw *w)
     rfree(e, v_q);
 }
 
+/* NHWC dy with k quads: a quad is 4 consecutive channels k of one pixel,
+ * 8 contiguous bytes, so a full channel block loads it with one
+ * buffer_load_dwordx2 when every quad is 8-byte aligned: K and K/G
+ * multiples of 4 and dy's base pointer 8-byte aligned (the channel block
+ * and the tap's shift keep the alignment then). */
+static bool b_quad_vectors(const v4r1_kw *w) { return w->kpack > 1 && w->nhwc; }
+
+static void b_vector_check(v4r1_kw *w)
+{
+    emit *e = w->e;
+    e_comment(e, "dy quads as dwordx2 when (K | K/G) %% 4 == 0 and p_dy %% 8 == 0 (s_bvec == 0)");
+    w->s_bvec = sreg(e, "s_bvec", 1, 1);
+    e_sop2(e, "s_and_b32", w->s_bvec, at(w->p_dy, 0), imm(7));
+    if (w->a_k.known && w->a_kg.known) {
+        if ((w->a_k.k | w->a_kg.k) & 3)
+            h_smov(e, w->s_bvec, imm(1));
+    } else {
+        e_sop2(e, "s_or_b32", at(w->s_t, 0), sv_sgpr(e, w->a_k, at(w->s_t, 0)), sv_op(w->a_kg));
+        e_sop2(e, "s_and_b32", at(w->s_t, 0), at(w->s_t, 0), imm(3));
+        e_sop2(e, "s_or_b32", w->s_bvec, w->s_bvec, at(w->s_t, 0));
+    }
+}
+
 void v4r1_staging_setup(v4r1_kw *w)
 {
     a_offsets(w);
     b_offsets(w);
+    if (b_quad_vectors(w))
+        b_vector_check(w);
 }
 
 void v4r1_staging_alloc(v4r1_kw *w)
@@ -190,6 +215,14 @@ static int slot(const v4r1_kw *w, int i, int j, int width)
  * bits for 16-bit types). */
 static const char *load_op(const v4r1_kw *w) { return w->dt->bytes == 2 ? "buffer_load_ushort" : "buffer_load_dword"; }
 
+/* k quads: rows 2h+1 of each column into the high halves of rows 2h
+ * (slot()), leaving the thread's quads in registers 0 .. 2W-1. */
+static void pack_quads(v4r1_kw *w, opnd g, int width)
+{
+    for (int x = 0; x < 2 * width; x++)
+        e_vop3(w->e, "v_lshl_or_b32", at(g, x), at(g, 2 * width + x), imm(16), at(g, x));
+}
+
 void v4r1_load_tile(v4r1_kw *w)
 {
     emit *e = w->e;
@@ -205,9 +238,17 @@ void v4r1_load_tile(v4r1_kw *w)
             e_mubuf(e, ld, at(w->v_ga, slot(w, i, j, WA)), at(w->v_aoff, i * WA + j), w->s_rsa, imm(0), 0);
     e_sopc(e, "s_cmp_lt_u32", s_krem, imm(KPB));
     e_branch(e, "s_cbranch_scc1", l_part);
-    for (int i = 0; i < VB; i++)
+    if (b_quad_vectors(w)) {
+        e_comment(e, "a whole channel block of aligned quads: one dwordx2 per quad, packed as it lands");
+        e_sopc(e, "s_cmp_lg_u32", w->s_bvec, imm(0));
+        e_branch(e, "s_cbranch_scc1", l_part);
         for (int j = 0; j < WB; j++)
-            e_mubuf(e, ld, at(w->v_gb, slot(w, i, j, WB)), at(w->v_boff, i * WB + j), w->s_rsb, imm(0), 0);
+            e_mubuf(e, "buffer_load_dwordx2", sub(w->v_gb, 2 * j, 2), at(w->v_boff, j), w->s_rsb, imm(0), 0);
+    } else {
+        for (int i = 0; i < VB; i++)
+            for (int j = 0; j < WB; j++)
+                e_mubuf(e, ld, at(w->v_gb, slot(w, i, j, WB)), at(w->v_boff, i * WB + j), w->s_rsb, imm(0), 0);
+    }
     e_branch(e, "s_branch", l_done);
     e_label(e, l_part);
     e_comment(e, "last channel block of the tap: rows kk >= krem load nothing");
@@ -218,6 +259,13 @@ void v4r1_load_tile(v4r1_kw *w)
             e_cndmask(e, at(w->v_t, j % 4), w->v_inv, at(w->v_boff, i * WB + j), VCC);
             e_mubuf(e, ld, at(w->v_gb, slot(w, i, j, WB)), at(w->v_t, j % 4), w->s_rsb, imm(0), 0);
         }
+    }
+    if (b_quad_vectors(w)) {
+        /* the element path packs here, so that both paths leave dy packed
+           (a wait the vector path does not have: only partial or unaligned
+           channel blocks take it) */
+        e_waitcnt(e, 0, -1);
+        pack_quads(w, w->v_gb, WB);
     }
     e_label(e, l_done);
 }
@@ -235,11 +283,11 @@ static void widen(v4r1_kw *w, opnd v)
 
 /* k quads: pack each column's 4 rows (zero-extended 16-bit values) into its
  * 2 registers and write the thread's W quads, 8*W contiguous bytes. */
-static void write_quads(v4r1_kw *w, opnd g, int width, opnd addr)
+static void write_quads(v4r1_kw *w, opnd g, int width, opnd addr, bool packed)
 {
     emit *e = w->e;
-    for (int x = 0; x < 2 * width; x++)
-        e_vop3(e, "v_lshl_or_b32", at(g, x), at(g, 2 * width + x), imm(16), at(g, x));
+    if (!packed)
+        pack_quads(w, g, width);
     for (int x = 0, n; x < 2 * width; x += n) {
         n = 2 * width - x >= 4 ? 4 : 2 * width - x;
         e_ds(e, ds_write_op(n), NOOP, addr, sub(g, x, n), NOOP, x * 4, 0);
@@ -251,8 +299,8 @@ void v4r1_write_tile(v4r1_kw *w)
     emit *e = w->e;
     int esz = V4R1_LDS_BYTES;
     if (w->kpack > 1) {
-        write_quads(w, w->v_ga, w->wa, w->v_awr);
-        write_quads(w, w->v_gb, w->wb, w->v_bwr);
+        write_quads(w, w->v_ga, w->wa, w->v_awr, false);
+        write_quads(w, w->v_gb, w->wb, w->v_bwr, b_quad_vectors(w));
         return;
     }
     if (w->dt->bytes == 2) {
@@ -286,4 +334,6 @@ void v4r1_staging_free(v4r1_kw *w)
     opnd regs[] = {w->v_ga, w->v_gb, w->v_aoff, w->v_bpre, w->v_boff, w->v_awr, w->v_bwr, w->v_bkk};
     for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
         rfree(w->e, regs[i]);
+    if (b_quad_vectors(w))
+        rfree(w->e, w->s_bvec);
 }
