@@ -50,6 +50,7 @@ static const target t_GFX906 = {
     .vgpr_granule = 4,
     .acc_vgprs = 0,
     .has_fmac = true,
+    .has_dot2_f16 = true,
     .tm = {TM_COMMON, .l1_bytes_per_clk = 64, .l2_bytes = 4 << 20, .l2_bytes_per_clk = 16 * 64,
            .hbm_tbps = 1.024, .lat_l2 = 300, .lat_hbm = 600},
     .hz = {
@@ -73,6 +74,7 @@ static const target t_GFX908 = {
     .acc_vgprs = 256,
     .has_fmac = true,
     .has_mfma = true,
+    .has_dot2_f16 = true,
     .tm = {TM_COMMON, .l1_bytes_per_clk = 64, .l2_bytes = 8 << 20, .l2_bytes_per_clk = 32 * 64,
            .hbm_tbps = 1.2288, .mfma_flops_f32 = 256, .mfma_flops_f16 = 1024, .mfma_flops_bf16 = 512,
            .lat_l2 = 300, .lat_hbm = 650},
@@ -112,6 +114,7 @@ static const target t_GFX90A = {
     .acc_vgprs = 256,
     .has_fmac = true,
     .has_mfma = true,
+    .has_dot2_f16 = true,
     .unified_acc_vgprs = true,
     .packed_workitem_ids = true,
     .mem_scc_bit = true,
@@ -121,6 +124,7 @@ static const target t_GFX90A = {
            .hbm_tbps = 1.6384, .valu_flops_pk_f32 = 256, .mfma_flops_f32 = 256, .mfma_flops_f16 = 1024,
            .mfma_flops_bf16 = 1024, .lat_l2 = 300, .lat_hbm = 700},
     .mfma_16bit_ftz = true,
+    .dot2_f16_ftz = true,
     .hz = {
         .valu_sgpr_vmem = 5,
         .valu_sgpr_lanesel = 4,
@@ -154,6 +158,7 @@ static const target t_GFX90A = {
     .acc_vgprs = 256,                                                          \
     .has_fmac = true,                                                          \
     .has_mfma = true,                                                          \
+    .has_dot2_f16 = true,                                                      \
     .unified_acc_vgprs = true,                                                 \
     .packed_workitem_ids = true,                                               \
     .mfma_gfx940_names = true,                                                 \

@@ -126,6 +126,9 @@ typedef struct target {
                                    DST_SEL xyzw, NUM_FORMAT float, DATA_FORMAT 32 */
     bool has_fmac;           /* v_fmac_f32 */
     bool has_mfma;           /* matrix FMA (VOP3P-MAI) */
+    bool has_dot2_f16;       /* v_dot2_f32_f16 (VOP3P): d = a.lo*b.lo + a.hi*b.hi + c, fp16
+                                pairs into fp32 (every gfx9 target here: gfx906's dot
+                                instructions, kept on CDNA) */
     bool unified_acc_vgprs;  /* gfx90a+: one 512-entry file, AGPRs at accum_offset;
                                 MFMA C/D may be VGPRs (acc_cd bit) */
     bool packed_workitem_ids;/* gfx90a+: v0 = x | y << 10 | z << 20 */
@@ -148,6 +151,10 @@ typedef struct target {
                                 as zero (AMD: MIOpen "MI200 MFMA behavior specifics", PyTorch
                                 "Reduced precision ... on AMD Instinct MI200"); f32/f64 MFMAs
                                 do not; no other target does (docs/EMULATOR.md "Denormals") */
+    bool dot2_f16_ftz;       /* gfx90a: v_dot2_f32_f16 flushes subnormal inputs and outputs too
+                                (PyTorch's MI200 note: "the FP16 and BF16 V_DOT2 and MFMA matrix
+                                instructions flush"); the emulator does not model it yet, so
+                                the library treats such kernels as flushing (fp16_mode) */
     hazard_facts hz;         /* software-managed hazards (below) */
     timing_facts tm;         /* the timing model's machine facts (above) */
 } target;

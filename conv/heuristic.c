@@ -54,34 +54,43 @@ typedef struct {
     double step, fixed;
 } wave_cost;
 
+/* The staging of one step: the thread's buffer loads and its LDS writes
+ * (k quads: one pack per two elements, one write per quad). */
+static double staging_cycles(const v4r1_config *c)
+{
+    int elems = c->va * c->wa + c->vb * c->wb;
+    return (double)elems * 4                                                               /* buffer loads */
+           + (c->kpack ? (double)elems / 2 * 4 + (double)(c->wa + c->wb) * 2 : (double)elems * 2); /* LDS writes */
+}
+
+/* FMA: per LDS entry row (a K row, or a k quad of fp16) and accumulator one
+ * v_fmac_f32, or two v_dot2_f32_f16 (one per k pair), and per group of 4
+ * rows or columns one ds_read_b128 (two per k quad): per K row, k quads
+ * issue half the VALU instructions and read half the LDS bytes. */
 static wave_cost fma_cost(const v4r1_config *c)
 {
-    int tm = 4 * c->rm, tn = 4 * c->rn;
+    int tm = 4 * c->rm, tn = 4 * c->rn, kp = c->kpack ? c->kpack : 1, per = c->kpack ? 2 : 1;
+    double rows = (double)c->kpb / kp;
     wave_cost w;
-    w.step = (double)c->kpb * tm * tn * 4             /* v_fmac */
-             + (double)c->kpb * (c->rm + c->rn) * 8      /* ds_read_b128 */
-             + (double)(c->va * c->wa + c->vb * c->wb) * 4 /* buffer loads */
-             + (double)(c->va * c->wa + c->vb * c->wb) * 2 /* LDS writes */
-             + 40;                                         /* scalar walk, waits, barrier */
+    w.step = rows * tm * tn * per * 4           /* v_fmac / v_dot2 */
+             + rows * (c->rm + c->rn) * per * 8 /* ds_read_b128 */
+             + staging_cycles(c) + 40;          /* scalar walk, waits, barrier */
     w.fixed = 600 + (double)tm * tn * 6 + (double)tn * 90;
     return w;
 }
 
 /* MFMA: per K step, the matrix instructions of the wave tile (issue cycles
  * = 4 * passes of the instruction, from the MFMA table), one ds_read per
- * fragment, the staging's loads and LDS writes (k quads: one pack per two
- * elements, one write per quad); once, the accumulator reads and stores. */
+ * fragment, the staging; once, the accumulator reads and stores. */
 static wave_cost mfma_cost(const v4r1_config *c, const target *t)
 {
     int issues;
     const mfma_info *m = v4r1_mfma_inst(c, t, &issues);
-    int kst = c->kpb / v4r1_mfma_kstep(c), cd = c->inst * c->inst / 64, elems = c->va * c->wa + c->vb * c->wb;
+    int kst = c->kpb / v4r1_mfma_kstep(c), cd = c->inst * c->inst / 64;
     wave_cost w;
     w.step = (double)kst * c->bm * c->bn * issues * (m ? m->cycles : 64) /* MFMAs */
              + (double)kst * (c->bm + c->bn) * 4                          /* ds_read */
-             + (double)elems * 4                                          /* buffer loads */
-             + (c->kpack ? (double)elems / 2 * 4 + (double)(c->wa + c->wb) * 2 : (double)elems * 2) /* LDS writes */
-             + 40;                                                        /* scalar walk, waits, barrier */
+             + staging_cycles(c) + 40;                                    /* scalar walk, waits, barrier */
     w.fixed = 600 + (double)c->bm * c->bn * cd * 8 + (double)c->bn * 90;
     return w;
 }

@@ -1,4 +1,4 @@
-/* The v4r1 FMA tile configurations. */
+/* The v4r1 tile configurations. */
 #include "v4r1_config.h"
 
 #include <pthread.h>
@@ -61,6 +61,15 @@ const v4r1_config v4r1_tiles[] = {
     MFMA16(16, 64, 16, 64, 16),
     MFMA16(16, 16, 16, 64, 16),
 #undef MFMA16
+    /* fp16 FMA on k-quad LDS tiles: two v_dot2_f32_f16 per accumulator and
+       k quad (names end _dot2); fp16 only, gfx9 has no bf16 dot */
+#define DOT2(m, n, k, t) {.mpb = m, .npb = n, .kpb = k, .block = t, .kpack = 4}
+    DOT2(128, 128, 16, 256),
+    DOT2(64, 64, 16, 256),
+    DOT2(64, 64, 16, 64),
+    DOT2(32, 32, 16, 64),
+    DOT2(16, 64, 16, 64),
+#undef DOT2
 #undef MFMA
 };
 const int v4r1_tile_count = sizeof v4r1_tiles / sizeof v4r1_tiles[0];
@@ -87,6 +96,18 @@ static bool tile_for_16bit(const v4r1_config *t)
     return false;
 }
 
+/* Whether tile t exists for type d: fp32 the fp32-tile ones, fp16 and bf16
+ * a subset of those and the k-quad ones their math reads (the dot2 FMA
+ * ones only fp16). */
+static bool tile_for_type(const v4r1_config *t, igemm_dtype d)
+{
+    if (d == IGEMM_FP32)
+        return !t->kpack;
+    if (!t->kpack)
+        return tile_for_16bit(t);
+    return t->math == IGEMM_MATH_MFMA || d == IGEMM_FP16;
+}
+
 static void family_init(void)
 {
     static const igemm_layout layouts[] = {IGEMM_LAYOUT_NCHW, IGEMM_LAYOUT_NHWC};
@@ -95,8 +116,7 @@ static void family_init(void)
         for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
             for (int i = 0; i < v4r1_tile_count; i++) {
                 char why[256];
-                if (dtypes[d] == IGEMM_FP32 ? v4r1_tiles[i].kpack != 0
-                                            : !v4r1_tiles[i].kpack && !tile_for_16bit(&v4r1_tiles[i]))
+                if (!tile_for_type(&v4r1_tiles[i], dtypes[d]))
                     continue;
                 if (family_n == FAMILY_MAX)
                     igemm_die("the v4r1 family exceeds %d configurations", FAMILY_MAX);
@@ -152,7 +172,7 @@ bool v4r1_config_runs_on(const v4r1_config *c, const target *t)
     int issues;
     if (c->math == IGEMM_MATH_MFMA)
         return t->has_mfma && v4r1_mfma_inst(c, t, &issues) != NULL;
-    return t->has_fmac;
+    return c->kpack ? t->has_dot2_f16 : t->has_fmac;
 }
 
 static int ilog2(int x)
@@ -247,8 +267,8 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
                    (int)c->dtype, (int)c->layout);
         return -1;
     }
-    /* every type: 16-bit tensors are widened to fp32 tiles in LDS and dx
-       rounded back (gen/v4r1/kw.h) */
+    /* every type: 16-bit tensors are widened to fp32 tiles in LDS, or kept
+       in k quads (kpack), and dx rounded back (gen/v4r1/kw.h) */
     if (!pow2(c->mpb) || !pow2(c->npb) || !pow2(c->kpb) || !pow2(c->block)) {
         why_printf(why, len, "tile %dx%dx%d with %d threads: every size must be a power of two", c->mpb, c->npb,
                    c->kpb, c->block);
@@ -262,8 +282,11 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
     }
     if (c->math == IGEMM_MATH_MFMA)
         return derive_mfma(c, why, len);
-    if (c->kpack) {
-        why_printf(why, len, "k packing %d: only the MFMA strategy reads k quads", c->kpack);
+    if (c->kpack && (c->kpack != 4 || c->dtype != IGEMM_FP16 || c->kpb % 4)) {
+        why_printf(why, len,
+                   "k packing %d with the FMA strategy: 4, for fp16 (v_dot2_f32_f16; gfx9 has no bf16 dot) and K "
+                   "per step a multiple of 4, not %s with K %d",
+                   c->kpack, dt->name, c->kpb);
         return -1;
     }
     /* the squarest thread tile whose thread grid has exactly `block` threads */
@@ -289,10 +312,12 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
     if (derive_staging(c, why, len))
         return -1;
     /* mirrors gen/v4r1/'s allocations at the main loop: accumulators,
-       two sets of LDS operands, global prefetch, load offsets and the B
-       column state, addresses and scratch, plus alignment slack */
+       two sets of LDS operands (k quads: two registers per row or column),
+       global prefetch, load offsets and the B column state, addresses and
+       scratch, plus alignment slack */
     int tm = 4 * c->rm, tn = 4 * c->rn;
-    c->vgprs = tm * tn + 2 * (tm + tn) + 2 * c->va * c->wa + 3 * c->vb * c->wb + 2 * c->wb + 14 + 8;
+    c->vgprs = tm * tn + 2 * (c->kpack ? 2 : 1) * (tm + tn) + 2 * c->va * c->wa + 3 * c->vb * c->wb + 2 * c->wb +
+               14 + 8;
     return 0;
 }
 
@@ -303,8 +328,12 @@ void v4r1_config_name(const v4r1_config *c, char *buf, size_t len)
     const igemm_layout_desc *l = igemm_layout_get(c->layout);
     int n = snprintf(buf, len, "igemm_bwd_v4r1_%s_%s_%s_%dx%dx%d_t%d", m ? m->name : "?", d ? d->name : "?",
                      l ? l->name : "?", c->mpb, c->npb, c->kpb, c->block);
-    if (c->math == IGEMM_MATH_MFMA && n > 0 && (size_t)n < len)
+    if (n <= 0 || (size_t)n >= len)
+        return;
+    if (c->math == IGEMM_MATH_MFMA)
         snprintf(buf + n, len - (size_t)n, "_wt%dx%dx%d", c->inst, c->inst, v4r1_mfma_kstep(c));
+    else if (c->kpack)
+        snprintf(buf + n, len - (size_t)n, "_dot2");
 }
 
 int v4r1_phases(const igemm_shape *sh, int *phases, int max)

@@ -1,4 +1,4 @@
-/* Tile configurations of the v4r1 FMA kernels: one flat, comparable struct
+/* Tile configurations of the v4r1 kernels: one flat, comparable struct
  * per configuration, the derived thread mapping, a validity check that
  * says why a configuration is rejected, and the name that encodes it.
  *
@@ -7,7 +7,7 @@
  * dimension KPB rows at a time. Its `block` threads form a TX x TY grid
  * (TX along M); a thread owns RM groups of 4 rows spaced TX*4 apart and RN
  * groups of 4 columns spaced TY*4 apart: a (4*RM) x (4*RN) thread tile of
- * v_fmac_f32 accumulators. The A tile (KPB x MPB, from w) and the B tile
+ * v_fmac_f32 accumulators (fp16 on k quads: v_dot2_f32_f16). The A tile (KPB x MPB, from w) and the B tile
  * (KPB x NPB, from dy) are loaded by all threads as vectors of WA / WB
  * consecutive elements (VA / VB vectors per thread), stored in LDS and
  * double buffered. */
@@ -31,10 +31,11 @@ typedef struct {
     igemm_dtype dtype;   /* of dx, dy and w (zero: fp32) */
     igemm_layout layout; /* of dx, dy and w (zero: NCHW) */
     int inst;            /* MFMA: the instruction's block, INST x INST (32 or 16) */
-    int kpack;           /* MFMA, 16-bit types: 4, the LDS tiles hold the 16-bit values in k
-                            quads (entry (k/4, m) = 4 consecutive k of column m, one
-                            ds_read_b64 fragment) for the 16-bit matrix instructions;
-                            0: fp32 LDS tiles (16-bit values widened), f32 instructions */
+    int kpack;           /* 4: the LDS tiles hold the 16-bit values in k quads (entry
+                            (k/4, m) = 4 consecutive k of column m, 8 bytes): MFMA, the
+                            16-bit matrix instructions (one ds_read_b64 fragment); FMA,
+                            fp16 only, two v_dot2_f32_f16 per accumulator and quad;
+                            0: fp32 LDS tiles (16-bit values widened), fp32 math */
     /* derived by v4r1_config_derive */
     int tx, ty;          /* FMA: thread grid */
     int rm, rn;          /* FMA: 4-row / 4-column groups per thread */
@@ -58,8 +59,9 @@ extern const int v4r1_tile_count;
 int v4r1_family_count(void);
 const v4r1_config *v4r1_family_get(int i);
 
-/* Whether target t has what configuration c's kernel needs (FMA: v_fmac_f32;
- * MFMA: matrix cores with the configuration's instruction). */
+/* Whether target t has what configuration c's kernel needs (FMA: v_fmac_f32,
+ * on k quads v_dot2_f32_f16; MFMA: matrix cores with the configuration's
+ * instruction). */
 bool v4r1_config_runs_on(const v4r1_config *c, const target *t);
 
 /* An MFMA configuration's K rows per matrix step: 64/INST with fp32 LDS
@@ -77,7 +79,8 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len);
 
 /* The kernel name, built from every field that tells configurations apart:
  * "igemm_bwd_v4r1_fma_fp32_nchw_128x128x8_t256" (math, type, layout, tile,
- * threads; MFMA ones end in the instruction's shape, _wt32x32x2). */
+ * threads; MFMA ones end in the instruction's shape, _wt32x32x2; FMA ones on
+ * k quads in _dot2). */
 void v4r1_config_name(const v4r1_config *c, char *buf, size_t len);
 
 /* Kernel arguments of one launch over nph (<= V4R1_MAX_PHASES) non-empty

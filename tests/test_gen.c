@@ -576,8 +576,9 @@ static int run_kernel(igemm_handle *h, const char *k, char *msg, size_t len)
         if (strstr(k, "_fp16_"))
             p[i].dtype = IGEMM_FP16;
         /* fp16 on the 16-bit matrix instructions (K 256/I: _wt32x32x8,
-           _wt16x16x16) may flush subnormals (gfx90a): allowed for this run */
-        if (strstr(k, "_fp16_") && (strstr(k, "_wt32x32x8") || strstr(k, "_wt16x16x16")))
+           _wt16x16x16) or on v_dot2_f32_f16 (_dot2) may flush subnormals
+           (gfx90a): allowed for this run */
+        if (strstr(k, "_fp16_") && (strstr(k, "_wt32x32x8") || strstr(k, "_wt16x16x16") || strstr(k, "_dot2")))
             p[i].fp16_mode = IGEMM_FP16_FLUSH;
         else if (strstr(k, "_bf16_"))
             p[i].dtype = IGEMM_BF16;

@@ -47,8 +47,10 @@
 
 #include "../include/igemm.h"
 #include "../conv/problem.h"
+#include "../arch/isa.h"
 #include "../arch/target.h"
 #include "../conv/half.h"
+#include "../conv/select.h"
 #include "../conv/v4r1_config.h"
 #include "common.h"
 
@@ -68,18 +70,30 @@ typedef struct {
     bool mfma;    /* matrix cores: only on targets with them */
     int inst;     /* MFMA: the instruction's block */
     int kstep;    /* MFMA: the instruction's K (per step of the K walk) */
+    bool quad;    /* 16-bit k-quad LDS tiles: the 16-bit MFMAs (K = 256/I) and FMA _dot2 */
     igemm_dtype dtype;
 } config;
 
 static config configs[MAX_CONFIGS];
 static int nconfigs;
 
-/* The fp16 mode that lets a configuration run everywhere: fp16 on the
- * 16-bit matrix instructions (K = 256/I) flushes subnormals on gfx90a and
- * is refused there unless the problem allows it (fp16_flush_mode). */
-static igemm_fp16_mode fp16_mode_for(const config *c)
+/* The fp16 mode that lets a configuration run on arch: fp16 on the 16-bit
+ * matrix instructions or on v_dot2_f32_f16 (the k-quad tiles) flushes
+ * subnormals on gfx90a and is refused there unless the problem allows it
+ * (fp16_flush_mode); elsewhere the accurate default. */
+static igemm_fp16_mode fp16_mode_for(const config *c, const char *arch)
 {
-    return c->dtype == IGEMM_FP16 && c->mfma && c->kstep * c->inst == 256 ? IGEMM_FP16_FLUSH : IGEMM_FP16_ACCURATE;
+    const target *t = target_by_name(arch);
+    bool flushes = c->mfma ? t->mfma_16bit_ftz : t->dot2_f16_ftz;
+    return c->dtype == IGEMM_FP16 && c->quad && flushes ? IGEMM_FP16_FLUSH : IGEMM_FP16_ACCURATE;
+}
+
+/* Whether arch's code object carries configuration c: MFMA ones need matrix
+ * cores, _dot2 ones v_dot2_f32_f16 (per arch/ops.def: every target). */
+static bool runs_on(const config *c, const char *arch)
+{
+    const target *t = target_by_name(arch);
+    return c->mfma ? t->has_mfma : !c->quad || t->has_dot2_f16;
 }
 
 static int setup(void **state)
@@ -99,17 +113,24 @@ static int setup(void **state)
         config *c = &configs[nconfigs++];
         c->name = name;
         char tail[8] = "", lay[8] = "", math[8] = "", type[8] = "";
-        int ik = 0, in2 = 0, n;
-        /* "igemm_bwd_v4r1_<fma|mfma>_<fp32|fp16|bf16>_<layout>_<M>x<N>x<K>_t<threads>[_wt<I>x<I>x<K>]" */
-        n = sscanf(name, PREFIX "%4[a-z]_%4[a-z0-9]_%4[a-z]_%dx%dx%d_t%d_wt%dx%dx%d%7s", math, type, lay, &c->mpb,
-                   &c->npb, &c->kpb, &c->block, &c->inst, &in2, &ik, tail);
+        int ik = 0, in2 = 0, n, end = 0;
+        /* "igemm_bwd_v4r1_<fma|mfma>_<fp32|fp16|bf16>_<layout>_<M>x<N>x<K>_t<threads>[_wt<I>x<I>x<K>|_dot2]" */
+        n = sscanf(name, PREFIX "%4[a-z]_%4[a-z0-9]_%4[a-z]_%dx%dx%d_t%d%n", math, type, lay, &c->mpb, &c->npb,
+                   &c->kpb, &c->block, &end);
+        const char *rest = n == 7 ? name + end : "";
         c->mfma = !strcmp(math, "mfma");
         c->dtype = !strcmp(type, "fp16") ? IGEMM_FP16 : !strcmp(type, "bf16") ? IGEMM_BF16 : IGEMM_FP32;
+        if (c->mfma)
+            n += sscanf(rest, "_wt%dx%dx%d%7s", &c->inst, &in2, &ik, tail);
+        c->quad = c->mfma ? ik * c->inst == 256 : !strcmp(rest, "_dot2");
         if ((strcmp(math, "fma") && !c->mfma) || (strcmp(lay, "nchw") && strcmp(lay, "nhwc")) ||
             (strcmp(type, "fp32") && strcmp(type, "fp16") && strcmp(type, "bf16")) || n != (c->mfma ? 10 : 7) ||
-            (c->mfma && (in2 != c->inst || (ik * c->inst != 64 && (ik * c->inst != 256 || c->dtype == IGEMM_FP32))))) {
+            (!c->mfma && *rest && !c->quad) || (c->quad && c->dtype == IGEMM_FP32) ||
+            (!c->mfma && c->quad && c->dtype != IGEMM_FP16) ||
+            (c->mfma && (in2 != c->inst || (ik * c->inst != 64 && !c->quad)))) {
             fprintf(stderr, "solution name '%s' does not encode <fma|mfma>_<fp32|fp16|bf16>_<nchw|nhwc>_<M>x<N>x<K>_"
-                    "t<threads>, MFMA ones _wt<I>x<I>x<64/I> (16-bit ones also <256/I>)\n", name);
+                    "t<threads>, MFMA ones _wt<I>x<I>x<64/I> (16-bit ones also <256/I>), fp16 FMA ones maybe "
+                    "_dot2\n", name);
             return -1;
         }
         c->layout = strcmp(lay, "nchw") ? IGEMM_LAYOUT_NHWC : IGEMM_LAYOUT_NCHW;
@@ -141,17 +162,24 @@ static void names_encode_the_configuration_table(void **state)
 {
     (void)state;
     assert_true(nconfigs > 0);
-    /* every fp32 tile in both layouts, eight of them and the ten k-quad
-       MFMA tiles in both layouts in each 16-bit type */
-    int quad_tiles = 0;
-    for (int i = 0; i < v4r1_tile_count; i++)
-        quad_tiles += v4r1_tiles[i].kpack == 4;
-    assert_int_equal(quad_tiles, 10);
-    assert_int_equal(nconfigs, 2 * (v4r1_tile_count - quad_tiles) + 2 * 2 * (8 + quad_tiles));
-    int nmfma = 0;
-    for (int i = 0; i < nconfigs; i++)
+    /* every fp32 tile in both layouts; in each 16-bit type eight of them
+       and the ten k-quad MFMA tiles in both layouts; in fp16 the five
+       k-quad FMA (dot2) tiles in both layouts */
+    int quad_mfma = 0, quad_fma = 0;
+    for (int i = 0; i < v4r1_tile_count; i++) {
+        quad_mfma += v4r1_tiles[i].kpack == 4 && v4r1_tiles[i].math == IGEMM_MATH_MFMA;
+        quad_fma += v4r1_tiles[i].kpack == 4 && v4r1_tiles[i].math == IGEMM_MATH_FMA;
+    }
+    assert_int_equal(quad_mfma, 10);
+    assert_int_equal(quad_fma, 5);
+    assert_int_equal(nconfigs, 2 * (v4r1_tile_count - 10 - 5) + 2 * 2 * (8 + 10) + 2 * 5);
+    int nmfma = 0, ndot2 = 0;
+    for (int i = 0; i < nconfigs; i++) {
         nmfma += configs[i].mfma;
+        ndot2 += !configs[i].mfma && configs[i].quad;
+    }
     assert_true(nmfma > 0 && nmfma < nconfigs);
+    assert_int_equal(ndot2, 2 * 5);
     assert_int_equal(nconfigs, v4r1_family_count());
     for (int i = 0; i < nconfigs; i++) {
         const config *c = &configs[i];
@@ -163,7 +191,7 @@ static void names_encode_the_configuration_table(void **state)
             const v4r1_config *t = v4r1_family_get(j);
             if (t->mpb == c->mpb && t->npb == c->npb && t->kpb == c->kpb && t->block == c->block &&
                 t->layout == c->layout && t->dtype == c->dtype && (t->math == IGEMM_MATH_MFMA) == c->mfma &&
-                (!c->mfma || (t->inst == c->inst && v4r1_mfma_kstep(t) == c->kstep))) {
+                (t->kpack != 0) == c->quad && (!c->mfma || (t->inst == c->inst && v4r1_mfma_kstep(t) == c->kstep))) {
                 char name[128];
                 v4r1_config_name(t, name, sizeof name);
                 assert_string_equal(name, c->name);
@@ -206,14 +234,13 @@ static void names_match_code_objects_and_plans(void **state)
         /* 2 groups of 100 channels, 3 x 10 x 10 pixels: GEMM M = 100, N = 300 */
         igemm_problem p = IGEMM_PROBLEM_INIT;
         p.n = 3, p.c = 200, p.hi = 10, p.wi = 10, p.k = 24, p.groups = 2;
-        bool has_mfma = target_by_name(archs[a])->has_mfma;
         for (int i = 0; i < nconfigs; i++) {
             const config *c = &configs[i];
             const emu_kernel *k = emu_find_kernel(co.m, c->name);
-            if (c->mfma && !has_mfma) {
-                /* a target without matrix cores carries no MFMA kernel and refuses the name */
+            if (!runs_on(c, archs[a])) {
+                /* a target without the instructions carries no such kernel and refuses the name */
                 if (k)
-                    fail_msg("%s: MFMA kernel %s in a code object of a target without matrix cores", archs[a],
+                    fail_msg("%s: kernel %s in a code object of a target without its instructions", archs[a],
                              c->name);
                 char why[256];
                 assert_int_equal(igemm_applicable(h, &p, c->name, why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
@@ -222,8 +249,8 @@ static void names_match_code_objects_and_plans(void **state)
             if (!k)
                 fail_msg("%s: no kernel %s in the code object", archs[a], c->name);
             const emu_kernel_info *ki = emu_kernel_get_info(k);
-            /* fp32 LDS tiles, or 16-bit k quads (the 16-bit instructions' K, 256/I) */
-            int esz = c->mfma && c->kstep * c->inst == 256 ? 2 : 4;
+            /* fp32 LDS tiles, or 16-bit k quads */
+            int esz = c->quad ? 2 : 4;
             if (ki->lds_bytes != 2 * esz * c->kpb * (c->mpb + c->npb))
                 fail_msg("%s %s: descriptor LDS %d bytes, the name says 2 x %d x %d x (%d + %d)", archs[a], c->name,
                          ki->lds_bytes, esz, c->kpb, c->mpb, c->npb);
@@ -233,7 +260,7 @@ static void names_match_code_objects_and_plans(void **state)
             int cnt = 0;
             p.layout = c->layout;
             p.dtype = c->dtype;
-            p.fp16_mode = fp16_mode_for(c);
+            p.fp16_mode = fp16_mode_for(c, archs[a]);
             igemm_status st = igemm_get_launches(h, &p, c->name, l, 4, &cnt);
             if (st != IGEMM_OK)
                 fail_msg("%s %s: igemm_get_launches: %s", archs[a], c->name, igemm_last_error(h));
@@ -311,6 +338,70 @@ static void heuristic_picks_v4r1_for_resnet50(void **state)
     igemm_destroy(h);
 }
 
+/* The heuristic's estimate of the configuration named `name`. */
+static double estimate_of(const char *name, const igemm_problem *p, const target *t)
+{
+    igemm_shape sh;
+    assert_int_equal(igemm_shape_init(&sh, p, NULL, 0), IGEMM_OK);
+    for (int i = 0; i < v4r1_family_count(); i++) {
+        char n[128];
+        v4r1_config_name(v4r1_family_get(i), n, sizeof n);
+        if (!strcmp(n, name))
+            return v4r1_estimate(v4r1_family_get(i), &sh, t, NULL);
+    }
+    fail_msg("no configuration %s", name);
+    return 0;
+}
+
+/* gfx906 fp16: the dot2 tiles issue half the VALU instructions and LDS
+ * reads of the widened fp32 tiles per K row (and the dot peak is twice the
+ * fp32 FMA peak), so the heuristic picks them on the big ResNet-50 layers
+ * (at least 64 channels in and out) and estimates them well under the fp32
+ * pick of the same layer: below 0.65 of it (the model gives 0.56-0.60; one
+ * that charged a dot2 tile's K rows like fp32 FMAs gives 1.0 and picks the
+ * widened tiles); the _dot2 configurations exist on a target exactly where the
+ * op table (arch/ops.def, from llvm-mc) has v_dot2_f32_f16. */
+static void heuristic_picks_dot2_for_fp16(void **state)
+{
+    (void)state;
+    for (int i = 0; i < igemm_target_count; i++) {
+        const target *t = igemm_targets[i];
+        assert_int_equal(t->has_dot2_f16, isa_find("v_dot2_f32_f16", target_isa_bit(t)) != NULL);
+    }
+    igemm_handle *h = tc_emu_handle("gfx906", NULL, 0);
+    int dot2 = 0, big = 0;
+    for (int i = 0; i < resnet50.n; i++) {
+        igemm_problem p = resnet50.s[i].p;
+        p.dtype = IGEMM_FP16;
+        char name[128];
+        if (igemm_select(h, &p, name, sizeof name) != IGEMM_OK)
+            fail_msg("%s fp16: igemm_select: %s", resnet50.s[i].text, igemm_last_error(h));
+        size_t n = strlen(name);
+        bool is_dot2 = n > 5 && !strcmp(name + n - 5, "_dot2");
+        char name32[128];
+        igemm_problem p32 = resnet50.s[i].p;
+        if (igemm_select(h, &p32, name32, sizeof name32) != IGEMM_OK)
+            fail_msg("%s fp32: igemm_select: %s", resnet50.s[i].text, igemm_last_error(h));
+        const target *t = target_by_name("gfx906");
+        double ratio = estimate_of(name, &p, t) / estimate_of(name32, &p32, t);
+        print_message("  gfx906 fp16 %s: %s, estimated %.2f x the fp32 pick %s\n", resnet50.s[i].text, name, ratio,
+                      name32);
+        if (p.c >= 64 && p.k >= 64) {
+            big++;
+            if (ratio > 0.65)
+                fail_msg("gfx906 fp16 %s: %s estimated %.2f x the fp32 pick, want below 0.65", resnet50.s[i].text,
+                         name, ratio);
+            if (!is_dot2)
+                fail_msg("gfx906 fp16 %s: the heuristic picks %s, not a _dot2 configuration", resnet50.s[i].text,
+                         name);
+        }
+        dot2 += is_dot2;
+    }
+    assert_int_equal(big, resnet50.n - 1); /* all but the stem */
+    assert_true(dot2 >= big);
+    igemm_destroy(h);
+}
+
 static double now_s(void)
 {
     struct timespec t;
@@ -325,16 +416,15 @@ static void edge_all_configs(const char *arch)
     igemm_handle *h = tc_emu_handle(arch, NULL, 0);
     int64_t holes = 0;
     int failures = 0, ran = 0;
-    bool has_mfma = target_by_name(arch)->has_mfma;
     double t0 = now_s();
     for (int c = 0; c < nconfigs; c++)
-        for (int i = 0; i < edge.n && (has_mfma || !configs[c].mfma); i++, ran++) {
+        for (int i = 0; i < edge.n && runs_on(&configs[c], arch); i++, ran++) {
             tc_case_result r;
             char msg[1024];
             igemm_problem p = edge.s[i].p;
             p.layout = configs[c].layout;
             p.dtype = configs[c].dtype;
-            p.fp16_mode = fp16_mode_for(&configs[c]);
+            p.fp16_mode = fp16_mode_for(&configs[c], arch);
             if (tc_run_case(h, &p, configs[c].name, 100u + (uint64_t)i, &r, msg, sizeof msg)) {
                 if (failures++ < MAX_REPORTED)
                     print_error("conv %s -F 2 --arch %s --solution %s: %s\n", edge.s[i].text, arch, configs[c].name,
@@ -437,6 +527,31 @@ static void run_16bit(igemm_handle *h, const char *arch, const igemm_problem *p,
         fail_msg("%s %s: fails the 16-bit rule", arch, solution ? solution : "(the heuristic's pick)");
 }
 
+/* The extremes forced onto an fp16 _dot2 configuration (the heuristic
+ * picks other ones on the tiny shape): where its v_dot2_f32_f16 keeps
+ * subnormals it must pass the 16-bit rule and produce the subnormal or
+ * infinite elements; where the target flushes (gfx90a) the accurate mode
+ * refuses it. */
+static void extreme_dot2(igemm_handle *h, const char *arch, const igemm_problem *p, const void *dy, const void *w,
+                         bool huge)
+{
+    const char *dot2 = p->layout == IGEMM_LAYOUT_NHWC ? "igemm_bwd_v4r1_fma_fp16_nhwc_32x32x16_t64_dot2"
+                                                      : "igemm_bwd_v4r1_fma_fp16_nchw_32x32x16_t64_dot2";
+    char why[256];
+    igemm_status st = igemm_applicable(h, p, dot2, why, sizeof why);
+    if (target_by_name(arch)->dot2_f16_ftz) {
+        assert_int_equal(st, IGEMM_ERR_NOT_APPLICABLE);
+        assert_non_null(strstr(why, "flush"));
+        return;
+    }
+    if (st != IGEMM_OK)
+        fail_msg("%s %s: %s", arch, dot2, why);
+    int sub, inf;
+    run_16bit(h, arch, p, dot2, 0, dy, w, &sub, &inf);
+    if (huge ? inf == 0 : sub == 0)
+        fail_msg("%s %s: no %s dx element", arch, dot2, huge ? "infinite" : "subnormal");
+}
+
 /* Subnormal inputs and results (fp16: dy of 2^-18 and below, itself
  * subnormal, times w below 1/4; bf16: dy below 2^-69 times w below 2^-62
  * lands below 2^-126) and sums past the largest finite
@@ -464,6 +579,8 @@ static void sixteen_bit_extremes(void **state)
             run_16bit(h, archs[a], &p, NULL, 0, dy, w, &sub, &inf);
             if (sub == 0)
                 fail_msg("%s %s: no subnormal dx element, the case tests nothing", archs[a], t ? "bf16" : "fp16");
+            if (!t)
+                extreme_dot2(h, archs[a], &p, dy, w, false);
             /* huge: sums of 72 terms of up to (1.9 * 2^e)^2 overflow */
             for (size_t i = 0; i < ny; i++)
                 igemm_elem_set(p.dtype, dy, i, ldexp(1.0 + (double)(tc_splitmix64(&s) % 8) / 8.0, t ? 62 : 6));
@@ -472,6 +589,8 @@ static void sixteen_bit_extremes(void **state)
             run_16bit(h, archs[a], &p, NULL, 0, dy, w, &sub, &inf);
             if (inf == 0)
                 fail_msg("%s %s: no infinite dx element, the case tests nothing", archs[a], t ? "bf16" : "fp16");
+            if (!t)
+                extreme_dot2(h, archs[a], &p, dy, w, true);
         }
         igemm_destroy(h);
     }
@@ -542,10 +661,9 @@ static const struct {
 static void nhwc_tails_on(const char *arch)
 {
     igemm_handle *h = tc_emu_handle(arch, NULL, 0);
-    bool has_mfma = target_by_name(arch)->has_mfma;
     int failures = 0, ran = 0;
     for (int c = 0; c < nconfigs; c++) {
-        if (configs[c].layout != IGEMM_LAYOUT_NHWC || (configs[c].mfma && !has_mfma))
+        if (configs[c].layout != IGEMM_LAYOUT_NHWC || !runs_on(&configs[c], arch))
             continue;
         for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++, ran++) {
             igemm_problem p = IGEMM_PROBLEM_INIT;
@@ -553,7 +671,7 @@ static void nhwc_tails_on(const char *arch)
             p.k = tails[i].k, p.y = p.x = tails[i].y, p.pad_h = p.pad_w = tails[i].y / 2;
             p.layout = IGEMM_LAYOUT_NHWC;
             p.dtype = configs[c].dtype;
-            p.fp16_mode = fp16_mode_for(&configs[c]);
+            p.fp16_mode = fp16_mode_for(&configs[c], arch);
             tc_case_result r;
             char msg[1024], text[256];
             if (tc_run_case(h, &p, configs[c].name, 300u + (uint64_t)i, &r, msg, sizeof msg)) {
@@ -593,10 +711,10 @@ static void sixteen_bit_nhwc_dx_alignment(void **state)
         igemm_handle *h = tc_emu_handle(archs[a], NULL, 0);
         for (int c = 0; c < nconfigs; c++) {
             if (configs[c].layout != IGEMM_LAYOUT_NHWC || configs[c].dtype == IGEMM_FP32 ||
-                (configs[c].mfma && !target_by_name(archs[a])->has_mfma))
+                !runs_on(&configs[c], archs[a]))
                 continue;
             p.dtype = configs[c].dtype;
-            p.fp16_mode = fp16_mode_for(&configs[c]);
+            p.fp16_mode = fp16_mode_for(&configs[c], archs[a]);
             uint64_t s = 900 + (uint64_t)c;
             for (size_t i = 0; i < sizeof dy / sizeof dy[0]; i++)
                 igemm_elem_set(p.dtype, dy, i, (double)(int)(tc_splitmix64(&s) % 64 - 32) / 16.0);
@@ -713,7 +831,7 @@ static void sweep(const char *arch, bool (*cfg_ok)(const config *c, const char *
         p.dtype = fc ? fc->dtype : i % 5 == 4 ? IGEMM_FP16 : i % 7 == 6 ? IGEMM_BF16 : IGEMM_FP32;
         /* forced: what the configuration needs; every other fp16 draw of the
            heuristic allows the flushing instructions */
-        p.fp16_mode = fc ? fp16_mode_for(fc) : i % 10 == 9 ? IGEMM_FP16_FLUSH : IGEMM_FP16_ACCURATE;
+        p.fp16_mode = fc ? fp16_mode_for(fc, arch) : i % 10 == 9 ? IGEMM_FP16_FLUSH : IGEMM_FP16_ACCURATE;
         char text[256], msg[1024], sel[128] = "";
         igemm_problem_format(&p, text, sizeof text);
         strided += p.stride_h > 1 || p.stride_w > 1;
@@ -772,7 +890,6 @@ static void sweep(const char *arch, bool (*cfg_ok)(const config *c, const char *
         assert_true(strided > 0 && dilated > 0 && grouped > 0 && holed > 0 && wide > 0);
 }
 
-static bool runs_on(const config *c, const char *arch) { return !c->mfma || target_by_name(arch)->has_mfma; }
 static bool mfma_only(const config *c, const char *arch) { return c->mfma && target_by_name(arch)->has_mfma; }
 
 static void random_sweep(void **state)
@@ -797,6 +914,7 @@ int main(void)
         cmocka_unit_test(names_match_code_objects_and_plans),
         cmocka_unit_test(vgpr_estimates_cover_code_objects),
         cmocka_unit_test(heuristic_picks_v4r1_for_resnet50),
+        cmocka_unit_test(heuristic_picks_dot2_for_fp16),
         cmocka_unit_test(edge_gfx906),
         cmocka_unit_test(edge_gfx908),
         cmocka_unit_test(edge_gfx90a),

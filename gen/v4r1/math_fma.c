@@ -1,12 +1,21 @@
-/* The FMA math strategy: each thread owns a TM x TN tile of v_fmac_f32
+/* The FMA math strategy: each thread owns a TM x TN tile of fp32
  * accumulators, RM groups of 4 rows spaced TX*4 apart and RN groups of 4
  * columns spaced TY*4 apart (v4r1_config.h), row-major in v_c (NCHW) or,
  * in NHWC, column by column within each group of 4 rows, so that a
  * group's 4 rows of a column are 4 consecutive registers the epilogue
- * stores as one vector (dx's channels are contiguous). Per K row it reads its rows
- * of A and columns of B out of LDS as ds_read_b128 fragments, double
- * buffered in registers: the reads of row kk+1 are in flight while the
- * FMAs of row kk issue. */
+ * stores as one vector (dx's channels are contiguous). Fragments are
+ * double buffered in registers: the reads of the next K row (or quad) are
+ * in flight while the math of the current one issues.
+ *
+ * fp32 LDS tiles: per K row, its rows of A and columns of B as ds_read_b128
+ * (4 consecutive rows or columns) and TM x TN v_fmac_f32.
+ *
+ * fp16 k-quad tiles (kpack 4, kw.h): per k quad, entry (q, m) holds rows
+ * 4q..4q+3 of column m as 4 halves in 2 registers (k pair 0 and k pair 1),
+ * so a group of 4 consecutive rows or columns is 32 contiguous bytes, two
+ * ds_read_b128; each accumulator takes two v_dot2_f32_f16 per quad
+ * (c += a.lo*b.lo + a.hi*b.hi on k pair 0, then on k pair 1): half the
+ * VALU instructions and the LDS bytes of the fp32 tiles per K row. */
 #include "kw.h"
 
 /* accumulator (i, j)'s register in v_c */
@@ -15,17 +24,23 @@ static int acc_index(const v4r1_kw *w, int i, int j)
     return w->nhwc ? ((i / 4) * w->tn + j) * 4 + i % 4 : i * w->tn + j;
 }
 
+/* k quads: registers per fragment row or column (one per k pair) and the
+   log2 of the bytes of an LDS entry (one fp32, or one quad of halves) */
+static int quad(const v4r1_kw *w) { return w->kpack > 1; }
+static int frag_regs(const v4r1_kw *w) { return quad(w) ? 2 : 1; }
+static int entry_log2(const v4r1_kw *w) { return quad(w) ? log2u(V4R1_QUAD_BYTES) : V4R1_LDS_LOG2; }
+
 static void fma_setup(v4r1_kw *w)
 {
     emit *e = w->e;
     w->v_ard = vreg(e, "v_ard", 1, 1), w->v_brd = vreg(e, "v_brd", 1, 1), w->v_tm4 = vreg(e, "v_tm4", 1, 1);
     e_vop2(e, "v_and_b32", w->v_tm4, imm(w->tx - 1), w->v_tid);
     e_vop2(e, "v_lshlrev_b32", w->v_tm4, imm(2), w->v_tm4); /* tm*4: first row of the thread */
-    e_vop2(e, "v_lshlrev_b32", w->v_ard, imm(V4R1_LDS_LOG2), w->v_tm4);
+    e_vop2(e, "v_lshlrev_b32", w->v_ard, imm(entry_log2(w)), w->v_tm4);
     if (w->a_lds)
         h_vadd(e, w->v_ard, imm(w->a_lds), w->v_ard);
     e_vop2(e, "v_lshrrev_b32", w->v_brd, imm(log2u((uint32_t)w->tx)), w->v_tid);
-    e_vop2(e, "v_lshlrev_b32", w->v_brd, imm(2 + V4R1_LDS_LOG2), w->v_brd); /* tn*4 elements */
+    e_vop2(e, "v_lshlrev_b32", w->v_brd, imm(2 + entry_log2(w)), w->v_brd); /* tn*4 entries */
     if (w->b_lds)
         h_vadd(e, w->v_brd, imm(w->b_lds), w->v_brd);
     w->v_c = vreg(e, "v_c", w->tm * w->tn, w->nhwc ? 2 : 1); /* NHWC: 64-bit aligned vectors */
@@ -35,40 +50,73 @@ static void fma_setup(v4r1_kw *w)
 
 static void fma_loop_alloc(v4r1_kw *w)
 {
-    w->v_la = vreg(w->e, "v_la", 2 * w->tm, 4);
-    w->v_lb = vreg(w->e, "v_lb", 2 * w->tn, 4);
+    w->v_la = vreg(w->e, "v_la", 2 * w->tm * frag_regs(w), 4);
+    w->v_lb = vreg(w->e, "v_lb", 2 * w->tn * frag_regs(w), 4);
 }
 
-/* The fragments of K row kk into register set `set`. */
-static void lds_reads(v4r1_kw *w, int kk, int set)
+/* Row i of a fragment set of n rows (or columns): frag_regs registers. */
+static opnd frag(const v4r1_kw *w, opnd regs, int n, int set, int i)
+{
+    return sub(regs, (set * n + i) * frag_regs(w), frag_regs(w));
+}
+
+/* One group of 4 consecutive rows (or columns) of LDS entry row kk: 16
+   bytes per fp32 row, 32 per k quad (two reads). */
+static void read_group(v4r1_kw *w, opnd regs, int n, int set, int first, opnd addr, int entry)
+{
+    for (int h = 0; h < frag_regs(w); h++)
+        e_ds(w->e, "ds_read_b128", sub(regs, (set * n + first) * frag_regs(w) + 4 * h, 4), addr, NOOP, NOOP,
+             (entry << entry_log2(w)) + 16 * h, 0);
+}
+
+/* The fragments of LDS entry row kk (a K row, or a k quad) into register
+   set `set`; returns the number of reads. */
+static int lds_reads(v4r1_kw *w, int kk, int set)
+{
+    for (int r = 0; r < w->rm; r++)
+        read_group(w, w->v_la, w->tm, set, 4 * r, w->v_ard, kk * w->mpb + r * w->tx * 4);
+    for (int r = 0; r < w->rn; r++)
+        read_group(w, w->v_lb, w->tn, set, 4 * r, w->v_brd, kk * w->npb + r * w->ty * 4);
+    return (w->rm + w->rn) * frag_regs(w);
+}
+
+/* The math of one entry row out of register set `set`: per accumulator a
+   v_fmac_f32, or on k quads a v_dot2_f32_f16 per k pair (every
+   accumulator's first pair, then every accumulator's second). */
+static void entry_math(v4r1_kw *w, int set)
 {
     emit *e = w->e;
-    int esz = V4R1_LDS_BYTES;
-    for (int r = 0; r < w->rm; r++)
-        e_ds(e, "ds_read_b128", sub(w->v_la, set * w->tm + 4 * r, 4), w->v_ard, NOOP, NOOP,
-             (kk * w->mpb + r * w->tx * 4) * esz, 0);
-    for (int r = 0; r < w->rn; r++)
-        e_ds(e, "ds_read_b128", sub(w->v_lb, set * w->tn + 4 * r, 4), w->v_brd, NOOP, NOOP,
-             (kk * w->npb + r * w->ty * 4) * esz, 0);
+    for (int p = 0; p < frag_regs(w); p++)
+        for (int i = 0; i < w->tm; i++)
+            for (int j = 0; j < w->tn; j++) {
+                opnd c = at(w->v_c, acc_index(w, i, j));
+                opnd a = at(frag(w, w->v_la, w->tm, set, i), p), b = at(frag(w, w->v_lb, w->tn, set, j), p);
+                if (quad(w))
+                    e_vop3p(e, "v_dot2_f32_f16", c, a, b, c, NULL);
+                else
+                    e_vop2(e, "v_fmac_f32", c, a, b);
+            }
 }
 
 static void fma_slice(v4r1_kw *w)
 {
     emit *e = w->e;
-    int nreads = w->rm + w->rn;
-    lds_reads(w, 0, 0);
-    for (int kk = 0; kk < w->kpb; kk++) {
+    int rows = w->kpb / w->kpack;
+    /* LDS returns in order: waiting until at most the next row's reads are
+       outstanding (or fewer, where the counter cannot say that many) has
+       this row's in registers */
+    int nreads = lds_reads(w, 0, 0);
+    if (nreads > e->t->lgkmcnt_max)
+        nreads = e->t->lgkmcnt_max;
+    for (int kk = 0; kk < rows; kk++) {
         int set = kk & 1;
-        if (kk + 1 < w->kpb) {
+        if (kk + 1 < rows) {
             lds_reads(w, kk + 1, set ^ 1);
             e_waitcnt(e, -1, nreads);
         } else {
             e_waitcnt(e, -1, 0);
         }
-        for (int i = 0; i < w->tm; i++)
-            for (int j = 0; j < w->tn; j++)
-                e_vop2(e, "v_fmac_f32", at(w->v_c, acc_index(w, i, j)), at(w->v_la, set * w->tm + i),
-                       at(w->v_lb, set * w->tn + j));
+        entry_math(w, set);
     }
 }
 

@@ -76,7 +76,15 @@ class Solutions(unittest.TestCase):
                     r, a = reference(d, ww, size, *args)
                 if "_nhwc_" in name:
                     d = d.contiguous(memory_format=torch.channels_last)
-                self.assertTrue(igemm.applicable(d, ww, size, *args, arch="gfx90a", solution=name))
+                ok = igemm.applicable(d, ww, size, *args, arch="gfx90a", solution=name)
+                # gfx90a's fp16 k-quad kernels (16-bit MFMAs, v_dot2) flush subnormals: refused
+                # in the accurate fp16 mode, the only one this API asks for
+                quad = any(q in name for q in ("_wt32x32x8", "_wt16x16x16", "_dot2"))
+                if t == torch.float16 and quad:
+                    self.assertFalse(ok)
+                    self.assertIn("flush subnormals", ok.reason)
+                    continue
+                self.assertTrue(ok)
                 dx, info = igemm.conv_bwd_data(d, ww, size, *args, arch="gfx90a", solution=name, return_info=True)
                 self.assertEqual(dx.dtype, t)
                 self.assertIsNone(verify_failure(dx, r, a))
