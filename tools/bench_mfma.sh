@@ -20,6 +20,8 @@
 # the layouts (every tensor in that layout); with both, a last table per type
 # gives NHWC time / NCHW time per layer. LIST: the shape list (default
 # $SHAPES/resnet50.txt); its -n is replaced by BATCH. Progress on stderr.
+# EXTRA: flags added to every run (e.g. EXTRA="--fp16_mode flush": gfx90a's
+# flushing fp16 MFMAs), named in the section titles.
 # JOBS (default 1): runs of igemm at once; with more, every run is made
 # first, JOBS at a time (xargs -P), and the tables are written from their
 # results (the same document, sooner on a machine with many cores).
@@ -62,6 +64,7 @@ field() { printf '%s\n' "$1" | sed -n "s/.*\"$2\": \"\{0,1\}\([^\",}]*\).*/\1/p"
 # IGEMM_DISABLE_MATH=mfma) and igemm's arguments; from the JOBS prefetch when
 # it made the run.
 JOBS=${JOBS:-1}
+EXTRA=${EXTRA:-}
 CACHE=$(mktemp -d)
 export IGEMM CACHE
 run_key() { printf '%s\n' "$*" | cksum | tr ' ' _; }
@@ -89,7 +92,7 @@ if [ "$JOBS" -gt 1 ]; then
             for mode in mfma fma; do
                 # shellcheck disable=SC2086 # the layer's flags are split on purpose
                 set -- "$mode" "$(command_of "$dt")" $args --batch "$BATCH" --arch "$t" \
-                    --in_layout "$lay" --out_layout "$lay" --fil_layout "$lay"
+                    --in_layout "$lay" --out_layout "$lay" --fil_layout "$lay" $EXTRA
                 printf '%s' "$(run_key "$@")"; printf ' %s' "$@"; echo
             done
         done
@@ -134,7 +137,8 @@ for t in $TARGETS; do
     [ "$dt" = fp32 ] || f32=$(printf '; fp32 %.1f' "$("$IGEMM" arch --arch "$t" --peak fp32)") || exit 1
     {
         echo
-        printf '## %s, %s, %s (%s matrix peak %.1f TFLOP/s%s)\n' "$t" "$dt" "$lay" "$dt" "$peak_tf" "$f32"
+        printf '## %s, %s, %s%s (%s matrix peak %.1f TFLOP/s%s)\n' "$t" "$dt" "$lay" "${EXTRA:+, $EXTRA}" "$dt" \
+            "$peak_tf" "$f32"
         echo
         echo "| layer | MFMA pick | us | TFLOP/s | of peak | limit | FMA pick | FMA us | FMA / MFMA |"
         echo "|---|---|---:|---:|---:|---|---|---:|---:|"
@@ -147,9 +151,9 @@ for t in $TARGETS; do
     while IFS= read -r args; do
         i=$((i + 1))
         # shellcheck disable=SC2086 # the layer's flags are split on purpose
-        m=$(run_json mfma "$cmd" $args --batch "$BATCH" --arch "$t" $lf)
+        m=$(run_json mfma "$cmd" $args --batch "$BATCH" --arch "$t" $lf $EXTRA)
         # shellcheck disable=SC2086
-        f=$(run_json fma "$cmd" $args --batch "$BATCH" --arch "$t" $lf)
+        f=$(run_json fma "$cmd" $args --batch "$BATCH" --arch "$t" $lf $EXTRA)
         mu=$(field "$m" modeled_us)
         fu=$(field "$f" modeled_us)
         flops=$(field "$m" flops)
