@@ -107,3 +107,13 @@ void igemm_elem_set(igemm_dtype d, void *base, size_t i, double v)
     float x = (float)v;
     memcpy((char *)base + 4 * i, &x, 4);
 }
+
+void igemm_flush_subnormals(void *v, size_t n, igemm_dtype d)
+{
+    double smallest_normal = ldexp(1.0, fmt_of(d)->emin);
+    for (size_t i = 0; i < n; i++) {
+        double x = igemm_elem_get(d, v, i);
+        if (x != 0 && fabs(x) < smallest_normal)
+            igemm_elem_set(d, v, i, copysign(0.0, x));
+    }
+}

@@ -41,4 +41,9 @@ double igemm_overflow_threshold(igemm_dtype d);
 double igemm_elem_get(igemm_dtype d, const void *base, size_t i);
 void igemm_elem_set(igemm_dtype d, void *base, size_t i, double v);
 
+/* Subnormal elements of a dtype array set to zero (keeping the sign): the
+ * random data of an fp16 problem whose fp16_mode allows flushing, so that
+ * its result is the same whether the kernel flushes or not. */
+void igemm_flush_subnormals(void *v, size_t n, igemm_dtype d);
+
 #endif

@@ -120,9 +120,5 @@ uint64_t igemm_fill_random(float *v, size_t n, uint64_t seed);
 /* The same sequence into n elements of data type d, each value rounded to
  * nearest even in d's format (fp32: igemm_fill_random). */
 uint64_t igemm_fill_random_dtype(void *v, size_t n, igemm_dtype d, uint64_t seed);
-/* Subnormal elements of a dtype array set to zero (keeping the sign): the
- * random data of an fp16 problem whose fp16_mode allows flushing, so that
- * its result is the same whether the kernel flushes or not. */
-void igemm_flush_subnormals(void *v, size_t n, igemm_dtype d);
 
 #endif

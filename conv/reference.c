@@ -18,16 +18,6 @@ uint64_t igemm_fill_random_dtype(void *v, size_t n, igemm_dtype d, uint64_t seed
     return seed;
 }
 
-void igemm_flush_subnormals(void *v, size_t n, igemm_dtype d)
-{
-    double smallest_normal = d == IGEMM_FP16 ? 0x1p-14 : d == IGEMM_BF16 ? 0x1p-126 : 0x1p-126;
-    for (size_t i = 0; i < n; i++) {
-        double x = igemm_elem_get(d, v, i);
-        if (x != 0 && fabs(x) < smallest_normal)
-            igemm_elem_set(d, v, i, copysign(0.0, x));
-    }
-}
-
 uint64_t igemm_fill_random(float *v, size_t n, uint64_t seed) { return igemm_fill_random_dtype(v, n, IGEMM_FP32, seed); }
 
 /* The reference in NCHW (dx, dy and the filter K, C/G, Y, X). */
