@@ -294,12 +294,13 @@ static void pack_quads(v4r1_kw *w, opnd g, int width)
         e_vop3(w->e, "v_lshl_or_b32", at(g, x), at(g, 2 * width + x), imm(16), at(g, x));
 }
 
-/* A one element per lane (16-bit ones into their k-quad slots). */
-static void a_element_loads(v4r1_kw *w, const char *ld)
+/* A tile (g, offsets off, resource rs, V vectors of W) one element per lane,
+ * 16-bit ones into their k-quad slots. */
+static void element_loads(v4r1_kw *w, const char *ld, opnd g, opnd off, opnd rs, int nv, int width)
 {
-    for (int i = 0; i < w->va; i++)
-        for (int j = 0; j < w->wa; j++)
-            e_mubuf(w->e, ld, at(w->v_ga, slot(w, i, j, w->wa)), at(w->v_aoff, i * w->wa + j), w->s_rsa, imm(0), 0);
+    for (int i = 0; i < nv; i++)
+        for (int j = 0; j < width; j++)
+            e_mubuf(w->e, ld, at(g, slot(w, i, j, width)), at(off, i * width + j), rs, imm(0), 0);
 }
 
 void v4r1_load_tile(v4r1_kw *w)
@@ -321,10 +322,10 @@ void v4r1_load_tile(v4r1_kw *w)
             e_mubuf(e, vec_op[nd], sub(w->v_ga, base + i * nd, nd), at(w->v_aoff, i * WA), w->s_rsa, imm(0), 0);
         e_branch(e, "s_branch", l_adone);
         e_label(e, l_aelem);
-        a_element_loads(w, ld);
+        element_loads(w, ld, w->v_ga, w->v_aoff, w->s_rsa, VA, WA);
         e_label(e, l_adone);
     } else {
-        a_element_loads(w, ld);
+        element_loads(w, ld, w->v_ga, w->v_aoff, w->s_rsa, VA, WA);
     }
     e_sopc(e, "s_cmp_lt_u32", s_krem, imm(KPB));
     e_branch(e, "s_cbranch_scc1", l_part);
@@ -334,13 +335,12 @@ void v4r1_load_tile(v4r1_kw *w)
         for (int j = 0; j < WB; j++)
             e_mubuf(e, "buffer_load_dwordx2", sub(w->v_gb, 2 * j, 2), at(w->v_boff, j), w->s_rsb, imm(0), 0);
     } else {
-        for (int i = 0; i < VB; i++)
-            for (int j = 0; j < WB; j++)
-                e_mubuf(e, ld, at(w->v_gb, slot(w, i, j, WB)), at(w->v_boff, i * WB + j), w->s_rsb, imm(0), 0);
+        element_loads(w, ld, w->v_gb, w->v_boff, w->s_rsb, VB, WB);
     }
     e_branch(e, "s_branch", l_done);
     e_label(e, l_part);
-    e_comment(e, "last channel block of the tap: rows kk >= krem load nothing");
+    e_comment(e, "last channel block of the tap (rows kk >= krem load nothing)%s",
+              b_quad_vectors(w) ? ", or dy quads that are not aligned" : "");
     for (int i = 0; i < VB; i++) {
         e_sop2(e, "s_sub_u32", at(s_t, 1), s_krem, imm(i * w->dkb));
         e_vopc(e, "v_cmp_gt_i32", VCC, at(s_t, 1), w->v_bkk);
@@ -370,38 +370,43 @@ static void widen(v4r1_kw *w, opnd v)
         e_vop2(w->e, "v_lshlrev_b32", v, imm(16), v);
 }
 
-/* k quads: pack each column's 4 rows (zero-extended 16-bit values) into its
- * 2 registers and write the thread's W quads, 8*W contiguous bytes. */
-static void write_quads(v4r1_kw *w, opnd g, int width, opnd addr, bool packed)
+/* k quads: write the thread's W packed quads, 8*W contiguous bytes. */
+static void write_quads(v4r1_kw *w, opnd g, int width, opnd addr)
 {
-    emit *e = w->e;
-    if (!packed)
-        pack_quads(w, g, width);
     for (int x = 0, n; x < 2 * width; x += n) {
         n = 2 * width - x >= 4 ? 4 : 2 * width - x;
-        e_ds(e, ds_write_op(n), NOOP, addr, sub(g, x, n), NOOP, x * 4, 0);
+        e_ds(w->e, ds_write_op(n), NOOP, addr, sub(g, x, n), NOOP, x * 4, 0);
     }
+}
+
+/* k quads: w's rows into quads, by the path load_tile took (vector rows
+ * are transposed, elements packed). */
+static void a_quads(v4r1_kw *w)
+{
+    emit *e = w->e;
+    if (!a_row_vectors(w)) {
+        pack_quads(w, w->v_ga, w->wa);
+        return;
+    }
+    label l_apack = e_label_new(e, "a_pack"), l_apacked = e_label_new(e, "a_packed");
+    vec_branch_off(w, VEC_A, l_apack);
+    a_transpose_quads(w);
+    e_branch(e, "s_branch", l_apacked);
+    e_label(e, l_apack);
+    pack_quads(w, w->v_ga, w->wa);
+    e_label(e, l_apacked);
 }
 
 void v4r1_write_tile(v4r1_kw *w)
 {
     emit *e = w->e;
     int esz = V4R1_LDS_BYTES;
-    if (w->kpack > 1 && a_row_vectors(w)) {
-        label l_apack = e_label_new(e, "a_pack"), l_apacked = e_label_new(e, "a_packed");
-        vec_branch_off(w, VEC_A, l_apack);
-        a_transpose_quads(w);
-        e_branch(e, "s_branch", l_apacked);
-        e_label(e, l_apack);
-        pack_quads(w, w->v_ga, w->wa);
-        e_label(e, l_apacked);
-        write_quads(w, w->v_ga, w->wa, w->v_awr, true);
-        write_quads(w, w->v_gb, w->wb, w->v_bwr, b_quad_vectors(w));
-        return;
-    }
     if (w->kpack > 1) {
-        write_quads(w, w->v_ga, w->wa, w->v_awr, false);
-        write_quads(w, w->v_gb, w->wb, w->v_bwr, b_quad_vectors(w));
+        a_quads(w);
+        write_quads(w, w->v_ga, w->wa, w->v_awr);
+        if (!b_quad_vectors(w)) /* else load_tile's paths left dy packed */
+            pack_quads(w, w->v_gb, w->wb);
+        write_quads(w, w->v_gb, w->wb, w->v_bwr);
         return;
     }
     if (w->dt->bytes == 2) {
