@@ -392,7 +392,8 @@ bench-emu: all $(B)/bin/igemm-bench-emu
 MIOPEN_SHAPES ?= $(SHAPES_DIR)/resnet50.txt
 MIOPEN_BATCH  ?= 32
 MIOPEN_OUT    ?= $(B)/miopen-compare.md
-$(B)/bin/igemm-miopen: $(B)/obj/tools/miopen_cmp.o $(B)/lib/libigemm_internal.a
+$(B)/bin/igemm-miopen: $(B)/obj/tools/miopen_cmp.o $(B)/obj/tools/miopen_xdlops.o $(B)/obj/tools/miopen_lists.o \
+                      $(B)/lib/libigemm_internal.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ $(LDLIBS)
 all: $(B)/bin/igemm-miopen
@@ -402,6 +403,41 @@ compare-miopen: $(B)/bin/igemm $(B)/bin/igemm-miopen
 	@test -n "$(MIOPEN_S)" || { echo "compare-miopen: give MIOPEN_S=/path/to/igemm_bwd_gtc_dynamic.s"; exit 2; }
 	B=$(B) LLVM_BIN=$(LLVM_BIN) SHAPES=$(MIOPEN_SHAPES) BATCH=$(MIOPEN_BATCH) OUT=$(MIOPEN_OUT) \
 	    sh tools/compare_miopen.sh "$(MIOPEN_S)"
+
+# ---- modeled time against MIOpen's xdlops kernels (docs/MIOPEN.md) ----------
+# MIOPEN_ROOT: the user's own MIOpen checkout (its top directory: the
+# configuration lists are read from its src/solver/conv sources, the kernels
+# from its src/kernels/dynamic_igemm; nothing of it is in this repository); ARCH
+# gfx908 (NCHW fp32), gfx90a or gfx942 (NHWC fp32/fp16/bf16); DTYPE, LAYOUT,
+# BATCH (default 8), SHAPES, OUT, FP16_ALT, THREADS, HAZARDS, OURS_FLAGS as
+# tools/compare_miopen_xdlops.sh documents. The table goes to
+# $(B)/miopen-xdlops-SHAPES-ARCH-DTYPE-LAYOUT-BATCH.md unless OUT says otherwise
+# (SHAPES: the shape list's name, e.g. resnet50).
+need_miopen_root = test -n "$(MIOPEN_ROOT)" || { echo "$(1): give MIOPEN_ROOT=/path/to/MIOpen (a MIOpen checkout's top directory$(if $(MIOPEN_DIR),; MIOPEN_DIR is no longer read))"; exit 2; }
+.PHONY: compare-miopen-xdlops
+compare-miopen-xdlops: $(B)/bin/igemm $(B)/bin/igemm-miopen
+	@$(call need_miopen_root,compare-miopen-xdlops)
+	B=$(B) LLVM_BIN=$(LLVM_BIN) SHAPES=$(MIOPEN_SHAPES) sh tools/compare_miopen_xdlops.sh "$(MIOPEN_ROOT)"
+
+# Every table of docs/MIOPEN.md's xdlops section: gfx908 NCHW fp32, gfx90a
+# and gfx942 NHWC fp32/fp16/bf16, gfx90a fp16 also with FP16_ALT=0 and with
+# our --fp16_mode flush, at each of MIOPEN_BATCHES; one table per file in
+# $(B)/miopen-xdlops-*.md, the runs going on past a failed one (exit 1 at
+# the end if any failed). THREADS=N gives each emulator run N threads.
+MIOPEN_BATCHES ?= 8 32
+.PHONY: compare-miopen-xdlops-all
+compare-miopen-xdlops-all: $(B)/bin/igemm $(B)/bin/igemm-miopen
+	@$(call need_miopen_root,compare-miopen-xdlops-all)
+	@rc=0; run() { echo "compare-miopen-xdlops-all: $$*"; \
+	    B=$(B) LLVM_BIN=$(LLVM_BIN) SHAPES=$(MIOPEN_SHAPES) "$$@" sh tools/compare_miopen_xdlops.sh "$(MIOPEN_ROOT)" \
+	        > /dev/null || rc=1; }; \
+	for b in $(MIOPEN_BATCHES); do \
+	    run env ARCH=gfx908 DTYPE=fp32 BATCH=$$b; \
+	    for a in gfx90a gfx942; do for t in fp32 fp16 bf16; do run env ARCH=$$a DTYPE=$$t BATCH=$$b; done; done; \
+	    run env ARCH=gfx90a DTYPE=fp16 BATCH=$$b FP16_ALT=0 SUFFIX=-noalt; \
+	    run env ARCH=gfx90a DTYPE=fp16 BATCH=$$b OURS_FLAGS="--fp16_mode flush" \
+	        SUFFIX=-flush; \
+	done; ls $(B)/miopen-xdlops-*.md; exit $$rc
 
 # ---- PyTorch: training with igemm's input gradient (examples/train_cnn.py) --
 # A small CNN trained for a few steps with igemm.torch.Conv2d on the emulator
