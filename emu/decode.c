@@ -44,7 +44,7 @@ static void build_one(emu_decoder *d, const target *t)
             break;
         case F_VOP2:
             d->vop2[o] = r;
-            if (r->op != OP_V_MADMK_F32 && r->op != OP_V_MADAK_F32)
+            if (!emu_vop2_k(r->op))
                 d->vop3[0x100 + o] = r;
             break;
         case F_VOPC:
@@ -315,7 +315,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
                 out->dpp_bank_mask = (uint8_t)BITS(w1, 24, 4);
                 out->dpp_row_mask = (uint8_t)BITS(w1, 28, 4);
             }
-        } else if (src0 == R_LIT || r->op == OP_V_MADMK_F32 || r->op == OP_V_MADAK_F32) {
+        } else if (src0 == R_LIT || emu_vop2_k(r->op)) {
             words = 2;
         }
         const uint32_t *lit = words == 2 && out->ext == EXT_NONE ? &w1 : NULL;
@@ -341,8 +341,8 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
                 reg(&out->sdst, R_VCC, 2);
             if (r->op == OP_V_CNDMASK_B32 || is_carry_in(r->op))
                 reg(&out->src[2], R_VCC, 2);
-            if (r->op == OP_V_MADMK_F32 || r->op == OP_V_MADAK_F32) {
-                /* madmk: d = s0 * K + s1; madak: d = s0 * s1 + K. K goes to src[2]. */
+            if (emu_vop2_k(r->op)) {
+                /* madmk/fmamk: d = s0 * K + s1; madak/fmaak: d = s0 * s1 + K. K goes to src[2]. */
                 resolve(&out->src[2], R_LIT, 1, OT_F32, &w1);
             }
         }

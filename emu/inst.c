@@ -121,6 +121,10 @@ void emu_inst_finalize(emu_inst *in)
         if (op == OP_V_FMAC_F32 || op == OP_V_MAC_F32 || op == OP_V_MAC_F16 || op == OP_V_DOT2C_F32_F16 ||
             op == OP_V_FMAC_F64 || op == OP_V_WRITELANE_B32 || (in->ext == EXT_SDWA && in->sdwa_dst_unused == 2))
             add_rd(in, &in->dst);
+        if (op == OP_V_DIV_FMAS_F64) { /* reads VCC implicitly (v_div_scale's scaling flags) */
+            emu_opnd vcc = {.code = R_VCC, .kind = K_SGPR, .width = 2};
+            add_rd(in, &vcc);
+        }
         add_wr(in, in->dst.code, in->dst.width);
         add_wr(in, in->sdst.code, 2);
         in->cmpx = name_has(in, "v_cmpx");
@@ -148,11 +152,11 @@ void emu_inst_finalize(emu_inst *in)
         break;
     case F_DS: {
         in->cls = EC_DS;
-        bool read = name_has(in, "read") || op == OP_DS_SWIZZLE_B32 || op == OP_DS_PERMUTE_B32 ||
+        bool read = (in->info->flags & ISAF_LOAD) || op == OP_DS_SWIZZLE_B32 || op == OP_DS_PERMUTE_B32 ||
                     op == OP_DS_BPERMUTE_B32;
         in->is_load = read;
         in->is_store = !read;
-        in->is_atomic = op == OP_DS_ADD_U32 || op == OP_DS_ADD_F32;
+        in->is_atomic = (in->info->flags & ISAF_ATOMIC) != 0;
         int dw = read ? in->dst.width : (in->src[1].width + (in->src[2].code != R_NONE ? in->src[2].width : 0));
         bool b8 = name_has(in, "_b8") || name_has(in, "_u8") || name_has(in, "_i8");
         bool b16 = name_has(in, "_b16") || name_has(in, "_u16") || name_has(in, "_i16");

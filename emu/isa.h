@@ -105,6 +105,12 @@ const emu_decoder *emu_decoder_get(const target *t);
 int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t pc, emu_inst *out, char *err,
                size_t errlen);
 
+/* A VOP2 with a literal constant K of its own (v_madmk/madak, v_fmamk/fmaak). */
+static inline bool emu_vop2_k(int op)
+{
+    return op == OP_V_MADMK_F32 || op == OP_V_MADAK_F32 || op == OP_V_FMAMK_F32 || op == OP_V_FMAAK_F32;
+}
+
 /* Classify a decoded instruction and list the registers it reads and writes. */
 void emu_inst_finalize(emu_inst *in);
 

@@ -33,6 +33,8 @@ OPFIELD = {
     "GLOBAL": (18, 7),
 }
 SRC_ONLY_SOP1 = {"s_setpc_b64"}
+# DS read-modify-write operations (LDS atomics; "_rtn_" ones return the old value)
+DS_ATOMIC = re.compile(r"ds_(add|sub|rsub|inc|dec|min|max|and|or|xor|mskor|wrxchg|cmpst)_")
 
 
 def op_class(fmt, name):
@@ -63,7 +65,7 @@ def op_flags(fmt, name, ops):
     if name.startswith("v_cmpx_") or name.endswith("_saveexec_b64"):
         f.append("ISAF_EXEC_W")
     if fmt in ("DS", "MUBUF", "FLAT", "GLOBAL", "SMEM"):
-        if "atomic" in name:
+        if "atomic" in name or (fmt == "DS" and DS_ATOMIC.match(name)):
             f.append("ISAF_ATOMIC")
         elif "store" in name or "write" in name:
             f.append("ISAF_STORE")
@@ -197,7 +199,10 @@ def widths(fmt, name, ops):
         if len(w) > 3:
             s2 = w[3]
     elif fmt == "DS":
-        if name.startswith("ds_read") or name in ("ds_swizzle_b32", "ds_permute_b32", "ds_bpermute_b32"):
+        if "_rtn_" in name:
+            d, s0, s1 = w[0], w[1], w[2]
+            s2 = w[3] if len(w) > 3 else 0
+        elif name.startswith("ds_read") or name in ("ds_swizzle_b32", "ds_permute_b32", "ds_bpermute_b32"):
             d, s0 = w[0], w[1]
             if len(w) > 2:
                 s1 = w[2]
