@@ -332,9 +332,13 @@ $(B)/llvm/corpus-%.s: tests/llvm/corpus.cl tests/llvm/corpus.h | $(B)/.deps-ok
 	    -mcpu=$(word 1,$(subst -, ,$*)):xnack- -$(word 2,$(subst -, ,$*)) -S $< -o $@
 $(B)/tests/test_llvm: | $(LLVM_CORPUS)
 
-.PHONY: check-llvm
+.PHONY: check-llvm isa-coverage
 check-llvm: $(B)/tests/test_llvm all
 	IGEMM_LLVM_ALL=1 $(B)/tests/test_llvm
+
+# The coverage table of docs/EMULATOR.md (tools/isa/coverage.py).
+isa-coverage: $(LLVM_CORPUS)
+	python3 tools/isa/coverage.py $(LLVM_BIN) $(B)
 
 # The same tests under AddressSanitizer + UBSan, in a separate build tree.
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
