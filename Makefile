@@ -338,7 +338,7 @@ check-llvm: $(B)/tests/test_llvm all
 
 # The coverage table of docs/EMULATOR.md (tools/isa/coverage.py).
 isa-coverage: $(LLVM_CORPUS)
-	python3 tools/isa/coverage.py $(LLVM_BIN) $(B)
+	python3 tools/isa/coverage.py $(B)
 
 # The same tests under AddressSanitizer + UBSan, in a separate build tree.
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

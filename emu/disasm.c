@@ -429,7 +429,7 @@ void emu_disasm(const emu_inst *in, char *buf, size_t len)
         buf[0] = 0;
     const isa_opinfo *r = in->info;
     if (r) {
-        emu_optype ty = emu_op_type(r->name);
+        emu_optype ty = emu_op_type(r);
         s.lit64f = ty == OT_F64;
         s.lit16 = ty == OT_F16;
     }

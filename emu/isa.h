@@ -84,9 +84,9 @@ typedef struct emu_inst {
 
 /* The type inline float constants take for an operation's sources: the
  * source type of a conversion (v_cvt_DST_SRC), else the operation's type
- * (by its name). */
+ * (the op table's ISAF_OT_* flags). */
 typedef enum { OT_INT, OT_F16, OT_F32, OT_F64 } emu_optype;
-emu_optype emu_op_type(const char *name);
+emu_optype emu_op_type(const isa_opinfo *r);
 
 /* Bits of the inline float constants 240..248 (0.5, -0.5, 1.0, -1.0, 2.0,
  * -2.0, 4.0, -4.0, 1/(2*pi)) as f32, f16 and f64. */

@@ -87,6 +87,21 @@ def op_flags(fmt, name, ops):
         f.append("ISAF_ACC_MOV")
     if name.startswith("v_dot"):
         f.append("ISAF_DOT")
+    if fmt in ("SOPC", "VOPC") or (fmt == "SOPK" and "cmpk" in name):
+        f.append("ISAF_COMPARE")
+    if fmt.startswith("VOP") and ("_f32" in name or name == "v_cndmask_b32"):
+        f.append("ISAF_FMOD")
+    if name.startswith(("v_rcp_", "v_rsq_", "v_sqrt_", "v_exp_", "v_log_", "v_sin_", "v_cos_")):
+        f.append("ISAF_TRANS")
+    if (fmt == "DS" and re.search(r"_[biu]8", name)) or (fmt in ("MUBUF", "FLAT", "GLOBAL") and "byte" in name):
+        f.append("ISAF_MEM8")
+    if (fmt == "DS" and re.search(r"_[biu]16", name)) or (fmt in ("MUBUF", "FLAT", "GLOBAL") and "short" in name):
+        f.append("ISAF_MEM16")
+    typed = name[name.rindex("_"):] if "_cvt_" in name else name  # a conversion: its source type
+    for t in ("f64", "f16", "f32"):
+        if t in typed:
+            f.append("ISAF_OT_" + t.upper())
+            break
     return " | ".join(f) if f else "0"
 
 
