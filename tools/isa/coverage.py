@@ -24,21 +24,25 @@ from targets import isa_targets  # noqa: E402
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-def llvm_names(ident):
-    """LLVM's instructions of a target: arch/llvm_names.def (tools/isa/gen_names.py)."""
+def names_of(ident, table, pattern):
+    """Mnemonics of the rows of arch/<table> whose target mask has ident;
+    pattern captures the groups mask and name."""
     out = set()
-    for ts, name in re.findall(r'LLVM_NAME\(F_\w+, \w+, ([^,]+), "([^"]+)"\)', open(os.path.join(TOP, "arch", "llvm_names.def")).read()):
+    for m in re.finditer(pattern, open(os.path.join(TOP, "arch", table)).read()):
+        ts, name = m.group("mask"), m.group("name")
         if "T_" + ident in [t.strip() for t in ts.split("|")]:
             out.add(name)
     return out
+
+
+def llvm_names(ident):
+    """LLVM's instructions of a target: arch/llvm_names.def (tools/isa/gen_names.py)."""
+    return names_of(ident, "llvm_names.def", r'LLVM_NAME\(F_\w+, \w+, (?P<mask>[^,]+), "(?P<name>[^"]+)"\)')
 
 
 def table_names(ident):
-    out = set()
-    for name, ts in re.findall(r'OP\(\w+, "([^"]+)", F_\w+, \w+, ([^,]+),', open(os.path.join(TOP, "arch", "ops.def")).read()):
-        if "T_" + ident in [t.strip() for t in ts.split("|")]:
-            out.add(name)
-    return out
+    """The op table's instructions of a target."""
+    return names_of(ident, "ops.def", r'OP\(\w+, "(?P<name>[^"]+)", F_\w+, \w+, (?P<mask>[^,]+),')
 
 
 def corpus_names(target):
