@@ -301,7 +301,13 @@ endif
 test-python: all $(B)/.deps-python-ok
 	@$(PY_ENV) $(PYTHON) tests/python/run.py $(PY_TEST_SRC)
 
+# The op table and the MFMA table against their generators (tools/isa/check.sh).
+.PHONY: check-isa-tables
+check-isa-tables: | $(B)/.deps-ok
+	@sh tools/isa/check.sh $(LLVM_BIN) $(B)/isa
+
 test: all $(TEST_BIN) $(B)/.deps-python-ok
+	@sh tools/isa/check.sh $(LLVM_BIN) $(B)/isa
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
 	@$(PY_ENV) $(PYTHON) tests/python/run.py $(PY_TEST_SRC)
 	@echo "all test suites passed"
@@ -311,6 +317,28 @@ test: all $(TEST_BIN) $(B)/.deps-python-ok
 .PHONY: check-hazards
 check-hazards: $(B)/tests/test_gen all
 	IGEMM_GEN_ALL_NOPS=1 $(B)/tests/test_gen
+
+# The LLVM corpus (tests/llvm/corpus.cl, tests/test_llvm.c): OpenCL C kernels
+# compiled by clang-19 for every target at -O0/-O2/-O3 into assembly (kept in
+# $(B)/llvm/), run on the emulator in strict mode against the host. make test
+# runs all of them and lowers every other s_nop of the -O2 objects (the hazard
+# differential); make check-llvm lowers every s_nop of every object (~2 min).
+CLANG := $(LLVM_BIN)/clang
+LLVM_CORPUS_OPTS := 2 3
+LLVM_CORPUS := $(foreach t,$(TARGETS),$(foreach o,$(LLVM_CORPUS_OPTS),$(B)/llvm/corpus-$(t)-O$(o).s))
+$(B)/llvm/corpus-%.s: tests/llvm/corpus.cl tests/llvm/corpus.h | $(B)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(CLANG) -x cl -cl-std=CL2.0 -cl-kernel-arg-info -target amdgcn-amd-amdhsa -nogpulib \
+	    -mcpu=$(word 1,$(subst -, ,$*)):xnack- -$(word 2,$(subst -, ,$*)) -S $< -o $@
+$(B)/tests/test_llvm: | $(LLVM_CORPUS)
+
+.PHONY: check-llvm isa-coverage
+check-llvm: $(B)/tests/test_llvm all
+	IGEMM_LLVM_ALL=1 $(B)/tests/test_llvm
+
+# The coverage table of docs/EMULATOR.md (tools/isa/coverage.py).
+isa-coverage: $(LLVM_CORPUS)
+	python3 tools/isa/coverage.py $(B)
 
 # The same tests under AddressSanitizer + UBSan, in a separate build tree.
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

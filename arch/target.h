@@ -30,6 +30,7 @@ typedef struct {
     /* VALU and VMEM, every gfx9 target */
     int valu_sgpr_vmem;      /* VALU writes SGPR -> VMEM reads it: 5 */
     int valu_sgpr_lanesel;   /* VALU writes SGPR -> v_readlane/v_writelane lane select: 4 */
+    int valu_vcc_div_fmas;   /* VALU writes VCC -> v_div_fmas reads it: 4 */
     int valu_exec_dpp;       /* VALU writes EXEC -> DPP operation: 5 */
     int valu_vgpr_dpp;       /* VALU writes VGPR -> DPP reads it: 2 */
     int store_data_valu;     /* VMEM store of > 8 bytes -> VALU writes its data registers */

@@ -54,7 +54,7 @@ typedef struct {
 #define EMU_DEFAULT_WAVE_INSTS (UINT64_C(1) << 30)
 
 /* The hazard rules by name ("valu-sgpr-valu", ...: docs/EMULATOR.md). */
-#define EMU_HZ_RULES 26
+#define EMU_HZ_RULES 27
 extern const char *const emu_hazard_rule_names[EMU_HZ_RULES];
 
 /* Findings of one rule under EMU_HAZARDS_WARN: how many instructions fell

@@ -1,6 +1,7 @@
 /* Matrix FMA (VOP3P-MAI) for CDNA1/2/3, from the register layouts of AMD's
  * matrix instruction calculator (../shared/isa/mfma/ARCH/NAME.md; the
- * layouts below are checked against every table there by tests/test_mfma.c).
+ * layouts below are checked against every table there by tests/test_mfma.c;
+ * the table of shapes and cycles is arch/mfma.def, generated from them).
  *
  * Every float MFMA computes, per block b, D[b] = C[b] + A[b] x B[b] with
  * A MxK, B KxN. The lanes of a wave form 64/M groups of M lanes; lane
@@ -42,69 +43,19 @@
  * way. Every f32 MFMA, and every MFMA of the other targets, keeps them. */
 #include <stdio.h>
 
+#include "../arch/mfma.h"
 #include "exec.h"
 
-typedef enum { MT_F32, MT_F16, MT_BF16 } mtype;
+/* The MFMA table is arch/mfma.def (tools/isa/gen_mfma.py, from the same
+ * calculator files): shape, cycles, A/B type and BLGP support per op. */
+typedef mfma_info mfma_desc;
 
-typedef struct {
-    isa_op op;
-    int m, n, k, blocks, cycles;
-    mtype type;
-    bool no_blgp;  /* BLGP not supported (CDNA3 single-block f16/bf16) */
-} mfma_desc;
-
-static const mfma_desc table[] = {
-    /* CDNA1 and CDNA2 spellings */
-    {OP_V_MFMA_F32_32X32X1F32, 32, 32, 1, 2, 64, MT_F32, false},
-    {OP_V_MFMA_F32_16X16X1F32, 16, 16, 1, 4, 32, MT_F32, false},
-    {OP_V_MFMA_F32_4X4X1F32, 4, 4, 1, 16, 8, MT_F32, false},
-    {OP_V_MFMA_F32_32X32X2F32, 32, 32, 2, 1, 64, MT_F32, false},
-    {OP_V_MFMA_F32_16X16X4F32, 16, 16, 4, 1, 32, MT_F32, false},
-    {OP_V_MFMA_F32_32X32X4F16, 32, 32, 4, 2, 64, MT_F16, false},
-    {OP_V_MFMA_F32_16X16X4F16, 16, 16, 4, 4, 32, MT_F16, false},
-    {OP_V_MFMA_F32_4X4X4F16, 4, 4, 4, 16, 8, MT_F16, false},
-    {OP_V_MFMA_F32_32X32X8F16, 32, 32, 8, 1, 64, MT_F16, false},
-    {OP_V_MFMA_F32_16X16X16F16, 16, 16, 16, 1, 32, MT_F16, false},
-    {OP_V_MFMA_F32_32X32X2BF16, 32, 32, 2, 2, 64, MT_BF16, false},
-    {OP_V_MFMA_F32_16X16X2BF16, 16, 16, 2, 4, 32, MT_BF16, false},
-    {OP_V_MFMA_F32_4X4X2BF16, 4, 4, 2, 16, 8, MT_BF16, false},
-    {OP_V_MFMA_F32_32X32X4BF16, 32, 32, 4, 1, 64, MT_BF16, false},
-    {OP_V_MFMA_F32_16X16X8BF16, 16, 16, 8, 1, 32, MT_BF16, false},
-    {OP_V_MFMA_F32_32X32X4BF16_1K, 32, 32, 4, 2, 64, MT_BF16, false},
-    {OP_V_MFMA_F32_16X16X4BF16_1K, 16, 16, 4, 4, 32, MT_BF16, false},
-    {OP_V_MFMA_F32_4X4X4BF16_1K, 4, 4, 4, 16, 8, MT_BF16, false},
-    {OP_V_MFMA_F32_32X32X8BF16_1K, 32, 32, 8, 1, 64, MT_BF16, false},
-    {OP_V_MFMA_F32_16X16X16BF16_1K, 16, 16, 16, 1, 32, MT_BF16, false},
-    /* CDNA3 spellings */
-    {OP_V_MFMA_F32_32X32X1_2B_F32, 32, 32, 1, 2, 64, MT_F32, false},
-    {OP_V_MFMA_F32_16X16X1_4B_F32, 16, 16, 1, 4, 32, MT_F32, false},
-    {OP_V_MFMA_F32_4X4X1_16B_F32, 4, 4, 1, 16, 8, MT_F32, false},
-    {OP_V_MFMA_F32_32X32X2_F32, 32, 32, 2, 1, 64, MT_F32, false},
-    {OP_V_MFMA_F32_16X16X4_F32, 16, 16, 4, 1, 32, MT_F32, false},
-    {OP_V_MFMA_F32_32X32X4_2B_F16, 32, 32, 4, 2, 64, MT_F16, false},
-    {OP_V_MFMA_F32_16X16X4_4B_F16, 16, 16, 4, 4, 32, MT_F16, false},
-    {OP_V_MFMA_F32_4X4X4_16B_F16, 4, 4, 4, 16, 8, MT_F16, false},
-    {OP_V_MFMA_F32_32X32X8_F16, 32, 32, 8, 1, 32, MT_F16, true},
-    {OP_V_MFMA_F32_16X16X16_F16, 16, 16, 16, 1, 16, MT_F16, true},
-    {OP_V_MFMA_F32_32X32X4_2B_BF16, 32, 32, 4, 2, 64, MT_BF16, false},
-    {OP_V_MFMA_F32_16X16X4_4B_BF16, 16, 16, 4, 4, 32, MT_BF16, false},
-    {OP_V_MFMA_F32_4X4X4_16B_BF16, 4, 4, 4, 16, 8, MT_BF16, false},
-    {OP_V_MFMA_F32_32X32X8_BF16, 32, 32, 8, 1, 32, MT_BF16, true},
-    {OP_V_MFMA_F32_16X16X16_BF16, 16, 16, 16, 1, 16, MT_BF16, true},
-};
-
-static const mfma_desc *find(isa_op op)
-{
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (table[i].op == op)
-            return &table[i];
-    return NULL;
-}
+static const mfma_desc *find(isa_op op) { return mfma_by_op(op); }
 
 int emu_mfma_passes(isa_op op)
 {
     const mfma_desc *d = find(op);
-    return d ? d->cycles / 4 : 0;
+    return d ? mfma_passes(d) : 0;
 }
 
 /* CDNA3 runs the f16/bf16 MFMAs on its XDL units and the f32 ones as
@@ -113,7 +64,7 @@ int emu_mfma_passes(isa_op op)
 int emu_mfma_is_xdl(isa_op op)
 {
     const mfma_desc *d = find(op);
-    return d && d->type != MT_F32;
+    return d && mfma_is_xdl(d);
 }
 
 /* Register and lane of C/D element (b, i, j). */
@@ -136,15 +87,15 @@ static void cd_slot(const mfma_desc *d, int b, int i, int j, int *gpr, int *lane
  * ftz: a subnormal f16/bf16 element reads as a zero of its sign. */
 static double elem(const mfma_desc *d, wave *w, const emu_opnd *o, int lane, int e, bool ftz)
 {
-    int r = d->type == MT_F32 ? e : e / 2;
+    int r = d->type == MFMA_F32 ? e : e / 2;
     uint32_t x = (o->kind == K_AGPR ? w->a[o->code - R_A0 + r] : w->v[o->code - R_V0 + r])[lane];
-    if (d->type == MT_F32)
+    if (d->type == MFMA_F32)
         return f32_of(x);
     uint16_t h = (uint16_t)(e & 1 ? x >> 16 : x);
-    uint16_t exp_mask = d->type == MT_F16 ? 0x7c00 : 0x7f80;
+    uint16_t exp_mask = d->type == MFMA_F16 ? 0x7c00 : 0x7f80;
     if (ftz && !(h & exp_mask))
         h &= 0x8000;
-    return d->type == MT_F16 ? f16_to_f32(h) : bf16_to_f32(h);
+    return d->type == MFMA_F16 ? f16_to_f32(h) : bf16_to_f32(h);
 }
 
 /* Source lane of B under BLGP (CDNA1/2). */
@@ -173,14 +124,14 @@ int emu_mfma(wg_ctx *c, wave *w, const emu_inst *in)
     if (in->abid >= (1 << in->cbsz))
         return emu_fault(c, w, "abid:%d outside the broadcast group of 2^cbsz = %d block%s", in->abid,
                          1 << in->cbsz, in->cbsz ? "s" : "");
-    if (in->blgp && d->no_blgp)
+    if (in->blgp && !d->blgp)
         return emu_fault(c, w, "blgp:%d on an MFMA without BLGP support", in->blgp);
-    int aregs = d->type == MT_F32 ? 1 : kpl / 2;
+    int aregs = d->type == MFMA_F32 ? 1 : kpl / 2;
     if (in->src[0].width != aregs || in->src[1].width != aregs || in->dst.width != d->m * d->n * blocks / 64 ||
         (in->src[2].kind != K_CONST && in->src[2].width != in->dst.width))
         return emu_fault(c, w, "MFMA operand widths disagree with the operation");
 
-    bool ftz = d->type != MT_F32 && c->dev->t->mfma_16bit_ftz;
+    bool ftz = d->type != MFMA_F32 && c->dev->t->mfma_16bit_ftz;
     /* Gather A[b][i][k] and B[b][k][j] as doubles. */
     static _Thread_local double A[16][32][16], Bm[16][16][32];
     for (int l = 0; l < 64; l++) {
