@@ -100,6 +100,14 @@ typedef struct {
                                         LDS and memory path (the device's, when it bounds) */
     uint64_t model_launches;   /* launches timed */
     uint64_t model_failed;     /* launches the model could not time (trace memory) */
+    /* the memory hierarchy of the timed launches, extrapolated from the
+       sampled workgroups to the whole grid (docs/TIMING.md "Caches") */
+    uint64_t model_line_loaded, model_line_stored;     /* bytes of the lines VMEM instructions touch */
+    uint64_t model_useful_loaded, model_useful_stored; /* bytes their in-range lanes ask for */
+    uint64_t model_l1_lookups, model_l1_hits;          /* load lines at the vector L1 */
+    uint64_t model_l2_reads, model_l2_hits;            /* lines the L2 serves data for */
+    uint64_t model_hbm_bytes;                          /* L2 misses and write-backs */
+    uint64_t model_lds_cycles, model_lds_ideal;        /* LDS pipe cycles, and without bank conflicts */
 } emu_stats;
 
 /* Kernel argument as the metadata lists it. */

@@ -245,30 +245,37 @@ static void test_stream_copy(void **state)
 /* ---- latency: one wave, each load's address is the previous load's data ---- */
 
 #define CHAIN 16
-#define CHAIN_ITERS 64
 
-static double chain(const char *arch, bool lds, size_t buf_bytes, emu_stats *out)
+/* A chain of iters x CHAIN dependent loads by one wave, every lane at the
+ * same address: buf holds at each visited offset the next one. */
+static double chain(const char *arch, bool lds, void *buf, size_t buf_bytes, int iters)
 {
     tc_sbuf b = {0};
     tc_put(&b, "%s", TC_PRELUDE);
     if (lds)
         tc_put(&b, "    s_mov_b32 m0, -1\n    v_mov_b32 v2, 0\n    ds_write_b32 v2, v2\n    s_waitcnt lgkmcnt(0)\n");
-    tc_put(&b, "    v_mov_b32 v1, 0\n    s_mov_b32 s10, %d\n.Lloop:\n", CHAIN_ITERS);
+    tc_put(&b, "    v_mov_b32 v1, 0\n    s_mov_b32 s10, %d\n.Lloop:\n", iters);
     for (int i = 0; i < CHAIN; i++)
         tc_put(&b, lds ? "    ds_read_b32 v1, v1\n    s_waitcnt lgkmcnt(0)\n"
                        : "    global_load_dword v1, v1, s[4:5]\n    s_waitcnt vmcnt(0)\n");
     tc_put(&b, "    s_sub_u32 s10, s10, 1\n    s_cmp_lg_u32 s10, 0\n    s_cbranch_scc1 .Lloop\n");
-    void *buf = calloc(1, buf_bytes);
-    assert_non_null(buf);
     void *ptrs[2] = {buf, NULL};
     size_t sizes[2] = {buf_bytes, 0};
     tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 8, .lds_bytes = lds ? 256 : 0, .nptrs = 2, .num_cu = 1};
     emu_stats st = run_timed(&sn, 1, 64, ptrs, sizes);
-    free(buf);
     free(b.s);
-    if (out)
-        *out = st;
-    return (double)st.model_cycles / (CHAIN * CHAIN_ITERS);
+    return (double)st.model_cycles / (CHAIN * iters);
+}
+
+/* A buffer of `lines` lines of line bytes whose first dwords form a ring
+ * (line i points to line i + 1, the last to the first). */
+static void *ring(size_t lines, size_t line)
+{
+    uint32_t *p = calloc(lines, line);
+    assert_non_null(p);
+    for (size_t i = 0; i < lines; i++)
+        p[i * line / 4] = (uint32_t)(((i + 1) % lines) * line);
+    return p;
 }
 
 static void latency(const char *arch)
@@ -277,20 +284,29 @@ static void latency(const char *arch)
     /* each step: the latency, plus the loop's 3 scalar instructions (one
        issue turn of 4 cycles each) per CHAIN steps */
     double over = 3.0 * 4 / CHAIN;
-    double lds = chain(arch, true, 4096, NULL);
+    void *zero = calloc(1, 4096);
+    assert_non_null(zero);
+    double lds = chain(arch, true, zero, 4096, 64);
     row(arch, "ds_read_b32 chain, 1 wave", lds, f->lat_lds + over, "cycles/load");
     expect_near(arch, "LDS chain cycles per load", lds, f->lat_lds + over, 0.03);
-    /* 4 KiB footprint: of 256 bytes per load, the registered 4 KiB come from HBM once */
-    emu_stats st;
-    double loaded = (double)CHAIN * CHAIN_ITERS * 256;
-    double l2 = chain(arch, false, 4096, &st);
-    double miss = 4096.0 / (double)st.global_read;
-    assert_true(st.global_read >= loaded);
-    double want = f->lat_l2 + miss * (f->lat_hbm - f->lat_l2) + over;
+    /* one line: the first load misses everything (cold), the other 1023 hit L1 */
+    double l1 = chain(arch, false, zero, 4096, 64), n = CHAIN * 64;
+    double want = (f->lat_hbm + (n - 1) * f->lat_l1) / n + over;
+    row(arch, "global_load_dword chain, L1 hits", l1, want, "cycles/load");
+    expect_near(arch, "L1 chain cycles per load", l1, want, 0.03);
+    free(zero);
+    /* a ring of 4 x the L1's lines, walked 4 times: the first walk misses
+       (cold), the others miss L1 (LRU; a ring 4x its capacity leaves no set
+       with room) and hit L2 (one CU: all of L2 is its share) */
+    size_t lines = 4 * (size_t)f->l1_bytes / (size_t)f->line_bytes;
+    void *r = ring(lines, (size_t)f->line_bytes);
+    double l2 = chain(arch, false, r, lines * (size_t)f->line_bytes, (int)(4 * lines / CHAIN));
+    want = (f->lat_hbm + 3.0 * f->lat_l2) / 4 + over;
     row(arch, "global_load_dword chain, L2 hits", l2, want, "cycles/load");
     expect_near(arch, "L2 chain cycles per load", l2, want, 0.03);
-    /* a footprint larger than what is loaded: every load misses */
-    double hbm = chain(arch, false, (size_t)1 << 20, NULL);
+    /* the ring walked once: every load is a cold miss */
+    double hbm = chain(arch, false, r, lines * (size_t)f->line_bytes, (int)(lines / CHAIN));
+    free(r);
     row(arch, "global_load_dword chain, HBM", hbm, f->lat_hbm + over, "cycles/load");
     expect_near(arch, "HBM chain cycles per load", hbm, f->lat_hbm + over, 0.03);
 }
@@ -306,17 +322,18 @@ static void test_latency(void **state)
 static void occupancy(const char *arch)
 {
     const target *t = target_by_name(arch);
-    const char *body = TC_PRELUDE
-        "    v_mov_b32 v3, 0\n"
-        "    s_mov_b32 s10, 16\n"
-        ".Lloop:\n"
-        "    global_load_dword v2, v1, s[4:5]\n"
-        "    s_waitcnt vmcnt(0)\n"
-        "    v_add_f32 v3, v2, v3\n"
-        "    v_add_f32 v3, v2, v3\n"
-        "    s_sub_u32 s10, s10, 1\n"
-        "    s_cmp_lg_u32 s10, 0\n"
-        "    s_cbranch_scc1 .Lloop\n";
+    char body[1024];
+    snprintf(body, sizeof body, "%s"
+             "    v_mov_b32 v3, 0\n"
+             "    s_mov_b32 s10, 16\n"
+             ".Lloop:\n"
+             "    global_load_dword v2, v1, s[4:5] %s\n" /* device scope: from L2, not L1 */
+             "    s_waitcnt vmcnt(0)\n"
+             "    v_add_f32 v3, v2, v3\n"
+             "    v_add_f32 v3, v2, v3\n"
+             "    s_sub_u32 s10, s10, 1\n"
+             "    s_cmp_lg_u32 s10, 0\n"
+             "    s_cbranch_scc1 .Lloop\n", TC_PRELUDE, t->cache_bits_sc ? "sc1" : "glc");
     void *buf = calloc(1, 4096);
     assert_non_null(buf);
     void *ptrs[2] = {buf, NULL};
