@@ -38,7 +38,8 @@ enum {
 
 #define TM_COMMON .sgprs_per_simd = 800, .lds_alloc_granule = 512, .max_wg_per_cu = 16, .lds_bytes_per_clk = 128, \
                   .valu_flops_f32 = 128, .valu_flops_pk_f16 = 256, .lat_salu = 1, .lat_smem = 40, .lat_lds = 64,  \
-                  .l1_ways = 16, .l2_ways = 16
+                  .l1_ways = 16, .l2_ways = 16, \
+                  .hbm_achievable = 0.8, .launch_us = 3.5
 
 static const target t_GFX906 = {
     IDENT(gfx906, GFX906),
@@ -194,7 +195,7 @@ static const target t_GFX90A = {
     },                                                                         \
     .tm = {TM_COMMON, .l1_bytes_per_clk = 128, .l2_bytes = 8 * (4 << 20), .l2_bytes_per_clk = 8 * 16 * 128, \
            .hbm_tbps = 5.3, .line_bytes = 128, .l1_bytes = 32 << 10,        \
-           .lds_b128_cdna3_groups = true, .lat_l1 = 120, .valu_flops_pk_f32 = 256, .mfma_flops_f32 = 256, .mfma_flops_f16 = 2048,       \
+           .lds_b128_cdna3_groups = true, .l2_instances = 8, .lat_l1 = 120, .valu_flops_pk_f32 = 256, .mfma_flops_f32 = 256, .mfma_flops_f16 = 2048,       \
            .mfma_flops_bf16 = 2048, .lat_l2 = 450, .lat_hbm = 900}
 
 static const target t_GFX942 = {

@@ -74,6 +74,10 @@ typedef struct {
     int l2_bytes;            /* L2 size (per GCD / all XCDs) */
     int l2_bytes_per_clk;    /* L2 bandwidth of the whole device (channels x bytes) */
     double hbm_tbps;         /* HBM bandwidth, TB/s (1e12 bytes/s): the product's peak */
+    double hbm_achievable;   /* share of hbm_tbps a streaming kernel reaches (published
+                                STREAM/BabelStream-type measurements) */
+    double launch_us;        /* per launch: dispatch of back-to-back kernels (published
+                                dispatch-latency microbenchmarks) */
     /* memory hierarchy: a VMEM instruction moves whole lines of line_bytes
        (the vector L1's line, the unit the address path (TA) coalesces lanes
        into and the L2 and HBM are charged in); a per-CU vector L1 of
@@ -82,6 +86,8 @@ typedef struct {
     int line_bytes;
     int l1_bytes, l1_ways;
     int l2_ways;
+    int l2_instances;        /* L2s the device's L2 is split into (0: one; MI300X: one per XCD, 8); a CU
+                                uses only its own */
     /* LDS banks: ds_read_b128 serviced in CDNA3's interleaved 8-lane groups
        (lanes 0-3 with 20-23, 4-7 with 16-19, ...) instead of 8 consecutive
        lanes */

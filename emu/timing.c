@@ -234,7 +234,7 @@ void emu_timing_end(emu_timing *tm, emu_stats *st)
         st->model_failed++;
         return;
     }
-    double hbm_clk = f->hbm_tbps * 1e3 / emu_clock_ghz(tm->d); /* bytes per clock */
+    double hbm_clk = f->hbm_tbps * f->hbm_achievable * 1e3 / emu_clock_ghz(tm->d); /* bytes per clock */
     tm_machine m = {
         .t = t,
         .k = tm->k,
@@ -265,6 +265,7 @@ void emu_timing_end(emu_timing *tm, emu_stats *st)
         busy[EL_MEMORY] = dev;
     if (dev > end)
         end = dev;
+    end += f->launch_us * 1e3 * emu_clock_ghz(tm->d); /* dispatch */
     st->model_cycles += (uint64_t)(end + 0.5);
     for (int i = 0; i < EL_LATENCY; i++)
         st->model_busy[i] += (uint64_t)(busy[i] + 0.5);

@@ -16,10 +16,11 @@
  * allocating, atomics bypass it. L2: the
  * sampled CUs get their share of it, l2_bytes x sampled / active CUs (each
  * CU's share of the capacity, as on the device where all active CUs
- * stream through it at once), l2_ways-way LRU, write-back with write
+ * stream through it at once), at most their own L2 each (MI300X: one of
+ * 4 MiB per XCD), l2_ways-way LRU, write-back with write
  * allocation (a store does not read the line: byte masks); an evicted or,
- * at the end, remaining dirty line is a write-back. Set indices are hashed
- * (the L2 channels are address-hashed).
+ * at the end, remaining dirty line is a write-back. A line's set is its
+ * number modulo the sets (consecutive lines fill the sets evenly).
  *
  * An L2 miss of a line no sampled wave touched before is a cold miss; of a
  * line touched before (and evicted) a capacity miss. The unsampled
@@ -72,7 +73,7 @@ static uint64_t hash_line(uint64_t x)
  * Returns whether it hit. */
 static bool cache_access(cache *c, uint64_t line, bool alloc, bool mark_dirty, bool *wb)
 {
-    size_t base = (size_t)(hash_line(line) % c->sets * (uint64_t)c->ways);
+    size_t base = (size_t)(line % c->sets * (uint64_t)c->ways);
     uint64_t *tag = &c->tag[base], *st = &c->stamp[base];
     uint8_t *dy = &c->dirty[base];
     c->clock++;
@@ -263,7 +264,9 @@ int tm_cache_pass(const tm_cache_in *in, tm_cache_sum *out)
     pass p = {.in = in, .out = out};
     p.l1 = calloc((size_t)in->ns, sizeof *p.l1);
     cu_walk *w = calloc((size_t)in->ns, sizeof *w);
-    uint64_t l2 = (uint64_t)((double)f->l2_bytes * in->ns / (double)in->active);
+    /* the sampled CUs' share of L2, at most their own L2s (one per XCD on MI300X) */
+    double share = (double)f->l2_bytes * in->ns / (double)in->active, own = (double)f->l2_bytes / (f->l2_instances > 1 ? f->l2_instances : 1) * in->ns;
+    uint64_t l2 = (uint64_t)(share < own ? share : own);
     int rc = !p.l1 || !w || cache_init(&p.l2, l2 > (uint64_t)f->line_bytes ? l2 : (uint64_t)f->line_bytes,
                                        f->line_bytes, f->l2_ways);
     for (int s = 0; !rc && s < in->ns; s++)
