@@ -550,6 +550,20 @@ void emu_stats_add(emu_stats *dst, const emu_stats *src)
     dst->model_hbm_bytes += src->model_hbm_bytes;
     dst->model_lds_cycles += src->model_lds_cycles;
     dst->model_lds_ideal += src->model_lds_ideal;
+    for (int i = 0; i < EMU_MODEL_BUFFERS && src->model_buf[i].base; i++) {
+        const emu_model_buffer *b = &src->model_buf[i];
+        int j = 0;
+        while (j < EMU_MODEL_BUFFERS && dst->model_buf[j].base && dst->model_buf[j].base != b->base)
+            j++;
+        if (j == EMU_MODEL_BUFFERS)
+            continue; /* more buffers than slots: the totals above still count them */
+        emu_model_buffer *d = &dst->model_buf[j];
+        d->base = b->base;
+        d->line_loaded += b->line_loaded;
+        d->useful_loaded += b->useful_loaded;
+        d->line_stored += b->line_stored;
+        d->useful_stored += b->useful_stored;
+    }
 }
 
 uint64_t emu_stats_hazards(const emu_stats *s)

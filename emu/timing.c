@@ -198,6 +198,28 @@ static void launch_traffic(const emu_timing *tm, const tm_cache_sum *cs, double 
     st->model_hbm_bytes += (uint64_t)(*hbm_bytes + 0.5);
     st->model_lds_cycles += (uint64_t)(cs->lds_cycles * scale + 0.5);
     st->model_lds_ideal += (uint64_t)(cs->lds_ideal * scale + 0.5);
+    /* per buffer: the EMU_MODEL_BUFFERS with the most lines */
+    bool taken[TM_MAX_REGIONS] = {false};
+    for (int k = 0; k < EMU_MODEL_BUFFERS; k++) {
+        int best = -1;
+        for (int i = 0; i < cs->nregions; i++) {
+            const tm_region *r = &cs->region[i];
+            if (!taken[i] && (best < 0 || r->lines_loaded + r->lines_stored >
+                                              cs->region[best].lines_loaded + cs->region[best].lines_stored))
+                best = i;
+        }
+        if (best < 0)
+            break;
+        taken[best] = true;
+        const tm_region *r = &cs->region[best];
+        st->model_buf[k] = (emu_model_buffer){
+            .base = r->base,
+            .line_loaded = (uint64_t)(r->lines_loaded * scale * line + 0.5),
+            .useful_loaded = (uint64_t)(r->useful_loaded * scale + 0.5),
+            .line_stored = (uint64_t)(r->lines_stored * scale * line + 0.5),
+            .useful_stored = (uint64_t)(r->useful_stored * scale + 0.5),
+        };
+    }
 }
 
 /* The cache pass over the sampled traces; the sample's workgroups in *sampled. */

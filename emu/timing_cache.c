@@ -139,20 +139,20 @@ static int set_grow(line_set *s)
     return 0;
 }
 
-/* Buffers (registered regions) the sample read from or wrote to. */
-static void note_region(tm_cache_sum *o, const emu_device *d, uint64_t addr, bool read, bool write)
+/* The buffer (registered region) holding addr, added to the sample's
+ * list when new; NULL when none holds it or the list is full. */
+static tm_region *region_of(tm_cache_sum *o, const emu_device *d, uint64_t addr)
 {
     uintptr_t lo, hi;
     if (!emu_mem_region(d, (uintptr_t)addr, 1, &lo, &hi))
-        return;
+        return NULL;
     for (int i = 0; i < o->nregions; i++)
-        if (o->region[i].base == lo) {
-            o->region[i].read |= read;
-            o->region[i].written |= write;
-            return;
-        }
-    if (o->nregions < TM_MAX_REGIONS)
-        o->region[o->nregions++] = (tm_region){.base = lo, .size = hi - lo, .read = read, .written = write};
+        if (o->region[i].base == lo)
+            return &o->region[i];
+    if (o->nregions == TM_MAX_REGIONS)
+        return NULL;
+    o->region[o->nregions] = (tm_region){.base = lo, .size = hi - lo};
+    return &o->region[o->nregions++];
 }
 
 typedef struct {
@@ -171,12 +171,19 @@ static void vmem(pass *p, int s, const emu_inst *ins, uint32_t *e)
     unsigned req = 0, cap = 0, cold = 0;
     tm_cache_sum *o = p->out;
     double useful = (double)lanes * (atomic ? 4 : ins->mem_bytes);
+    tm_region *rg = n ? region_of(o, p->in->d, ((uint64_t)e[2] | (uint64_t)e[3] << 32) * (uint64_t)line) : NULL;
     if (load) {
         o->lines_loaded += n;
         o->useful_loaded += useful;
     } else {
         o->lines_stored += n;
         o->useful_stored += useful;
+    }
+    if (rg) {
+        rg->read |= load || atomic;
+        rg->written |= !load;
+        *(load ? &rg->lines_loaded : &rg->lines_stored) += n;
+        *(load ? &rg->useful_loaded : &rg->useful_stored) += useful;
     }
     for (int i = 0; i < n; i++) {
         uint64_t x = (uint64_t)e[2 + 2 * i] | (uint64_t)e[3 + 2 * i] << 32;
@@ -194,8 +201,6 @@ static void vmem(pass *p, int s, const emu_inst *ins, uint32_t *e)
         int fresh = set_add(&p->seen, x);
         if (fresh < 0)
             p->oom = true;
-        if (fresh > 0)
-            note_region(o, p->in->d, x * (uint64_t)line, load || atomic, !load);
         if (!load && !atomic)
             continue; /* stores allocate without reading */
         o->l2_reads++;
@@ -257,16 +262,14 @@ static bool admit(const tm_cache_in *in, int s, cu_walk *c, int r)
     return true;
 }
 
-int tm_cache_pass(const tm_cache_in *in, tm_cache_sum *out)
+/* One pass with an L2 of l2 bytes; *distinct: the lines the sample touched. */
+static int run_pass(const tm_cache_in *in, tm_cache_sum *out, uint64_t l2, size_t *distinct)
 {
     const timing_facts *f = &in->t->tm;
     memset(out, 0, sizeof *out);
     pass p = {.in = in, .out = out};
     p.l1 = calloc((size_t)in->ns, sizeof *p.l1);
     cu_walk *w = calloc((size_t)in->ns, sizeof *w);
-    /* the sampled CUs' share of L2, at most their own L2s (one per XCD on MI300X) */
-    double share = (double)f->l2_bytes * in->ns / (double)in->active, own = (double)f->l2_bytes / (f->l2_instances > 1 ? f->l2_instances : 1) * in->ns;
-    uint64_t l2 = (uint64_t)(share < own ? share : own);
     int rc = !p.l1 || !w || cache_init(&p.l2, l2 > (uint64_t)f->line_bytes ? l2 : (uint64_t)f->line_bytes,
                                        f->line_bytes, f->l2_ways);
     for (int s = 0; !rc && s < in->ns; s++)
@@ -301,7 +304,31 @@ int tm_cache_pass(const tm_cache_in *in, tm_cache_sum *out)
         cache_free(&p.l1[s]);
     cache_free(&p.l2);
     free(p.l1);
+    *distinct = p.seen.n;
     free(p.seen.slot);
     free(w);
     return rc ? -1 : 0;
+}
+
+int tm_cache_pass(const tm_cache_in *in, tm_cache_sum *out)
+{
+    const timing_facts *f = &in->t->tm;
+    double l2 = f->l2_bytes, one = l2 / (f->l2_instances > 1 ? f->l2_instances : 1), own = one * in->ns;
+    double share = l2 * in->ns / (double)in->active;
+    size_t distinct;
+    if (run_pass(in, out, (uint64_t)(share < own ? share : own), &distinct))
+        return -1;
+    /* lines the sampled CUs share with the rest (weights, overlapping
+       tiles) take L2 capacity once for all CUs of an L2: the sample's
+       capacity is at least one L2's share of the lines the launch's
+       buffers hold that the sample touched */
+    double lines = 0;
+    for (int i = 0; i < out->nregions; i++)
+        lines += (double)out->region[i].size / f->line_bytes;
+    double held = lines > 0 ? one * (double)distinct / lines : 0, cap = share > held ? share : held;
+    if (cap > own)
+        cap = own;
+    if (cap <= share * 1.01)
+        return 0;
+    return run_pass(in, out, (uint64_t)cap, &distinct);
 }

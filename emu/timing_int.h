@@ -69,6 +69,8 @@ typedef struct {
     uintptr_t base;
     size_t size;
     bool read, written;
+    double lines_loaded, useful_loaded, lines_stored, useful_stored; /* of the instructions whose
+                                                                        first line lies in it */
 } tm_region;
 
 /* The sample's totals (lines, bytes) */
