@@ -210,15 +210,20 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
 
 double naive_estimate(const igemm_shape *sh, const target *t)
 {
-    /* fitted to the timing model on gfx906 (docs/TIMING.md): a wave issues
-       380 cycles once and 107 + 24 * Kg per tap; its dependent loads take
-       1055 cycles once and 227 (+165 when strided: the lanes' checks) +
-       317 * Kg per tap, scaled by the target's HBM latency. Waves of one
-       SIMD overlap their latencies only partly. */
-    double taps = (double)sh->p.y * sh->p.x, kg = sh->kg, scale = t->tm.lat_hbm / 600.0;
+    /* fitted to the timing model on gfx906 (docs/TIMING.md) when every load
+       was an L2 hit: a wave issues 380 cycles once and 107 + 24 * Kg per
+       tap; its dependent loads take 1055 cycles once (the first lines, from
+       HBM: scaled by the target's HBM latency) and 227 (+165 when strided:
+       the lanes' checks) + 317 * Kg per tap, at gfx906's L2 latency of 300;
+       the timing model now serves a tap's first loads from the vector L1
+       (the lanes of a wave read neighbouring pixels, tap after tap): that
+       part scales by the target's L1 latency, the per-channel one by its L2
+       latency. Waves of one SIMD overlap their latencies only partly. */
+    double taps = (double)sh->p.y * sh->p.x, kg = sh->kg;
+    double once = t->tm.lat_hbm / 600.0, l1 = t->tm.lat_l1 / 300.0, l2 = t->tm.lat_l2 / 300.0;
     bool strided = sh->p.stride_h > 1 || sh->p.stride_w > 1;
     double issue = 380 + taps * (107 + 24 * kg);
-    double chain = scale * (1055 + taps * (227 + (strided ? 165 : 0) + 317 * kg));
+    double chain = once * 1055 + taps * (l1 * (227 + (strided ? 165 : 0)) + l2 * 317 * kg);
     double waves = ceil_div((double)sh->dx_elems, 64);
     double busy = ceil_div(waves, (double)t->simds_per_cu * t->num_cu) * issue;
     double launch = t->tm.launch_us * 1e3 * t->clock_ghz;
