@@ -172,7 +172,7 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
     /* the tiles' bytes through the device's L2 (each workgroup loads its A
        and B tiles once per step, elements of the tensors' type) */
     double tile_bytes = (double)c->kpb * (c->mpb + c->npb) * igemm_dtype_get(c->dtype)->bytes, l2_bytes = 0;
-    double lines = 0, wg_lines = step_lines(c, sh, t); /* address path: lines of the loads */
+    double lines = 0, wgs_total = 0, wg_lines = step_lines(c, sh, t); /* address path: lines of the loads */
     int phases[V4R1_PLAN_PHASES];
     int nph = v4r1_phases(sh, phases, V4R1_PLAN_PHASES);
     for (int i = 0; i < nph; i++) {
@@ -183,6 +183,7 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         waves_total += wgs * waves;
         l2_bytes += wgs * steps * tile_bytes;
         lines += wgs * steps * wg_lines;
+        wgs_total += wgs;
         cycles_total += wgs * waves * cyc;
         if (lcyc > longest)
             longest = lcyc;
@@ -198,7 +199,11 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         resident = per_simd;
     double lat = resident < 2 ? 1.3 : resident < 3 ? 1.1 : 1.0;
     double busy = per_simd * cycles_total / waves_total * lat;
-    double mem = l2_bytes / t->tm.l2_bytes_per_clk, path = lines / t->num_cu;
+    /* a CU's address path takes the lines of the workgroups it runs */
+    double mem = l2_bytes / t->tm.l2_bytes_per_clk, path = lines / wgs_total * ceil_div(wgs_total, t->num_cu);
+    double l2_lines = lines * t->tm.line_bytes / t->tm.l2_bytes_per_clk; /* every line through L2 */
+    if (l2_lines > mem)
+        mem = l2_lines;
     if (mem > busy)
         busy = mem;
     if (path > busy)
