@@ -306,6 +306,14 @@ test: all $(TEST_BIN) $(B)/.deps-python-ok
 	@$(PY_ENV) $(PYTHON) tests/python/run.py $(PY_TEST_SRC)
 	@echo "all test suites passed"
 
+# tests/kernel_digests.txt: the SHA-256 of every generated kernel, which
+# tests/test_digests checks in make test. After a deliberate change to the
+# generated code, write it again and commit it with the change (README,
+# "Changing generated code").
+.PHONY: update-digests
+update-digests: all $(B)/tests/test_digests
+	$(B)/tests/test_digests --write tests/kernel_digests.txt
+
 # Every s_nop the emitter inserted, lowered by one wait state, must be a
 # hazard on the emulator (make test samples three per kernel; ~2 min).
 .PHONY: check-hazards
