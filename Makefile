@@ -62,7 +62,7 @@ $(B)/.deps-python-ok: tools/deps.sh
 deps: $(B)/.deps-ok $(B)/.deps-python-ok
 
 # ---- sources ---------------------------------------------------------------
-ARCH_SRC := arch/target.c arch/isa.c arch/mfma.c
+ARCH_SRC := arch/target.c arch/isa.c arch/mfma.c arch/occupancy.c
 CONV_SRC := conv/util.c conv/ofile.c conv/types.c conv/problem.c conv/half.c conv/reference.c conv/verify.c conv/v4r1_config.c conv/solver.c \
             conv/solver_v4r1.c conv/heuristic.c conv/driver_flags.c
 CORE_SRC := $(ARCH_SRC) $(CONV_SRC)
@@ -94,8 +94,8 @@ $(B)/co/%.s: $(B)/bin/igemmgen
 	@mkdir -p $(dir $@)
 	$(B)/bin/igemmgen --arch $* -o $@
 
-$(B)/co/%.o: $(B)/co/%.s $(wildcard asm_templates/*.inc)
-	$(LLVM_MC) -triple=amdgcn-amd-amdhsa -mcpu=$* -filetype=obj -I asm_templates $< -o $@
+$(B)/co/%.o: $(B)/co/%.s
+	$(LLVM_MC) -triple=amdgcn-amd-amdhsa -mcpu=$* -filetype=obj $< -o $@
 
 $(B)/co/%.hsaco: $(B)/co/%.o
 	$(LD_LLD) -shared $< -o $@

@@ -155,16 +155,15 @@ static void set_pend(wave *w, uint16_t code, int width, uint8_t v)
 static void wait_vm(wave *w, int n);
 static void wait_lgkm(wave *w, int n);
 
-/* The counters are 6 bits (vmcnt) and 4 bits (lgkmcnt) wide: an operation
- * issued with 63 (15) outstanding stalls until the counter drops, which
- * retires what every completion order guarantees, as s_waitcnt would. */
-#define VMCNT_MAX 63
-#define LGKMCNT_MAX 15
-
+/* The counters are as wide as the target's s_waitcnt fields (vmcnt_max,
+ * lgkmcnt_max: 63 and 15 on gfx9): an operation issued with that many
+ * outstanding stalls until the counter drops, which retires what every
+ * completion order guarantees, as s_waitcnt would. */
 int emu_issue_vm(wg_ctx *c, wave *w, const emu_inst *in, uint16_t code, int width)
 {
-    if (w->vm_n >= VMCNT_MAX)
-        wait_vm(w, VMCNT_MAX - 1);
+    int vm_max = c->dev->t->vmcnt_max;
+    if (w->vm_n >= vm_max)
+        wait_vm(w, vm_max - 1);
     if (w->vm_n == VM_QUEUE)
         return emu_fault(c, w, "more than %d vector memory operations outstanding", VM_QUEUE);
     pend_op *p = &w->vmq[(w->vm_head + w->vm_n++) % VM_QUEUE];
@@ -175,8 +174,9 @@ int emu_issue_vm(wg_ctx *c, wave *w, const emu_inst *in, uint16_t code, int widt
 
 int emu_issue_lgkm(wg_ctx *c, wave *w, const emu_inst *in, uint16_t code, int width, bool smem, bool lds_store)
 {
-    if (w->lq_n >= LGKMCNT_MAX)
-        wait_lgkm(w, LGKMCNT_MAX - 1);
+    int lgkm_max = c->dev->t->lgkmcnt_max;
+    if (w->lq_n >= lgkm_max)
+        wait_lgkm(w, lgkm_max - 1);
     if (w->lq_n == LGKM_QUEUE)
         return emu_fault(c, w, "more than %d LDS/scalar memory operations outstanding", LGKM_QUEUE);
     w->lq[w->lq_n++] = (pend_op){.code = code, .width = (uint8_t)width, .smem = smem, .lds_store = lds_store,

@@ -4,8 +4,7 @@
  *               [--igemmgen PATH] [--llvm-bin DIR] [--threads N] [--density "conv ..."]
  *               [--co-dir DIR] [--launch-us US] [--type fp32|fp16|bf16] [--layout NCHW|NHWC]
  *
- * --igemmgen and --llvm-bin build the static twins (run from the repository
- * root: they include asm_templates/); --threads: emulator worker threads
+ * --igemmgen and --llvm-bin build the static twins; --threads: emulator worker threads
  * (0: one per CPU); --density: the layer of the density table; --co-dir:
  * DIR/<arch>.hsaco instead of the library's embedded code object (for the
  * selection, the runs and the density table alike); --launch-us: modeled
@@ -88,7 +87,7 @@ static void *build_twin(const opts *o, const igemm_problem *p, const char *solut
     igemm_problem_format(p, args, sizeof args);
     snprintf(cmd, sizeof cmd,
              "%s --arch %s --static \"%s %s -F 2\" --config %s -o %s/t.s && "
-             "%s/llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=%s -filetype=obj -I asm_templates %s/t.s -o %s/t.o && "
+             "%s/llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=%s -filetype=obj %s/t.s -o %s/t.o && "
              "%s/ld.lld -shared %s/t.o -o %s/t.hsaco",
              o->igemmgen, o->arch, igemm_problem_command(p), args, solution, dir, o->llvm_bin, o->arch, dir, dir, o->llvm_bin, dir, dir);
     void *img = NULL;
