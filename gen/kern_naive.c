@@ -224,6 +224,7 @@ static void fill_zero(emit *e, const char *name, int esz)
 {
     const int q = 16 / esz, lq = esz == 4 ? 2 : 3; /* elements per quad, log2 */
     e_kernel_begin(e, name, FILL_BLOCK);
+    e_scope_begin(e, "fill"); /* every register of the kernel, released at its end */
 #define KARG_STRUCT igemm_fill_args
     IGEMM_FILL_ARGS(KARG_DECLARE)
 #undef KARG_STRUCT
@@ -261,9 +262,7 @@ static void fill_zero(emit *e, const char *name, int esz)
     for (int j = 0; j < q; j++)
         e_mubuf(e, esz == 4 ? "buffer_store_dword" : "buffer_store_short", at(v_z, j % 4), v_off, s_rsrc, imm(0),
                 esz * j);
-    opnd all[] = {v_z, v_off, v_i, s_save, s_t, s_rsrc, v_tid, s_args, s_bx, s_ka};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        rfree(e, all[i]);
+    e_scope_end(e, "fill", true);
     e_kernel_end(e);
 }
 

@@ -224,6 +224,7 @@ static void store_groups(v4r1_kw *w, const store_ctx *x)
             store_row(w, x, i, NOOP);
         return;
     }
+    e_scope_begin(e, "store_groups"); /* its registers, released at its end */
     opnd s_vlim = sreg(e, "s_vlim", 1, 1), s_full = sreg(e, "s_full", 2, 2), s_sel = NOOP, v_vec = NOOP;
     e_sop2(e, "s_sub_u32", s_vlim, sv_op(x->mlim), imm(V4R1_ROW_GROUP - 1));
     if (half) {
@@ -241,12 +242,7 @@ static void store_groups(v4r1_kw *w, const store_ctx *x)
         v_vec = vreg(e, "v_vec", V4R1_ROW_GROUP, 2);
     for (int i = 0; i < m->rows(w); i += V4R1_ROW_GROUP)
         store_group(w, x, i, s_vlim, s_full, s_sel, v_vec);
-    if (v_vec.kind != OPK_NONE)
-        rfree(e, v_vec);
-    if (s_sel.kind != OPK_NONE)
-        rfree(e, s_sel);
-    rfree(e, s_full);
-    rfree(e, s_vlim);
+    e_scope_end(e, "store_groups", true);
 }
 
 /* NCHW row by row; NHWC in groups of 4 rows (store_groups). */
@@ -255,6 +251,7 @@ static void store_rows(v4r1_kw *w, opnd v_coff, opnd v_row0)
     emit *e = w->e;
     const v4r1_math *m = w->math;
     store_ctx x = {.v_coff = v_coff, .v_row0 = v_row0, .v_tmp = NOOP, .v_nan = NOOP, .s_dxbase = NOOP};
+    e_scope_begin(e, "store_rows"); /* x's registers, released at its end */
     if (w->dt->id == IGEMM_BF16) {
         x.v_tmp = vreg(e, "v_round", 1, 1);
         x.v_nan = vreg(e, "v_qnan", 1, 1);
@@ -278,15 +275,7 @@ static void store_rows(v4r1_kw *w, opnd v_coff, opnd v_row0)
     else
         for (int i = 0; i < m->rows(w); i++)
             store_row(w, &x, i, NOOP);
-    sv_free(e, x.mlim);
-    if (w->dt->id == IGEMM_BF16) {
-        rfree(e, x.v_tmp);
-        rfree(e, x.v_nan);
-    }
-    rfree(e, x.s_rsc);
-    if (!w->nhwc)
-        rfree(e, x.s_dxbase);
-    rfree(e, x.s_save);
+    e_scope_end(e, "store_rows", true);
 }
 
 void v4r1_epilogue(v4r1_kw *w)
@@ -299,7 +288,7 @@ void v4r1_epilogue(v4r1_kw *w)
     sv hiwi4 = sv_shl(e, "s_hiwi4", hiwi, w->dt->log2_bytes);
     if (w->nhwc) {
         w->c_rowstride = sv_const((uint32_t)w->dt->bytes);
-        w->c_pix = sv_shl(e, "s_c4", w->a_c, w->dt->log2_bytes);
+        w->c_pix = sv_shl(e, "s_c_bytes", w->a_c, w->dt->log2_bytes);
     } else {
         w->c_rowstride = sv_borrow(hiwi4);
         w->c_pix = sv_const((uint32_t)w->dt->bytes);
