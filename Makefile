@@ -73,7 +73,8 @@ GEN_SRC  := gen/main.c gen/emit.c gen/emit_op.c gen/emit_fmt.c gen/emit_mem.c ge
 EMU_SRC  := emu/decode.c emu/disasm.c emu/inst.c emu/loader.c emu/msgpack.c emu/device.c emu/exec.c \
             emu/exec_valu.c emu/exec_mem.c emu/lds.c emu/mfma.c emu/hazard.c emu/launch.c \
             emu/timing.c emu/timing_occ.c emu/timing_cu.c
-RT_SRC   := runtime/handle.c runtime/codeobj.c runtime/backend_emu.c \
+RT_SRC   := runtime/handle.c runtime/handle_memory.c runtime/handle_select.c runtime/handle_run.c runtime/handle_find.c \
+            runtime/handle_perfdb.c runtime/codeobj.c runtime/backend_emu.c \
             runtime/backend_hip.c
 RT_SRC   += runtime/perfdb.c runtime/allocs.c runtime/bundle.c runtime/sha256.c runtime/coinfo.c
 CLI_SRC  := tools/igemm.c tools/cli_conv.c tools/cli_emu_run.c
