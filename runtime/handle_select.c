@@ -10,6 +10,11 @@ const char *igemm_solution_name(int i) { return solver_get(i) ? solver_get(i)->n
 
 static igemm_status check_solver(igemm_handle *h, const solver *s, const igemm_shape *sh, char *why, size_t len)
 {
+    if (s->dir != sh->dir) {
+        why_printf(why, len, "%s computes %s, the problem is %s", s->name, igemm_direction_get(s->dir)->name,
+                   igemm_direction_get(sh->dir)->name);
+        return IGEMM_ERR_NOT_APPLICABLE;
+    }
     if (!s->available(s, h->t)) {
         why_printf(why, len, "%s has no %s kernel", h->t->name, s->name);
         return IGEMM_ERR_NOT_APPLICABLE;
@@ -34,7 +39,7 @@ void handle_refusal(igemm_handle *h, const igemm_shape *sh, char *buf, size_t le
     for (int i = 0; i < n_solvers; i++) {
         char why[256] = "";
         const solver *s = solver_get(i);
-        if (!s->available(s, h->t) || s->layout != sh->p.layout || s->dtype != sh->p.dtype)
+        if (s->dir != sh->dir || !s->available(s, h->t) || s->layout != sh->p.layout || s->dtype != sh->p.dtype)
             continue;
         check_solver(h, solver_get(i), sh, why, sizeof why);
         int j = 0;
@@ -80,6 +85,8 @@ igemm_status igemm_applicable(igemm_handle *h, const igemm_problem *p, const cha
     h->err[0] = 0;
     igemm_shape sh;
     igemm_status st = igemm_shape_init(&sh, p, why, why_len);
+    if (st == IGEMM_OK)
+        st = solver_direction_check(sh.dir, why, why_len);
     if (st != IGEMM_OK)
         return st;
     if (solution) {
@@ -116,6 +123,8 @@ igemm_status handle_resolve(igemm_handle *h, const igemm_problem *p, const char 
                             const solver **out, const char **source)
 {
     igemm_status st = igemm_shape_init(sh, p, h->err, sizeof h->err);
+    if (st == IGEMM_OK)
+        st = solver_direction_check(sh->dir, h->err, sizeof h->err);
     if (st != IGEMM_OK)
         return st;
     if (solution) {
