@@ -27,7 +27,7 @@ static igemm_status measure(igemm_handle *h, const igemm_shape *sh, const solver
     }
     if (st == IGEMM_OK && !perfdb_cost_ok(out->cost))
         st = handle_fail(h, IGEMM_ERR_BACKEND, "find: %s measured an invalid cost (%g %s): the timer failed", s->name,
-                  out->cost, out->unit);
+                         out->cost, out->unit);
     out->status = st;
     if (st != IGEMM_OK)
         out->cost = INFINITY;
@@ -54,7 +54,7 @@ igemm_status igemm_find(igemm_handle *h, const igemm_problem *p, void *dx, const
         return handle_fail(h, IGEMM_ERR_INVALID_ARG, "%s must not be NULL", !dx ? "dx" : !dy ? "dy" : "w");
     if (max_results < 0 || (max_results > 0 && !results))
         return handle_fail(h, IGEMM_ERR_INVALID_ARG, "igemm_find: results is NULL or max_results (%d) is negative",
-                    max_results);
+                           max_results);
     igemm_shape sh;
     igemm_status st = igemm_shape_init(&sh, p, h->err, sizeof h->err);
     if (st != IGEMM_OK)

@@ -35,8 +35,9 @@ igemm_status handle_fits_alloc(igemm_handle *h, const char *what, const void *p,
     size_t size, off;
     if (!allocs_check(&h->allocs, p, bytes, &size, &off))
         return IGEMM_OK;
-    return handle_fail(h, IGEMM_ERR_INVALID_ARG, "%s needs %zu bytes at offset %zu of an igemm_alloc buffer of %zu bytes", what,
-                bytes, off, size);
+    return handle_fail(h, IGEMM_ERR_INVALID_ARG,
+                       "%s needs %zu bytes at offset %zu of an igemm_alloc buffer of %zu bytes", what, bytes, off,
+                       size);
 }
 
 /* The two copy directions share their checks; fn names the caller. */

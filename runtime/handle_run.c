@@ -71,7 +71,7 @@ igemm_status handle_run(igemm_handle *h, const igemm_shape *sh, const solver *s,
         bk_stats bs;
         if (h->b->ops->launch(h->b, k, d->grid, d->block, d->args, d->args_size, &bs)) {
             st = handle_fail(h, h->b->ops->launch_error, "%s (launch %d of %d of %s)", h->b->err,
-                      i + 1, plan.n, s->name);
+                             i + 1, plan.n, s->name);
             break;
         }
         add_kernel_name(ri->kernels, sizeof ri->kernels, d->kernel);
@@ -159,7 +159,8 @@ igemm_status igemm_get_launches(igemm_handle *h, const igemm_problem *p, const c
     if (launches && max < plan.n) {
         int n = plan.n;
         plan_free(&plan);
-        return handle_fail(h, IGEMM_ERR_INVALID_ARG, "the plan of %s has %d launches; the array holds %d", s->name, n, max);
+        return handle_fail(h, IGEMM_ERR_INVALID_ARG, "the plan of %s has %d launches; the array holds %d", s->name,
+                           n, max);
     }
     for (int i = 0; launches && i < plan.n; i++) {
         const launch_desc *d = &plan.l[i];

@@ -130,8 +130,10 @@ igemm_status handle_resolve(igemm_handle *h, const igemm_problem *p, const char 
     if (solution) {
         const solver *s = solver_find(solution);
         if (!s)
-            return handle_fail(h, IGEMM_ERR_INVALID_ARG, "unknown solution '%s' (igemm_solution_name lists the %d names; the CLI: igemm solutions)",
-                        solution, solver_count());
+            return handle_fail(h, IGEMM_ERR_INVALID_ARG,
+                               "unknown solution '%s' (igemm_solution_name lists the %d names; the CLI: igemm "
+                               "solutions)",
+                               solution, solver_count());
         char why[512];
         if ((st = check_solver(h, s, sh, why, sizeof why)) != IGEMM_OK)
             return handle_fail(h, st, "%s does not apply on %s: %s", s->name, h->t->name, why);
@@ -160,7 +162,8 @@ igemm_status igemm_select(igemm_handle *h, const igemm_problem *p, char *solutio
         return IGEMM_ERR_INVALID_ARG;
     h->err[0] = 0;
     if (!p || !solution || !len)
-        return handle_fail(h, IGEMM_ERR_INVALID_ARG, "igemm_select: %s is NULL or empty", !p ? "the problem" : "solution");
+        return handle_fail(h, IGEMM_ERR_INVALID_ARG, "igemm_select: %s is NULL or empty",
+                           !p ? "the problem" : "solution");
     igemm_shape sh;
     const solver *s;
     const char *source;
@@ -169,7 +172,7 @@ igemm_status igemm_select(igemm_handle *h, const igemm_problem *p, char *solutio
         return st;
     if (strlen(s->name) >= len)
         return handle_fail(h, IGEMM_ERR_INVALID_ARG, "igemm_select: %s needs %zu bytes, the buffer has %zu", s->name,
-                    strlen(s->name) + 1, len);
+                           strlen(s->name) + 1, len);
     snprintf(solution, len, "%s", s->name);
     return IGEMM_OK;
 }
