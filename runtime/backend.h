@@ -69,6 +69,13 @@ typedef struct backend_ops {
     const char *(*model_limit)(uint64_t cycles, const uint64_t busy[4]);
 } backend_ops;
 
+/* The table entries of the functions both backend files define under the
+ * same names (each backend_*.c declares them static). */
+#define BACKEND_OPS_FUNCTIONS                                                                                        \
+    .destroy = destroy, .load = load, .unload = unload, .kernel = kernel, .launch = launch, .alloc = alloc,          \
+    .free = bfree, .map = map, .unmap = unmap, .set_stream = set_stream, .timer_start = timer_start,                 \
+    .timer_stop = timer_stop, .synchronize = synchronize
+
 /* One backend instance: its table and what it found at creation. */
 struct backend {
     const backend_ops *ops;

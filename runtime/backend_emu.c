@@ -157,21 +157,9 @@ static const backend_ops emu_ops = {
     .cost_unit = "cycles",
     .launch_error = IGEMM_ERR_EMU_FAULT,
     .find_timed_runs = 0,
-    .destroy = destroy,
-    .load = load,
-    .unload = unload,
-    .kernel = kernel,
-    .launch = launch,
-    .alloc = alloc,
-    .free = bfree,
-    .to_device = copy,
+    BACKEND_OPS_FUNCTIONS,
+    .to_device = copy, /* host memory both ways */
     .to_host = copy,
-    .map = map,
-    .unmap = unmap,
-    .set_stream = set_stream,
-    .timer_start = timer_start,
-    .timer_stop = timer_stop,
-    .synchronize = synchronize,
     .model_limit = model_limit,
 };
 

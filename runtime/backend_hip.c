@@ -386,22 +386,10 @@ static const backend_ops hip_ops = {
     .cost_unit = "ms",
     .launch_error = IGEMM_ERR_BACKEND,
     .find_timed_runs = 3, /* after a warm-up run: the least of three */
-    .destroy = destroy,
-    .load = load,
-    .unload = unload,
-    .kernel = kernel,
-    .launch = launch,
-    .alloc = alloc,
-    .free = bfree,
+    BACKEND_OPS_FUNCTIONS,
     .to_device = to_device,
     .to_host = to_host,
-    .map = map,
-    .unmap = unmap,
-    .set_stream = set_stream,
-    .timer_start = timer_start,
-    .timer_stop = timer_stop,
-    .synchronize = synchronize,
-    .model_limit = NULL,
+    .model_limit = NULL, /* HIP times runs; it models nothing */
 };
 
 backend *backend_hip_create(int device, const char *available, char *why, size_t len, igemm_status *st)

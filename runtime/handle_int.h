@@ -59,8 +59,12 @@ int handle_heuristic_ok(void *ctx, const solver *s);
 /* Validate p and find the configuration to run: `solution` when given
  * (source "user"), else the perf DB's, else the heuristic's. On failure the
  * message is in h->err. */
-igemm_status handle_resolve(igemm_handle *h, const igemm_problem *p, const char *solution, igemm_shape *sh,
-                            const solver **out, const char **source);
+typedef struct {
+    igemm_shape sh;     /* the problem, checked */
+    const solver *s;    /* the configuration to run */
+    const char *source; /* who chose it: "user", "perfdb" or "heuristic" */
+} handle_choice;
+igemm_status handle_resolve(igemm_handle *h, const igemm_problem *p, const char *solution, handle_choice *c);
 
 /* handle_run.c: run solver s on (dx, dy, w); fills ri. HIP: the launches
  * are queued on the stream; timed, the call waits for them and ri->ms is

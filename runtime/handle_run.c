@@ -112,15 +112,13 @@ igemm_status igemm_conv_bwd_data_ex(igemm_handle *h, const igemm_problem *p, con
     h->err[0] = 0;
     if (!dx || !dy || !w)
         return handle_fail(h, IGEMM_ERR_INVALID_ARG, "%s must not be NULL", !dx ? "dx" : !dy ? "dy" : "w");
-    igemm_shape sh;
-    const solver *s;
-    const char *source;
-    igemm_status st = handle_resolve(h, p, solution, &sh, &s, &source);
+    handle_choice c;
+    igemm_status st = handle_resolve(h, p, solution, &c);
     if (st != IGEMM_OK)
         return st;
     igemm_run_info ri;
-    st = handle_run(h, &sh, s, dx, dy, w, h->timing, &ri);
-    snprintf(ri.source, sizeof ri.source, "%s", source);
+    st = handle_run(h, &c.sh, c.s, dx, dy, w, h->timing, &ri);
+    snprintf(ri.source, sizeof ri.source, "%s", c.source);
     if (info)
         *info = ri;
     return st;
@@ -144,14 +142,13 @@ igemm_status igemm_get_launches(igemm_handle *h, const igemm_problem *p, const c
     *count = 0;
     if (launches && max < 0)
         return handle_fail(h, IGEMM_ERR_INVALID_ARG, "igemm_get_launches: max (%d) is negative", max);
-    igemm_shape sh;
-    const solver *s;
-    const char *source;
-    igemm_status st = handle_resolve(h, p, solution, &sh, &s, &source);
+    handle_choice c;
+    igemm_status st = handle_resolve(h, p, solution, &c);
     if (st != IGEMM_OK)
         return st;
+    const solver *s = c.s;
     launch_plan plan = {0};
-    if (s->plan(s, &sh, h->t, &plan)) {
+    if (s->plan(s, &c.sh, h->t, &plan)) {
         plan_free(&plan);
         return handle_fail(h, IGEMM_ERR_NO_MEMORY, "out of memory planning the launches of %s", s->name);
     }

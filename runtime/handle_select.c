@@ -119,9 +119,11 @@ int handle_heuristic_ok(void *ctx, const solver *s)
     return handle_solver_ok(c->h, s, c->sh);
 }
 
-igemm_status handle_resolve(igemm_handle *h, const igemm_problem *p, const char *solution, igemm_shape *sh,
-                            const solver **out, const char **source)
+igemm_status handle_resolve(igemm_handle *h, const igemm_problem *p, const char *solution, handle_choice *choice)
 {
+    igemm_shape *sh = &choice->sh;
+    const solver **out = &choice->s;
+    const char **source = &choice->source;
     igemm_status st = igemm_shape_init(sh, p, h->err, sizeof h->err);
     if (st == IGEMM_OK)
         st = solver_direction_check(sh->dir, h->err, sizeof h->err);
@@ -164,12 +166,11 @@ igemm_status igemm_select(igemm_handle *h, const igemm_problem *p, char *solutio
     if (!p || !solution || !len)
         return handle_fail(h, IGEMM_ERR_INVALID_ARG, "igemm_select: %s is NULL or empty",
                            !p ? "the problem" : "solution");
-    igemm_shape sh;
-    const solver *s;
-    const char *source;
-    igemm_status st = handle_resolve(h, p, NULL, &sh, &s, &source);
+    handle_choice c;
+    igemm_status st = handle_resolve(h, p, NULL, &c);
     if (st != IGEMM_OK)
         return st;
+    const solver *s = c.s;
     if (strlen(s->name) >= len)
         return handle_fail(h, IGEMM_ERR_INVALID_ARG, "igemm_select: %s needs %zu bytes, the buffer has %zu", s->name,
                            strlen(s->name) + 1, len);
