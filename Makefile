@@ -62,7 +62,7 @@ $(B)/.deps-python-ok: tools/deps.sh
 deps: $(B)/.deps-ok $(B)/.deps-python-ok
 
 # ---- sources ---------------------------------------------------------------
-ARCH_SRC := arch/target.c arch/isa.c arch/mfma.c
+ARCH_SRC := arch/target.c arch/isa.c arch/mfma.c arch/occupancy.c
 CONV_SRC := conv/util.c conv/ofile.c conv/types.c conv/problem.c conv/half.c conv/reference.c conv/verify.c conv/v4r1_config.c conv/solver.c \
             conv/solver_v4r1.c conv/heuristic.c conv/driver_flags.c
 CORE_SRC := $(ARCH_SRC) $(CONV_SRC)
@@ -73,7 +73,8 @@ GEN_SRC  := gen/main.c gen/emit.c gen/emit_op.c gen/emit_fmt.c gen/emit_mem.c ge
 EMU_SRC  := emu/decode.c emu/disasm.c emu/inst.c emu/loader.c emu/msgpack.c emu/device.c emu/exec.c \
             emu/exec_valu.c emu/exec_mem.c emu/lds.c emu/mfma.c emu/hazard.c emu/launch.c \
             emu/timing.c emu/timing_occ.c emu/timing_cu.c emu/timing_trace.c emu/timing_cache.c
-RT_SRC   := runtime/handle.c runtime/codeobj.c runtime/backend_emu.c \
+RT_SRC   := runtime/handle.c runtime/handle_memory.c runtime/handle_select.c runtime/handle_run.c runtime/handle_find.c \
+            runtime/handle_perfdb.c runtime/codeobj.c runtime/backend_emu.c \
             runtime/backend_hip.c
 RT_SRC   += runtime/perfdb.c runtime/allocs.c runtime/bundle.c runtime/sha256.c runtime/coinfo.c
 CLI_SRC  := tools/igemm.c tools/cli_conv.c tools/cli_emu_run.c
@@ -94,8 +95,8 @@ $(B)/co/%.s: $(B)/bin/igemmgen
 	@mkdir -p $(dir $@)
 	$(B)/bin/igemmgen --arch $* -o $@
 
-$(B)/co/%.o: $(B)/co/%.s $(wildcard asm_templates/*.inc)
-	$(LLVM_MC) -triple=amdgcn-amd-amdhsa -mcpu=$* -filetype=obj -I asm_templates $< -o $@
+$(B)/co/%.o: $(B)/co/%.s
+	$(LLVM_MC) -triple=amdgcn-amd-amdhsa -mcpu=$* -filetype=obj $< -o $@
 
 $(B)/co/%.hsaco: $(B)/co/%.o
 	$(LD_LLD) -shared $< -o $@
@@ -311,6 +312,14 @@ test: all $(TEST_BIN) $(B)/.deps-python-ok
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
 	@$(PY_ENV) $(PYTHON) tests/python/run.py $(PY_TEST_SRC)
 	@echo "all test suites passed"
+
+# tests/kernel_digests.txt: the SHA-256 of every generated kernel, which
+# tests/test_digests checks in make test. After a deliberate change to the
+# generated code, write it again and commit it with the change (README,
+# "Changing generated code").
+.PHONY: update-digests
+update-digests: all $(B)/tests/test_digests
+	$(B)/tests/test_digests --write tests/kernel_digests.txt
 
 # Every s_nop the emitter inserted, lowered by one wait state, must be a
 # hazard on the emulator (make test samples three per kernel; ~2 min).

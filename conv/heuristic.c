@@ -48,6 +48,7 @@
 #include "select.h"
 
 #include "../arch/mfma.h"
+#include "../arch/occupancy.h"
 #include "v4r1_config.h"
 
 static double ceil_div(double a, double b) { return (double)(((long long)a + (long long)b - 1) / (long long)b); }
@@ -155,17 +156,13 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
     wave_cost wc = math_cost(c, t);
     double step = wc.step, fixed = wc.fixed;
     double lstep = lat_step(c, t) > step ? lat_step(c, t) : step, lfixed = fixed + lat_fixed(t);
-    /* AGPRs share the wave's allocation: added on the unified file, one
-       count for both files on gfx908 */
-    int gran = t->vgpr_granule;
-    int regs = t->unified_acc_vgprs ? (c->vgprs + 3) / 4 * 4 + c->agprs : c->vgprs > c->agprs ? c->vgprs : c->agprs;
-    int wps = t->vgprs_per_simd / ((regs + gran - 1) / gran * gran);
-    if (wps > t->max_waves_per_simd)
-        wps = t->max_waves_per_simd;
-    int by_lds = t->lds_bytes / c->lds_bytes, by_vgpr = t->simds_per_cu * wps / waves;
-    int occ = by_lds < by_vgpr ? by_lds : by_vgpr;
-    if (occ < 1)
+    /* workgroups a CU holds (arch/occupancy.h), from the configuration's
+       register estimate; SGPRs are not estimated */
+    occupancy o;
+    kernel_alloc a = {c->vgprs, c->agprs, 0, c->lds_bytes};
+    if (target_occupancy(t, &a, waves, &o))
         return 1e300;
+    int occ = o.max_wg;
     /* every phase's workgroups in one (multihead) launch: the waves of all
        of them share the SIMDs */
     double waves_total = 0, cycles_total = 0, longest = 0; /* longest: with the latency floor */

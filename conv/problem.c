@@ -188,6 +188,7 @@ igemm_status igemm_shape_init(igemm_shape *s, const igemm_problem *p, char *why,
         return st;
     memset(s, 0, sizeof *s);
     s->p = *p;
+    s->dir = IGEMM_DIR_BWD_DATA; /* the sizes below are the v4r1 backward-data decomposition's */
     s->ho = igemm_out_size(p->hi, p->y, p->stride_h, p->dil_h, p->pad_h);
     s->wo = igemm_out_size(p->wi, p->x, p->stride_w, p->dil_w, p->pad_w);
     s->cg = p->c / p->groups;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "../include/igemm.h"
+#include "types.h"
 #include "util.h"
 
 /* One spatial dimension of the v4r1 backward-data formulation
@@ -34,6 +35,7 @@ typedef struct {
 /* Everything a kernel or the selection needs to know about a problem. */
 typedef struct {
     igemm_problem p;
+    igemm_direction dir; /* what it computes (conv/types.h): igemm_shape_init's are backward data */
     int ho, wo;
     int cg, kg;          /* channels per group of dx (C/G) and dy (K/G) */
     igemm_dim h, w;

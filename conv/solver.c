@@ -174,6 +174,7 @@ static const solver naive = {
     .layout = IGEMM_LAYOUT_NCHW,
     .dtype = IGEMM_FP32,
     .math = IGEMM_MATH_FMA,
+    .dir = IGEMM_DIR_BWD_DATA,
     .name = "naive",
     .kind = SOLVER_NAIVE,
     .available = naive_available,
@@ -208,4 +209,20 @@ const solver *solver_find(const char *name)
         if (!strcmp(registry[i].name, name))
             return &registry[i];
     return NULL;
+}
+
+igemm_status solver_direction_check(igemm_direction d, char *why, size_t len)
+{
+    const igemm_direction_desc *dd = igemm_direction_get(d);
+    if (!dd) {
+        why_printf(why, len, "direction %d is not bwd-data, fwd or bwd-weights", (int)d);
+        return IGEMM_ERR_INVALID_ARG;
+    }
+    for (int i = 0; i < solver_count(); i++)
+        if (registry[i].dir == d)
+            return IGEMM_OK;
+    why_printf(why, len, "%s (-F %d: %s from %s and %s) has no solver: igemm computes %s (-F %d) only", dd->name,
+               dd->driver_forw, dd->out, dd->in0, dd->in1, igemm_direction_get(IGEMM_DIR_BWD_DATA)->name,
+               igemm_direction_get(IGEMM_DIR_BWD_DATA)->driver_forw);
+    return IGEMM_ERR_UNSUPPORTED;
 }

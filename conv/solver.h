@@ -38,6 +38,7 @@ typedef struct solver solver;
 struct solver {
     char name[96];         /* the configuration's name, as users and the perf DB see it */
     int kind;              /* SOLVER_NAIVE, SOLVER_V4R1 */
+    igemm_direction dir;   /* the direction it computes (every solver so far: backward data) */
     igemm_layout layout;   /* of the tensors its kernels read and write */
     igemm_dtype dtype;
     igemm_math math;       /* the naive kernel counts as fma (vector ALU) */
@@ -58,6 +59,11 @@ enum { SOLVER_NAIVE, SOLVER_V4R1 };
 int solver_count(void);
 const solver *solver_get(int i);
 const solver *solver_find(const char *name);
+
+/* IGEMM_OK when some solver computes direction d; else IGEMM_ERR_UNSUPPORTED
+ * with the reason ("fwd (-F 1) has no solver: igemm computes bwd-data (-F 2)
+ * ..."). The selection asks it before it looks for a solver of a shape. */
+igemm_status solver_direction_check(igemm_direction d, char *why, size_t len);
 
 /* The v4r1 solvers (solver_v4r1.c): fills out[] and their configurations
  * cfgs[] (which must outlive the solvers); returns how many. */

@@ -123,6 +123,7 @@ int v4r1_solvers(solver *out, v4r1_config *cfgs, int max)
         memset(s, 0, sizeof *s);
         v4r1_config_name(&cfgs[n], s->name, sizeof s->name);
         s->kind = SOLVER_V4R1;
+        s->dir = IGEMM_DIR_BWD_DATA;
         s->layout = cfgs[n].layout;
         s->dtype = cfgs[n].dtype;
         s->math = cfgs[n].math;

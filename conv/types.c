@@ -1,4 +1,4 @@
-/* The data-type, layout and math descriptor tables. */
+/* The data-type, layout, direction and math descriptor tables. */
 #include "types.h"
 
 #include <string.h>
@@ -12,6 +12,12 @@ static const igemm_dtype_desc dtypes[] = {
 static const igemm_layout_desc layouts[] = {
     {IGEMM_LAYOUT_NCHW, "nchw", "NCHW"},
     {IGEMM_LAYOUT_NHWC, "nhwc", "NHWC"},
+};
+
+static const igemm_direction_desc directions[] = {
+    {IGEMM_DIR_BWD_DATA, "bwd-data", 2, "dx", "dy", "w"},
+    {IGEMM_DIR_FWD, "fwd", 1, "y", "x", "w"},
+    {IGEMM_DIR_BWD_WEIGHTS, "bwd-weights", 4, "dw", "x", "dy"},
 };
 
 static const igemm_math_desc maths[] = {
@@ -28,6 +34,7 @@ static const igemm_math_desc maths[] = {
 const igemm_dtype_desc *igemm_dtype_get(igemm_dtype d) { LOOKUP(dtypes, d); }
 const igemm_layout_desc *igemm_layout_get(igemm_layout l) { LOOKUP(layouts, l); }
 const igemm_math_desc *igemm_math_get(igemm_math m) { LOOKUP(maths, m); }
+const igemm_direction_desc *igemm_direction_get(igemm_direction d) { LOOKUP(directions, d); }
 
 #define FIND(table, field, value)                                                                                   \
     for (size_t i = 0; value && i < sizeof table / sizeof table[0]; i++)                                            \

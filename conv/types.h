@@ -26,6 +26,21 @@ typedef struct {
     const char *upper;  /* as MIOpenDriver spells it: "NCHW" */
 } igemm_layout_desc;
 
+/* The convolution directions: which tensor a problem computes from which
+ * (MIOpenDriver's -F: 1 forward, 2 backward data, 4 backward weights).
+ * Every solver serves one direction (solver.h); backward data is the only
+ * one implemented, the others have their place here and in the solver
+ * registry (docs/ARCHITECTURE.md, "How to add a direction"). Zero is
+ * backward data, so a problem that says nothing is one. */
+typedef enum { IGEMM_DIR_BWD_DATA = 0, IGEMM_DIR_FWD = 1, IGEMM_DIR_BWD_WEIGHTS = 2, IGEMM_DIR_COUNT } igemm_direction;
+
+typedef struct {
+    igemm_direction id;
+    const char *name;    /* "bwd-data" */
+    int driver_forw;     /* MIOpenDriver's -F value of the direction alone */
+    const char *out, *in0, *in1; /* the tensor it writes and the two it reads */
+} igemm_direction_desc;
+
 /* The math strategies of the v4r1 kernels. */
 typedef enum { IGEMM_MATH_FMA = 0, IGEMM_MATH_MFMA = 1, IGEMM_MATH_COUNT } igemm_math;
 
@@ -38,6 +53,7 @@ typedef struct {
 const igemm_dtype_desc *igemm_dtype_get(igemm_dtype d);
 const igemm_layout_desc *igemm_layout_get(igemm_layout l);
 const igemm_math_desc *igemm_math_get(igemm_math m);
+const igemm_direction_desc *igemm_direction_get(igemm_direction d);
 
 /* The data type whose MIOpenDriver command word is cmd; NULL when none. */
 const igemm_dtype_desc *igemm_dtype_by_command(const char *cmd);

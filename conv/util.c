@@ -120,3 +120,23 @@ const char *text_line_error(int r, size_t cap, char *buf, size_t len)
         snprintf(buf, len, "read error: %s", strerror(errno));
     return buf;
 }
+
+bool list_next(const char **p, const char **item, size_t *n)
+{
+    if (!*p || !**p)
+        return false;
+    *item = *p;
+    *n = strcspn(*p, ",");
+    *p += *n + ((*p)[*n] == ',');
+    return true;
+}
+
+bool list_has(const char *list, const char *name, size_t n)
+{
+    const char *item;
+    size_t len;
+    while (list_next(&list, &item, &len))
+        if (len == n && !strncmp(item, name, n))
+            return true;
+    return false;
+}

@@ -38,6 +38,15 @@ int text_line(FILE *f, char *buf, size_t cap);
  * bytes", "NUL byte in the line", "read error"). */
 const char *text_line_error(int r, size_t cap, char *buf, size_t len);
 
+/* Comma-separated lists ("fma,mfma"): the next item of *p, its start in
+ * *item and its length in *n (0 for an empty item), *p moved past it and
+ * its comma; false at the end (*p NULL or empty). The one scanner of such
+ * lists: IGEMM_DISABLE_MATH, igemm_run_info.kernels. */
+#include <stdbool.h>
+bool list_next(const char **p, const char **item, size_t *n);
+/* Whether list has the item name[0..n). */
+bool list_has(const char *list, const char *name, size_t n);
+
 /* The decimal integer s (the whole string) into *out when it lies in
  * [lo, hi]: returns 0, else -1 (s NULL or empty included). */
 int parse_long(const char *s, long lo, long hi, long *out);

@@ -422,6 +422,88 @@ static void disasm_waitcnt(sink *s, int16_t simm)
         put(s, " vmcnt(63) expcnt(7) lgkmcnt(15)");
 }
 
+/* DS, MUBUF, FLAT and GLOBAL: data, address, resource, offsets, bits. */
+static void disasm_mem(sink *s, const emu_inst *in)
+{
+    const isa_opinfo *r = in->info;
+    switch (in->fmt) {
+    case F_DS: {
+        put(s, "%s ", r->name);
+        bool first = true;
+        if (in->dst.code != R_NONE) {
+            put_reg(s, in->dst.code, in->dst.width);
+            first = false;
+        }
+        put(s, "%s", first ? "" : ", ");
+        put_reg(s, in->src[0].code, 1);
+        for (int i = 1; i < 3; i++)
+            if (in->src[i].code != R_NONE) {
+                put(s, ", ");
+                put_reg(s, in->src[i].code, in->src[i].width);
+            }
+        if (in->op == OP_DS_SWIZZLE_B32)
+            put_swizzle(s, (unsigned)in->offset);
+        else if (in->ds_two) {
+            if (in->offset)
+                put(s, " offset0:%d", in->offset);
+            if (in->offset1)
+                put(s, " offset1:%u", in->offset1);
+        } else if (in->offset)
+            put(s, " offset:%d", in->offset);
+        if (in->gds)
+            put(s, " gds");
+        break;
+    }
+    case F_MUBUF:
+        put(s, "%s ", r->name);
+        put_reg(s, in->dst.code, in->dst.width);
+        put(s, ", ");
+        if (in->src[0].code != R_NONE)
+            put_reg(s, in->src[0].code, in->src[0].width);
+        else
+            put(s, "off");
+        put(s, ", ");
+        put_reg(s, in->src[1].code, 4);
+        put(s, ", ");
+        put_opnd(s, &in->src[2], 0, 0);
+        if (in->idxen)
+            put(s, " idxen");
+        if (in->offen)
+            put(s, " offen");
+        if (in->offset)
+            put(s, " offset:%d", in->offset);
+        put_cache_bits(s, in);
+        break;
+    case F_FLAT:
+    case F_GLOBAL: {
+        put(s, "%s ", r->name);
+        bool store = in->src[1].code != R_NONE;
+        if (in->dst.code != R_NONE) {
+            put_reg(s, in->dst.code, in->dst.width);
+            put(s, ", ");
+        }
+        put_reg(s, in->src[0].code, in->src[0].width);
+        if (store) {
+            put(s, ", ");
+            put_reg(s, in->src[1].code, in->src[1].width);
+        }
+        if (in->fmt == F_GLOBAL) {
+            put(s, ", ");
+            if (in->src[2].code != R_NONE)
+                put_reg(s, in->src[2].code, 2);
+            else
+                put(s, "off");
+        }
+        if (in->offset)
+            put(s, " offset:%d", in->offset);
+        put_cache_bits(s, in);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
 void emu_disasm(const emu_inst *in, char *buf, size_t len)
 {
     sink s = {buf, len, 0, 0};
@@ -501,78 +583,12 @@ void emu_disasm(const emu_inst *in, char *buf, size_t len)
     case F_MAI:
         disasm_mai(&s, in);
         break;
-    case F_DS: {
-        put(&s, "%s ", r->name);
-        bool first = true;
-        if (in->dst.code != R_NONE) {
-            put_reg(&s, in->dst.code, in->dst.width);
-            first = false;
-        }
-        put(&s, "%s", first ? "" : ", ");
-        put_reg(&s, in->src[0].code, 1);
-        for (int i = 1; i < 3; i++)
-            if (in->src[i].code != R_NONE) {
-                put(&s, ", ");
-                put_reg(&s, in->src[i].code, in->src[i].width);
-            }
-        if (in->op == OP_DS_SWIZZLE_B32)
-            put_swizzle(&s, (unsigned)in->offset);
-        else if (in->ds_two) {
-            if (in->offset)
-                put(&s, " offset0:%d", in->offset);
-            if (in->offset1)
-                put(&s, " offset1:%u", in->offset1);
-        } else if (in->offset)
-            put(&s, " offset:%d", in->offset);
-        if (in->gds)
-            put(&s, " gds");
-        break;
-    }
+    case F_DS:
     case F_MUBUF:
-        put(&s, "%s ", r->name);
-        put_reg(&s, in->dst.code, in->dst.width);
-        put(&s, ", ");
-        if (in->src[0].code != R_NONE)
-            put_reg(&s, in->src[0].code, in->src[0].width);
-        else
-            put(&s, "off");
-        put(&s, ", ");
-        put_reg(&s, in->src[1].code, 4);
-        put(&s, ", ");
-        put_opnd(&s, &in->src[2], 0, 0);
-        if (in->idxen)
-            put(&s, " idxen");
-        if (in->offen)
-            put(&s, " offen");
-        if (in->offset)
-            put(&s, " offset:%d", in->offset);
-        put_cache_bits(&s, in);
-        break;
     case F_FLAT:
-    case F_GLOBAL: {
-        put(&s, "%s ", r->name);
-        bool store = in->src[1].code != R_NONE;
-        if (in->dst.code != R_NONE) {
-            put_reg(&s, in->dst.code, in->dst.width);
-            put(&s, ", ");
-        }
-        put_reg(&s, in->src[0].code, in->src[0].width);
-        if (store) {
-            put(&s, ", ");
-            put_reg(&s, in->src[1].code, in->src[1].width);
-        }
-        if (in->fmt == F_GLOBAL) {
-            put(&s, ", ");
-            if (in->src[2].code != R_NONE)
-                put_reg(&s, in->src[2].code, 2);
-            else
-                put(&s, "off");
-        }
-        if (in->offset)
-            put(&s, " offset:%d", in->offset);
-        put_cache_bits(&s, in);
+    case F_GLOBAL:
+        disasm_mem(&s, in);
         break;
-    }
     default:
         put(&s, "%s", r->name);
     }

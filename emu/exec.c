@@ -155,16 +155,15 @@ static void set_pend(wave *w, uint16_t code, int width, uint8_t v)
 static void wait_vm(wave *w, int n);
 static void wait_lgkm(wave *w, int n);
 
-/* The counters are 6 bits (vmcnt) and 4 bits (lgkmcnt) wide: an operation
- * issued with 63 (15) outstanding stalls until the counter drops, which
- * retires what every completion order guarantees, as s_waitcnt would. */
-#define VMCNT_MAX 63
-#define LGKMCNT_MAX 15
-
+/* The counters are as wide as the target's s_waitcnt fields (vmcnt_max,
+ * lgkmcnt_max: 63 and 15 on gfx9): an operation issued with that many
+ * outstanding stalls until the counter drops, which retires what every
+ * completion order guarantees, as s_waitcnt would. */
 int emu_issue_vm(wg_ctx *c, wave *w, const emu_inst *in, uint16_t code, int width)
 {
-    if (w->vm_n >= VMCNT_MAX)
-        wait_vm(w, VMCNT_MAX - 1);
+    int vm_max = c->dev->t->vmcnt_max;
+    if (w->vm_n >= vm_max)
+        wait_vm(w, vm_max - 1);
     if (w->vm_n == VM_QUEUE)
         return emu_fault(c, w, "more than %d vector memory operations outstanding", VM_QUEUE);
     pend_op *p = &w->vmq[(w->vm_head + w->vm_n++) % VM_QUEUE];
@@ -175,8 +174,9 @@ int emu_issue_vm(wg_ctx *c, wave *w, const emu_inst *in, uint16_t code, int widt
 
 int emu_issue_lgkm(wg_ctx *c, wave *w, const emu_inst *in, uint16_t code, int width, bool smem, bool lds_store)
 {
-    if (w->lq_n >= LGKMCNT_MAX)
-        wait_lgkm(w, LGKMCNT_MAX - 1);
+    int lgkm_max = c->dev->t->lgkmcnt_max;
+    if (w->lq_n >= lgkm_max)
+        wait_lgkm(w, lgkm_max - 1);
     if (w->lq_n == LGKM_QUEUE)
         return emu_fault(c, w, "more than %d LDS/scalar memory operations outstanding", LGKM_QUEUE);
     w->lq[w->lq_n++] = (pend_op){.code = code, .width = (uint8_t)width, .smem = smem, .lds_store = lds_store,
@@ -220,6 +220,66 @@ static void wait_lgkm(wave *w, int n)
 
 /* ---- scalar ALU ---- */
 
+/* SOPK: the 16-bit immediate against or into the destination SGPR. */
+static int exec_sopk(wg_ctx *c, wave *w, const emu_inst *in)
+{
+    uint16_t d = in->dst.code;
+    int32_t k16 = in->simm16;
+    uint32_t r;
+    switch ((isa_op)in->op) {
+    case OP_S_MOVK_I32: sset(w, d, (uint32_t)k16); break;
+    case OP_S_CMOVK_I32: if (w->scc) sset(w, d, (uint32_t)k16); break;
+    case OP_S_CMPK_EQ_I32: w->scc = (int32_t)w->s[d] == k16; break;
+    case OP_S_CMPK_LG_I32: w->scc = (int32_t)w->s[d] != k16; break;
+    case OP_S_CMPK_GT_I32: w->scc = (int32_t)w->s[d] > k16; break;
+    case OP_S_CMPK_GE_I32: w->scc = (int32_t)w->s[d] >= k16; break;
+    case OP_S_CMPK_LT_I32: w->scc = (int32_t)w->s[d] < k16; break;
+    case OP_S_CMPK_LE_I32: w->scc = (int32_t)w->s[d] <= k16; break;
+    case OP_S_CMPK_EQ_U32: w->scc = w->s[d] == (uint16_t)k16; break;
+    case OP_S_CMPK_LG_U32: w->scc = w->s[d] != (uint16_t)k16; break;
+    case OP_S_CMPK_GT_U32: w->scc = w->s[d] > (uint16_t)k16; break;
+    case OP_S_CMPK_GE_U32: w->scc = w->s[d] >= (uint16_t)k16; break;
+    case OP_S_CMPK_LT_U32: w->scc = w->s[d] < (uint16_t)k16; break;
+    case OP_S_CMPK_LE_U32: w->scc = w->s[d] <= (uint16_t)k16; break;
+    case OP_S_ADDK_I32: {
+        int32_t o = (int32_t)w->s[d];
+        r = (uint32_t)o + (uint32_t)k16;
+        w->scc = ((o >= 0) == (k16 >= 0)) && (((int32_t)r >= 0) != (o >= 0));
+        sset(w, d, r);
+        break;
+    }
+    case OP_S_MULK_I32: sset(w, d, w->s[d] * (uint32_t)k16); break;
+    default:
+        return emu_fault(c, w, "scalar operation not implemented by the emulator");
+    }
+    return 0;
+}
+
+/* SOPC: compares into SCC. */
+static int exec_sopc(wg_ctx *c, wave *w, const emu_inst *in, uint32_t x, uint32_t y, uint64_t X, uint64_t Y)
+{
+    int32_t sx = (int32_t)x, sy = (int32_t)y;
+    switch ((isa_op)in->op) {
+    case OP_S_CMP_EQ_I32: case OP_S_CMP_EQ_U32: w->scc = x == y; break;
+    case OP_S_CMP_LG_I32: case OP_S_CMP_LG_U32: w->scc = x != y; break;
+    case OP_S_CMP_GT_I32: w->scc = sx > sy; break;
+    case OP_S_CMP_GE_I32: w->scc = sx >= sy; break;
+    case OP_S_CMP_LT_I32: w->scc = sx < sy; break;
+    case OP_S_CMP_LE_I32: w->scc = sx <= sy; break;
+    case OP_S_CMP_GT_U32: w->scc = x > y; break;
+    case OP_S_CMP_GE_U32: w->scc = x >= y; break;
+    case OP_S_CMP_LT_U32: w->scc = x < y; break;
+    case OP_S_CMP_LE_U32: w->scc = x <= y; break;
+    case OP_S_BITCMP0_B32: w->scc = !((x >> (y & 31)) & 1); break;
+    case OP_S_BITCMP1_B32: w->scc = (x >> (y & 31)) & 1; break;
+    case OP_S_CMP_EQ_U64: w->scc = X == Y; break;
+    case OP_S_CMP_LG_U64: w->scc = X != Y; break;
+    default:
+        return emu_fault(c, w, "scalar operation not implemented by the emulator");
+    }
+    return 0;
+}
+
 static int exec_salu(wg_ctx *c, wave *w, const emu_inst *in)
 {
     const emu_opnd *a = &in->src[0], *b = &in->src[1];
@@ -238,9 +298,12 @@ static int exec_salu(wg_ctx *c, wave *w, const emu_inst *in)
             Y = b->width == 2 ? sval64(w, b) : y;
         }
     }
+    if (in->fmt == F_SOPK)
+        return exec_sopk(c, w, in);
+    if (in->fmt == F_SOPC)
+        return exec_sopc(c, w, in, x, y, X, Y);
     sx = (int32_t)x;
     sy = (int32_t)y;
-    int32_t k16 = in->simm16;
     switch ((isa_op)in->op) {
     /* SOP2 */
     case OP_S_ADD_U32: R = (uint64_t)x + y; sset(w, d, (uint32_t)R); w->scc = R >> 32 != 0; break;
@@ -310,29 +373,6 @@ static int exec_salu(wg_ctx *c, wave *w, const emu_inst *in)
     case OP_S_PACK_LL_B32_B16: sset(w, d, (x & 0xffff) | y << 16); break;
     case OP_S_PACK_LH_B32_B16: sset(w, d, (x & 0xffff) | (y & 0xffff0000u)); break;
     case OP_S_PACK_HH_B32_B16: sset(w, d, x >> 16 | (y & 0xffff0000u)); break;
-    /* SOPK */
-    case OP_S_MOVK_I32: sset(w, d, (uint32_t)k16); break;
-    case OP_S_CMOVK_I32: if (w->scc) sset(w, d, (uint32_t)k16); break;
-    case OP_S_CMPK_EQ_I32: w->scc = (int32_t)w->s[d] == k16; break;
-    case OP_S_CMPK_LG_I32: w->scc = (int32_t)w->s[d] != k16; break;
-    case OP_S_CMPK_GT_I32: w->scc = (int32_t)w->s[d] > k16; break;
-    case OP_S_CMPK_GE_I32: w->scc = (int32_t)w->s[d] >= k16; break;
-    case OP_S_CMPK_LT_I32: w->scc = (int32_t)w->s[d] < k16; break;
-    case OP_S_CMPK_LE_I32: w->scc = (int32_t)w->s[d] <= k16; break;
-    case OP_S_CMPK_EQ_U32: w->scc = w->s[d] == (uint16_t)k16; break;
-    case OP_S_CMPK_LG_U32: w->scc = w->s[d] != (uint16_t)k16; break;
-    case OP_S_CMPK_GT_U32: w->scc = w->s[d] > (uint16_t)k16; break;
-    case OP_S_CMPK_GE_U32: w->scc = w->s[d] >= (uint16_t)k16; break;
-    case OP_S_CMPK_LT_U32: w->scc = w->s[d] < (uint16_t)k16; break;
-    case OP_S_CMPK_LE_U32: w->scc = w->s[d] <= (uint16_t)k16; break;
-    case OP_S_ADDK_I32: {
-        int32_t o = (int32_t)w->s[d];
-        r = (uint32_t)o + (uint32_t)k16;
-        w->scc = ((o >= 0) == (k16 >= 0)) && (((int32_t)r >= 0) != (o >= 0));
-        sset(w, d, r);
-        break;
-    }
-    case OP_S_MULK_I32: sset(w, d, w->s[d] * (uint32_t)k16); break;
     /* SOP1 */
     case OP_S_MOV_B32: sset(w, d, x); break;
     case OP_S_MOV_B64: sset64(w, d, X); break;
@@ -368,21 +408,6 @@ static int exec_salu(wg_ctx *c, wave *w, const emu_inst *in)
         w->scc = R != 0;
         break;
     case OP_S_ABS_I32: r = (uint32_t)(sx < 0 ? -(int64_t)sx : sx); goto w32;
-    /* SOPC */
-    case OP_S_CMP_EQ_I32: case OP_S_CMP_EQ_U32: w->scc = x == y; break;
-    case OP_S_CMP_LG_I32: case OP_S_CMP_LG_U32: w->scc = x != y; break;
-    case OP_S_CMP_GT_I32: w->scc = sx > sy; break;
-    case OP_S_CMP_GE_I32: w->scc = sx >= sy; break;
-    case OP_S_CMP_LT_I32: w->scc = sx < sy; break;
-    case OP_S_CMP_LE_I32: w->scc = sx <= sy; break;
-    case OP_S_CMP_GT_U32: w->scc = x > y; break;
-    case OP_S_CMP_GE_U32: w->scc = x >= y; break;
-    case OP_S_CMP_LT_U32: w->scc = x < y; break;
-    case OP_S_CMP_LE_U32: w->scc = x <= y; break;
-    case OP_S_BITCMP0_B32: w->scc = !((x >> (y & 31)) & 1); break;
-    case OP_S_BITCMP1_B32: w->scc = (x >> (y & 31)) & 1; break;
-    case OP_S_CMP_EQ_U64: w->scc = X == Y; break;
-    case OP_S_CMP_LG_U64: w->scc = X != Y; break;
     default:
         return emu_fault(c, w, "scalar operation not implemented by the emulator");
     }

@@ -233,6 +233,96 @@ static float legacy_mul(float a, float b) { return (a == 0.0f || b == 0.0f) ? 0.
 
 /* ---- VOP3P (packed 16-bit, mix, dot, packed f32) ---- */
 
+/* The packed f32 operations and v_pk_mov_b32: 64-bit operands, op_sel
+ * picking the dword of each source for the low result, op_sel_hi for the
+ * high one. */
+static void vop3p_64(wave *w, const emu_inst *in, vctx *v)
+{
+    unsigned os = in->opsel, oh = in->opsel_hi, nl = in->neg, nh = in->neg_hi;
+    switch ((isa_op)in->op) {
+    case OP_V_PK_FMA_F32:
+    case OP_V_PK_MUL_F32:
+    case OP_V_PK_ADD_F32: {
+        /* 64-bit operands: op_sel picks the dword of each source for the low
+           result, op_sel_hi for the high result. */
+        uint32_t lo[64], hi[64];
+        int ns = in->op == OP_V_PK_FMA_F32 ? 3 : 2;
+        LANES {
+            float x[2][3];
+            for (int i = 0; i < ns; i++) {
+                uint64_t s = src64(w, &in->src[i], l);
+                for (int h = 0; h < 2; h++) {
+                    int sel = h ? (oh >> i) & 1 : (os >> i) & 1;
+                    x[h][i] = f32_of((uint32_t)(sel ? s >> 32 : s));
+                    if ((h ? nh >> i : nl >> i) & 1)
+                        x[h][i] = -x[h][i];
+                }
+            }
+            for (int h = 0; h < 2; h++) {
+                uint32_t res;
+                if (in->op == OP_V_PK_FMA_F32)
+                    res = bits_of(fmaf(x[h][0], x[h][1], x[h][2]));
+                else if (in->op == OP_V_PK_MUL_F32)
+                    res = bits_of(x[h][0] * x[h][1]);
+                else
+                    res = bits_of(x[h][0] + x[h][1]);
+                (h ? hi : lo)[l] = res;
+            }
+        }
+        write_v(w, in, v, lo, 0);
+        write_v(w, in, v, hi, 1);
+        break;
+    }
+    case OP_V_PK_MOV_B32: {
+        /* d.lo = src0 dword op_sel[0], d.hi = src1 dword op_sel[1] */
+        uint32_t lo[64], hi[64];
+        LANES {
+            uint64_t s0 = src64(w, &in->src[0], l), s1 = src64(w, &in->src[1], l);
+            lo[l] = (uint32_t)((os & 1) ? s0 >> 32 : s0);
+            hi[l] = (uint32_t)((os & 2) ? s1 >> 32 : s1);
+        }
+        write_v(w, in, v, lo, 0);
+        write_v(w, in, v, hi, 1);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* VOP3P clamp: each f16 half, or the f32 / the written half of v_fma_mix*,
+ * to [0, 1]. */
+static int vop3p_clamp(wg_ctx *c, wave *w, const emu_inst *in, uint32_t *r)
+{
+    switch ((isa_op)in->op) {
+    case OP_V_PK_FMA_F16: case OP_V_PK_ADD_F16: case OP_V_PK_MUL_F16: case OP_V_PK_MIN_F16: case OP_V_PK_MAX_F16:
+        /* clamp each f16 half to [0, 1] (NaN -> 0) */
+        LANES {
+            uint32_t x = 0;
+            for (int h = 0; h < 2; h++) {
+                float f = clamp01(f16_to_f32((uint16_t)(r[l] >> (16 * h))));
+                x |= (uint32_t)f32_to_f16(f) << (16 * h);
+            }
+            r[l] = x;
+        }
+        break;
+    case OP_V_FMA_MIX_F32:
+        LANES r[l] = omod_clamp(in, r[l]);
+        break;
+    case OP_V_FMA_MIXLO_F16: case OP_V_FMA_MIXHI_F16: {
+        int h = in->op == OP_V_FMA_MIXHI_F16;
+        LANES {
+            float f = clamp01(f16_to_f32((uint16_t)(r[l] >> (16 * h))));
+            r[l] = (r[l] & (h ? 0xffffu : 0xffff0000u)) | (uint32_t)f32_to_f16(f) << (16 * h);
+        }
+        break;
+    }
+    default:
+        return emu_fault(c, w, "clamp on a packed integer operation is not implemented by the emulator");
+    }
+    return 0;
+}
+
 static int exec_vop3p(wg_ctx *c, wave *w, const emu_inst *in, vctx *v)
 {
     const uint32_t *A = vsrc(w, &in->src[0], 0, v->t[0]), *B = vsrc(w, &in->src[1], 0, v->t[1]);
@@ -330,82 +420,17 @@ static int exec_vop3p(wg_ctx *c, wave *w, const emu_inst *in, vctx *v)
         break;
     case OP_V_PK_FMA_F32:
     case OP_V_PK_MUL_F32:
-    case OP_V_PK_ADD_F32: {
-        /* 64-bit operands: op_sel picks the dword of each source for the low
-           result, op_sel_hi for the high result. */
-        uint32_t lo[64], hi[64];
-        int ns = in->op == OP_V_PK_FMA_F32 ? 3 : 2;
-        LANES {
-            float x[2][3];
-            for (int i = 0; i < ns; i++) {
-                uint64_t s = src64(w, &in->src[i], l);
-                for (int h = 0; h < 2; h++) {
-                    int sel = h ? (oh >> i) & 1 : (os >> i) & 1;
-                    x[h][i] = f32_of((uint32_t)(sel ? s >> 32 : s));
-                    if ((h ? nh >> i : nl >> i) & 1)
-                        x[h][i] = -x[h][i];
-                }
-            }
-            for (int h = 0; h < 2; h++) {
-                uint32_t res;
-                if (in->op == OP_V_PK_FMA_F32)
-                    res = bits_of(fmaf(x[h][0], x[h][1], x[h][2]));
-                else if (in->op == OP_V_PK_MUL_F32)
-                    res = bits_of(x[h][0] * x[h][1]);
-                else
-                    res = bits_of(x[h][0] + x[h][1]);
-                (h ? hi : lo)[l] = res;
-            }
-        }
-        write_v(w, in, v, lo, 0);
-        write_v(w, in, v, hi, 1);
+    case OP_V_PK_ADD_F32:
+    case OP_V_PK_MOV_B32:
+        vop3p_64(w, in, v);
         return 0;
-    }
-    case OP_V_PK_MOV_B32: {
-        /* d.lo = src0 dword op_sel[0], d.hi = src1 dword op_sel[1] */
-        uint32_t lo[64], hi[64];
-        LANES {
-            uint64_t s0 = src64(w, &in->src[0], l), s1 = src64(w, &in->src[1], l);
-            lo[l] = (uint32_t)((os & 1) ? s0 >> 32 : s0);
-            hi[l] = (uint32_t)((os & 2) ? s1 >> 32 : s1);
-        }
-        write_v(w, in, v, lo, 0);
-        write_v(w, in, v, hi, 1);
-        return 0;
-    }
     default:
         return emu_fault(c, w, "packed operation not implemented by the emulator");
     }
 #undef SEL
 #undef HF
-    if (in->clamp) {
-        switch ((isa_op)in->op) {
-        case OP_V_PK_FMA_F16: case OP_V_PK_ADD_F16: case OP_V_PK_MUL_F16: case OP_V_PK_MIN_F16: case OP_V_PK_MAX_F16:
-            /* clamp each f16 half to [0, 1] (NaN -> 0) */
-            LANES {
-                uint32_t x = 0;
-                for (int h = 0; h < 2; h++) {
-                    float f = clamp01(f16_to_f32((uint16_t)(r[l] >> (16 * h))));
-                    x |= (uint32_t)f32_to_f16(f) << (16 * h);
-                }
-                r[l] = x;
-            }
-            break;
-        case OP_V_FMA_MIX_F32:
-            LANES r[l] = omod_clamp(in, r[l]);
-            break;
-        case OP_V_FMA_MIXLO_F16: case OP_V_FMA_MIXHI_F16: {
-            int h = in->op == OP_V_FMA_MIXHI_F16;
-            LANES {
-                float f = clamp01(f16_to_f32((uint16_t)(r[l] >> (16 * h))));
-                r[l] = (r[l] & (h ? 0xffffu : 0xffff0000u)) | (uint32_t)f32_to_f16(f) << (16 * h);
-            }
-            break;
-        }
-        default:
-            return emu_fault(c, w, "clamp on a packed integer operation is not implemented by the emulator");
-        }
-    }
+    if (in->clamp && vop3p_clamp(c, w, in, r))
+        return -1;
     write_v(w, in, v, r, 0);
     return 0;
 }
@@ -640,57 +665,58 @@ static double div_fixup(double q, double den, double num)
 
 /* ---- the rest ---- */
 
-int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
-{
-    vctx V;
-    vctx *v = &V;
-    uint64_t exec = exec_mask(w);
-    v->mask = exec;
-    uint32_t *r = v->r;
-    const emu_kernel *k = c->k;
-    isa_op op = (isa_op)in->op;
-    if (in->fmt == F_VOP3P)
-        return exec_vop3p(c, w, in, v);
+/* ---- VOP1, VOP2, VOPC, VOP3 ----
+ * The operations compute into v->r (and the carry or compare mask) and say
+ * how the result is written (VO_*): emu_exec_valu writes it. 0: done (the
+ * operation wrote its own result), -1: a fault, VO_NONE: not an operation
+ * of this group. */
+enum { VO_NONE = 1, VO_F32, VO_F16, VO_INT, VO_64, VO_SAT, VO_CARRY, VO_CMP };
 
-    if (in->plain_fmac && k->denorm32 == 3) {
-        /* the main loop's instruction: straight to the lanes */
-        fmac_lanes(vdst(w, in->dst.code, 0), w->v[in->src[0].code - R_V0], w->v[in->src[1].code - R_V0], exec);
-        return 0;
-    }
-    const uint32_t *A = NULL, *B = NULL, *C = NULL;
-    /* float source modifiers: also v_cndmask_b32, whose VOP3 form takes neg/abs */
-    bool fpm = in->fp_mods;
-    if (in->src[0].code != R_NONE && in->src[0].width == 1)
-        A = src32(w, in, 0, v->t[0], v, fpm);
-    if (in->src[1].code != R_NONE && in->src[1].width == 1)
-        B = src32(w, in, 1, v->t[1], v, fpm);
-    if (in->src[2].code != R_NONE && in->src[2].width == 1)
-        C = src32(w, in, 2, v->t[2], v, fpm);
-    uint64_t m = 0, carry = 0;
-    uint64_t cin = 0;
-    if (in->src[2].code != R_NONE && in->src[2].width == 2)
-        cin = sval64(w, &in->src[2]);
-    /* f16 VOP3 op_sel: bits 0..2 pick the high half of sources, bit 3 writes
-       the high half of the destination. */
-    unsigned os = in->fmt == F_VOP3 ? in->opsel : 0;
+/* The sources as emu_exec_valu read them (f32 modifiers applied). */
+typedef struct {
+    const uint32_t *A, *B, *C;
+    uint64_t cin;      /* carry-in / v_cndmask mask */
+    unsigned os;       /* f16 VOP3 op_sel */
+} valu_srcs;
+
+#define OUT(kind)                                                                                                    \
+    do {                                                                                                             \
+        *mo = m;                                                                                                     \
+        *co = carry;                                                                                                 \
+        return kind;                                                                                                 \
+    } while (0)
+#define VALU_LOCALS                                                                                                  \
+    const uint32_t *A = srcs->A, *B = srcs->B, *C = srcs->C;                                                         \
+    uint64_t cin = srcs->cin, m = 0, carry = 0;                                                                      \
+    unsigned os = srcs->os;                                                                                          \
+    uint32_t *r = v->r;                                                                                              \
+    const emu_kernel *k = c->k;                                                                                      \
+    isa_op op = (isa_op)in->op;                                                                                      \
+    (void)A, (void)B, (void)C, (void)cin, (void)os, (void)k, (void)r, (void)op
 #define FA f32_of(A[l])
 #define FB f32_of(B[l])
 #define FC f32_of(C[l])
 #define HA hf(A[l], os & 1, in->neg & 1, in->abs & 1)
 #define HB hf(B[l], (os >> 1) & 1, (in->neg >> 1) & 1, (in->abs >> 1) & 1)
 #define HC hf(C[l], (os >> 2) & 1, (in->neg >> 2) & 1, (in->abs >> 2) & 1)
-#define F2(expr) LANES { r[l] = bits_of(expr); } goto out_f32
-#define U2(expr) LANES { r[l] = (expr); } goto out_int
-#define H2(expr) LANES { r[l] = f32_to_f16(expr); } goto out_f16
-#define D2(expr) LANES { uint64_t d64 = (expr); r[l] = (uint32_t)d64; v->r1[l] = (uint32_t)(d64 >> 32); } goto out_64
-#define CMP(expr) LANES { if (expr) m |= 1ull << l; } goto out_cmp
-    switch (op) {
+#define F2(expr) LANES { r[l] = bits_of(expr); } OUT(VO_F32)
+#define U2(expr) LANES { r[l] = (expr); } OUT(VO_INT)
+#define H2(expr) LANES { r[l] = f32_to_f16(expr); } OUT(VO_F16)
+#define D2(expr) LANES { uint64_t d64 = (expr); r[l] = (uint32_t)d64; v->r1[l] = (uint32_t)(d64 >> 32); } OUT(VO_64)
+#define CMP(expr) LANES { if (expr) m |= 1ull << l; } OUT(VO_CMP)
+
+/* VOP1 and VOPC */
+static int valu_vop1c(wg_ctx *c, wave *w, const emu_inst *in, vctx *v, const valu_srcs *srcs, uint64_t *mo,
+                      uint64_t *co)
+{
+    VALU_LOCALS;
+    switch ((isa_op)in->op) {
     case OP_V_NOP: return 0;
     case OP_V_MOV_B32: U2(A[l]);
     case OP_V_READFIRSTLANE_B32: {
         uint32_t x = A[0];
-        if (exec)
-            x = A[__builtin_ctzll(exec)];
+        if (v->mask)
+            x = A[__builtin_ctzll(v->mask)];
         sset(w, in->dst.code, x);
         return 0;
     }
@@ -723,7 +749,7 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
     case OP_V_RCP_F16: H2(1.0f / HA);
     case OP_V_SQRT_F16: H2(sqrtf(HA));
     case OP_V_NOT_B32: U2(~A[l]);
-    case OP_V_BFREV_B32: LANES { uint32_t x = A[l], y = 0; for (int i = 0; i < 32; i++) y |= ((x >> i) & 1) << (31 - i); r[l] = y; } goto out_int;
+    case OP_V_BFREV_B32: LANES { uint32_t x = A[l], y = 0; for (int i = 0; i < 32; i++) y |= ((x >> i) & 1) << (31 - i); r[l] = y; } OUT(VO_INT);
     case OP_V_FFBH_U32: U2(A[l] ? (uint32_t)__builtin_clz(A[l]) : 0xffffffffu);
     case OP_V_FFBL_B32: U2(A[l] ? (uint32_t)__builtin_ctz(A[l]) : 0xffffffffu);
     case OP_V_FFBH_I32: /* position from the MSB of the first bit that differs from the sign bit */
@@ -731,10 +757,10 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
             uint32_t x = (int32_t)A[l] < 0 ? ~A[l] : A[l];
             r[l] = x == 0 ? 0xffffffffu : (uint32_t)__builtin_clz(x);
         }
-        goto out_int;
+        OUT(VO_INT);
     case OP_V_SWAP_B32: {
         uint32_t *d = vdst(w, in->dst.code, 0), *s = vdst(w, in->src[0].code, 0);
-        LANES if (exec >> l & 1) { uint32_t t = d[l]; d[l] = s[l]; s[l] = t; }
+        LANES if (v->mask >> l & 1) { uint32_t t = d[l]; d[l] = s[l]; s[l] = t; }
         return 0;
     }
     case OP_V_ACCVGPR_MOV_B32: case OP_V_ACCVGPR_READ_B32: case OP_V_ACCVGPR_WRITE_B32: U2(A[l]);
@@ -745,81 +771,12 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
         write_v(w, in, v, hi, 1);
         return 0;
     }
-    case OP_V_CVT_I32_F64: LANES { double x = srcf64(w, in, 0, l); r[l] = (uint32_t)(x != x ? 0 : x <= -2147483648.0 ? INT32_MIN : x >= 2147483647.0 ? INT32_MAX : (int32_t)x); } goto out_int;
-    case OP_V_CVT_U32_F64: LANES { double x = srcf64(w, in, 0, l); r[l] = x != x || x <= 0 ? 0 : x >= 4294967295.0 ? 0xffffffffu : (uint32_t)x; } goto out_int;
-    case OP_V_CVT_F32_F64: LANES r[l] = bits_of((float)srcf64(w, in, 0, l)); goto out_f32;
+    case OP_V_CVT_I32_F64: LANES { double x = srcf64(w, in, 0, l); r[l] = (uint32_t)(x != x ? 0 : x <= -2147483648.0 ? INT32_MIN : x >= 2147483647.0 ? INT32_MAX : (int32_t)x); } OUT(VO_INT);
+    case OP_V_CVT_U32_F64: LANES { double x = srcf64(w, in, 0, l); r[l] = x != x || x <= 0 ? 0 : x >= 4294967295.0 ? 0xffffffffu : (uint32_t)x; } OUT(VO_INT);
+    case OP_V_CVT_F32_F64: LANES r[l] = bits_of((float)srcf64(w, in, 0, l)); OUT(VO_F32);
     case OP_V_CVT_F64_I32: D2(bits64_of((double)(int32_t)A[l]));
     case OP_V_CVT_F64_U32: D2(bits64_of((double)A[l]));
     case OP_V_CVT_F64_F32: D2(bits64_of((double)FA));
-    /* VOP2 */
-    case OP_V_CNDMASK_B32: U2((cin >> l & 1) ? B[l] : A[l]);
-    case OP_V_ADD_F32: F2(ftz(k, FA + FB));
-    case OP_V_SUB_F32: F2(ftz(k, FA - FB));
-    case OP_V_SUBREV_F32: F2(ftz(k, FB - FA));
-    case OP_V_MUL_LEGACY_F32: F2(legacy_mul(FA, FB));
-    case OP_V_MUL_F32: F2(ftz(k, FA * FB));
-    case OP_V_MUL_I32_I24: U2((uint32_t)(sext24(A[l]) * sext24(B[l])));
-    case OP_V_MUL_HI_I32_I24: U2((uint32_t)(((int64_t)sext24(A[l]) * sext24(B[l])) >> 32));
-    case OP_V_MUL_U32_U24: U2((A[l] & 0xffffff) * (B[l] & 0xffffff));
-    case OP_V_MUL_HI_U32_U24: U2((uint32_t)(((uint64_t)(A[l] & 0xffffff) * (B[l] & 0xffffff)) >> 32));
-    case OP_V_MIN_F32: F2(fminf(FA, FB));
-    case OP_V_MAX_F32: F2(fmaxf(FA, FB));
-    case OP_V_MIN_I32: U2((int32_t)A[l] < (int32_t)B[l] ? A[l] : B[l]);
-    case OP_V_MAX_I32: U2((int32_t)A[l] > (int32_t)B[l] ? A[l] : B[l]);
-    case OP_V_MIN_U32: U2(A[l] < B[l] ? A[l] : B[l]);
-    case OP_V_MAX_U32: U2(A[l] > B[l] ? A[l] : B[l]);
-    case OP_V_LSHRREV_B32: U2(B[l] >> (A[l] & 31));
-    case OP_V_ASHRREV_I32: U2((uint32_t)((int32_t)B[l] >> (A[l] & 31)));
-    case OP_V_LSHLREV_B32: U2(B[l] << (A[l] & 31));
-    case OP_V_AND_B32: U2(A[l] & B[l]);
-    case OP_V_OR_B32: U2(A[l] | B[l]);
-    case OP_V_XOR_B32: U2(A[l] ^ B[l]);
-    case OP_V_XNOR_B32: U2(~(A[l] ^ B[l]));
-    case OP_V_MAC_F32: {
-        const uint32_t *D = vdst(w, in->dst.code, 0);
-        F2(flush_denorm(flush_denorm(flush_denorm(FA) * flush_denorm(FB)) + flush_denorm(f32_of(D[l]))));
-    }
-    case OP_V_MADMK_F32: F2(flush_denorm(flush_denorm(FA * f32_of(in->src[2].value)) + FB));
-    case OP_V_MADAK_F32: F2(flush_denorm(flush_denorm(FA * FB) + f32_of(in->src[2].value)));
-    case OP_V_FMAC_F32: {
-        const uint32_t *D = vdst(w, in->dst.code, 0);
-        F2(ftz(k, fmaf(FA, FB, f32_of(D[l]))));
-    }
-    case OP_V_ADD_CO_U32: LANES { uint64_t s = (uint64_t)A[l] + B[l]; r[l] = (uint32_t)s; if (s >> 32) carry |= 1ull << l; } goto out_carry;
-    case OP_V_SUB_CO_U32: LANES { r[l] = A[l] - B[l]; if (B[l] > A[l]) carry |= 1ull << l; } goto out_carry;
-    case OP_V_SUBREV_CO_U32: LANES { r[l] = B[l] - A[l]; if (A[l] > B[l]) carry |= 1ull << l; } goto out_carry;
-    case OP_V_ADDC_CO_U32: LANES { uint64_t s = (uint64_t)A[l] + B[l] + (cin >> l & 1); r[l] = (uint32_t)s; if (s >> 32) carry |= 1ull << l; } goto out_carry;
-    case OP_V_SUBB_CO_U32: LANES { uint64_t b = (uint64_t)B[l] + (cin >> l & 1); r[l] = (uint32_t)(A[l] - b); if (b > A[l]) carry |= 1ull << l; } goto out_carry;
-    case OP_V_SUBBREV_CO_U32: LANES { uint64_t b = (uint64_t)A[l] + (cin >> l & 1); r[l] = (uint32_t)(B[l] - b); if (b > B[l]) carry |= 1ull << l; } goto out_carry;
-    case OP_V_ADD_F16: H2(HA + HB);
-    case OP_V_SUB_F16: H2(HA - HB);
-    case OP_V_SUBREV_F16: H2(HB - HA);
-    case OP_V_MUL_F16: H2(HA * HB);
-    case OP_V_MAX_F16: H2(fmaxf(HA, HB));
-    case OP_V_MIN_F16: H2(fminf(HA, HB));
-    case OP_V_MAC_F16: {
-        const uint32_t *D = vdst(w, in->dst.code, 0);
-        H2(HA * HB + f16_to_f32((uint16_t)D[l]));
-    }
-    case OP_V_ADD_U16: /* clamp: unsigned saturation */
-        LANES { uint32_t t = (A[l] & 0xffff) + (B[l] & 0xffff); r[l] = in->clamp && t > 0xffff ? 0xffff : (uint16_t)t; }
-        goto out_sat;
-    case OP_V_SUB_U16:
-        LANES { uint32_t a16 = A[l] & 0xffff, b16 = B[l] & 0xffff; r[l] = in->clamp && b16 > a16 ? 0 : (uint16_t)(a16 - b16); }
-        goto out_sat;
-    case OP_V_MUL_LO_U16: U2((uint16_t)(A[l] * B[l]));
-    case OP_V_LSHLREV_B16: U2((uint16_t)(B[l] << (A[l] & 15)));
-    case OP_V_LSHRREV_B16: U2((uint16_t)((B[l] & 0xffff) >> (A[l] & 15)));
-    case OP_V_ADD_U32: /* clamp: unsigned saturation */
-        LANES { uint64_t t = (uint64_t)A[l] + B[l]; r[l] = in->clamp && t >> 32 ? 0xffffffffu : (uint32_t)t; }
-        goto out_sat;
-    case OP_V_SUB_U32: LANES r[l] = in->clamp && B[l] > A[l] ? 0 : A[l] - B[l]; goto out_sat;
-    case OP_V_SUBREV_U32: LANES r[l] = in->clamp && A[l] > B[l] ? 0 : B[l] - A[l]; goto out_sat;
-    case OP_V_DOT2C_F32_F16: {
-        const uint32_t *D = vdst(w, in->dst.code, 0);
-        F2(fmaf(hf(A[l], 1, 0, 0), hf(B[l], 1, 0, 0), fmaf(hf(A[l], 0, 0, 0), hf(B[l], 0, 0, 0), f32_of(D[l]))));
-    }
-    case OP_V_FMAC_F64: D2(bits64_of(fma(srcf64(w, in, 0, l), srcf64(w, in, 1, l), f64_of(src64(w, &in->dst, l)))));
     /* VOPC */
     case OP_V_CMP_CLASS_F32: CMP(vcmp_class(FA, B[l]));
     case OP_V_CMP_F_F32: case OP_V_CMP_F_I32: case OP_V_CMP_F_U32: CMP(0);
@@ -855,19 +812,110 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
     case OP_V_CMP_LT_F16: CMP(HA < HB);
     case OP_V_CMP_EQ_F16: CMP(HA == HB);
     case OP_V_CMP_GT_F16: CMP(HA > HB);
+    default:
+        return VO_NONE;
+    }
+}
+
+/* VOP2 */
+static int valu_vop2(wg_ctx *c, wave *w, const emu_inst *in, vctx *v, const valu_srcs *srcs, uint64_t *mo,
+                     uint64_t *co)
+{
+    VALU_LOCALS;
+    switch ((isa_op)in->op) {
+    /* VOP2 */
+    case OP_V_CNDMASK_B32: U2((cin >> l & 1) ? B[l] : A[l]);
+    case OP_V_ADD_F32: F2(ftz(k, FA + FB));
+    case OP_V_SUB_F32: F2(ftz(k, FA - FB));
+    case OP_V_SUBREV_F32: F2(ftz(k, FB - FA));
+    case OP_V_MUL_LEGACY_F32: F2(legacy_mul(FA, FB));
+    case OP_V_MUL_F32: F2(ftz(k, FA * FB));
+    case OP_V_MUL_I32_I24: U2((uint32_t)(sext24(A[l]) * sext24(B[l])));
+    case OP_V_MUL_HI_I32_I24: U2((uint32_t)(((int64_t)sext24(A[l]) * sext24(B[l])) >> 32));
+    case OP_V_MUL_U32_U24: U2((A[l] & 0xffffff) * (B[l] & 0xffffff));
+    case OP_V_MUL_HI_U32_U24: U2((uint32_t)(((uint64_t)(A[l] & 0xffffff) * (B[l] & 0xffffff)) >> 32));
+    case OP_V_MIN_F32: F2(fminf(FA, FB));
+    case OP_V_MAX_F32: F2(fmaxf(FA, FB));
+    case OP_V_MIN_I32: U2((int32_t)A[l] < (int32_t)B[l] ? A[l] : B[l]);
+    case OP_V_MAX_I32: U2((int32_t)A[l] > (int32_t)B[l] ? A[l] : B[l]);
+    case OP_V_MIN_U32: U2(A[l] < B[l] ? A[l] : B[l]);
+    case OP_V_MAX_U32: U2(A[l] > B[l] ? A[l] : B[l]);
+    case OP_V_LSHRREV_B32: U2(B[l] >> (A[l] & 31));
+    case OP_V_ASHRREV_I32: U2((uint32_t)((int32_t)B[l] >> (A[l] & 31)));
+    case OP_V_LSHLREV_B32: U2(B[l] << (A[l] & 31));
+    case OP_V_AND_B32: U2(A[l] & B[l]);
+    case OP_V_OR_B32: U2(A[l] | B[l]);
+    case OP_V_XOR_B32: U2(A[l] ^ B[l]);
+    case OP_V_XNOR_B32: U2(~(A[l] ^ B[l]));
+    case OP_V_MAC_F32: {
+        const uint32_t *D = vdst(w, in->dst.code, 0);
+        F2(flush_denorm(flush_denorm(flush_denorm(FA) * flush_denorm(FB)) + flush_denorm(f32_of(D[l]))));
+    }
+    case OP_V_MADMK_F32: F2(flush_denorm(flush_denorm(FA * f32_of(in->src[2].value)) + FB));
+    case OP_V_MADAK_F32: F2(flush_denorm(flush_denorm(FA * FB) + f32_of(in->src[2].value)));
+    case OP_V_FMAC_F32: {
+        const uint32_t *D = vdst(w, in->dst.code, 0);
+        F2(ftz(k, fmaf(FA, FB, f32_of(D[l]))));
+    }
+    case OP_V_ADD_CO_U32: LANES { uint64_t s = (uint64_t)A[l] + B[l]; r[l] = (uint32_t)s; if (s >> 32) carry |= 1ull << l; } OUT(VO_CARRY);
+    case OP_V_SUB_CO_U32: LANES { r[l] = A[l] - B[l]; if (B[l] > A[l]) carry |= 1ull << l; } OUT(VO_CARRY);
+    case OP_V_SUBREV_CO_U32: LANES { r[l] = B[l] - A[l]; if (A[l] > B[l]) carry |= 1ull << l; } OUT(VO_CARRY);
+    case OP_V_ADDC_CO_U32: LANES { uint64_t s = (uint64_t)A[l] + B[l] + (cin >> l & 1); r[l] = (uint32_t)s; if (s >> 32) carry |= 1ull << l; } OUT(VO_CARRY);
+    case OP_V_SUBB_CO_U32: LANES { uint64_t b = (uint64_t)B[l] + (cin >> l & 1); r[l] = (uint32_t)(A[l] - b); if (b > A[l]) carry |= 1ull << l; } OUT(VO_CARRY);
+    case OP_V_SUBBREV_CO_U32: LANES { uint64_t b = (uint64_t)A[l] + (cin >> l & 1); r[l] = (uint32_t)(B[l] - b); if (b > B[l]) carry |= 1ull << l; } OUT(VO_CARRY);
+    case OP_V_ADD_F16: H2(HA + HB);
+    case OP_V_SUB_F16: H2(HA - HB);
+    case OP_V_SUBREV_F16: H2(HB - HA);
+    case OP_V_MUL_F16: H2(HA * HB);
+    case OP_V_MAX_F16: H2(fmaxf(HA, HB));
+    case OP_V_MIN_F16: H2(fminf(HA, HB));
+    case OP_V_MAC_F16: {
+        const uint32_t *D = vdst(w, in->dst.code, 0);
+        H2(HA * HB + f16_to_f32((uint16_t)D[l]));
+    }
+    case OP_V_ADD_U16: /* clamp: unsigned saturation */
+        LANES { uint32_t t = (A[l] & 0xffff) + (B[l] & 0xffff); r[l] = in->clamp && t > 0xffff ? 0xffff : (uint16_t)t; }
+        OUT(VO_SAT);
+    case OP_V_SUB_U16:
+        LANES { uint32_t a16 = A[l] & 0xffff, b16 = B[l] & 0xffff; r[l] = in->clamp && b16 > a16 ? 0 : (uint16_t)(a16 - b16); }
+        OUT(VO_SAT);
+    case OP_V_MUL_LO_U16: U2((uint16_t)(A[l] * B[l]));
+    case OP_V_LSHLREV_B16: U2((uint16_t)(B[l] << (A[l] & 15)));
+    case OP_V_LSHRREV_B16: U2((uint16_t)((B[l] & 0xffff) >> (A[l] & 15)));
+    case OP_V_ADD_U32: /* clamp: unsigned saturation */
+        LANES { uint64_t t = (uint64_t)A[l] + B[l]; r[l] = in->clamp && t >> 32 ? 0xffffffffu : (uint32_t)t; }
+        OUT(VO_SAT);
+    case OP_V_SUB_U32: LANES r[l] = in->clamp && B[l] > A[l] ? 0 : A[l] - B[l]; OUT(VO_SAT);
+    case OP_V_SUBREV_U32: LANES r[l] = in->clamp && A[l] > B[l] ? 0 : B[l] - A[l]; OUT(VO_SAT);
+    case OP_V_DOT2C_F32_F16: {
+        const uint32_t *D = vdst(w, in->dst.code, 0);
+        F2(fmaf(hf(A[l], 1, 0, 0), hf(B[l], 1, 0, 0), fmaf(hf(A[l], 0, 0, 0), hf(B[l], 0, 0, 0), f32_of(D[l]))));
+    }
+    case OP_V_FMAC_F64: D2(bits64_of(fma(srcf64(w, in, 0, l), srcf64(w, in, 1, l), f64_of(src64(w, &in->dst, l)))));
+    default:
+        return VO_NONE;
+    }
+}
+
+/* VOP3 */
+static int valu_vop3(wg_ctx *c, wave *w, const emu_inst *in, vctx *v, const valu_srcs *srcs, uint64_t *mo,
+                     uint64_t *co)
+{
+    VALU_LOCALS;
+    switch ((isa_op)in->op) {
     /* VOP3 */
     case OP_V_MAD_LEGACY_F32: F2(flush_denorm(legacy_mul(flush_denorm(FA), flush_denorm(FB)) + flush_denorm(FC)));
     case OP_V_MAD_F32: F2(flush_denorm(flush_denorm(flush_denorm(FA) * flush_denorm(FB)) + flush_denorm(FC)));
     case OP_V_MAD_I32_I24: U2((uint32_t)(sext24(A[l]) * sext24(B[l]) + (int32_t)C[l]));
     case OP_V_MAD_U32_U24: U2((A[l] & 0xffffff) * (B[l] & 0xffffff) + C[l]);
-    case OP_V_BFE_U32: LANES { unsigned o = B[l] & 31, wd = C[l] & 31; r[l] = wd ? (A[l] >> o) & ((1u << wd) - 1) : 0; } goto out_int;
+    case OP_V_BFE_U32: LANES { unsigned o = B[l] & 31, wd = C[l] & 31; r[l] = wd ? (A[l] >> o) & ((1u << wd) - 1) : 0; } OUT(VO_INT);
     case OP_V_BFE_I32: /* (S0.i >> offset), masked to width and sign-extended: a field reaching past bit 31 is the arithmetic shift */
         LANES {
             unsigned o = B[l] & 31, wd = C[l] & 31;
             r[l] = !wd ? 0 : o + wd >= 32 ? (uint32_t)((int32_t)A[l] >> o)
                                           : (uint32_t)((int32_t)((A[l] >> o) << (32 - wd)) >> (32 - wd));
         }
-        goto out_int;
+        OUT(VO_INT);
     case OP_V_BFI_B32: U2((A[l] & B[l]) | (~A[l] & C[l]));
     case OP_V_FMA_F32: F2(ftz(k, fmaf(FA, FB, FC)));
     case OP_V_ALIGNBIT_B32: U2((uint32_t)((((uint64_t)A[l] << 32) | B[l]) >> (C[l] & 31)));
@@ -898,9 +946,9 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
     }
         write_v(w, in, v, r, 0);
         write_v(w, in, v, v->r1, 1);
-        write_mask(w, in->sdst.code, carry & exec);
+        write_mask(w, in->sdst.code, carry & v->mask);
         return 0;
-    case OP_V_MAD_F16: LANES { float f = HA * HB + HC; r[l] = f32_to_f16(f); } goto out_f16;
+    case OP_V_MAD_F16: LANES { float f = HA * HB + HC; r[l] = f32_to_f16(f); } OUT(VO_F16);
     case OP_V_FMA_F16: H2(fmaf(HA, HB, HC));
     case OP_V_DIV_FIXUP_F32: F2(FA); /* quotient already computed: special cases are not modelled */
     case OP_V_ADD_F64: D2(bits64_of(srcf64(w, in, 0, l) + srcf64(w, in, 1, l)));
@@ -914,8 +962,8 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
     case OP_V_READLANE_B32: sset(w, in->dst.code, A[B[0] & 63]); return 0;
     case OP_V_WRITELANE_B32: vdst(w, in->dst.code, 0)[B[0] & 63] = A[0]; return 0;
     case OP_V_BCNT_U32_B32: U2((uint32_t)__builtin_popcount(A[l]) + B[l]);
-    case OP_V_MBCNT_LO_U32_B32: LANES r[l] = (uint32_t)__builtin_popcount(A[l] & (l >= 32 ? 0xffffffffu : (uint32_t)((1ull << l) - 1))) + B[l]; goto out_int;
-    case OP_V_MBCNT_HI_U32_B32: LANES r[l] = (uint32_t)__builtin_popcount(A[l] & (l < 32 ? 0 : (uint32_t)((1ull << (l - 32)) - 1))) + B[l]; goto out_int;
+    case OP_V_MBCNT_LO_U32_B32: LANES r[l] = (uint32_t)__builtin_popcount(A[l] & (l >= 32 ? 0xffffffffu : (uint32_t)((1ull << l) - 1))) + B[l]; OUT(VO_INT);
+    case OP_V_MBCNT_HI_U32_B32: LANES r[l] = (uint32_t)__builtin_popcount(A[l] & (l < 32 ? 0 : (uint32_t)((1ull << (l - 32)) - 1))) + B[l]; OUT(VO_INT);
     case OP_V_LSHLREV_B64: D2(src64(w, &in->src[1], l) << (A[l] & 63));
     case OP_V_LSHRREV_B64: D2(src64(w, &in->src[1], l) >> (A[l] & 63));
     case OP_V_ASHRREV_I64: D2((uint64_t)((int64_t)src64(w, &in->src[1], l) >> (A[l] & 63)));
@@ -934,15 +982,15 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
             h[i] = q;
         }
         r[l] = h[0] | h[1] << 16;
-    } goto out_int;
+    } OUT(VO_INT);
     case OP_V_CVT_PK_U16_U32: U2((A[l] > 0xffff ? 0xffff : A[l]) | (B[l] > 0xffff ? 0xffffu : B[l]) << 16);
     case OP_V_CVT_PK_I16_I32: LANES {
         int32_t x = (int32_t)A[l], y = (int32_t)B[l];
         x = x < -32768 ? -32768 : x > 32767 ? 32767 : x;
         y = y < -32768 ? -32768 : y > 32767 ? 32767 : y;
         r[l] = (uint16_t)x | (uint32_t)(uint16_t)y << 16;
-    } goto out_int;
-    case OP_V_PACK_B32_F16: LANES r[l] = h_sel(A[l], os & 1) | (uint32_t)h_sel(B[l], (os >> 1) & 1) << 16; goto out_int;
+    } OUT(VO_INT);
+    case OP_V_PACK_B32_F16: LANES r[l] = h_sel(A[l], os & 1) | (uint32_t)h_sel(B[l], (os >> 1) & 1) << 16; OUT(VO_INT);
     case OP_V_ADD_I32: /* clamp: signed saturation */
     case OP_V_SUB_I32:
         LANES {
@@ -951,7 +999,7 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
                 t = t > INT32_MAX ? INT32_MAX : t < INT32_MIN ? INT32_MIN : t;
             r[l] = (uint32_t)t;
         }
-        goto out_sat;
+        OUT(VO_SAT);
     case OP_V_ADD3_U32: U2(A[l] + B[l] + C[l]);
     case OP_V_LSHL_ADD_U32: U2((A[l] << (B[l] & 31)) + C[l]);
     case OP_V_ADD_LSHL_U32: U2((A[l] + B[l]) << (C[l] & 31));
@@ -975,9 +1023,21 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
             y |= byte << (8 * i);
         }
         r[l] = y;
-    } goto out_int;
+    } OUT(VO_INT);
     case OP_V_MAD_U32_U16: U2((A[l] & 0xffff) * (B[l] & 0xffff) + C[l]);
-    /* issue 24 */
+    default:
+        return VO_NONE;
+    }
+}
+
+/* What LLVM-compiled code needs beyond the generator's subset (the LLVM
+ * corpus, docs/EMULATOR.md): f64 math, frexp, the division helpers, the
+ * VOP2 literal forms, and every VOPC by its encoding. */
+static int valu_llvm(wg_ctx *c, wave *w, const emu_inst *in, vctx *v, const valu_srcs *srcs, uint64_t *mo,
+                     uint64_t *co)
+{
+    VALU_LOCALS;
+    switch (op) {
     case OP_V_FMAMK_F32: F2(ftz(k, fmaf(FA, f32_of(in->src[2].value), FB)));
     case OP_V_FMAAK_F32: F2(ftz(k, fmaf(FA, FB, f32_of(in->src[2].value))));
     case OP_V_RCP_F64: D2(bits64_of(1.0 / srcf64(w, in, 0, l)));
@@ -992,13 +1052,13 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
         uint64_t u = bits64_of(isinf(x) ? NAN : f < 1.0 ? f : 0x1.fffffffffffffp-1);
         r[l] = (uint32_t)u;
         v->r1[l] = (uint32_t)(u >> 32);
-    } goto out_64;
+    } OUT(VO_64);
     case OP_V_MIN_F64: D2(bits64_of(fmin(srcf64(w, in, 0, l), srcf64(w, in, 1, l))));
     case OP_V_MAX_F64: D2(bits64_of(fmax(srcf64(w, in, 0, l), srcf64(w, in, 1, l))));
-    case OP_V_FREXP_EXP_I32_F32: LANES { int e = 0; float x = FA; if (isfinite(x)) frexpf(x, &e); r[l] = (uint32_t)e; } goto out_int;
-    case OP_V_FREXP_MANT_F32: LANES { int e; float x = FA; r[l] = bits_of(isfinite(x) ? frexpf(x, &e) : x); } goto out_f32;
-    case OP_V_FREXP_EXP_I32_F64: LANES { int e = 0; double x = srcf64(w, in, 0, l); if (isfinite(x)) frexp(x, &e); r[l] = (uint32_t)e; } goto out_int;
-    case OP_V_FREXP_MANT_F64: LANES { int e; double x = srcf64(w, in, 0, l); uint64_t u = bits64_of(isfinite(x) ? frexp(x, &e) : x); r[l] = (uint32_t)u; v->r1[l] = (uint32_t)(u >> 32); } goto out_64;
+    case OP_V_FREXP_EXP_I32_F32: LANES { int e = 0; float x = FA; if (isfinite(x)) frexpf(x, &e); r[l] = (uint32_t)e; } OUT(VO_INT);
+    case OP_V_FREXP_MANT_F32: LANES { int e; float x = FA; r[l] = bits_of(isfinite(x) ? frexpf(x, &e) : x); } OUT(VO_F32);
+    case OP_V_FREXP_EXP_I32_F64: LANES { int e = 0; double x = srcf64(w, in, 0, l); if (isfinite(x)) frexp(x, &e); r[l] = (uint32_t)e; } OUT(VO_INT);
+    case OP_V_FREXP_MANT_F64: LANES { int e; double x = srcf64(w, in, 0, l); uint64_t u = bits64_of(isfinite(x) ? frexp(x, &e) : x); r[l] = (uint32_t)u; v->r1[l] = (uint32_t)(u >> 32); } OUT(VO_64);
     case OP_V_LSHL_ADD_U64: D2((src64(w, &in->src[0], l) << (B[l] & 7)) + src64(w, &in->src[2], l));
     case OP_V_DIV_SCALE_F64: {
         uint64_t vcc = 0;
@@ -1013,7 +1073,7 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
         }
         write_v(w, in, v, r, 0);
         write_v(w, in, v, v->r1, 1);
-        write_mask(w, in->sdst.code, vcc & exec);
+        write_mask(w, in->sdst.code, vcc & v->mask);
         return 0;
     }
     case OP_V_DIV_FMAS_F64: {
@@ -1022,9 +1082,65 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
     }
     case OP_V_DIV_FIXUP_F64: D2(bits64_of(div_fixup(srcf64(w, in, 0, l), srcf64(w, in, 1, l), srcf64(w, in, 2, l))));
     default:
-        if (in->info->fmt == F_VOPC && vcmp_by_encoding(w, in, A, B, exec, &m))
-            goto out_cmp;
+        if (in->info->fmt == F_VOPC && vcmp_by_encoding(w, in, A, B, v->mask, &m))
+            OUT(VO_CMP);
+        return VO_NONE;
+    }
+}
+
+int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
+{
+    vctx V;
+    vctx *v = &V;
+    uint64_t exec = exec_mask(w);
+    v->mask = exec;
+    uint32_t *r = v->r;
+    const emu_kernel *k = c->k;
+    isa_op op = (isa_op)in->op;
+    if (in->fmt == F_VOP3P)
+        return exec_vop3p(c, w, in, v);
+
+    if (in->plain_fmac && k->denorm32 == 3) {
+        /* the main loop's instruction: straight to the lanes */
+        fmac_lanes(vdst(w, in->dst.code, 0), w->v[in->src[0].code - R_V0], w->v[in->src[1].code - R_V0], exec);
+        return 0;
+    }
+    const uint32_t *A = NULL, *B = NULL, *C = NULL;
+    /* float source modifiers: also v_cndmask_b32, whose VOP3 form takes neg/abs */
+    bool fpm = in->fp_mods;
+    if (in->src[0].code != R_NONE && in->src[0].width == 1)
+        A = src32(w, in, 0, v->t[0], v, fpm);
+    if (in->src[1].code != R_NONE && in->src[1].width == 1)
+        B = src32(w, in, 1, v->t[1], v, fpm);
+    if (in->src[2].code != R_NONE && in->src[2].width == 1)
+        C = src32(w, in, 2, v->t[2], v, fpm);
+    uint64_t cin = 0;
+    if (in->src[2].code != R_NONE && in->src[2].width == 2)
+        cin = sval64(w, &in->src[2]);
+    /* f16 VOP3 op_sel: bits 0..2 pick the high half of sources, bit 3 writes
+       the high half of the destination. */
+    unsigned os = in->fmt == F_VOP3 ? in->opsel : 0;
+    valu_srcs srcs = {A, B, C, cin, os};
+    uint64_t m = 0, carry = 0;
+    int o = valu_vop1c(c, w, in, v, &srcs, &m, &carry);
+    if (o == VO_NONE)
+        o = valu_vop2(c, w, in, v, &srcs, &m, &carry);
+    if (o == VO_NONE)
+        o = valu_vop3(c, w, in, v, &srcs, &m, &carry);
+    if (o == VO_NONE)
+        o = valu_llvm(c, w, in, v, &srcs, &m, &carry);
+    switch (o) {
+    case VO_NONE:
         return emu_fault(c, w, "vector operation not implemented by the emulator");
+    case VO_F32: goto out_f32;
+    case VO_F16: goto out_f16;
+    case VO_INT: goto out_int;
+    case VO_64: goto out_64;
+    case VO_SAT: goto out_sat;
+    case VO_CARRY: goto out_carry;
+    case VO_CMP: goto out_cmp;
+    default:
+        return o; /* 0 done, -1 a fault */
     }
 
 out_f32:

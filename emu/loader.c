@@ -306,6 +306,109 @@ static int load_target(const mp_node *root, emu_module *m, const char *mach, cha
     return 0;
 }
 
+/* Kernel i's metadata entry kn: name, descriptor symbol (into sym),
+ * kernarg size, workgroup sizes, wave size, arguments. */
+static int load_kernel_meta(const mp_node *kn, uint32_t i, emu_kernel *k, char *sym, size_t symlen, char *err,
+                            size_t errlen)
+{
+    k->loop_begin = k->loop_end = -1;
+    emu_kernel_info *ki = &k->info;
+    if (mp_str(mp_get(kn, ".name"), ki->name, sizeof ki->name) || mp_str(mp_get(kn, ".symbol"), sym, symlen))
+        return say(err, errlen, "kernel %u in the metadata has no .name/.symbol", i);
+    if (mp_get(kn, ".name")->len >= sizeof ki->name || mp_get(kn, ".symbol")->len >= symlen)
+        return say(err, errlen, "kernel %u in the metadata: .name or .symbol longer than %zu bytes", i,
+                   sizeof ki->name - 1);
+    const mp_node *rq = mp_get(kn, ".reqd_workgroup_size");
+    if (meta_int(ki->name, "", kn, ".kernarg_segment_size", 0, META_MAX_KERNARG, 0, &ki->kernarg_size, err,
+                 errlen) ||
+        meta_int(ki->name, "", kn, ".max_flat_workgroup_size", 1, META_MAX_BLOCK, META_MAX_BLOCK, &ki->max_block,
+                 err, errlen))
+        return -1;
+    if (rq && (rq->type != MP_ARRAY || rq->len != 3))
+        return say(err, errlen, "kernel %s: metadata .reqd_workgroup_size is not a list of 3", ki->name);
+    for (int j = 0; rq && j < 3; j++) {
+        int64_t v;
+        if (mp_int_in(&rq->kids[j], 1, META_MAX_BLOCK, &v))
+            return say(err, errlen, "kernel %s: metadata .reqd_workgroup_size[%d] is not an integer in [1, %d]",
+                       ki->name, j, META_MAX_BLOCK);
+        ki->reqd_block[j] = (int)v;
+    }
+    if (mp_int(mp_get(kn, ".wavefront_size"), 64) != 64)
+        return say(err, errlen, "kernel %s: only wave64 is supported", ki->name);
+    return load_args(ki, mp_get(kn, ".args"), err, errlen) ? -1 : 0;
+}
+
+/* Kernel k's descriptor (symbol sym): LDS, kernarg size, the rsrc words
+ * and the register allocation they encode; then its code, decoded up to
+ * its function symbol's end (text_end without one). */
+static int load_kernel_code(const emu_device *d, const elf *e, emu_kernel *k, const char *sym, uint64_t text_end,
+                            char *err, size_t errlen)
+{
+    emu_kernel_info *ki = &k->info;
+    const Elf64_Sym *kd = find_sym(e, sym, NULL);
+    const uint8_t *kdp = kd ? vaddr_ptr(e, kd->st_value, 64, NULL) : NULL;
+    if (!kdp)
+        return say(err, errlen, "kernel %s: descriptor symbol %s not found", ki->name, sym);
+    uint32_t group, priv, karg;
+    int64_t entry_off;
+    memcpy(&group, kdp, 4);
+    memcpy(&priv, kdp + 4, 4);
+    memcpy(&karg, kdp + 8, 4);
+    memcpy(&entry_off, kdp + 16, 8);
+    memcpy(&k->rsrc3, kdp + 44, 4);
+    memcpy(&k->rsrc1, kdp + 48, 4);
+    memcpy(&k->rsrc2, kdp + 52, 4);
+    memcpy(&k->props, kdp + 56, 2);
+    k->entry = kd->st_value + (uint64_t)entry_off;
+    k->private_size = (int)priv;
+    if (group > (uint32_t)d->t->lds_bytes)
+        return say(err, errlen, "kernel %s: LDS %u bytes exceeds %d", ki->name, group, d->t->lds_bytes);
+    ki->lds_bytes = (int)group;
+    if (priv > INT32_MAX || karg > META_MAX_KERNARG)
+        return say(err, errlen, "kernel %s: descriptor %s %u is out of range", ki->name,
+                   priv > INT32_MAX ? "private_segment_fixed_size" : "kernarg_size", priv > INT32_MAX ? priv : karg);
+    if (karg > (uint32_t)ki->kernarg_size)
+        ki->kernarg_size = (int)karg;
+    if (check_args(ki, err, errlen))
+        return -1;
+    k->user_sgprs = (int)((k->rsrc2 >> 1) & 31);
+    for (int j = 0; j < 3; j++)
+        k->wg_id[j] = (k->rsrc2 >> (7 + j)) & 1;
+    k->wg_info = (k->rsrc2 >> 10) & 1;
+    k->vgpr_ids = (int)((k->rsrc2 >> 11) & 3);
+    k->denorm32 = (int)((k->rsrc1 >> 16) & 3);
+    /* VGPR/SGPR allocation from the descriptor's granulated counts */
+    int vgran = (int)(k->rsrc1 & 63), sgran = (int)((k->rsrc1 >> 6) & 15);
+    if (d->t->unified_acc_vgprs) {
+        int total = (vgran + 1) * d->t->vgpr_granule;
+        ki->accum_offset = (int)(((k->rsrc3 & 63) + 1) * 4);
+        ki->unified_total = total;
+        ki->vgprs = ki->accum_offset;
+        ki->agprs = total - ki->accum_offset;
+        if (ki->agprs < 0)
+            ki->agprs = 0;
+    } else {
+        /* gfx908 allocates VGPRs and AGPRs alike: the granule covers both */
+        ki->vgprs = (vgran + 1) * d->t->vgpr_granule;
+        ki->agprs = d->t->has_mfma ? ki->vgprs : 0;
+    }
+    /* gfx9 allocates SGPRs in blocks of 16 but encodes the count in
+       units of 8: the field is 2 * (blocks - 1) */
+    ki->sgprs = (sgran / 2 + 1) * 16;
+    if (ki->sgprs > d->t->max_sgprs)
+        ki->sgprs = d->t->max_sgprs;
+    if ((k->props & 0x400) != 0)
+        return say(err, errlen, "kernel %s: wave32 is not supported", ki->name);
+    uint64_t end = text_end;
+    const Elf64_Sym *fs = find_sym(e, ki->name, NULL);
+    if (fs && fs->st_size && fs->st_value == k->entry)
+        end = fs->st_value + fs->st_size;
+    if (decode_kernel(d, e, k, end, err, errlen))
+        return -1;
+    find_loop(e, k);
+    return 0;
+}
+
 int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, char *err, size_t errlen)
 {
     *out = NULL;
@@ -379,119 +482,12 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
     }
     int rc = 0;
     for (uint32_t i = 0; i < ks->len && !rc; i++) {
-        const mp_node *kn = &ks->kids[i];
-        emu_kernel *k = &m->kernels[m->nkernels++];
-        k->loop_begin = k->loop_end = -1;
-        emu_kernel_info *ki = &k->info;
         char sym[160];
-        if (mp_str(mp_get(kn, ".name"), ki->name, sizeof ki->name) || mp_str(mp_get(kn, ".symbol"), sym, sizeof sym)) {
-            rc = say(err, errlen, "kernel %u in the metadata has no .name/.symbol", i);
-            break;
-        }
-        if (mp_get(kn, ".name")->len >= sizeof ki->name || mp_get(kn, ".symbol")->len >= sizeof sym) {
-            rc = say(err, errlen, "kernel %u in the metadata: .name or .symbol longer than %zu bytes", i,
-                     sizeof ki->name - 1);
-            break;
-        }
-        const mp_node *rq = mp_get(kn, ".reqd_workgroup_size");
-        if (meta_int(ki->name, "", kn, ".kernarg_segment_size", 0, META_MAX_KERNARG, 0, &ki->kernarg_size, err,
-                     errlen) ||
-            meta_int(ki->name, "", kn, ".max_flat_workgroup_size", 1, META_MAX_BLOCK, META_MAX_BLOCK, &ki->max_block,
-                     err, errlen)) {
-            rc = -1;
-            break;
-        }
-        if (rq && (rq->type != MP_ARRAY || rq->len != 3)) {
-            rc = say(err, errlen, "kernel %s: metadata .reqd_workgroup_size is not a list of 3", ki->name);
-            break;
-        }
-        for (int j = 0; rq && j < 3 && !rc; j++) {
-            int64_t v;
-            if (mp_int_in(&rq->kids[j], 1, META_MAX_BLOCK, &v))
-                rc = say(err, errlen, "kernel %s: metadata .reqd_workgroup_size[%d] is not an integer in [1, %d]",
-                         ki->name, j, META_MAX_BLOCK);
-            else
-                ki->reqd_block[j] = (int)v;
-        }
-        if (rc)
-            break;
-        if (mp_int(mp_get(kn, ".wavefront_size"), 64) != 64) {
-            rc = say(err, errlen, "kernel %s: only wave64 is supported", ki->name);
-            break;
-        }
-        if (load_args(ki, mp_get(kn, ".args"), err, errlen)) {
-            rc = -1;
-            break;
-        }
-        const Elf64_Sym *kd = find_sym(&e, sym, NULL);
-        const uint8_t *kdp = kd ? vaddr_ptr(&e, kd->st_value, 64, NULL) : NULL;
-        if (!kdp) {
-            rc = say(err, errlen, "kernel %s: descriptor symbol %s not found", ki->name, sym);
-            break;
-        }
-        uint32_t group, priv, karg;
-        int64_t entry_off;
-        memcpy(&group, kdp, 4);
-        memcpy(&priv, kdp + 4, 4);
-        memcpy(&karg, kdp + 8, 4);
-        memcpy(&entry_off, kdp + 16, 8);
-        memcpy(&k->rsrc3, kdp + 44, 4);
-        memcpy(&k->rsrc1, kdp + 48, 4);
-        memcpy(&k->rsrc2, kdp + 52, 4);
-        memcpy(&k->props, kdp + 56, 2);
-        k->entry = kd->st_value + (uint64_t)entry_off;
-        k->private_size = (int)priv;
-        if (group > (uint32_t)d->t->lds_bytes) {
-            rc = say(err, errlen, "kernel %s: LDS %u bytes exceeds %d", ki->name, group, d->t->lds_bytes);
-            break;
-        }
-        ki->lds_bytes = (int)group;
-        if (priv > INT32_MAX || karg > META_MAX_KERNARG) {
-            rc = say(err, errlen, "kernel %s: descriptor %s %u is out of range", ki->name,
-                     priv > INT32_MAX ? "private_segment_fixed_size" : "kernarg_size", priv > INT32_MAX ? priv : karg);
-            break;
-        }
-        if (karg > (uint32_t)ki->kernarg_size)
-            ki->kernarg_size = (int)karg;
-        if ((rc = check_args(ki, err, errlen)))
-            break;
-        k->user_sgprs = (int)((k->rsrc2 >> 1) & 31);
-        for (int j = 0; j < 3; j++)
-            k->wg_id[j] = (k->rsrc2 >> (7 + j)) & 1;
-        k->wg_info = (k->rsrc2 >> 10) & 1;
-        k->vgpr_ids = (int)((k->rsrc2 >> 11) & 3);
-        k->denorm32 = (int)((k->rsrc1 >> 16) & 3);
-        /* VGPR/SGPR allocation from the descriptor's granulated counts */
-        int vgran = (int)(k->rsrc1 & 63), sgran = (int)((k->rsrc1 >> 6) & 15);
-        if (d->t->unified_acc_vgprs) {
-            int total = (vgran + 1) * d->t->vgpr_granule;
-            ki->accum_offset = (int)(((k->rsrc3 & 63) + 1) * 4);
-            ki->unified_total = total;
-            ki->vgprs = ki->accum_offset;
-            ki->agprs = total - ki->accum_offset;
-            if (ki->agprs < 0)
-                ki->agprs = 0;
-        } else {
-            /* gfx908 allocates VGPRs and AGPRs alike: the granule covers both */
-            ki->vgprs = (vgran + 1) * d->t->vgpr_granule;
-            ki->agprs = d->t->has_mfma ? ki->vgprs : 0;
-        }
-        /* gfx9 allocates SGPRs in blocks of 16 but encodes the count in
-           units of 8: the field is 2 * (blocks - 1) */
-        ki->sgprs = (sgran / 2 + 1) * 16;
-        if (ki->sgprs > d->t->max_sgprs)
-            ki->sgprs = d->t->max_sgprs;
-        if ((k->props & 0x400) != 0) {
-            rc = say(err, errlen, "kernel %s: wave32 is not supported", ki->name);
-            break;
-        }
-        uint64_t end = text_end;
-        const Elf64_Sym *fs = find_sym(&e, ki->name, NULL);
-        if (fs && fs->st_size && fs->st_value == k->entry)
-            end = fs->st_value + fs->st_size;
-        rc = decode_kernel(d, &e, k, end, err, errlen);
-        if (!rc)
-            find_loop(&e, k);
+        emu_kernel *k = &m->kernels[m->nkernels++];
+        rc = load_kernel_meta(&ks->kids[i], i, k, sym, sizeof sym, err, errlen) ||
+                     load_kernel_code(d, &e, k, sym, text_end, err, errlen)
+                 ? -1
+                 : 0;
     }
     mp_free(&doc);
     free(img);

@@ -3,15 +3,12 @@
 #ifndef IGEMM_EMU_TIMING_INT_H
 #define IGEMM_EMU_TIMING_INT_H
 
+#include "../arch/occupancy.h"
 #include "timing.h"
 
-/* How many of a kernel's waves and workgroups a CU holds at once. */
-typedef struct {
-    int waves_per_simd;  /* min of the wave slots, the VGPR and the SGPR limits */
-    int lds_alloc;       /* bytes of LDS one workgroup allocates */
-    int max_wg;          /* workgroups per CU (LDS, barrier slots, wave slots) */
-    const char *limit;   /* what sets waves_per_simd: "slots", "VGPRs", "SGPRs" */
-} tm_occupancy;
+/* How many of a kernel's waves and workgroups a CU holds at once
+ * (arch/occupancy.h). */
+typedef occupancy tm_occupancy;
 
 /* Occupancy of workgroups of nwaves waves of kernel info ki on t; -1 when
  * not one workgroup fits (more LDS than the CU has, more waves than slots). */

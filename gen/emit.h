@@ -124,7 +124,7 @@ void emit_line(emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3
 void e_comment(emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void e_blank(emit *e);
 
-/* File prologue (.amdgcn_target, .include of asm_templates) and the single
+/* File prologue (.amdgcn_target, the code object version) and the single
  * .amdgpu_metadata block listing every kernel. Returns 0 or -1 (e->err). */
 void emit_begin_file(emit *e);
 int emit_finish(emit *e);
@@ -267,22 +267,17 @@ typedef struct {
 } hz_inst;
 void hz_inst_issue(emit *e, const hz_inst *in);
 
-/* The older interface, for instructions outside the table (h_macro's):
- * before an instruction, hz_reads inserts the s_nop wait states the
- * target's hazard facts require between a VALU write of an SGPR and this
- * read (kind: HZR_VALU for a VALU operand, HZR_VMEM for a memory
- * instruction's address SGPRs, HZR_LANESEL for a lane select); after it,
- * hz_issue counts its wait states and, for a VALU instruction, hz_writes
- * records the registers it wrote. SALU and SMEM writes are not recorded: as
- * in LLVM's GCNHazardRecognizer (and the emulator), the wait is measured
- * from the last VALU write even when a SALU instruction wrote the register
- * since. Branches carry the state to their label; a backward branch waits
- * until the loop body's first instructions are safe on the back edge
+/* hz_issue counts the wait states of an instruction printed outside
+ * hz_inst_issue, one without register operands (s_nop N: N+1, s_waitcnt,
+ * s_endpgm); every other instruction, the helpers' (emit_helpers.c)
+ * included, goes through the op table and hz_inst_issue, which records its
+ * register writes. SALU and SMEM writes are not recorded: as in LLVM's
+ * GCNHazardRecognizer (and the emulator), the wait is measured from the
+ * last VALU write even when a SALU instruction wrote the register since.
+ * Branches carry the state to their label; a backward branch waits until
+ * the loop body's first instructions are safe on the back edge
  * (emit_hazard.c). */
-enum { HZR_VALU, HZR_VMEM, HZR_LANESEL };
-void hz_reads(emit *e, int kind, const opnd *ops, int n);
 void hz_issue(emit *e, int wait_states);
-void hz_writes(emit *e, const opnd *o);
 void hz_branch(emit *e, label l);
 void hz_label(emit *e, label l);
 void hz_reset(emit *e);

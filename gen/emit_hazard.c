@@ -398,42 +398,14 @@ void hz_inst_issue(emit *e, const hz_inst *in)
     h->pos += 1;
 }
 
-/* ---- the older interface (SGPR reads of macros, wait states) ---- */
-
-void hz_reads(emit *e, int kind, const opnd *ops, int n)
-{
-    static const isa_opinfo valu = {.cls = IC_VALU}, vmem = {.cls = IC_VMEM},
-                            lane = {.cls = IC_VALU, .flags = ISAF_LANESEL};
-    struct emit_hz *h = get(e);
-    if (!h || e->failed)
-        return;
-    hz_inst in = {.info = kind == HZR_VMEM ? &vmem : kind == HZR_LANESEL ? &lane : &valu, .nrd = 2};
-    int missing = 0;
-    for (int i = 0; i < n; i++) {
-        /* a lane select is checked as src1 of a lane operation */
-        in.rd[1] = ops[i];
-        missing = most(missing, scalar_need(e, &h->cur, h->pos, &in));
-    }
-    if (missing)
-        e_nops(e, missing);
-}
+/* ---- wait states of instructions printed outside hz_inst_issue (s_nop,
+ * s_waitcnt, s_endpgm: no register operands) ---- */
 
 void hz_issue(emit *e, int wait_states)
 {
     struct emit_hz *h = get(e);
     if (h)
         h->pos += wait_states;
-}
-
-void hz_writes(emit *e, const opnd *o)
-{
-    static const isa_opinfo valu = {.cls = IC_VALU};
-    struct emit_hz *h = get(e);
-    if (!h)
-        return;
-    /* the write happened at the instruction just counted */
-    hz_inst in = {.info = &valu, .wr = {*o}, .nwr = 1};
-    record(e, &h->cur, h->pos - 1, &in);
 }
 
 /* ---- control flow ---- */

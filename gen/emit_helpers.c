@@ -31,33 +31,6 @@ opnd h_workitem_id(emit *e)
     return v;
 }
 
-static void idx_expr(const opnd *o, char *buf, size_t len)
-{
-    if (o->name && o->name_off)
-        snprintf(buf, len, "%s+%d", o->name, o->name_off);
-    else if (o->name)
-        snprintf(buf, len, "%s", o->name);
-    else
-        snprintf(buf, len, "%d", o->index);
-}
-
-void h_macro(emit *e, const char *name, int n, const opnd *args, int ninst)
-{
-    char line[512];
-    int len = snprintf(line, sizeof line, "    %s", name);
-    for (int i = 0; i < n; i++) {
-        char x[64];
-        if (args[i].kind != OPK_SGPR && args[i].kind != OPK_VGPR && args[i].kind != OPK_AGPR) {
-            emit_fail(e, "macro %s argument %d is not a register", name, i);
-            return;
-        }
-        idx_expr(&args[i], x, sizeof x);
-        len += snprintf(line + len, sizeof line - (size_t)len, "%s %s", i ? "," : "", x);
-    }
-    emit_line(e, "%s", line);
-    hz_issue(e, ninst);
-}
-
 static bool same_reg(opnd a, opnd b) { return a.kind == b.kind && a.index == b.index; }
 
 void h_mdiv_v(emit *e, opnd q, opnd n, opnd s_magic, opnd s_shift)
@@ -67,8 +40,10 @@ void h_mdiv_v(emit *e, opnd q, opnd n, opnd s_magic, opnd s_shift)
         emit_fail(e, "h_mdiv_v: needs distinct VGPRs q, n and SGPR magic/shift");
         return;
     }
-    hz_reads(e, HZR_VALU, (opnd[]){s_magic, s_shift}, 2);
-    h_macro(e, "m_mdiv_u32_vs", 4, (opnd[]){q, n, s_magic, s_shift}, 3);
+    /* q = (mulhi(magic, n) + n) >> shift */
+    e_vop3(e, "v_mul_hi_u32", q, s_magic, n, NOOP);
+    h_vadd(e, q, q, n);
+    e_vop2(e, "v_lshrrev_b32", q, s_shift, q);
 }
 
 void h_mdiv_rem_v(emit *e, opnd r, opnd q, opnd n, opnd s_magic, opnd s_shift, opnd s_d)
@@ -78,8 +53,9 @@ void h_mdiv_rem_v(emit *e, opnd r, opnd q, opnd n, opnd s_magic, opnd s_shift, o
         emit_fail(e, "h_mdiv_rem_v: needs distinct VGPRs r, q, n and SGPRs");
         return;
     }
-    hz_reads(e, HZR_VALU, (opnd[]){s_magic, s_shift, s_d}, 3);
-    h_macro(e, "m_mdiv_rem_u32_vs", 6, (opnd[]){r, q, n, s_magic, s_shift, s_d}, 5);
+    h_mdiv_v(e, q, n, s_magic, s_shift);
+    h_vmul_lo(e, r, s_d, q);
+    h_vsub(e, r, n, r);
 }
 
 void h_mdiv_s(emit *e, opnd q, opnd n, opnd s_magic, opnd s_shift)
@@ -88,7 +64,9 @@ void h_mdiv_s(emit *e, opnd q, opnd n, opnd s_magic, opnd s_shift)
         emit_fail(e, "h_mdiv_s: needs distinct SGPRs q, n");
         return;
     }
-    h_macro(e, "m_mdiv_u32_ss", 4, (opnd[]){q, n, s_magic, s_shift}, 3);
+    e_sop2(e, "s_mul_hi_u32", q, s_magic, n);
+    e_sop2(e, "s_add_u32", q, q, n);
+    e_sop2(e, "s_lshr_b32", q, q, s_shift);
 }
 
 void h_mdiv_rem_s(emit *e, opnd r, opnd q, opnd n, opnd s_magic, opnd s_shift, opnd s_d)
@@ -98,7 +76,9 @@ void h_mdiv_rem_s(emit *e, opnd r, opnd q, opnd n, opnd s_magic, opnd s_shift, o
         emit_fail(e, "h_mdiv_rem_s: needs distinct SGPRs r, q, n");
         return;
     }
-    h_macro(e, "m_mdiv_rem_u32_ss", 6, (opnd[]){r, q, n, s_magic, s_shift, s_d}, 5);
+    h_mdiv_s(e, q, n, s_magic, s_shift);
+    e_sop2(e, "s_mul_i32", r, s_d, q);
+    e_sop2(e, "s_sub_u32", r, n, r);
 }
 
 void h_buffer_rsrc(emit *e, opnd rsrc, opnd ptr, opnd bytes)
@@ -108,7 +88,12 @@ void h_buffer_rsrc(emit *e, opnd rsrc, opnd ptr, opnd bytes)
         emit_fail(e, "h_buffer_rsrc: needs an aligned SGPR quad, an SGPR pair and an SGPR");
         return;
     }
-    h_macro(e, "m_buffer_rsrc", 3, (opnd[]){rsrc, ptr, bytes}, 4);
+    /* base from the pointer, stride 0, NUM_RECORDS = bytes, dword 3 the
+       target's (arch/target.h buffer_rsrc_word3) */
+    h_smov(e, at(rsrc, 0), at(ptr, 0));
+    e_sop2(e, "s_and_b32", at(rsrc, 1), at(ptr, 1), imm(0xffff));
+    h_smov(e, at(rsrc, 2), bytes);
+    h_smov(e, at(rsrc, 3), imm(e->t->buffer_rsrc_word3));
 }
 
 void h_vadd(emit *e, opnd d, opnd a, opnd b) { e_vop2(e, "v_add_u32", d, a, b); }

@@ -31,9 +31,4 @@ void h_vmul_lo(emit *e, opnd d, opnd a, opnd b);
 void h_vmov(emit *e, opnd d, opnd a);
 void h_smov(emit *e, opnd d, opnd a);
 
-/* Print a macro call with register index expressions as arguments;
- * ninst is the number of instructions it expands to (for the hazard
- * bookkeeping, which the callers do for the operands they know). */
-void h_macro(emit *e, const char *name, int n, const opnd *args, int ninst);
-
 #endif

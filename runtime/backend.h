@@ -26,12 +26,17 @@ typedef struct {
     double model_us;
 } bk_stats;
 
-struct backend {
+/* What a backend is and does: one static const table per backend
+ * (backend_emu.c, backend_hip.c). The handle asks it what it needs to know
+ * (the unit find measures in, how a failed launch is reported, what bounds
+ * a modeled run) instead of recognising the backend by name. */
+typedef struct backend_ops {
     const char *name;    /* "emu" or "hip" */
-    const target *t;     /* the target kernels run on */
-    int num_cu;          /* the device's compute units (HIP: multiProcessorCount; emulator: t->num_cu) */
-    char target_id[64];  /* the device's target ID: "gfx90a:sramecc+:xnack-" (emulator: t->name) */
-    char err[1024];
+    const char *cost_unit; /* what find's costs count: "cycles" (modeled) or "ms" (timed) */
+    igemm_status launch_error; /* the status of a failed launch (the emulator's faults: EMU_FAULT) */
+    /* find: timed runs after one warm-up run; 0: the warm-up run's cycles
+       (modeled where the timing model ran) are the cost */
+    int find_timed_runs;
     void (*destroy)(backend *b);
     int (*load)(backend *b, const void *image, size_t size, bk_module **out);
     void (*unload)(backend *b, bk_module *m);
@@ -58,6 +63,26 @@ struct backend {
     int (*timer_stop)(backend *b, double *ms);
     /* Wait for everything queued on the stream (emulator: nothing is). */
     int (*synchronize)(backend *b);
+    /* What bounds a run of modeled time `cycles` with busy cycles busy[]
+       (bk_stats.model_busy, summed over its launches): "compute", "LDS",
+       ...; NULL where the backend has no model. */
+    const char *(*model_limit)(uint64_t cycles, const uint64_t busy[4]);
+} backend_ops;
+
+/* The table entries of the functions both backend files define under the
+ * same names (each backend_*.c declares them static). */
+#define BACKEND_OPS_FUNCTIONS                                                                                        \
+    .destroy = destroy, .load = load, .unload = unload, .kernel = kernel, .launch = launch, .alloc = alloc,          \
+    .free = bfree, .map = map, .unmap = unmap, .set_stream = set_stream, .timer_start = timer_start,                 \
+    .timer_stop = timer_stop, .synchronize = synchronize
+
+/* One backend instance: its table and what it found at creation. */
+struct backend {
+    const backend_ops *ops;
+    const target *t;     /* the target kernels run on */
+    int num_cu;          /* the device's compute units (HIP: multiProcessorCount; emulator: t->num_cu) */
+    char target_id[64];  /* the device's target ID: "gfx90a:sramecc+:xnack-" (emulator: t->name) */
+    char err[1024];
 };
 
 /* Create a backend (threads, max_wave_insts, timing: emu_options). Return

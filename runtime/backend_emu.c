@@ -146,6 +146,23 @@ static int synchronize(backend *b)
     return 0;
 }
 
+/* The limit of a run's modeled time (docs/TIMING.md "Limits"). */
+static const char *model_limit(uint64_t cycles, const uint64_t busy[4])
+{
+    return emu_limit_names[emu_model_limit(cycles, busy)];
+}
+
+static const backend_ops emu_ops = {
+    .name = "emu",
+    .cost_unit = "cycles",
+    .launch_error = IGEMM_ERR_EMU_FAULT,
+    .find_timed_runs = 0,
+    BACKEND_OPS_FUNCTIONS,
+    .to_device = copy, /* host memory both ways */
+    .to_host = copy,
+    .model_limit = model_limit,
+};
+
 backend *backend_emu_create(const target *t, int threads, uint64_t max_wave_insts, bool timing, char *why, size_t len)
 {
     emu_backend *e = calloc(1, sizeof *e);
@@ -157,23 +174,8 @@ backend *backend_emu_create(const target *t, int threads, uint64_t max_wave_inst
         return NULL;
     }
     backend *b = &e->b;
-    b->name = "emu";
+    b->ops = &emu_ops;
     b->t = t;
-    b->destroy = destroy;
-    b->load = load;
-    b->unload = unload;
-    b->kernel = kernel;
-    b->launch = launch;
-    b->alloc = alloc;
-    b->free = bfree;
-    b->to_device = copy;
-    b->to_host = copy;
-    b->map = map;
-    b->unmap = unmap;
-    b->set_stream = set_stream;
-    b->timer_start = timer_start;
-    b->timer_stop = timer_stop;
-    b->synchronize = synchronize;
     b->num_cu = t->num_cu;
     snprintf(b->target_id, sizeof b->target_id, "%s", t->name);
     return b;

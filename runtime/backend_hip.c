@@ -381,6 +381,17 @@ static void explain_no_device(char *why, size_t len, const char *call, int code,
         }                                                                                                            \
     } while (0)
 
+static const backend_ops hip_ops = {
+    .name = "hip",
+    .cost_unit = "ms",
+    .launch_error = IGEMM_ERR_BACKEND,
+    .find_timed_runs = 3, /* after a warm-up run: the least of three */
+    BACKEND_OPS_FUNCTIONS,
+    .to_device = to_device,
+    .to_host = to_host,
+    .model_limit = NULL, /* HIP times runs; it models nothing */
+};
+
 backend *backend_hip_create(int device, const char *available, char *why, size_t len, igemm_status *st)
 {
     *st = IGEMM_ERR_NO_DEVICE;
@@ -495,22 +506,7 @@ backend *backend_hip_create(int device, const char *available, char *why, size_t
         goto fail;
     }
     backend *b = &h->b;
-    b->name = "hip";
-    b->destroy = destroy;
-    b->load = load;
-    b->unload = unload;
-    b->kernel = kernel;
-    b->launch = launch;
-    b->alloc = alloc;
-    b->free = bfree;
-    b->to_device = to_device;
-    b->to_host = to_host;
-    b->map = map;
-    b->unmap = unmap;
-    b->set_stream = set_stream;
-    b->timer_start = timer_start;
-    b->timer_stop = timer_stop;
-    b->synchronize = synchronize;
+    b->ops = &hip_ops;
     *st = IGEMM_OK;
     return b;
 fail:

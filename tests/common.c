@@ -64,7 +64,7 @@ void *tc_assemble_source(const char *arch, const char *source, size_t *size, cha
         goto out;
     }
     snprintf(cmd, sizeof cmd,
-             "%s/llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=%s -filetype=obj -I asm_templates %s -o %s 2>%s && "
+             "%s/llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=%s -filetype=obj %s -o %s 2>%s && "
              "%s/ld.lld -shared %s -o %s 2>>%s",
              LLVM_BIN, arch, s, o, log, LLVM_BIN, o, co, log);
     if (tc_system(cmd, log, err, errlen))

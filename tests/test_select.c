@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "../conv/solver.h"
 
 #define MAX_RATIO 1.05
 
@@ -104,9 +105,31 @@ static void heuristic_within_5_percent_of_find(void **state)
         check_arch(a);
 }
 
+/* The directions (conv/types.h): every solver registered so far computes
+ * backward data; the other two directions are refused by the registry with
+ * a message naming the direction, its -F value and what igemm computes. */
+static void directions_have_their_place(void **state)
+{
+    (void)state;
+    char why[256] = "";
+    assert_int_equal(solver_direction_check(IGEMM_DIR_BWD_DATA, why, sizeof why), IGEMM_OK);
+    for (int i = 0; i < solver_count(); i++)
+        assert_int_equal(solver_get(i)->dir, IGEMM_DIR_BWD_DATA);
+    assert_int_equal(solver_direction_check(IGEMM_DIR_FWD, why, sizeof why), IGEMM_ERR_UNSUPPORTED);
+    assert_string_equal(why, "fwd (-F 1: y from x and w) has no solver: igemm computes bwd-data (-F 2) only");
+    assert_int_equal(solver_direction_check(IGEMM_DIR_BWD_WEIGHTS, why, sizeof why), IGEMM_ERR_UNSUPPORTED);
+    assert_string_equal(why, "bwd-weights (-F 4: dw from x and dy) has no solver: igemm computes bwd-data (-F 2) only");
+    assert_int_equal(solver_direction_check((igemm_direction)7, why, sizeof why), IGEMM_ERR_INVALID_ARG);
+    igemm_problem p = igemm_problem_init();
+    igemm_shape sh;
+    assert_int_equal(igemm_shape_init(&sh, &p, why, sizeof why), IGEMM_OK);
+    assert_int_equal(sh.dir, IGEMM_DIR_BWD_DATA);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(directions_have_their_place),
         cmocka_unit_test(heuristic_within_5_percent_of_find),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

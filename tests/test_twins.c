@@ -6,8 +6,7 @@
  * MFMA targets, for a strided layer with several phases and no dimension a
  * multiple of a tile. The report's summary line must say every layer
  * verified and give dyn/static ratios near 1; bad --type / --layout values
- * are refused in one line. Run from the repository root (the twins include
- * asm_templates/). */
+ * are refused in one line. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

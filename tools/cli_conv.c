@@ -37,7 +37,6 @@
 #include "../conv/half.h"
 #include "../conv/problem.h"
 #include "../conv/driver_flags.h"
-#include "../conv/solver.h"
 #include "../conv/types.h"
 #include "../conv/util.h"
 #include "cli.h"
@@ -149,10 +148,10 @@ static int parse_run_opt(conv_opts *o, const driver_flag *f, const char *a, cons
     /* -S / --solution: a name, "list", a number of `igemm solutions` (from
        1), or MIOpen's -1 / 0 (the library's selection) */
     if (!parse_long(v, LONG_MIN, LONG_MAX, &x)) {
-        if (x > solver_count())
+        if (x > igemm_solution_count())
             return usage_error("flag '%s %s': there are %d solutions ('igemm solutions' lists them)", a, v,
-                               solver_count());
-        o->solution = x > 0 ? solver_get((int)x - 1)->name : NULL;
+                               igemm_solution_count());
+        o->solution = x > 0 ? igemm_solution_name((int)x - 1) : NULL;
         return 0;
     }
     o->solution = v;

@@ -24,8 +24,8 @@ static int algorithm(const solver *s) { return s && s->kind == SOLVER_NAIVE ? 1 
 
 static int solution_id(const char *name)
 {
-    for (int i = 0; i < solver_count(); i++)
-        if (!strcmp(solver_get(i)->name, name))
+    for (int i = 0; i < igemm_solution_count(); i++)
+        if (!strcmp(igemm_solution_name(i), name))
             return i + 1;
     return 0;
 }

@@ -8,12 +8,12 @@
 
 /* Per column j of the thread: its dx offset without the row, or the
  * invalid offset. */
-static void column_offsets(v4r1_kw *w, opnd v_coff, opnd v_q, sv hiwi4, opnd v_row0)
+static void column_offsets(v4r1_kw *w, opnd v_coff, opnd v_q, sv hiwi_bytes, opnd v_row0)
 {
     emit *e = w->e;
     const v4r1_math *m = w->math;
     opnd v_n = at(w->v_t, 0), v_img = at(w->v_t, 1), v_r = at(w->v_t, 2), s_t0 = at(w->s_t, 0);
-    sv chiwi4 = sv_mul(e, "s_chiwi4", w->a_c, hiwi4);
+    sv chiwi_bytes = sv_mul(e, "s_chiwi_bytes", w->a_c, hiwi_bytes);
     sv hwts = sv_mul(e, "s_hwts", w->a_hts, w->a_wts);
     opnd v_col0 = m->col_base(w);
     sv a_sh = V4R1_ARG(w, stride_h), a_sw = V4R1_ARG(w, stride_w);
@@ -47,7 +47,7 @@ static void column_offsets(v4r1_kw *w, opnd v_coff, opnd v_q, sv hiwi4, opnd v_r
         /* off = image*c*hi*wi*4 + (hi*wi_ + wi)*pixel stride + row_base*row stride */
         vx_mad24(e, at(v_q, 0), at(v_q, 0), w->a_wi, at(v_q, 1), s_t0);
         vx_mul(e, at(v_q, 0), at(v_q, 0), w->c_pix, s_t0);
-        vx_mul(e, off, v_img, chiwi4, s_t0);
+        vx_mul(e, off, v_img, chiwi_bytes, s_t0);
         h_vadd(e, off, off, at(v_q, 0));
         h_vadd(e, off, off, v_rowoff);
         e_cndmask(e, off, w->v_inv, off, VCC);
@@ -56,7 +56,7 @@ static void column_offsets(v4r1_kw *w, opnd v_coff, opnd v_q, sv hiwi4, opnd v_r
     rfree(e, v_ch);
     rfree(e, v_cw);
     sv_free(e, hwts);
-    sv_free(e, chiwi4);
+    sv_free(e, chiwi_bytes);
 }
 
 /* fp32 accumulator v to the tensors' 16-bit type in its low half, rounded
@@ -224,6 +224,7 @@ static void store_groups(v4r1_kw *w, const store_ctx *x)
             store_row(w, x, i, NOOP);
         return;
     }
+    e_scope_begin(e, "store_groups"); /* its registers, released at its end */
     opnd s_vlim = sreg(e, "s_vlim", 1, 1), s_full = sreg(e, "s_full", 2, 2), s_sel = NOOP, v_vec = NOOP;
     e_sop2(e, "s_sub_u32", s_vlim, sv_op(x->mlim), imm(V4R1_ROW_GROUP - 1));
     if (half) {
@@ -241,12 +242,7 @@ static void store_groups(v4r1_kw *w, const store_ctx *x)
         v_vec = vreg(e, "v_vec", V4R1_ROW_GROUP, 2);
     for (int i = 0; i < m->rows(w); i += V4R1_ROW_GROUP)
         store_group(w, x, i, s_vlim, s_full, s_sel, v_vec);
-    if (v_vec.kind != OPK_NONE)
-        rfree(e, v_vec);
-    if (s_sel.kind != OPK_NONE)
-        rfree(e, s_sel);
-    rfree(e, s_full);
-    rfree(e, s_vlim);
+    e_scope_end(e, "store_groups", true);
 }
 
 /* NCHW row by row; NHWC in groups of 4 rows (store_groups). */
@@ -255,6 +251,7 @@ static void store_rows(v4r1_kw *w, opnd v_coff, opnd v_row0)
     emit *e = w->e;
     const v4r1_math *m = w->math;
     store_ctx x = {.v_coff = v_coff, .v_row0 = v_row0, .v_tmp = NOOP, .v_nan = NOOP, .s_dxbase = NOOP};
+    e_scope_begin(e, "store_rows"); /* x's registers, released at its end */
     if (w->dt->id == IGEMM_BF16) {
         x.v_tmp = vreg(e, "v_round", 1, 1);
         x.v_nan = vreg(e, "v_qnan", 1, 1);
@@ -278,15 +275,7 @@ static void store_rows(v4r1_kw *w, opnd v_coff, opnd v_row0)
     else
         for (int i = 0; i < m->rows(w); i++)
             store_row(w, &x, i, NOOP);
-    sv_free(e, x.mlim);
-    if (w->dt->id == IGEMM_BF16) {
-        rfree(e, x.v_tmp);
-        rfree(e, x.v_nan);
-    }
-    rfree(e, x.s_rsc);
-    if (!w->nhwc)
-        rfree(e, x.s_dxbase);
-    rfree(e, x.s_save);
+    e_scope_end(e, "store_rows", true);
 }
 
 void v4r1_epilogue(v4r1_kw *w)
@@ -296,20 +285,20 @@ void v4r1_epilogue(v4r1_kw *w)
     opnd v_coff = vreg(e, "v_coff", w->math->cols(w), 1);
     opnd v_q = vreg(e, "v_q2", 2, 1); /* scratch of the column decode */
     sv hiwi = sv_mul(e, "s_hiwi", w->a_hi, w->a_wi);
-    sv hiwi4 = sv_shl(e, "s_hiwi4", hiwi, w->dt->log2_bytes);
+    sv hiwi_bytes = sv_shl(e, "s_hiwi_bytes", hiwi, w->dt->log2_bytes);
     if (w->nhwc) {
         w->c_rowstride = sv_const((uint32_t)w->dt->bytes);
-        w->c_pix = sv_shl(e, "s_c4", w->a_c, w->dt->log2_bytes);
+        w->c_pix = sv_shl(e, "s_c_bytes", w->a_c, w->dt->log2_bytes);
     } else {
-        w->c_rowstride = sv_borrow(hiwi4);
+        w->c_rowstride = sv_borrow(hiwi_bytes);
         w->c_pix = sv_const((uint32_t)w->dt->bytes);
     }
     opnd v_row0 = w->math->row_base(w);
-    column_offsets(w, v_coff, v_q, hiwi4, v_row0);
+    column_offsets(w, v_coff, v_q, hiwi_bytes, v_row0);
     rfree(e, v_q);
     store_rows(w, v_coff, v_row0);
     sv_free(e, w->c_pix);
-    sv_free(e, hiwi4);
+    sv_free(e, hiwi_bytes);
     sv_free(e, hiwi);
 
     rfree(e, v_coff);

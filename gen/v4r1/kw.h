@@ -92,13 +92,19 @@ typedef struct {
 } v4r1_math;
 
 /* The FMA strategy (math_fma.c): a TM x TN thread tile of v_fmac_f32
- * accumulators fed by ds_read_b128 fragments. */
+ * accumulators (fp16 on k quads: two v_dot2_f32_f16 per accumulator and
+ * quad) fed by LDS fragments. */
 extern const v4r1_math v4r1_math_fma;
-/* The MFMA strategy (math_mfma.c): wave tiles of single-block f32 MFMAs
+/* The MFMA strategy (math_mfma.c): wave tiles of single-block MFMAs (f32
+ * ones on fp32 LDS tiles, f16/bf16 ones on k-quad tiles: v4r1_mfma_inst)
  * with AGPR accumulators. */
 extern const v4r1_math v4r1_math_mfma;
 
+/* The writer state, grouped by the stage that writes each field; each group
+ * says which later stages read it (its outputs). A field is written by one
+ * stage only. */
 struct v4r1_kw {
+    /* ---- the kernel's inputs (kernel.c: fixed before any stage runs) ---- */
     emit *e;
     const v4r1_config *cfg;
     const v4r1_math *math;
@@ -116,37 +122,48 @@ struct v4r1_kw {
        offset ^ size (the larger tile goes first so both toggles are xors) */
     int a_lds, b_lds, a_size, b_size;
 
-    /* setup.c */
+    /* ---- setup.c: arguments, the workgroup's place, sizes, bases ---- */
+    /* read by the epilogue (which releases them) */
     opnd s_ka, s_bx, s_args, v_tid, s_t; /* s_t: 4 scalar scratch registers */
-    opnd p_dx, p_dy, p_w;
+    opnd v_inv, v_t;           /* the invalid offset; 4 vector scratch registers */
+    opnd p_dx, p_dy, p_w;      /* tensor pointers: p_dx the epilogue's, p_dy/p_w the staging's */
+    /* shape arguments: the staging's and the epilogue's */
     sv a_cg, a_kg, a_fx, a_fy, a_k, a_ho, a_wo, a_hi, a_wi, a_c;
     sv a_nkb, a_gemm_n, a_hts, a_wts, a_mdiv_hwts, a_shift_hwts, a_mdiv_wts, a_shift_wts;
     sv a_htl, a_wtl, a_dh_step, a_dw_step;
-    sv a_ydot, a_xdot, a_hoff, a_woff; /* this workgroup's phase */
+    sv a_ydot, a_xdot, a_hoff, a_woff; /* this workgroup's phase: the walk's, the epilogue's */
     sv g, m0, n0;                      /* group, first row and column of the tile */
-    sv yx, cgyx, yx4, cgyx4, howo, howo4, khowo4, a_kstep, b_kstep; /* sizes in bytes */
+    /* sizes (walk.c releases them after the loop): element counts yx, cgyx,
+       howo, the same in bytes (*_bytes: shifted by the element size), the
+       A and B bases' advance per K step */
+    sv yx, cgyx, yx_bytes, cgyx_bytes, howo, howo_bytes, khowo_bytes, a_kstep, b_kstep;
     /* the layout's strides in bytes (not owned: constants or aliases of the
-       sizes above, or registers released with them; the C pair is set by
-       the epilogue): A per column m and
-       per unit of the filter tap y*X + x; B per K row and per dy pixel; C
-       (dx) per row (channel) and per dx pixel */
-    sv a_mstride, a_tapunit, b_rowstride, b_pix, c_rowstride, c_pix;
-    opnd s_wbase, s_dybase, s_rsa, s_rsb;
-    opnd v_inv, v_t; /* the invalid offset; 4 vector scratch registers */
+       sizes above, or registers released with them): A per column m and
+       per unit of the filter tap y*X + x; B per K row and per dy pixel */
+    sv a_mstride, a_tapunit, b_rowstride, b_pix;
+    opnd s_wbase, s_dybase, s_rsa, s_rsb; /* tile bases and buffer resources: staging, walk */
 
-    /* staging.c */
+    /* ---- staging.c: load offsets, masks, LDS write addresses ---- */
     opnd v_aoff, v_awr;                       /* A load offsets, LDS write address */
-    opnd v_bht, v_bwt, v_bpre, v_boff, v_bkk, v_bwr; /* B columns, offsets, row, LDS address */
+    opnd v_bht, v_bwt, v_bpre, v_boff, v_bkk, v_bwr; /* B columns (v_bht/v_bwt: the epilogue's too),
+                                                        offsets, row, LDS address */
     opnd v_ga, v_gb;                          /* the tile in flight */
-    opnd s_vec; /* NHWC: which tensors take the element path instead of vectors (staging.c) */
+    opnd s_vec; /* NHWC: which tensors take the element path instead of vectors */
 
-    /* walk.c */
+    /* ---- walk.c: the K walk's position (s_xd, s_yd, s_krem: the staging's
+       tap bounds read them; s_m: the epilogue's) ---- */
     opnd s_kb, s_xd, s_yd, s_krem, s_iter, s_m;
     sv a_ystep, a_xstep;
 
-    /* the math strategy's registers */
-    opnd v_ard, v_brd, v_tm4, v_c, v_la, v_lb;
-    opnd v_out; /* MFMA: the epilogue's row of accumulators read out of AGPRs */
+    /* ---- the math strategy (math_*.c) ---- */
+    opnd v_ard, v_brd;         /* LDS read addresses (the staging toggles them) */
+    opnd v_tm4;                /* the thread's first tile row (FMA: 4 * its row group) */
+    opnd c_regs;               /* the C tile's accumulators: VGPRs v_c (FMA), AGPRs a_c (MFMA) */
+    opnd v_la, v_lb;           /* the fragments of one K slice */
+    opnd v_out;                /* MFMA: the epilogue's row of accumulators read out of AGPRs */
+
+    /* ---- epilogue.c: C (dx) per row (channel) and per dx pixel ---- */
+    sv c_rowstride, c_pix;
 };
 
 /* An argument: an SGPR of the loaded argument block (named after the

@@ -43,9 +43,9 @@ static void fma_setup(v4r1_kw *w)
     e_vop2(e, "v_lshlrev_b32", w->v_brd, imm(2 + entry_log2(w)), w->v_brd); /* tn*4 entries */
     if (w->b_lds)
         h_vadd(e, w->v_brd, imm(w->b_lds), w->v_brd);
-    w->v_c = vreg(e, "v_c", w->tm * w->tn, w->nhwc ? 2 : 1); /* NHWC: 64-bit aligned vectors */
+    w->c_regs = vreg(e, "v_c", w->tm * w->tn, w->nhwc ? 2 : 1); /* NHWC: 64-bit aligned vectors */
     for (int i = 0; i < w->tm * w->tn; i++)
-        h_vmov(e, at(w->v_c, i), imm(0));
+        h_vmov(e, at(w->c_regs, i), imm(0));
 }
 
 static void fma_loop_alloc(v4r1_kw *w)
@@ -89,7 +89,7 @@ static void entry_math(v4r1_kw *w, int set)
     for (int p = 0; p < frag_regs(w); p++)
         for (int i = 0; i < w->tm; i++)
             for (int j = 0; j < w->tn; j++) {
-                opnd c = at(w->v_c, acc_index(w, i, j));
+                opnd c = at(w->c_regs, acc_index(w, i, j));
                 opnd a = at(frag(w, w->v_la, w->tm, set, i), p), b = at(frag(w, w->v_lb, w->tn, set, j), p);
                 if (quad(w))
                     e_vop3p(e, "v_dot2_f32_f16", c, a, b, c, NULL);
@@ -144,18 +144,18 @@ static int fma_col_off(const v4r1_kw *w, int j) { return (j / 4) * w->ty * 4 + j
 static void fma_read_row(v4r1_kw *w, int i, opnd *vals)
 {
     for (int j = 0; j < w->tn; j++)
-        vals[j] = at(w->v_c, acc_index(w, i, j));
+        vals[j] = at(w->c_regs, acc_index(w, i, j));
 }
 
 static opnd fma_acc(const v4r1_kw *w, int i, int j, int n)
 {
-    return w->nhwc || n == 1 ? sub(w->v_c, acc_index(w, i, j), n) : NOOP;
+    return w->nhwc || n == 1 ? sub(w->c_regs, acc_index(w, i, j), n) : NOOP;
 }
 
 static void fma_release(v4r1_kw *w)
 {
     rfree(w->e, w->v_brd);
-    rfree(w->e, w->v_c);
+    rfree(w->e, w->c_regs);
     rfree(w->e, w->v_tm4);
 }
 

@@ -80,9 +80,9 @@ static void mfma_setup(v4r1_kw *w)
     if (w->b_lds)
         h_vadd(e, w->v_brd, imm(w->b_lds), w->v_brd);
     int nacc = blocks_m(w) * blocks_n(w) * cd_regs(w);
-    w->v_c = areg(e, "a_c", nacc, 4);
+    w->c_regs = areg(e, "a_c", nacc, 4);
     for (int i = 0; i < nacc; i++)
-        e_accvgpr_write(e, at(w->v_c, i), imm(0));
+        e_accvgpr_write(e, at(w->c_regs, i), imm(0));
 }
 
 static void mfma_loop_alloc(v4r1_kw *w)
@@ -130,7 +130,7 @@ static void mfma_slice(v4r1_kw *w)
         }
         for (int bm = 0; bm < blocks_m(w); bm++)
             for (int bn = 0; bn < blocks_n(w); bn++) {
-                opnd c = sub(w->v_c, (bm * blocks_n(w) + bn) * cd, cd);
+                opnd c = sub(w->c_regs, (bm * blocks_n(w) + bn) * cd, cd);
                 opnd a = frag(w, w->v_la, blocks_m(w), set, bm), b = frag(w, w->v_lb, blocks_n(w), set, bn);
                 for (int r = 0; r < issues; r++)
                     e_mfma(e, op, c, sub(a, r * m->a_gprs, m->a_gprs), sub(b, r * m->b_gprs, m->b_gprs), c, 0, 0, 0);
@@ -177,17 +177,17 @@ static void mfma_read_row(v4r1_kw *w, int i, opnd *vals)
     int b = i / cd_regs(w), g = i % cd_regs(w);
     for (int j = 0; j < blocks_n(w); j++) {
         vals[j] = at(w->v_out, j);
-        e_accvgpr_read(w->e, vals[j], at(w->v_c, (b * blocks_n(w) + j) * cd_regs(w) + g));
+        e_accvgpr_read(w->e, vals[j], at(w->c_regs, (b * blocks_n(w) + j) * cd_regs(w) + g));
     }
 }
 
-static opnd mfma_acc(const v4r1_kw *w, int i, int j, int n) { return sub(w->v_c, (i / cd_regs(w) * blocks_n(w) + j) * cd_regs(w) + i % cd_regs(w), n); }
+static opnd mfma_acc(const v4r1_kw *w, int i, int j, int n) { return sub(w->c_regs, (i / cd_regs(w) * blocks_n(w) + j) * cd_regs(w) + i % cd_regs(w), n); }
 
 static void mfma_release(v4r1_kw *w)
 {
     rfree(w->e, w->v_out);
     rfree(w->e, w->v_brd);
-    rfree(w->e, w->v_c);
+    rfree(w->e, w->c_regs);
     rfree(w->e, w->v_tm4);
 }
 

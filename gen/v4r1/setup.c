@@ -127,7 +127,7 @@ static void tensor_bases(v4r1_kw *w, sv a_iy, sv a_ix)
         e_comment(e, "w base: p_w + (g*kg*cg*yx + m0*yx + iy*x + ix) * 4; dy base: p_dy + g*kg*ho*wo*4");
     w->s_wbase = sreg(e, "s_wbase", 2, 2), w->s_dybase = sreg(e, "s_dybase", 2, 2);
     sv gk = sv_mul(e, "s_gk", w->g, w->a_kg);
-    sv t1 = sv_mul(e, "s_t1", gk, w->cgyx4);
+    sv t1 = sv_mul(e, "s_t1", gk, w->cgyx_bytes);
     sv t2 = sv_mul(e, "s_t2", w->m0, w->a_mstride);
     sv t3 = sv_add(e, "s_t3", t1, t2);
     sv t4 = sv_mul(e, "s_t4", a_iy, w->a_fx);
@@ -183,11 +183,11 @@ void v4r1_setup(v4r1_kw *w)
     int lb = w->dt->log2_bytes;
     w->yx = sv_mul(e, "s_yx", w->a_fy, w->a_fx);
     w->cgyx = sv_mul(e, "s_cgyx", w->a_cg, w->yx);
-    w->yx4 = sv_shl(e, "s_yx4", w->yx, lb);
-    w->cgyx4 = sv_shl(e, "s_cgyx4", w->cgyx, lb);
+    w->yx_bytes = sv_shl(e, "s_yx_bytes", w->yx, lb);
+    w->cgyx_bytes = sv_shl(e, "s_cgyx_bytes", w->cgyx, lb);
     w->howo = sv_mul(e, "s_howo", w->a_ho, w->a_wo);
-    w->howo4 = sv_shl(e, "s_howo4", w->howo, lb);
-    w->khowo4 = sv_mul(e, "s_khowo4", w->a_k, w->howo4);
+    w->howo_bytes = sv_shl(e, "s_howo_bytes", w->howo, lb);
+    w->khowo_bytes = sv_mul(e, "s_khowo_bytes", w->a_k, w->howo_bytes);
     /* the layout's strides: NCHW walks pixels innermost, NHWC channels */
     sv esz = sv_const((uint32_t)w->dt->bytes);
     if (w->nhwc) {
@@ -196,12 +196,12 @@ void v4r1_setup(v4r1_kw *w)
         w->b_rowstride = esz;
         w->b_pix = sv_shl(e, "s_k4", w->a_k, lb);
     } else {
-        w->a_mstride = sv_borrow(w->yx4);
+        w->a_mstride = sv_borrow(w->yx_bytes);
         w->a_tapunit = esz;
-        w->b_rowstride = sv_borrow(w->howo4);
+        w->b_rowstride = sv_borrow(w->howo_bytes);
         w->b_pix = esz;
     }
-    w->a_kstep = sv_mul(e, "s_a_kstep", w->cgyx4, sv_const((uint32_t)w->kpb));
+    w->a_kstep = sv_mul(e, "s_a_kstep", w->cgyx_bytes, sv_const((uint32_t)w->kpb));
     w->b_kstep = sv_mul(e, "s_b_kstep", w->b_rowstride, sv_const((uint32_t)w->kpb));
 
     tensor_bases(w, a_iy, a_ix);

@@ -52,7 +52,7 @@ static void a_offsets(v4r1_kw *w)
     sv mlim = sv_sub(e, "s_mlim", w->a_cg, w->m0);
     opnd v_abase = at(w->v_t, 3);
     if (w->nhwc) {
-        vx_mul(e, v_abase, v_kka, w->cgyx4, at(w->s_t, 0));
+        vx_mul(e, v_abase, v_kka, w->cgyx_bytes, at(w->s_t, 0));
         vx_mul(e, at(w->v_t, 2), v_ma, w->a_mstride, at(w->s_t, 0));
         h_vadd(e, v_abase, v_abase, at(w->v_t, 2));
     } else {
@@ -63,7 +63,7 @@ static void a_offsets(v4r1_kw *w)
         for (int j = 0; j < WA; j++) {
             opnd off = at(w->v_aoff, i * WA + j);
             sv dj = sv_mul(e, "s_dj", w->a_mstride, sv_const((uint32_t)j));
-            sv di = sv_mul(e, "s_di", w->cgyx4, sv_const((uint32_t)(i * w->dka)));
+            sv di = sv_mul(e, "s_di", w->cgyx_bytes, sv_const((uint32_t)(i * w->dka)));
             sv dij = sv_add(e, "s_dij", dj, di);
             h_vadd(e, off, sv_op(dij), v_abase);
             sv_free(e, dij);
@@ -119,7 +119,7 @@ static void b_offsets(v4r1_kw *w)
         h_vmov(e, at(v_q, 0), imm(0x7fffffff));
         e_cndmask(e, at(w->v_bht, j), at(v_q, 0), at(w->v_bht, j), VCC);
         /* pre = image*k*ho*wo*4 + kk_b*row stride + (htilda*wo + wtilda)*pixel stride, per vector */
-        vx_mul(e, at(v_q, 0), v_img, w->khowo4, s_t0);
+        vx_mul(e, at(v_q, 0), v_img, w->khowo_bytes, s_t0);
         vx_mad24(e, at(v_q, 1), at(w->v_bht, j), w->a_wo, at(w->v_bwt, j), s_t0);
         vx_mul(e, at(v_q, 1), at(v_q, 1), w->b_pix, s_t0);
         h_vadd(e, at(v_q, 0), at(v_q, 0), at(v_q, 1));
@@ -312,7 +312,7 @@ void v4r1_load_tile(v4r1_kw *w)
     label l_part = e_label_new(e, "partial_k"), l_done = e_label_new(e, "loaded");
     e_comment(e, "A rows past the channel block are past NUM_RECORDS = min(krem, KPB) * cg*y*x*4");
     e_sop2(e, "s_min_u32", at(s_t, 0), s_krem, imm(KPB));
-    e_sop2(e, "s_mul_i32", at(w->s_rsa, 2), at(s_t, 0), sv_op(w->cgyx4));
+    e_sop2(e, "s_mul_i32", at(w->s_rsa, 2), at(s_t, 0), sv_op(w->cgyx_bytes));
     if (a_row_vectors(w)) {
         label l_aelem = e_label_new(e, "a_elements"), l_adone = e_label_new(e, "a_loaded");
         vec_branch_off(w, VEC_A, l_aelem);

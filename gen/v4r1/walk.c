@@ -98,9 +98,9 @@ void v4r1_walk(v4r1_kw *w)
 
     w->math->loop_free(w);
     v4r1_staging_free(w);
-    sv loop_only[] = {w->yx,      w->cgyx,    w->yx4,     w->cgyx4,     w->howo,       w->howo4,
-                      w->khowo4, w->a_kstep, w->b_kstep, w->a_ystep,  w->a_xstep,    w->a_mstride,
-                      w->a_tapunit, w->b_rowstride, w->b_pix};
+    sv loop_only[] = {w->yx,        w->cgyx,      w->yx_bytes,    w->cgyx_bytes, w->howo,
+                      w->howo_bytes, w->khowo_bytes, w->a_kstep, w->b_kstep,    w->a_ystep,
+                      w->a_xstep,    w->a_mstride, w->a_tapunit, w->b_rowstride, w->b_pix};
     for (size_t i = 0; i < sizeof loop_only / sizeof loop_only[0]; i++)
         sv_free(e, loop_only[i]);
     opnd loop_regs[] = {w->s_kb, w->s_xd, w->s_yd, w->s_krem, w->s_iter, w->s_rsa, w->s_rsb, w->s_wbase, w->s_dybase};

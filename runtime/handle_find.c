@@ -1,0 +1,111 @@
+/* Find mode: every candidate configuration measured on the handle's
+ * backend, ordered, the best remembered (handle_perfdb.c). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "handle_int.h"
+
+/* Measure one configuration: its cost, or the failure's status. */
+static igemm_status measure(igemm_handle *h, const igemm_shape *sh, const solver *s, void *dx, const void *dy,
+                            const void *w, igemm_perf *out)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->solution, sizeof out->solution, "%s", s->name);
+    out->unit = h->b->ops->cost_unit;
+    igemm_run_info ri;
+    /* a warm-up run where the backend times its runs; else the measurement */
+    int timed_runs = h->b->ops->find_timed_runs;
+    igemm_status st = handle_run(h, sh, s, dx, dy, w, timed_runs > 0, &ri);
+    out->launches = ri.launches;
+    out->cost = timed_runs ? INFINITY : ri.modeled_cycles ? (double)ri.modeled_cycles : (double)ri.cycles;
+    for (int i = 0; st == IGEMM_OK && i < timed_runs; i++) {
+        st = handle_run(h, sh, s, dx, dy, w, true, &ri);
+        if (st == IGEMM_OK && ri.ms < out->cost)
+            out->cost = ri.ms;
+    }
+    if (st == IGEMM_OK && !perfdb_cost_ok(out->cost))
+        st = handle_fail(h, IGEMM_ERR_BACKEND, "find: %s measured an invalid cost (%g %s): the timer failed", s->name,
+                         out->cost, out->unit);
+    out->status = st;
+    if (st != IGEMM_OK)
+        out->cost = INFINITY;
+    return st;
+}
+
+/* Order: configurations that ran, cheapest first; failures last. */
+static int perf_before(const igemm_perf *a, const igemm_perf *b)
+{
+    if ((a->status == IGEMM_OK) != (b->status == IGEMM_OK))
+        return a->status == IGEMM_OK;
+    return a->status == IGEMM_OK && a->cost < b->cost;
+}
+
+igemm_status igemm_find(igemm_handle *h, const igemm_problem *p, void *dx, const void *dy, const void *w,
+                        igemm_perf *results, int max_results, int *count)
+{
+    if (count)
+        *count = 0;
+    if (!h)
+        return IGEMM_ERR_INVALID_ARG;
+    h->err[0] = 0;
+    if (!dx || !dy || !w)
+        return handle_fail(h, IGEMM_ERR_INVALID_ARG, "%s must not be NULL", !dx ? "dx" : !dy ? "dy" : "w");
+    if (max_results < 0 || (max_results > 0 && !results))
+        return handle_fail(h, IGEMM_ERR_INVALID_ARG, "igemm_find: results is NULL or max_results (%d) is negative",
+                           max_results);
+    igemm_shape sh;
+    igemm_status st = igemm_shape_init(&sh, p, h->err, sizeof h->err);
+    if (st != IGEMM_OK)
+        return st;
+    int n = 0;
+    igemm_perf *perf = calloc((size_t)solver_count() + 1, sizeof *perf);
+    if (!perf)
+        return handle_fail(h, IGEMM_ERR_NO_MEMORY, "out of memory");
+    igemm_status first_fail = IGEMM_OK, last = IGEMM_OK;
+    char first_msg[sizeof h->err] = "";
+    handle_heuristic_ctx hc = {h, &sh};
+    bool naive_too = heuristic_naive_worth_timing(&sh, &h->dev_t, handle_heuristic_ok, &hc);
+    for (int i = 0; i < solver_count(); i++) {
+        const solver *s = solver_get(i);
+        if (!handle_solver_ok(h, s, &sh) || (s->kind == SOLVER_NAIVE && !naive_too))
+            continue;
+        last = measure(h, &sh, s, dx, dy, w, &perf[n]);
+        if (last != IGEMM_OK && first_fail == IGEMM_OK) {
+            first_fail = last;
+            snprintf(first_msg, sizeof first_msg, "%s", h->err);
+        }
+        /* insertion keeps perf[0..n] ordered */
+        for (int j = n; j > 0 && perf_before(&perf[j], &perf[j - 1]); j--) {
+            igemm_perf t = perf[j];
+            perf[j] = perf[j - 1];
+            perf[j - 1] = t;
+        }
+        n++;
+    }
+    if (count)
+        *count = n;
+    for (int i = 0; i < n && i < max_results; i++)
+        results[i] = perf[i];
+    if (!n) {
+        free(perf);
+        handle_refusal(h, &sh, h->err, sizeof h->err);
+        return IGEMM_ERR_NOT_APPLICABLE;
+    }
+    if (perf[0].status != IGEMM_OK) {
+        free(perf);
+        return handle_fail(h, first_fail, "find: every configuration failed; the first: %s", first_msg);
+    }
+    if (last != IGEMM_OK) {
+        /* the last run left dx half-written: recompute it with the best */
+        igemm_run_info ri;
+        if ((st = handle_run(h, &sh, solver_find(perf[0].solution), dx, dy, w, false, &ri)) != IGEMM_OK) {
+            free(perf);
+            return st;
+        }
+    }
+    igemm_perf best = perf[0];
+    free(perf);
+    return handle_perfdb_remember(h, p, &best);
+}

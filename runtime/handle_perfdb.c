@@ -1,0 +1,41 @@
+/* The handle's glue to the performance database (perfdb.c): the lookup
+ * the selection makes and the record find mode writes. */
+#include <stdio.h>
+#include <string.h>
+
+#include "handle_int.h"
+
+/* The record of sh whose unit is this backend's cost unit. */
+const solver *handle_perfdb_solver(igemm_handle *h, const igemm_shape *sh)
+{
+    char key[160];
+    perfdb_key(&sh->p, h->b->num_cu, key, sizeof key);
+    const perfdb_rec *r = perfdb_find(&h->db, h->t->name, key, h->b->ops->cost_unit);
+    if (!r)
+        return NULL;
+    const solver *s = solver_find(r->solution);
+    return s && handle_solver_ok(h, s, sh) ? s : NULL;
+}
+
+/* Find's winner into the handle's records and, with a database file, into
+ * the file. */
+igemm_status handle_perfdb_remember(igemm_handle *h, const igemm_problem *p, const igemm_perf *best)
+{
+    perfdb_rec rec;
+    memset(&rec, 0, sizeof rec);
+    snprintf(rec.arch, sizeof rec.arch, "%s", h->t->name);
+    perfdb_key(p, h->b->num_cu, rec.key, sizeof rec.key);
+    snprintf(rec.solution, sizeof rec.solution, "%s", best->solution);
+    rec.cost = best->cost;
+    snprintf(rec.unit, sizeof rec.unit, "%s", best->unit);
+    if (perfdb_put(&h->db, &rec))
+        return handle_fail(h, IGEMM_ERR_NO_MEMORY, "out of memory");
+    h->err[0] = 0;
+    if (h->perfdb) {
+        char why[512];
+        igemm_status st = perfdb_store(h->perfdb, &rec, why, sizeof why);
+        if (st != IGEMM_OK)
+            return handle_fail(h, st, "find: %s", why);
+    }
+    return IGEMM_OK;
+}
