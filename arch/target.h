@@ -158,8 +158,8 @@ typedef struct target {
     bool has_pk_fma_f32;     /* gfx90a+: packed fp32 */
     bool mfma_bf16_1k;       /* gfx90a+: the _1k bf16 MFMA opcodes exist */
     bool force_store_sc0_sc1;/* gfx940/gfx941: LLVM sets sc0 sc1 on every store
-                                (FeatureForceStoreSC0SC1); informational, the
-                                emulator does not model caches */
+                                (FeatureForceStoreSC0SC1); informational: the
+                                timing model's stores write through L1 anyway */
     /* Emulate-only rows: the project builds no code objects for them
        (igemmgen and the library refuse them); the emulator loads foreign
        code objects built for them and decodes them with the op-table bit of
