@@ -251,7 +251,7 @@ static int derive_mfma(v4r1_config *c, char *why, size_t len)
     if (derive_staging(c, why, len))
         return -1;
     c->agprs = c->bm * c->bn * c->inst * c->inst / 64;
-    /* mirrors gen/v4r1/math_mfma.c and the staging: two sets of fragments,
+    /* mirrors gen/bwd_data_v4r1/math_mfma.c and the staging: two sets of fragments,
        global prefetch, load offsets and the B column state, addresses and
        scratch, the epilogue's row of outputs and column offsets, slack */
     c->vgprs = 2 * (c->kpack ? 2 : 1) * (c->bm + c->bn) + 2 * c->va * c->wa + 3 * c->vb * c->wb + 2 * c->wb +
@@ -268,7 +268,7 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
         return -1;
     }
     /* every type: 16-bit tensors are widened to fp32 tiles in LDS, or kept
-       in k quads (kpack), and dx rounded back (gen/v4r1/kw.h) */
+       in k quads (kpack), and dx rounded back (gen/bwd_data_v4r1/kw.h) */
     if (!pow2(c->mpb) || !pow2(c->npb) || !pow2(c->kpb) || !pow2(c->block)) {
         why_printf(why, len, "tile %dx%dx%d with %d threads: every size must be a power of two", c->mpb, c->npb,
                    c->kpb, c->block);
@@ -311,7 +311,7 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
     }
     if (derive_staging(c, why, len))
         return -1;
-    /* mirrors gen/v4r1/'s allocations at the main loop: accumulators,
+    /* mirrors gen/bwd_data_v4r1/'s allocations at the main loop: accumulators,
        two sets of LDS operands (k quads: two registers per row or column),
        global prefetch, load offsets and the B column state, addresses and
        scratch, plus alignment slack */
