@@ -72,7 +72,7 @@ GEN_SRC  := gen/main.c gen/emit.c gen/emit_op.c gen/emit_fmt.c gen/emit_mem.c ge
             gen/v4r1/math_fma.c gen/v4r1/math_mfma.c
 EMU_SRC  := emu/decode.c emu/disasm.c emu/inst.c emu/loader.c emu/msgpack.c emu/device.c emu/exec.c \
             emu/exec_valu.c emu/exec_mem.c emu/lds.c emu/mfma.c emu/hazard.c emu/launch.c \
-            emu/timing.c emu/timing_occ.c emu/timing_cu.c
+            emu/timing.c emu/timing_occ.c emu/timing_cu.c emu/timing_trace.c emu/timing_cache.c
 RT_SRC   := runtime/handle.c runtime/codeobj.c runtime/backend_emu.c \
             runtime/backend_hip.c
 RT_SRC   += runtime/perfdb.c runtime/allocs.c runtime/bundle.c runtime/sha256.c runtime/coinfo.c
