@@ -187,7 +187,10 @@ static void store_row(v4r1_kw *w, const store_ctx *x, int i, opnd s_not)
     e_sop1(e, "s_and_saveexec_b64", x->s_save, VCC);
     e_branch(e, "s_cbranch_execz", l_skip);
     if (!w->nhwc) {
-        e_sop2(e, "s_mul_i32", at(s_t, 1), sv_op(w->c_rowstride), imm(row));
+        if (w->c_rowstride.known) /* a static twin: one literal, not two */
+            h_smov(e, at(s_t, 1), imm((int64_t)(w->c_rowstride.k * (uint32_t)row)));
+        else
+            e_sop2(e, "s_mul_i32", at(s_t, 1), sv_op(w->c_rowstride), imm(row));
         e_sop2(e, "s_add_u32", at(x->s_rsc, 0), at(x->s_dxbase, 0), at(s_t, 1));
         e_sop2(e, "s_addc_u32", at(x->s_rsc, 1), at(x->s_dxbase, 1), imm(0));
     }
