@@ -390,6 +390,18 @@ BENCH_ENV = B=$(B) TARGETS="$(BENCH_TARGETS)" DTYPES="$(BENCH_DTYPES)" LAYOUTS="
 bench-twins: all $(B)/bin/igemm-bench
 	$(BENCH_ENV) BATCH=$(BENCH_BATCH) DIR=docs sh tools/bench_twins.sh
 
+# ---- cache-line bytes per useful byte of the library's picks (docs/KERNELS.md) --
+# igemm-bench --lines per TARGET:TYPE:LAYOUT of LINES_RUNS (the FMA family on
+# gfx906, f32 MFMA on gfx908/gfx90a, 16-bit MFMA on gfx942), BENCH_LIST at
+# batch LINES_BATCH, in the timing model; writes $(B)/lines-TARGET-TYPE-LAYOUT.md
+LINES_BATCH ?= 2
+LINES_RUNS  ?= gfx906:fp32:NCHW gfx908:fp32:NCHW gfx90a:fp32:NHWC gfx942:fp16:NHWC gfx942:fp16:NCHW
+.PHONY: bench-lines
+bench-lines: all $(B)/bin/igemm-bench
+	@set -e; for r in $(LINES_RUNS); do a=$${r%%:*}; x=$${r#*:}; t=$${x%%:*}; l=$${x#*:}; \
+	    $(B)/bin/igemm-bench --lines --input $(BENCH_LIST) --batch $(LINES_BATCH) --arch $$a --type $$t \
+	        --layout $$l -o $(B)/lines-$$a-$$t-$$l.md; echo "wrote $(B)/lines-$$a-$$t-$$l.md"; done
+
 # ---- every network layer on the emulator, verified (tools/check_networks.sh) --
 # $(SHAPES_DIR)/{resnet50,resnext101,inception3}.txt at batch CHECK_BATCH,
 # default kernel selection on every target of CHECK_ARCHS in every layout of

@@ -65,9 +65,10 @@ typedef struct {
 } igemm_naive_args;
 
 /* The v4r1 kernels are "multihead": one launch computes up to
- * V4R1_MAX_PHASES non-empty phases (iy, ix), each with the same number of
+ * V4R1_MAX_PHASES phases (iy, ix), each with the same number of
  * workgroups (wgs); a workgroup finds its phase as block / wgs and reads
  * that phase's values from the table ph[][] at the end of the arguments.
+ * A phase with no filter tap (ydot or xdot 0) stores its tile of zeros.
  * Everything else the host can derive is passed precomputed; signed values
  * (hi_off, wi_off) travel as two's complement. */
 #define V4R1_MAX_PHASES 16

@@ -171,12 +171,12 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
     double tile_bytes = (double)c->kpb * (c->mpb + c->npb) * igemm_dtype_get(c->dtype)->bytes, l2_bytes = 0;
     double lines = 0, wgs_total = 0, wg_lines = step_lines(c, sh, t); /* address path: lines of the loads */
     int phases[V4R1_PLAN_PHASES];
-    int nph = v4r1_phases(sh, phases, V4R1_PLAN_PHASES);
+    int nph = v4r1_launch_phases(sh, phases, V4R1_PLAN_PHASES); /* empty phases: steps 0, only stores */
     for (int i = 0; i < nph; i++) {
         igemm_phase ph = igemm_phase_get(sh, phases[i]);
         double steps = (double)ph.ydot_slice * ph.xdot_slice * ceil_div(sh->kg, c->kpb);
         double wgs = ceil_div((double)ph.gemm_m, c->mpb) * ceil_div((double)ph.gemm_n, c->npb) * sh->p.groups;
-        double cyc = steps * step + fixed, lcyc = (steps + 1) * lstep + lfixed; /* + the first tile */
+        double cyc = steps * step + fixed, lcyc = (steps ? steps + 1 : 0) * lstep + lfixed; /* + the first tile */
         waves_total += wgs * waves;
         l2_bytes += wgs * steps * tile_bytes;
         lines += wgs * steps * wg_lines;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,16 +160,19 @@ static igemm_dim dim_init(int in, int out, int filter, int stride, int dilation,
     return d;
 }
 
-/* Does every input position of one dimension lie in some non-empty phase's
- * tilda slice? (Then the phase GEMMs write it; otherwise dx must be zeroed.) */
-static int dim_covered(const igemm_dim *d)
+/* Does every input position of one dimension lie in some phase's tilda
+ * slice? Counting only the non-empty phases (empty = false: iy < filter):
+ * then the phase GEMMs write it; counting every phase (empty = true: the
+ * kernel's empty phases store zeros): then the kernel writes all of dx
+ * itself. Otherwise dx must be zeroed first. */
+static int dim_covered(const igemm_dim *d, bool empty)
 {
     if (d->slice <= 0)
         return 0;
     for (int i = 0; i < d->in; i++) {
         int hit = 0;
         /* phases past the filter are empty: at most min(tilda, filter) steps */
-        for (int ph = 0; ph < d->tilda && ph < d->filter && !hit; ph++) {
+        for (int ph = 0; ph < d->tilda && (empty || ph < d->filter) && !hit; ph++) {
             int num = i + d->pad - ph * d->dilation;
             if (num < 0 || num % d->stride)
                 continue;
@@ -201,7 +205,8 @@ igemm_status igemm_shape_init(igemm_shape *s, const igemm_problem *p, char *why,
     s->dy_elems = p->n * s->dy_image;
     s->w_elems = (int64_t)p->k * s->cg * p->y * p->x;
     s->flops = 2 * (int64_t)p->n * s->cg * p->k * s->ho * s->wo * p->y * p->x;
-    s->full_coverage = dim_covered(&s->h) && dim_covered(&s->w);
+    s->full_coverage = dim_covered(&s->h, false) && dim_covered(&s->w, false);
+    s->tilda_coverage = dim_covered(&s->h, true) && dim_covered(&s->w, true);
     return IGEMM_OK;
 }
 

@@ -42,7 +42,9 @@ typedef struct {
     int64_t dx_image, dy_image; /* elements per image: C*Hi*Wi and K*Ho*Wo */
     int64_t dx_elems, dy_elems, w_elems;
     int64_t flops;       /* useful FLOPs: 2 * N * Cg * K * Ho * Wo * Y * X */
-    int full_coverage;   /* 1 when the phase GEMMs write every dx pixel */
+    int full_coverage;   /* 1 when the non-empty phase GEMMs write every dx pixel */
+    int tilda_coverage;  /* 1 when all YTilda x XTilda phases do, the empty ones
+                            (no filter tap: stride / gcd > filter) storing zeros */
 } igemm_shape;
 
 /* Per-phase GEMM sizes. */

@@ -1,7 +1,8 @@
-/* The v4r1 FMA solvers: one per tile configuration. A problem becomes, per
- * batch chunk, a zero fill of dx when some pixels get no contribution, and
- * one multihead launch over every non-empty phase (more only past
- * V4R1_MAX_PHASES phases). */
+/* The v4r1 solvers: one per tile configuration. A problem becomes, per
+ * batch chunk, one multihead launch over every non-empty phase (more only
+ * past V4R1_MAX_PHASES phases); where some dx pixels get no contribution,
+ * either the empty phases join the launch and store their zeros
+ * (v4r1_zeros_inside) or a zero fill of dx comes first. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -62,7 +63,7 @@ static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, cons
         why_printf(why, len, "more than %d non-empty phases (filter and stride both large)", V4R1_PLAN_PHASES);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
-    if (!v4r1_chunk(sh, s->cfg, nph)) {
+    if (!v4r1_chunk(sh, s->cfg, v4r1_launch_phases(sh, phases, V4R1_PLAN_PHASES + 1))) {
         why_printf(why, len,
                    "one image's GEMM N (HTildaSlice %d x WTildaSlice %d) exceeds 2^31 - 1 or its dispatch 2^32 "
                    "work-items",
@@ -81,11 +82,12 @@ static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, la
     uint64_t esz = (uint64_t)igemm_dtype_get(p->dtype)->bytes;
     uint64_t dx_image = (uint64_t)sh->dx_image * esz, dy_image = (uint64_t)sh->dy_image * esz;
     int phases[V4R1_PLAN_PHASES];
-    int nph = v4r1_phases(sh, phases, V4R1_PLAN_PHASES);
+    int nph = v4r1_launch_phases(sh, phases, V4R1_PLAN_PHASES);
     int chunk = v4r1_chunk(sh, c, nph);
+    bool fill = !sh->full_coverage && !v4r1_zeros_inside(sh);
     for (int n0 = 0; n0 < p->n; n0 += chunk) {
         int nb = p->n - n0 < chunk ? p->n - n0 : chunk;
-        if (!sh->full_coverage && plan_zero_fill(plan, sh, n0, nb))
+        if (fill && plan_zero_fill(plan, sh, n0, nb))
             return -1;
         /* all non-empty phases in as few launches as the phase table allows */
         for (int first = 0, part = 0; first < nph; first += V4R1_MAX_PHASES, part++) {

@@ -350,6 +350,25 @@ int v4r1_phases(const igemm_shape *sh, int *phases, int max)
     return n;
 }
 
+bool v4r1_zeros_inside(const igemm_shape *sh)
+{
+    return !sh->full_coverage && sh->tilda_coverage && (int64_t)sh->h.tilda * sh->w.tilda <= V4R1_MAX_PHASES;
+}
+
+int v4r1_launch_phases(const igemm_shape *sh, int *phases, int max)
+{
+    int n = v4r1_phases(sh, phases, max);
+    if (!v4r1_zeros_inside(sh))
+        return n;
+    /* the empty phases after the others: their workgroups, which only
+       store, run last and fill the tail of the launch */
+    for (int iy = 0; iy < sh->h.tilda && n < max; iy++)
+        for (int ix = 0; ix < sh->w.tilda && n < max; ix++)
+            if (iy >= sh->p.y || ix >= sh->p.x)
+                phases[n++] = iy * sh->w.tilda + ix;
+    return n;
+}
+
 void v4r1_fill_args(igemm_v4r1_args *a, const igemm_shape *sh, const v4r1_config *c, const int *phases, int nph,
                     int nb)
 {

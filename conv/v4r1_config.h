@@ -91,6 +91,18 @@ void v4r1_fill_args(igemm_v4r1_args *a, const igemm_shape *sh, const v4r1_config
 /* The non-empty phases of a problem in order (at most max); returns how many. */
 int v4r1_phases(const igemm_shape *sh, int *phases, int max);
 
+/* Whether the kernels write dx's zeros themselves: the non-empty phases
+ * leave pixels no tap reaches (a stride larger than dilation * filter), all
+ * YTilda x XTilda phases together cover every pixel (not so where gcd(S, D)
+ * > 1 or the tilda slice misses rows) and fit one phase table. Then a
+ * plan launches the empty phases too, each of whose workgroups stores its
+ * tile of zeros, instead of a zero fill before the GEMMs. */
+bool v4r1_zeros_inside(const igemm_shape *sh);
+
+/* The phases a plan launches in order (at most max): the non-empty ones,
+ * then, where v4r1_zeros_inside, the empty ones; returns how many. */
+int v4r1_launch_phases(const igemm_shape *sh, int *phases, int max);
+
 /* The most non-empty phases a v4r1 plan covers (in V4R1_PLAN_PHASES /
  * V4R1_MAX_PHASES launches per batch chunk); the solvers refuse more. */
 #define V4R1_PLAN_PHASES 1024

@@ -6,7 +6,7 @@
  * MFMA targets, for a strided layer with several phases and no dimension a
  * multiple of a tile. The report's summary line must say every layer
  * verified and give dyn/static ratios near 1; bad --type / --layout values
- * are refused in one line. */
+ * are refused in one line; --lines reports cache lines per useful byte. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -81,6 +81,35 @@ static void twin_16bit_nhwc_verifies(void **state)
     }
 }
 
+/* igemm-bench --lines: a 1x1 stride-1 layer whose rows are whole cache
+ * lines (32 fp32 pixels, 128 bytes; tensors 4 KiB aligned) on the gfx906
+ * FMA NCHW kernel: consecutive lanes load consecutive channels of w (1x1:
+ * contiguous) and pixels of dy, and store 4 consecutive pixels each side by
+ * side, so every line an instruction touches is wholly useful: 1.00 and
+ * 1.00 (the kernels before were at 2.00 and 4.00: lanes 4 elements apart
+ * on dy, along channels on dx). */
+static void lines_fma_nchw_full(void **state)
+{
+    (void)state;
+    char list[200], out[4096], args[1024], report[256];
+    snprintf(list, sizeof list, "%s/lines.txt", dir);
+    snprintf(report, sizeof report, "%s/lines.md", dir);
+    FILE *f = fopen(list, "w");
+    assert_non_null(f);
+    fputs("conv -n 1 -c 64 -H 32 -W 32 -k 32 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -F 2\n", f);
+    assert_int_equal(fclose(f), 0);
+    snprintf(args, sizeof args, "--lines --input %s --arch gfx906 -o %s", list, report);
+    int rc = bench(args, out, sizeof out, 1);
+    size_t n;
+    char *text = read_file(report, &n);
+    if (rc || !text)
+        fail_msg("igemm-bench %s: exit %d, output: %s", args, rc, out);
+    if (!strstr(text, "| v4r1_fma_fp32_nchw_") || !strstr(text, " | 1 | 1.00 | 1.00 |\n"))
+        fail_msg("want one launch of an FMA NCHW kernel at 1.00 line bytes per useful byte for loads and stores:\n%s",
+                 text);
+    free(text);
+}
+
 static void bad_type_or_layout_refused(void **state)
 {
     (void)state;
@@ -112,6 +141,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(twin_16bit_nhwc_verifies),
+        cmocka_unit_test(lines_fma_nchw_full),
         cmocka_unit_test(bad_type_or_layout_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -465,6 +465,96 @@ static void edge_gfx942(void **state)
     edge_all_configs("gfx942");
 }
 
+/* ---- dx's zeros inside the launch ---- */
+
+/* Shapes whose dx has pixels no filter tap reaches, and what their plans
+ * must be, worked out by hand from the v4r1 formulas (docs/KERNELS.md):
+ * the phases of the GEMM launch (YTilda * XTilda when the empty phases
+ * store the zeros; only the non-empty ones after a zero fill), whether a
+ * zero fill comes first, and HTildaSlice * WTildaSlice (GEMM N per image).
+ * Shapes not in edge.txt are also verified here. */
+static const struct {
+    const char *args, *what;
+    int phases;
+    bool fill;
+    int hw_tilda;
+    bool verify;
+} zero_shapes[] = {
+    {"-n 2 -c 16 -H 14 -W 14 -k 16 -y 1 -x 1 -p 0 -q 0 -u 2 -v 2 -l 1 -j 1 -g 1", "1x1 stride 2 (edge.txt)", 4,
+     false, 7 * 7, false},
+    {"-n 1 -c 8 -H 9 -W 9 -k 8 -y 2 -x 2 -p 0 -q 0 -u 3 -v 3 -l 1 -j 1 -g 1", "2x2 stride 3 (edge.txt)", 9, false,
+     4 * 4, false},
+    /* H: Ho 6, slice 6, hi = 2ht + iy; W: Wo 4, slice 5, wi = 4wt + ix - 1 */
+    {"-n 2 -c 5 -H 11 -W 13 -k 3 -y 1 -x 3 -p 0 -q 1 -u 2 -v 4 -l 1 -j 1 -g 1", "1x3 stride 2x4, padded", 8, false,
+     6 * 5, true},
+    /* gcd(2, 2) = 2: the pixels of odd hi + pad belong to no phase */
+    {"-n 1 -c 4 -H 13 -W 11 -k 6 -y 3 -x 3 -p 2 -q 2 -u 2 -v 2 -l 2 -j 2 -g 1", "stride 2, dilation 2 (edge.txt)", 1,
+     true, 7 * 6, false},
+    /* 25 phases: more than one phase table holds */
+    {"-n 1 -c 6 -H 11 -W 11 -k 4 -y 1 -x 1 -p 0 -q 0 -u 5 -v 5 -l 1 -j 1 -g 1", "1x1 stride 5", 1, true, 3 * 3,
+     true},
+};
+
+/* Every configuration on every target: the plan of each shape (one GEMM
+ * launch whose empty phases store the zeros, or the zero fill first), and
+ * dx against the float64 reference (every uncovered pixel exactly 0 on
+ * dx prefilled with NaN). */
+static void zeros_inside_the_launch(void **state)
+{
+    (void)state;
+    int failures = 0, ran = 0;
+    for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
+        igemm_handle *h = tc_emu_handle(archs[a], NULL, 0);
+        for (size_t i = 0; i < sizeof zero_shapes / sizeof zero_shapes[0]; i++) {
+            char line[256], why[256];
+            igemm_problem p0;
+            snprintf(line, sizeof line, "conv %s -F 2", zero_shapes[i].args);
+            if (igemm_problem_parse_line(&p0, line, why, sizeof why) != 1)
+                fail_msg("%s: %s", line, why);
+            for (int c = 0; c < nconfigs; c++) {
+                const config *cf = &configs[c];
+                if (!runs_on(cf, archs[a]))
+                    continue;
+                igemm_problem p = p0;
+                p.layout = cf->layout;
+                p.dtype = cf->dtype;
+                p.fp16_mode = fp16_mode_for(cf, archs[a]);
+                igemm_launch l[4];
+                int cnt = 0;
+                if (igemm_get_launches(h, &p, cf->name, l, 4, &cnt) != IGEMM_OK)
+                    fail_msg("%s %s %s: igemm_get_launches: %s", archs[a], cf->name, line, igemm_last_error(h));
+                int fill = zero_shapes[i].fill;
+                assert_int_equal(cnt, 1 + fill);
+                if (fill)
+                    assert_string_equal(l[0].kernel, cf->dtype == IGEMM_FP32 ? "igemm_fill_zero_b32"
+                                                                            : "igemm_fill_zero_b16");
+                assert_string_equal(l[fill].kernel, cf->name);
+                unsigned gemm_n = (unsigned)(p.n * zero_shapes[i].hw_tilda);
+                unsigned want = (unsigned)zero_shapes[i].phases * (unsigned)((p.c + cf->mpb - 1) / cf->mpb) *
+                                ((gemm_n + (unsigned)cf->npb - 1) / (unsigned)cf->npb);
+                if (l[fill].grid[0] * l[fill].grid[1] * l[fill].grid[2] != want)
+                    fail_msg("%s %s, %s: %u workgroups, want %d phases x the tiles of M %d x N %u = %u", archs[a],
+                             cf->name, zero_shapes[i].what, l[fill].grid[0] * l[fill].grid[1] * l[fill].grid[2],
+                             zero_shapes[i].phases, p.c, gemm_n, want);
+                if (!zero_shapes[i].verify)
+                    continue; /* edge_gfx* verifies it */
+                tc_case_result r;
+                char msg[1024];
+                ran++;
+                if (tc_run_case(h, &p, cf->name, 300u + (uint64_t)i, &r, msg, sizeof msg)) {
+                    if (failures++ < MAX_REPORTED)
+                        print_error("%s --arch %s --solution %s: %s\n", line, archs[a], cf->name, msg);
+                    continue;
+                }
+                assert_true(r.holes > 0); /* the shape has pixels no tap reaches */
+            }
+        }
+        igemm_destroy(h);
+    }
+    if (failures)
+        fail_msg("%d of %d (target, configuration, shape) runs failed", failures, ran);
+}
+
 /* ---- 16-bit extremes ---- */
 
 /* One run of `solution` (NULL: the heuristic's pick) on data given here,
@@ -919,6 +1009,7 @@ int main(void)
         cmocka_unit_test(edge_gfx908),
         cmocka_unit_test(edge_gfx90a),
         cmocka_unit_test(edge_gfx942),
+        cmocka_unit_test(zeros_inside_the_launch),
         cmocka_unit_test(sixteen_bit_extremes),
         cmocka_unit_test(fp16_flush_mode),
         cmocka_unit_test(nhwc_channel_tails),

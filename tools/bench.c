@@ -52,6 +52,7 @@ typedef struct {
     const void *co;       /* the project's code object for arch: embedded, or read from co_dir */
     size_t co_size;
     int dtype, layout;    /* igemm_dtype / igemm_layout every problem gets; -1: the list's */
+    bool lines;           /* only the line-efficiency table of the library's picks */
 } opts;
 
 /* The problem as benchmarked: the list's, in --type / --layout when given. */
@@ -76,6 +77,7 @@ typedef struct {
     int phases;
     double dyn_err, st_err;
     int ok;
+    uint64_t line_ld, line_st, use_ld, use_st; /* --lines: plan_run's memory figures */
 } row;
 
 /* Build the static twin code object of (problem, solution). */
@@ -112,6 +114,9 @@ typedef struct {
     int phase_launches, launches;
     uint64_t model_cycles, model_busy[EL_LATENCY]; /* the timing model, all launches */
     bool model_failed;        /* a launch was not timed */
+    /* the timing model's memory figures (docs/TIMING.md "Caches"): bytes of
+       the cache lines VMEM instructions touch, and the bytes they ask for */
+    uint64_t line_ld, line_st, use_ld, use_st;
 } plan_run;
 
 /* Run a solver's launch plan on the emulator with the kernels of img: the
@@ -207,6 +212,10 @@ static int run_plan(const opts *o, const igemm_problem *p, const solver *s, cons
         for (int j = 0; j < EL_LATENCY; j++)
             out->model_busy[j] += st.model_busy[j];
         out->model_failed |= st.model_failed || !st.model_launches;
+        out->line_ld += st.model_line_loaded;
+        out->line_st += st.model_line_stored;
+        out->use_ld += st.model_useful_loaded;
+        out->use_st += st.model_useful_stored;
         out->cycles += emu_stats_cycles(&st);
         out->loop_valu += st.loop_valu_cycles;
         out->loop_fma += st.loop_fma_cycles;
@@ -222,6 +231,15 @@ out:
     return rc;
 }
 
+/* A tensor's host buffer, 4 KiB aligned as device allocations are (the
+ * timing model counts the cache lines an access touches, which depend on
+ * where the tensor starts; malloc's large blocks start 16 bytes into a page). */
+static void *tensor_alloc(size_t bytes)
+{
+    size_t page = 4096;
+    return aligned_alloc(page, (bytes + page - 1) / page * page);
+}
+
 static int bench_layer(const opts *o, igemm_handle *h, row *r)
 {
     igemm_shape sh;
@@ -232,7 +250,7 @@ static int bench_layer(const opts *o, igemm_handle *h, row *r)
     }
     size_t nx = (size_t)sh.dx_elems, ny = (size_t)sh.dy_elems, nw = (size_t)sh.w_elems;
     size_t eb = (size_t)igemm_dtype_get(r->p.dtype)->bytes;
-    void *dy = malloc(ny * eb), *w = malloc(nw * eb), *dx = malloc(nx * eb);
+    void *dy = tensor_alloc(ny * eb), *w = tensor_alloc(nw * eb), *dx = tensor_alloc(nx * eb);
     double *ref = malloc(nx * 8), *abs_sum = malloc(nx * 8);
     unsigned char *cov = malloc(nx);
     int rc = -1;
@@ -272,7 +290,7 @@ static int bench_layer(const opts *o, igemm_handle *h, row *r)
         /* the same kernels launched phase by phase: what multihead saves */
         plan_run sp;
         int phases[1024];
-        r->phases = s->kind == SOLVER_V4R1 ? v4r1_phases(&sh, phases, 1024) : 1;
+        r->phases = s->kind == SOLVER_V4R1 ? v4r1_launch_phases(&sh, phases, 1024) : 1;
         if (r->phases > 1 && !run_plan(o, &r->p, s, o->co, o->co_size, false, true, dx, dy, w, &sp))
             r->us_split = ((double)(sp.fill_span + sp.phase_spans)) / clk + o->launch_us * sp.launches;
     }
@@ -305,6 +323,61 @@ out:
     free(abs_sum);
     free(cov);
     return rc;
+}
+
+/* --lines: the library's pick's plan on random data, run once with the
+ * timing model for its memory figures (no reference, no twin). */
+static int lines_layer(const opts *o, igemm_handle *h, row *r)
+{
+    igemm_shape sh;
+    char why[512], sol[96];
+    if (igemm_shape_init(&sh, &r->p, why, sizeof why) != IGEMM_OK || igemm_select(h, &r->p, sol, sizeof sol)) {
+        fprintf(stderr, "igemm-bench: %s\n", igemm_shape_init(&sh, &r->p, why, sizeof why) ? why : igemm_last_error(h));
+        return -1;
+    }
+    size_t eb = (size_t)igemm_dtype_get(r->p.dtype)->bytes;
+    void *dy = tensor_alloc((size_t)sh.dy_elems * eb), *w = tensor_alloc((size_t)sh.w_elems * eb),
+         *dx = tensor_alloc((size_t)sh.dx_elems * eb);
+    const solver *s = solver_find(sol);
+    plan_run run;
+    int rc = -1;
+    if (dy && w && dx && s) {
+        igemm_fill_random_dtype(dy, (size_t)sh.dy_elems, r->p.dtype, 1);
+        igemm_fill_random_dtype(w, (size_t)sh.w_elems, r->p.dtype, 2);
+        rc = run_plan(o, &r->p, s, o->co, o->co_size, false, false, dx, dy, w, &run);
+    }
+    if (!rc) {
+        snprintf(r->solution, sizeof r->solution, "%s", sol);
+        r->launches = run.launches;
+        r->line_ld = run.line_ld, r->line_st = run.line_st, r->use_ld = run.use_ld, r->use_st = run.use_st;
+        r->ok = !run.model_failed;
+    }
+    free(dy);
+    free(w);
+    free(dx);
+    return rc || !r->ok ? -1 : 0;
+}
+
+static double line_ratio(uint64_t lines, uint64_t useful) { return useful ? (double)lines / (double)useful : 0; }
+
+/* --lines: cache-line bytes per useful byte of every layer's loads (w and
+ * dy) and stores (dx). */
+static void lines_table(FILE *f, const opts *o, const row *rows, int n)
+{
+    fprintf(f, "| layer | configuration | launches | loads: lines / useful | stores: lines / useful |\n"
+               "|---|---|---:|---:|---:|\n");
+    uint64_t t[4] = {0};
+    for (int i = 0; i < n; i++) {
+        const row *r = &rows[i];
+        char args[256];
+        igemm_problem_format(&r->p, args, sizeof args);
+        fprintf(f, "| `%s`%s%s | %s | %d | %.2f | %.2f |\n", args, r->comment[0] ? " " : "", r->comment,
+                r->solution + (strncmp(r->solution, "igemm_bwd_", 10) ? 0 : 10), r->launches,
+                line_ratio(r->line_ld, r->use_ld), line_ratio(r->line_st, r->use_st));
+        t[0] += r->line_ld, t[1] += r->use_ld, t[2] += r->line_st, t[3] += r->use_st;
+    }
+    fprintf(f, "\nAll layers (%s): loads %.2f, stores %.2f line bytes per useful byte.\n", o->arch,
+            line_ratio(t[0], t[1]), line_ratio(t[2], t[3]));
 }
 
 /* What "of peak" divides by for a layer of data type d on t: the dense
@@ -407,6 +480,10 @@ static int parse_opts(int argc, char **argv, opts *o)
     long num;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--lines")) { /* the one flag without a value */
+            o->lines = true;
+            continue;
+        }
         if (!v) {
             fprintf(stderr, "igemm-bench: flag '%s' needs a value\n", a);
             return 2;
@@ -548,7 +625,8 @@ int main(int argc, char **argv)
     if (!o.input || o.batch < 1 || !target_by_name(o.arch)) {
         fprintf(stderr, "usage: igemm-bench --input SHAPES.txt [--batch N] [--arch TARGET] [-o REPORT.md]\n"
                         "                   [--igemmgen PATH] [--llvm-bin DIR] [--threads N] [--density \"conv ...\"]\n"
-                        "                   [--co-dir DIR] [--launch-us US] [--type fp32|fp16|bf16] [--layout NCHW|NHWC]\n");
+                        "                   [--co-dir DIR] [--launch-us US] [--type fp32|fp16|bf16] [--layout NCHW|NHWC]\n"
+                        "                   [--lines]\n");
         return 2;
     }
     /* one code object for the runs here and the handle's selection and density runs */
@@ -607,8 +685,19 @@ int main(int argc, char **argv)
         char args[256];
         igemm_problem_format(&rows[i].p, args, sizeof args);
         fprintf(stderr, "[%d/%d] %s %s\n", i + 1, n, igemm_problem_command(&rows[i].p), args);
-        if (bench_layer(&o, h, &rows[i]))
+        if (o.lines ? lines_layer(&o, h, &rows[i]) : bench_layer(&o, h, &rows[i]))
             failed++;
+    }
+    if (o.lines) {
+        if (ofile_open(&of, o.out, why, sizeof why)) {
+            fprintf(stderr, "igemm-bench: %s\n", why);
+            goto done;
+        }
+        lines_table(of.f, &o, rows, n);
+        if (ofile_commit(&of, why, sizeof why))
+            fprintf(stderr, "igemm-bench: %s\n", why);
+        rc = failed ? 1 : 0;
+        goto done;
     }
 
     /* through a temporary file: a failed write leaves the old report */

@@ -62,8 +62,10 @@ static const struct {
 } phase_words[] = {
     {PH_IY, "iy", "the phase's filter row offset iYTilda (0 <= iy < ytilda)"},
     {PH_IX, "ix", "the phase's filter column offset iXTilda (0 <= ix < xtilda)"},
-    {PH_YDOT, "ydot_slice", "filter taps of the phase along h: ceil((fy - iy) / ytilda)"},
-    {PH_XDOT, "xdot_slice", "filter taps of the phase along w: ceil((fx - ix) / xtilda)"},
+    {PH_YDOT, "ydot_slice", "filter taps of the phase along h: ceil((fy - iy) / ytilda), 0 past the filter (the "
+                            "phase stores zeros)"},
+    {PH_XDOT, "xdot_slice", "filter taps of the phase along w: ceil((fx - ix) / xtilda), 0 past the filter (the "
+                            "phase stores zeros)"},
     {PH_HI_OFF, "hi_off", "iy * dil_h - pad_h, two's complement"},
     {PH_WI_OFF, "wi_off", "ix * dil_w - pad_w, two's complement"},
 };
@@ -142,8 +144,9 @@ static void layouts(json *j)
 /* ---- configurations ---- */
 
 /* Problems whose plans show which kernels a configuration launches: plain,
- * padded 3x3, strided (several phases), and one with uncovered dx pixels
- * (zero fill). */
+ * padded 3x3, strided (several phases), one with uncovered dx pixels whose
+ * empty phases store the zeros, and one whose uncovered pixels (gcd(S, D)
+ * = 2) need the zero fill. */
 static const igemm_problem probes[] = {
     {.n = 1, .c = 8, .hi = 8, .wi = 8, .k = 8, .y = 1, .x = 1, .stride_h = 1, .stride_w = 1, .dil_h = 1, .dil_w = 1,
      .groups = 1},
@@ -153,6 +156,8 @@ static const igemm_problem probes[] = {
      .dil_h = 1, .dil_w = 1, .groups = 1},
     {.n = 1, .c = 8, .hi = 8, .wi = 8, .k = 8, .y = 1, .x = 1, .stride_h = 2, .stride_w = 2, .dil_h = 1, .dil_w = 1,
      .groups = 1},
+    {.n = 1, .c = 8, .hi = 9, .wi = 9, .k = 8, .y = 3, .x = 3, .pad_h = 2, .pad_w = 2, .stride_h = 2, .stride_w = 2,
+     .dil_h = 2, .dil_w = 2, .groups = 1},
 };
 
 static const char *kind_name(int kind)

@@ -85,8 +85,90 @@ static void narrow(v4r1_kw *w, opnd v, opnd v_tmp, opnd v_nan)
  * the 16-bit rounding's registers. */
 typedef struct {
     opnd v_coff, v_row0, s_rsc, s_dxbase, s_save, v_tmp, v_nan;
+    opnd s_cvec, s_rmask; /* NCHW column vectors (column_vectors), or NOOP */
     sv mlim;
 } store_ctx;
+
+/* Registers r .. r+3 of one file, consecutive, as one range (NOOP where
+ * they are not, or not 64-bit aligned: gfx90a+ memory data must be) */
+static opnd consecutive4(const opnd *r)
+{
+    for (int k = 1; k < 4; k++)
+        if (r[k].kind != r[0].kind || r[k].index != r[0].index + k)
+            return NOOP;
+    if (r[0].kind != OPK_VGPR || r[0].index % 2)
+        return NOOP;
+    opnd g = r[0];
+    g.count = 4;
+    return g;
+}
+
+/* NCHW fp32: whether the math hands out its columns in groups of 4
+ * consecutive tile columns (FMA: a thread's 4 columns of each group) */
+static bool column_groups(v4r1_kw *w)
+{
+    const v4r1_math *m = w->math;
+    if (w->nhwc || w->dt->bytes != 4 || m->cols(w) % 4)
+        return false;
+    for (int j = 0; j < m->cols(w); j++)
+        if (m->col_off(w, j) != m->col_off(w, j - j % 4) + j % 4)
+            return false;
+    return true;
+}
+
+/* NCHW fp32 with column groups: per group g of 4 columns, the lanes whose 4
+ * pixels are 4 consecutive dx elements of a channel, all inside dx (the
+ * first and the last offset valid, the others 4, 8 and 12 bytes on): they
+ * store a row's group with one buffer_store_dwordx4, so consecutive lanes
+ * (FMA NCHW: along N) write consecutive 16-byte pieces of a row of dx.
+ * Masks in s_cvec (an SGPR pair per group), or NOOP. */
+static opnd column_vectors(v4r1_kw *w, opnd v_coff)
+{
+    emit *e = w->e;
+    if (!column_groups(w))
+        return NOOP;
+    int groups = w->math->cols(w) / 4;
+    opnd s_cv = sreg(e, "s_cvec", 2 * groups, 2), v_d = at(w->v_t, 0);
+    e_comment(e, "column vectors: lanes whose 4 pixels of a group are consecutive in dx");
+    for (int g = 0; g < groups; g++) {
+        opnd mk = sub(s_cv, 2 * g, 2), o = at(v_coff, 4 * g);
+        e_vopc(e, "v_cmp_gt_u32", mk, w->v_inv, o);
+        e_vopc(e, "v_cmp_gt_u32", w->s_m, w->v_inv, at(v_coff, 4 * g + 3));
+        e_sop2(e, "s_and_b64", mk, mk, w->s_m);
+        for (int k = 1; k < 4; k++) {
+            h_vsub(e, v_d, at(v_coff, 4 * g + k), o);
+            e_vopc(e, "v_cmp_eq_u32", w->s_m, imm(4 * k), v_d);
+            e_sop2(e, "s_and_b64", mk, mk, w->s_m);
+        }
+    }
+    return s_cv;
+}
+
+/* NCHW with column vectors, row i's values (exec: the row's lanes): per
+ * group, the lanes of its mask as one vector, the others element by
+ * element; each part skipped by a scalar branch where no lane has it. */
+static void store_row_vectors(v4r1_kw *w, const store_ctx *x, const opnd *vals)
+{
+    emit *e = w->e;
+    h_smov(e, x->s_rmask, EXEC);
+    for (int g = 0; g < w->math->cols(w) / 4; g++) {
+        opnd v4 = consecutive4(vals + 4 * g), mk = sub(x->s_cvec, 2 * g, 2);
+        label l_vec = e_label_new(e, "cvec_done"), l_el = e_label_new(e, "celem_done");
+        if (v4.kind != OPK_NONE) {
+            e_sop2(e, "s_and_b64", EXEC, x->s_rmask, mk);
+            e_branch(e, "s_cbranch_scc0", l_vec);
+            e_mubuf(e, "buffer_store_dwordx4", v4, at(x->v_coff, 4 * g), x->s_rsc, imm(0), 0);
+            e_label(e, l_vec);
+            e_sop2(e, "s_andn2_b64", EXEC, x->s_rmask, mk);
+            e_branch(e, "s_cbranch_scc0", l_el);
+        } else {
+            h_smov(e, EXEC, x->s_rmask);
+        }
+        for (int k = 0; k < 4; k++)
+            e_mubuf(e, "buffer_store_dword", vals[4 * g + k], at(x->v_coff, 4 * g + k), x->s_rsc, imm(0), 0);
+        e_label(e, l_el);
+    }
+}
 
 /* Row i under an exec mask of the lanes whose row is inside C/G, less the
  * lanes of s_not where it is a register (NHWC: those stored by a vector). */
@@ -105,13 +187,22 @@ static void store_row(v4r1_kw *w, const store_ctx *x, int i, opnd s_not)
     e_sop1(e, "s_and_saveexec_b64", x->s_save, VCC);
     e_branch(e, "s_cbranch_execz", l_skip);
     if (!w->nhwc) {
-        e_sop2(e, "s_mul_i32", at(s_t, 1), sv_op(w->c_rowstride), imm(row));
+        if (w->c_rowstride.known) /* a static twin: one literal, not two */
+            h_smov(e, at(s_t, 1), imm((int64_t)(w->c_rowstride.k * (uint32_t)row)));
+        else
+            e_sop2(e, "s_mul_i32", at(s_t, 1), sv_op(w->c_rowstride), imm(row));
         e_sop2(e, "s_add_u32", at(x->s_rsc, 0), at(x->s_dxbase, 0), at(s_t, 1));
         e_sop2(e, "s_addc_u32", at(x->s_rsc, 1), at(x->s_dxbase, 1), imm(0));
     }
     int off = w->nhwc ? row * w->dt->bytes : 0;
     opnd vals[V4R1_MAX_COLS];
     m->read_row(w, i, vals);
+    if (x->s_cvec.kind == OPK_SGPR) {
+        store_row_vectors(w, x, vals);
+        e_label(e, l_skip);
+        h_smov(e, EXEC, x->s_save);
+        return;
+    }
     for (int j = 0; j < m->cols(w); j++) {
         if (half)
             narrow(w, vals[j], x->v_tmp, x->v_nan);
@@ -250,8 +341,11 @@ static void store_rows(v4r1_kw *w, opnd v_coff, opnd v_row0)
 {
     emit *e = w->e;
     const v4r1_math *m = w->math;
-    store_ctx x = {.v_coff = v_coff, .v_row0 = v_row0, .v_tmp = NOOP, .v_nan = NOOP, .s_dxbase = NOOP};
     e_scope_begin(e, "store_rows"); /* x's registers, released at its end */
+    store_ctx x = {.v_coff = v_coff, .v_row0 = v_row0, .v_tmp = NOOP, .v_nan = NOOP, .s_dxbase = NOOP,
+                   .s_cvec = column_vectors(w, v_coff), .s_rmask = NOOP};
+    if (x.s_cvec.kind == OPK_SGPR)
+        x.s_rmask = sreg(e, "s_rmask", 2, 2);
     if (w->dt->id == IGEMM_BF16) {
         x.v_tmp = vreg(e, "v_round", 1, 1);
         x.v_nan = vreg(e, "v_qnan", 1, 1);

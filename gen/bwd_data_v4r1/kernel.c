@@ -41,6 +41,8 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int n
     } else {
         w->dka = w->block * w->wa / w->mpb, w->dkb = w->block * w->wb / w->npb;
     }
+    w->sa = w->nhwc ? 1 : w->mpb / w->wa;
+    w->sb = w->nhwc ? 1 : w->npb / w->wb;
     int lds_esz = w->kpack > 1 ? w->dt->bytes : V4R1_LDS_BYTES;
     w->a_size = w->kpb * w->mpb * lds_esz;
     w->b_size = w->kpb * w->npb * lds_esz;

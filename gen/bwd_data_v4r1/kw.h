@@ -118,6 +118,11 @@ struct v4r1_kw {
     int tm, tn;                /* thread tile */
     int kpack;                 /* 4: 16-bit k-quad LDS tiles; 1: fp32 tiles */
     int dka, dkb;              /* kk distance between a thread's load vectors */
+    int sa, sb;                /* column distance between the elements of one of a thread's
+                                  load vectors: 1 (consecutive columns, NHWC: w's rows load as
+                                  vectors), or NCHW MPB/WA and NPB/WB, so that consecutive lanes
+                                  load consecutive columns (w's channels, dy's pixels, the
+                                  tensors' contiguous dimension where the tap allows) */
     /* LDS layout: byte offsets of buffer 0 of A and B; buffer 1 is at
        offset ^ size (the larger tile goes first so both toggles are xors) */
     int a_lds, b_lds, a_size, b_size;

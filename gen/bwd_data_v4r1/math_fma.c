@@ -1,6 +1,8 @@
 /* The FMA math strategy: each thread owns a TM x TN tile of fp32
  * accumulators, RM groups of 4 rows spaced TX*4 apart and RN groups of 4
- * columns spaced TY*4 apart (v4r1_config.h), row-major in v_c (NCHW) or,
+ * columns spaced TY*4 apart (v4r1_config.h; consecutive lanes along N in
+ * NCHW, along M in NHWC: grid_index), row-major in v_c (NCHW: a group's 4
+ * columns of a row are 4 consecutive registers, one dx vector) or,
  * in NHWC, column by column within each group of 4 rows, so that a
  * group's 4 rows of a column are 4 consecutive registers the epilogue
  * stores as one vector (dx's channels are contiguous). Fragments are
@@ -30,20 +32,35 @@ static int quad(const v4r1_kw *w) { return w->kpack > 1; }
 static int frag_regs(const v4r1_kw *w) { return quad(w) ? 2 : 1; }
 static int entry_log2(const v4r1_kw *w) { return quad(w) ? log2u(V4R1_QUAD_BYTES) : V4R1_LDS_LOG2; }
 
+/* The thread's position in the TX x TY grid, d = its row index tx (m) or
+ * column index ty (n). Consecutive lanes run along the dimension dx
+ * stores contiguously: NHWC along M (lanes store 4 consecutive channels of
+ * one pixel each, side by side), NCHW along N (4 consecutive pixels of one
+ * channel each, side by side: the epilogue's column vectors). */
+static void grid_index(v4r1_kw *w, opnd d, bool m)
+{
+    emit *e = w->e;
+    int fast = w->nhwc ? w->tx : w->ty; /* threads along the fast dimension */
+    if (m == w->nhwc)
+        e_vop2(e, "v_and_b32", d, imm(fast - 1), w->v_tid);
+    else
+        e_vop2(e, "v_lshrrev_b32", d, imm(log2u((uint32_t)fast)), w->v_tid);
+}
+
 static void fma_setup(v4r1_kw *w)
 {
     emit *e = w->e;
     w->v_ard = vreg(e, "v_ard", 1, 1), w->v_brd = vreg(e, "v_brd", 1, 1), w->v_tm4 = vreg(e, "v_tm4", 1, 1);
-    e_vop2(e, "v_and_b32", w->v_tm4, imm(w->tx - 1), w->v_tid);
+    grid_index(w, w->v_tm4, true);
     e_vop2(e, "v_lshlrev_b32", w->v_tm4, imm(2), w->v_tm4); /* tm*4: first row of the thread */
     e_vop2(e, "v_lshlrev_b32", w->v_ard, imm(entry_log2(w)), w->v_tm4);
     if (w->a_lds)
         h_vadd(e, w->v_ard, imm(w->a_lds), w->v_ard);
-    e_vop2(e, "v_lshrrev_b32", w->v_brd, imm(log2u((uint32_t)w->tx)), w->v_tid);
+    grid_index(w, w->v_brd, false);
     e_vop2(e, "v_lshlrev_b32", w->v_brd, imm(2 + entry_log2(w)), w->v_brd); /* tn*4 entries */
     if (w->b_lds)
         h_vadd(e, w->v_brd, imm(w->b_lds), w->v_brd);
-    w->c_regs = vreg(e, "v_c", w->tm * w->tn, w->nhwc ? 2 : 1); /* NHWC: 64-bit aligned vectors */
+    w->c_regs = vreg(e, "v_c", w->tm * w->tn, 2); /* 64-bit aligned vectors: NHWC's rows, NCHW's columns */
     for (int i = 0; i < w->tm * w->tn; i++)
         h_vmov(e, at(w->c_regs, i), imm(0));
 }
@@ -134,7 +151,7 @@ static opnd fma_row_base(v4r1_kw *w) { return w->v_tm4; }
 /* v_brd (an LDS address until now) becomes the thread's first column tn*4 */
 static opnd fma_col_base(v4r1_kw *w)
 {
-    e_vop2(w->e, "v_lshrrev_b32", w->v_brd, imm(log2u((uint32_t)w->tx)), w->v_tid);
+    grid_index(w, w->v_brd, false);
     e_vop2(w->e, "v_lshlrev_b32", w->v_brd, imm(2), w->v_brd);
     return w->v_brd;
 }

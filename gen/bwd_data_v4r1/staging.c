@@ -38,12 +38,14 @@ static void a_offsets(v4r1_kw *w)
 {
     emit *e = w->e;
     const int MPB = w->mpb, WA = w->wa, VA = w->va;
-    e_comment(e, "A loads: m_a = (tid %% %d) * %d, kk_a = tid / %d; offset %s * 4, 0x%x past cg", MPB / WA, WA,
-              MPB / WA, w->nhwc ? "(kk*y*x*cg + m)" : "((kk*cg + m) * y*x)", V4R1_INVALID_OFFSET);
+    e_comment(e, "A loads: m_a = (tid %% %d) * %d, kk_a = tid / %d, element j at m_a + %d j; offset %s * 4, 0x%x past "
+              "cg", MPB / WA, w->sa == 1 ? WA : 1, MPB / WA, w->sa, w->nhwc ? "(kk*y*x*cg + m)" : "((kk*cg + m) * y*x)",
+              V4R1_INVALID_OFFSET);
     w->v_aoff = vreg(e, "v_aoff", VA * WA, 1);
     opnd v_ma = at(w->v_t, 0), v_kka = at(w->v_t, 1);
     e_vop2(e, "v_and_b32", v_ma, imm(MPB / WA - 1), w->v_tid);
-    e_vop2(e, "v_lshlrev_b32", v_ma, imm(log2u((uint32_t)WA)), v_ma);
+    if (w->sa == 1)
+        e_vop2(e, "v_lshlrev_b32", v_ma, imm(log2u((uint32_t)WA)), v_ma);
     e_vop2(e, "v_lshrrev_b32", v_kka, imm(log2u((uint32_t)(MPB / WA))), w->v_tid);
     if (w->kpack > 1)
         e_vop2(e, "v_lshlrev_b32", v_kka, imm(log2u((uint32_t)w->kpack)), v_kka);
@@ -62,14 +64,14 @@ static void a_offsets(v4r1_kw *w)
     for (int i = 0; i < VA; i++)
         for (int j = 0; j < WA; j++) {
             opnd off = at(w->v_aoff, i * WA + j);
-            sv dj = sv_mul(e, "s_dj", w->a_mstride, sv_const((uint32_t)j));
+            sv dj = sv_mul(e, "s_dj", w->a_mstride, sv_const((uint32_t)(j * w->sa)));
             sv di = sv_mul(e, "s_di", w->cgyx_bytes, sv_const((uint32_t)(i * w->dka)));
             sv dij = sv_add(e, "s_dij", dj, di);
             h_vadd(e, off, sv_op(dij), v_abase);
             sv_free(e, dij);
             sv_free(e, di);
             sv_free(e, dj);
-            h_vadd(e, at(w->v_t, 2), imm(j), v_ma);
+            h_vadd(e, at(w->v_t, 2), imm(j * w->sa), v_ma);
             e_vopc(e, "v_cmp_gt_u32", VCC, sv_op(mlim), at(w->v_t, 2));
             e_cndmask(e, off, w->v_inv, off, VCC);
         }
@@ -85,14 +87,15 @@ static void b_offsets(v4r1_kw *w)
 {
     emit *e = w->e;
     const int NPB = w->npb, WB = w->wb, VB = w->vb;
-    e_comment(e, "B loads: n_b = (tid %% %d) * %d, kk_b = tid / %d; per column: htilda, wtilda, offset", NPB / WB,
-              WB, NPB / WB);
+    e_comment(e, "B loads: n_b = (tid %% %d) * %d, kk_b = tid / %d, element j at n_b + %d j; per column: htilda, "
+              "wtilda, offset", NPB / WB, w->sb == 1 ? WB : 1, NPB / WB, w->sb);
     w->v_bht = vreg(e, "v_bht", WB, 1), w->v_bwt = vreg(e, "v_bwt", WB, 1);
     w->v_bpre = vreg(e, "v_bpre", VB * WB, 1), w->v_boff = vreg(e, "v_boff", VB * WB, 1);
     w->v_bkk = vreg(e, "v_bkk", 1, 1);
     opnd v_nb = at(w->v_t, 0);
     e_vop2(e, "v_and_b32", v_nb, imm(NPB / WB - 1), w->v_tid);
-    e_vop2(e, "v_lshlrev_b32", v_nb, imm(log2u((uint32_t)WB)), v_nb);
+    if (w->sb == 1)
+        e_vop2(e, "v_lshlrev_b32", v_nb, imm(log2u((uint32_t)WB)), v_nb);
     e_vop2(e, "v_lshrrev_b32", w->v_bkk, imm(log2u((uint32_t)(NPB / WB))), w->v_tid);
     if (w->kpack > 1)
         e_vop2(e, "v_lshlrev_b32", w->v_bkk, imm(log2u((uint32_t)w->kpack)), w->v_bkk);
@@ -108,7 +111,7 @@ static void b_offsets(v4r1_kw *w)
     h_vadd(e, v_n, sv_op(w->n0), v_nb);
     for (int j = 0; j < WB; j++) {
         if (j)
-            h_vadd(e, v_n, imm(1), v_n);
+            h_vadd(e, v_n, imm(w->sb), v_n);
         /* n -> (image, hts index, wts index) */
         vx_divmod(e, v_img, v_r, v_n, hwts, w->a_mdiv_hwts, w->a_shift_hwts, s_t0);
         vx_divmod(e, at(v_q, 0), at(v_q, 1), v_r, w->a_wts, w->a_mdiv_wts, w->a_shift_wts, s_t0);
@@ -370,12 +373,34 @@ static void widen(v4r1_kw *w, opnd v)
         e_vop2(w->e, "v_lshlrev_b32", v, imm(16), v);
 }
 
-/* k quads: write the thread's W packed quads, 8*W contiguous bytes. */
-static void write_quads(v4r1_kw *w, opnd g, int width, opnd addr)
+/* k quads: write the thread's W packed quads, columns `step` apart: 8*W
+ * contiguous bytes (step 1), or one quad per column. */
+static void write_quads(v4r1_kw *w, opnd g, int width, opnd addr, int step)
 {
+    if (step > 1) {
+        for (int j = 0; j < width; j++)
+            e_ds(w->e, "ds_write_b64", NOOP, addr, sub(g, 2 * j, 2), NOOP, j * step * V4R1_QUAD_BYTES, 0);
+        return;
+    }
     for (int x = 0, n; x < 2 * width; x += n) {
         n = 2 * width - x >= 4 ? 4 : 2 * width - x;
         e_ds(w->e, ds_write_op(n), NOOP, addr, sub(g, x, n), NOOP, x * 4, 0);
+    }
+}
+
+/* fp32 tiles: vector i of a thread's V vectors of W (rows dk apart, in rows
+ * of len columns, elements `step` columns apart): one ds_write of W dwords,
+ * or W of one. */
+static void write_vectors(v4r1_kw *w, opnd g, opnd addr, int nv, int width, int dk, int len, int step)
+{
+    const int esz = V4R1_LDS_BYTES;
+    for (int i = 0; i < nv; i++) {
+        if (step == 1) {
+            e_ds(w->e, ds_write_op(width), NOOP, addr, sub(g, i * width, width), NOOP, i * dk * len * esz, 0);
+            continue;
+        }
+        for (int j = 0; j < width; j++)
+            e_ds(w->e, "ds_write_b32", NOOP, addr, at(g, i * width + j), NOOP, (i * dk * len + j * step) * esz, 0);
     }
 }
 
@@ -399,14 +424,12 @@ static void a_quads(v4r1_kw *w)
 
 void v4r1_write_tile(v4r1_kw *w)
 {
-    emit *e = w->e;
-    int esz = V4R1_LDS_BYTES;
     if (w->kpack > 1) {
         a_quads(w);
-        write_quads(w, w->v_ga, w->wa, w->v_awr);
+        write_quads(w, w->v_ga, w->wa, w->v_awr, w->sa);
         if (!b_quad_vectors(w)) /* else load_tile's paths left dy packed */
             pack_quads(w, w->v_gb, w->wb);
-        write_quads(w, w->v_gb, w->wb, w->v_bwr);
+        write_quads(w, w->v_gb, w->wb, w->v_bwr, w->sb);
         return;
     }
     if (w->dt->bytes == 2) {
@@ -415,12 +438,8 @@ void v4r1_write_tile(v4r1_kw *w)
         for (int x = 0; x < w->vb * w->wb; x++)
             widen(w, at(w->v_gb, x));
     }
-    for (int i = 0; i < w->va; i++)
-        e_ds(e, ds_write_op(w->wa), NOOP, w->v_awr, sub(w->v_ga, i * w->wa, w->wa), NOOP, i * w->dka * w->mpb * esz,
-             0);
-    for (int i = 0; i < w->vb; i++)
-        e_ds(e, ds_write_op(w->wb), NOOP, w->v_bwr, sub(w->v_gb, i * w->wb, w->wb), NOOP, i * w->dkb * w->npb * esz,
-             0);
+    write_vectors(w, w->v_ga, w->v_awr, w->va, w->wa, w->dka, w->mpb, w->sa);
+    write_vectors(w, w->v_gb, w->v_bwr, w->vb, w->wb, w->dkb, w->npb, w->sb);
 }
 
 void v4r1_toggle_reads(v4r1_kw *w)

@@ -67,6 +67,18 @@ void v4r1_walk(v4r1_kw *w)
     w->a_xstep = sv_mul(e, "s_a_xstep", V4R1_ARG(w, xtilda), w->a_tapunit);
     v4r1_staging_alloc(w);
 
+    /* an empty phase (no filter tap: v4r1_zeros_inside) has no K to walk:
+       its workgroups store the zeroed accumulators, their tile of dx's
+       zeros. Its taps are known where a static twin's one phase is known */
+    sv taps = sv_mul(e, "s_taps", w->a_ydot, w->a_xdot);
+    label l_empty = {0};
+    bool may_be_empty = !taps.known || !taps.k;
+    if (may_be_empty) {
+        l_empty = e_label_new(e, "empty_phase");
+        e_comment(e, "an empty phase: no K, only the stores of its zeros");
+        e_sopc(e, "s_cmp_eq_u32", sv_op(taps), imm(0));
+        e_branch(e, "s_cbranch_scc1", l_empty);
+    }
     e_comment(e, "prologue: tile 0 into LDS buffer 0, tile 1 in flight");
     h_smov(e, w->s_kb, imm(0));
     h_smov(e, w->s_xd, imm(0));
@@ -74,7 +86,6 @@ void v4r1_walk(v4r1_kw *w)
     h_smov(e, w->s_krem, sv_op(w->a_kg));
     v4r1_set_tap(w);
     v4r1_load_tile(w);
-    sv taps = sv_mul(e, "s_taps", w->a_ydot, w->a_xdot);
     sv total = sv_mul(e, "s_total", taps, w->a_nkb);
     h_smov(e, w->s_iter, sv_op(total));
     sv_free(e, total);
@@ -95,6 +106,8 @@ void v4r1_walk(v4r1_kw *w)
     e_branch(e, "s_branch", l_loop);
     e_symbol(e, "__kloop_end_%s", w->name);
     e_label(e, l_end);
+    if (may_be_empty)
+        e_label(e, l_empty);
 
     w->math->loop_free(w);
     v4r1_staging_free(w);
