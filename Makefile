@@ -382,7 +382,7 @@ $(B)/bin/igemm-bench-emu: $(B)/obj/tools/bench_emu.o $(B)/lib/libigemm_internal.
 
 .PHONY: bench-emu
 bench-emu: all $(B)/bin/igemm-bench-emu
-	$(B)/bin/igemm-bench-emu --arch gfx906 --repeat 2
+	$(B)/bin/igemm-bench-emu --arch all --repeat 3
 
 # ---- modeled time against MIOpen's gfx906 v4r1 kernel (docs/MIOPEN.md) --------
 # MIOPEN_S: the user's own copy of MIOpen's igemm_bwd_gtc_dynamic.s (nothing of
