@@ -40,6 +40,7 @@
  * above bf16's smallest normal 2^-126): MIOpen's "fp16 alternate
  * implementation" on the bf16_1k instructions keeps fp16 subnormals that
  * way. Every f32 MFMA, and every MFMA of the other targets, keeps them. */
+#include <pthread.h>
 #include <stdio.h>
 
 #include "exec.h"
@@ -116,35 +117,20 @@ int emu_mfma_is_xdl(isa_op op)
     return d && d->type != MT_F32;
 }
 
-/* Register and lane of C/D element (b, i, j). */
-static void cd_slot(const mfma_desc *d, int b, int i, int j, int *gpr, int *lane)
+/* Register and first lane of row i of block b of C/D: the row's N
+ * elements j are in lanes lane0 + j of that register. */
+static void cd_row(const mfma_desc *d, int b, int i, int *gpr, int *lane0)
 {
     if (d->m == 32) {
         *gpr = 16 * b + 4 * (i / 8) + i % 4;
-        *lane = (32 * (i / 4)) % 64 + j;
+        *lane0 = (32 * (i / 4)) % 64;
     } else if (d->m == 16) {
         *gpr = 4 * b + i % 4;
-        *lane = 16 * (i / 4) + j;
+        *lane0 = 16 * (i / 4);
     } else {
         *gpr = i;
-        *lane = 4 * b + j;
+        *lane0 = 4 * b;
     }
-}
-
-/* Element e of a lane's A or B slice as float. A and B are registers (the
- * decoder accepts nothing else): one f32, or two f16/bf16, per register.
- * ftz: a subnormal f16/bf16 element reads as a zero of its sign. */
-static double elem(const mfma_desc *d, wave *w, const emu_opnd *o, int lane, int e, bool ftz)
-{
-    int r = d->type == MT_F32 ? e : e / 2;
-    uint32_t x = (o->kind == K_AGPR ? w->a[o->code - R_A0 + r] : w->v[o->code - R_V0 + r])[lane];
-    if (d->type == MT_F32)
-        return f32_of(x);
-    uint16_t h = (uint16_t)(e & 1 ? x >> 16 : x);
-    uint16_t exp_mask = d->type == MT_F16 ? 0x7c00 : 0x7f80;
-    if (ftz && !(h & exp_mask))
-        h &= 0x8000;
-    return d->type == MT_F16 ? f16_to_f32(h) : bf16_to_f32(h);
 }
 
 /* Source lane of B under BLGP (CDNA1/2). */
@@ -159,14 +145,122 @@ static int blgp_lane(int blgp, int l)
     }
 }
 
-int emu_mfma(wg_ctx *c, wave *w, const emu_inst *in)
+/* The A or B operand as doubles, el[e][lane]: element e of each lane's
+ * slice (one f32, or two f16/bf16, per register; the decoder accepts
+ * registers only), B's lanes permuted by BLGP (blgp 0 for A).
+ * ftz: a subnormal f16/bf16 element reads as a zero of its sign. */
+static void gather(const mfma_desc *d, wave *w, const emu_opnd *o, int kpl, int blgp, bool ftz, double el[][64])
 {
-    const mfma_desc *d = find((isa_op)in->op);
-    if (!d)
-        return emu_fault(c, w, "matrix operation not implemented by the emulator");
-    int groups = 64 / d->m;
+    for (int e = 0; e < kpl; e++) {
+        int r = d->type == MT_F32 ? e : e / 2;
+        const uint32_t *x = o->kind == K_AGPR ? w->a[o->code - R_A0 + r] : w->v[o->code - R_V0 + r];
+        if (d->type == MT_F32) {
+            for (int l = 0; l < 64; l++)
+                el[e][l] = f32_of(x[blgp ? blgp_lane(blgp, l) : l]);
+            continue;
+        }
+        uint16_t exp_mask = d->type == MT_F16 ? 0x7c00 : 0x7f80;
+        for (int l = 0; l < 64; l++) {
+            uint32_t u = x[blgp ? blgp_lane(blgp, l) : l];
+            uint16_t h = (uint16_t)(e & 1 ? u >> 16 : u);
+            if (ftz && !(h & exp_mask))
+                h &= 0x8000;
+            el[e][l] = d->type == MT_F16 ? f16_to_f32(h) : bf16_to_f32(h);
+        }
+    }
+}
+
+/* NaN results, with the rules the first implementation's scalar x86 code
+ * gave them (SSE2 mulsd/addsd with the first operand the destination) made
+ * explicit so that no compiler's choice of operand order changes them: a
+ * NaN operand propagates quieted, the first one (A before B in a product,
+ * the sum so far before the product) when both are; an invalid operation
+ * (inf * 0, inf - inf) gives x86's default NaN, negative and quiet. */
+static double nan_op(double x, double y, bool mul)
+{
+    uint64_t q = 1ull << 51;
+    if (x != x)
+        return f64_of(bits64_of(x) | q);
+    if (y != y)
+        return f64_of(bits64_of(y) | q);
+    double r = mul ? x * y : x + y;
+    return r != r ? f64_of(0xfff8000000000000ull) : r;
+}
+
+/* Element j of a row whose vector sum gave a NaN, again with nan_op. */
+static float row_nan(float c, const double *a, const double *const *b, int kk, int j)
+{
+    double acc = c;
+    for (int k = 0; k < kk; k++)
+        acc = nan_op(acc, nan_op(a[k], b[k][j], true), false);
+    return (float)acc;
+}
+
+/* One row of one block: acc[j] = C[j], then acc[j] += a[k] * b[k][j] for
+ * k = 0..K-1 in order (the products of f32 values are exact in double, so
+ * only this order of the sums decides the bits), rounded to f32 once.
+ * N is a constant in each instance so that the j loops vectorise; the
+ * AVX2 clones are used where the host has AVX2 (same IEEE operations, four
+ * lanes at a time). A NaN result is computed again by row_nan. */
+#define MFMA_ROW(NAME, N, ATTR)                                                                                        \
+    ATTR static void NAME(const float *c, const double *a, const double *const *b, int kk, bool ftz, uint32_t *out)   \
+    {                                                                                                                  \
+        double acc[N];                                                                                                 \
+        for (int j = 0; j < N; j++)                                                                                    \
+            acc[j] = c[j];                                                                                             \
+        for (int k = 0; k < kk; k++) {                                                                                 \
+            const double ak = a[k], *bk = b[k];                                                                        \
+            for (int j = 0; j < N; j++)                                                                                \
+                acc[j] += ak * bk[j];                                                                                  \
+        }                                                                                                              \
+        int nan = 0;                                                                                                   \
+        for (int j = 0; j < N; j++)                                                                                    \
+            nan |= acc[j] != acc[j];                                                                                   \
+        for (int j = 0; j < N; j++) {                                                                                  \
+            float f = (float)acc[j];                                                                                   \
+            if (nan && f != f)                                                                                         \
+                f = row_nan(c[j], a, b, kk, j);                                                                        \
+            out[j] = bits_of(ftz ? flush_denorm(f) : f);                                                               \
+        }                                                                                                              \
+    }
+
+typedef void (*mfma_row_fn)(const float *c, const double *a, const double *const *b, int kk, bool ftz,
+                            uint32_t *out);
+
+MFMA_ROW(row4, 4, )
+MFMA_ROW(row16, 16, )
+MFMA_ROW(row32, 32, )
+static const mfma_row_fn rows_plain[3] = {row4, row16, row32};
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define AVX2 __attribute__((target("avx2")))
+MFMA_ROW(row4_avx2, 4, AVX2)
+MFMA_ROW(row16_avx2, 16, AVX2)
+MFMA_ROW(row32_avx2, 32, AVX2)
+static const mfma_row_fn rows_avx2[3] = {row4_avx2, row16_avx2, row32_avx2};
+static const mfma_row_fn *rows_best = rows_plain;
+static pthread_once_t rows_once = PTHREAD_ONCE_INIT;
+static void probe_avx2(void)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2"))
+        rows_best = rows_avx2;
+}
+#endif
+
+static const mfma_row_fn *row_fns(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    pthread_once(&rows_once, probe_avx2);
+    return rows_best;
+#else
+    return rows_plain;
+#endif
+}
+
+static int mfma_check(wg_ctx *c, wave *w, const emu_inst *in, const mfma_desc *d, int kpl)
+{
     int blocks = d->blocks;
-    int kpl = blocks > 1 ? d->k : d->k / groups; /* elements per lane */
     if (in->cbsz && ((1 << in->cbsz) > blocks || in->cbsz > 4))
         return emu_fault(c, w, "cbsz:%d broadcasts beyond the %d block%s of this MFMA", in->cbsz, blocks,
                          blocks == 1 ? "" : "s");
@@ -179,40 +273,63 @@ int emu_mfma(wg_ctx *c, wave *w, const emu_inst *in)
     if (in->src[0].width != aregs || in->src[1].width != aregs || in->dst.width != d->m * d->n * blocks / 64 ||
         (in->src[2].kind != K_CONST && in->src[2].width != in->dst.width))
         return emu_fault(c, w, "MFMA operand widths disagree with the operation");
-
-    bool ftz = d->type != MT_F32 && c->dev->t->mfma_16bit_ftz;
-    /* Gather A[b][i][k] and B[b][k][j] as doubles. */
-    static _Thread_local double A[16][32][16], Bm[16][16][32];
-    for (int l = 0; l < 64; l++) {
-        int g = l / d->m, idx = l % d->m;
-        int lb = blocks > 1 ? g : 0;
-        for (int e = 0; e < kpl; e++) {
-            int k = blocks > 1 ? e : g * kpl + e;
-            A[lb][idx][k] = elem(d, w, &in->src[0], l, e, ftz);
-            Bm[lb][k][idx] = elem(d, w, &in->src[1], blgp_lane(in->blgp, l), e, ftz);
-        }
-    }
-    uint32_t out[32][64], ctmp[64];
-    int nregs = in->dst.width;
-    for (int b = 0; b < blocks; b++) {
-        int ab = in->cbsz ? (b >> in->cbsz << in->cbsz) + in->abid : b;
-        for (int i = 0; i < d->m; i++)
-            for (int j = 0; j < d->n; j++) {
-                int gpr, lane;
-                cd_slot(d, b, i, j, &gpr, &lane);
-                float cv = in->src[2].kind == K_CONST ? f32_of(in->src[2].value)
-                                                      : f32_of(vsrc(w, &in->src[2], gpr, ctmp)[lane]);
-                double acc = ftz ? flush_denorm(cv) : cv;
-                for (int k = 0; k < d->k; k++)
-                    acc += A[ab][i][k] * Bm[b][k][j];
-                out[gpr][lane] = bits_of(ftz ? flush_denorm((float)acc) : (float)acc);
-            }
-    }
     /* Kernels run MFMA with all lanes active; what a partial EXEC does to
        the result registers is not modelled, so it is reported. */
     if (exec_mask(w) != ~0ull)
         return emu_fault(c, w, "MFMA with a partial EXEC mask is not modelled by the emulator");
-    for (int r = 0; r < nregs; r++)
+    return 0;
+}
+
+int emu_mfma(wg_ctx *c, wave *w, const emu_inst *in)
+{
+    const mfma_desc *d = find((isa_op)in->op);
+    if (!d)
+        return emu_fault(c, w, "matrix operation not implemented by the emulator");
+    int groups = 64 / d->m;
+    int blocks = d->blocks, m = d->m;
+    int kpl = blocks > 1 ? d->k : d->k / groups; /* elements per lane */
+    if (mfma_check(c, w, in, d, kpl))
+        return -1;
+    bool ftz = d->type != MT_F32 && c->dev->t->mfma_16bit_ftz;
+    /* A[e][lane], B[e][lane] as doubles: lane g*M + i holds row i of A and
+       column i of B for group g, a block (multi-block) or a K slice */
+    double A[16][64], B[16][64];
+    gather(d, w, &in->src[0], kpl, 0, ftz, A);
+    gather(d, w, &in->src[1], kpl, in->blgp, ftz, B);
+    mfma_row_fn row = row_fns()[m == 4 ? 0 : m == 16 ? 1 : 2];
+    uint32_t out[32][64];
+    float cv[32];
+    double a[16];
+    const double *brow[16];
+    for (int b = 0; b < blocks; b++) {
+        int ab = in->cbsz ? (b >> in->cbsz << in->cbsz) + in->abid : b;
+        /* row k of B[b]: lanes of group (multi-block: b, else k / kpl), element e */
+        for (int k = 0; k < d->k; k++) {
+            int g = blocks > 1 ? b : k / kpl, e = blocks > 1 ? k : k % kpl;
+            brow[k] = &B[e][g * m];
+        }
+        for (int i = 0; i < m; i++) {
+            for (int k = 0; k < d->k; k++) {
+                int g = blocks > 1 ? ab : k / kpl, e = blocks > 1 ? k : k % kpl;
+                a[k] = A[e][g * m + i];
+            }
+            int gpr, lane0;
+            cd_row(d, b, i, &gpr, &lane0);
+            if (in->src[2].kind == K_CONST) {
+                for (int j = 0; j < d->n; j++)
+                    cv[j] = f32_of(in->src[2].value);
+            } else {
+                const uint32_t *cr = vdst(w, in->src[2].code, gpr) + lane0;
+                for (int j = 0; j < d->n; j++)
+                    cv[j] = f32_of(cr[j]);
+            }
+            if (ftz)
+                for (int j = 0; j < d->n; j++)
+                    cv[j] = flush_denorm(cv[j]);
+            row(cv, a, brow, d->k, ftz, &out[gpr][lane0]);
+        }
+    }
+    for (int r = 0; r < in->dst.width; r++)
         memcpy(vdst(w, in->dst.code, r), out[r], sizeof out[r]);
     c->stats.mfma_flops += 2ull * (uint64_t)d->m * (uint64_t)d->n * (uint64_t)d->k * (uint64_t)blocks;
     return 0;
