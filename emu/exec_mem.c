@@ -410,12 +410,16 @@ static inline int raw_in_range(wg_ctx *c, wave *w, int l, uint64_t o, int size, 
     return a_in;
 }
 
-/* buffer_load_dword / buffer_store_dword with offen and a raw (stride 0)
- * resource, the kernels' common case: the same checks as the general path
- * below (range check per reading, registered memory, alignment), without its
- * per-element bookkeeping. */
-static int mubuf_dword(wg_ctx *c, wave *w, const emu_inst *in, uint64_t base, uint32_t num, uint32_t soff, uint64_t exec)
+/* One-register buffer loads and stores of a dword or a 16-bit element
+ * (buffer_load_dword/ushort/short_d16[_hi], buffer_store_dword/short[_d16_hi])
+ * with offen and no idxen, the kernels' common case: the same checks and
+ * results as the general path below (range check per reading, registered
+ * memory, alignment, the sub-dword merge), without its per-element
+ * bookkeeping. */
+static int mubuf_simple(wg_ctx *c, wave *w, const emu_inst *in, uint64_t base, uint32_t num, uint32_t soff,
+                        uint64_t exec, int size)
 {
+    isa_op op = (isa_op)in->op;
     buf_range b = {0};
     /* once settled, every lane's address lies in [lo, last = hi - 4] */
     uintptr_t lo = 1, last = 0;
@@ -427,28 +431,37 @@ static int mubuf_dword(wg_ctx *c, wave *w, const emu_inst *in, uint64_t base, ui
         if (!(exec >> l & 1))
             continue;
         uint64_t o = (uint64_t)voff[l] + (uint32_t)in->offset;
-        int in_range = raw_in_range(c, w, l, o, 4, num, soff);
+        int in_range = raw_in_range(c, w, l, o, size, num, soff);
         if (in_range < 0)
             return -1;
         if (!in_range) {
             if (load)
-                data[l] = 0;
+                data[l] = size == 4 ? 0 : load_merge(op, data[l], 0);
             continue;
         }
         uintptr_t a = (uintptr_t)(base + soff + o);
         if (a < lo || a > last) {
-            if (b.found || !buf_settle(c, &b, a, 4))
-                return buf_fault(c, w, in, &b, l, a, 4);
+            if (b.found || !buf_settle(c, &b, a, (size_t)size))
+                return buf_fault(c, w, in, &b, l, a, size);
             lo = b.lo;
-            last = b.hi - 4;
+            last = b.hi - (uintptr_t)size;
         }
-        if (a & 3)
-            return emu_fault(c, w, "lane %d accesses 0x%llx, not 4-byte aligned", l, (unsigned long long)a);
-        if (load)
-            memcpy(&data[l], (const void *)a, 4);
-        else
-            memcpy((void *)a, &data[l], 4);
-        bytes += 4;
+        if (a & (uintptr_t)(size - 1))
+            return emu_fault(c, w, "lane %d accesses 0x%llx, not %d-byte aligned", l, (unsigned long long)a, size);
+        if (size == 4) {
+            if (load)
+                memcpy(&data[l], (const void *)a, 4);
+            else
+                memcpy((void *)a, &data[l], 4);
+        } else if (load) {
+            uint16_t h;
+            memcpy(&h, (const void *)a, 2);
+            data[l] = load_merge(op, data[l], h);
+        } else {
+            uint16_t h = (uint16_t)store_value(op, data[l]);
+            memcpy((void *)a, &h, 2);
+        }
+        bytes += (uint64_t)size;
     }
     if (load) {
         c->stats.global_read += bytes;
@@ -476,8 +489,13 @@ static int exec_mubuf(wg_ctx *c, wave *w, const emu_inst *in)
        non-zero stride (structured, in records): the instruction's IDXEN
        bit, not the stride alone, decides (LLVM D44401) */
     bool structured = in->idxen && stride != 0;
-    if ((op == OP_BUFFER_LOAD_DWORD || op == OP_BUFFER_STORE_DWORD) && in->offen && !in->idxen)
-        return mubuf_dword(c, w, in, base, num, soff, exec);
+    if (in->offen && !in->idxen) {
+        if (op == OP_BUFFER_LOAD_DWORD || op == OP_BUFFER_STORE_DWORD)
+            return mubuf_simple(c, w, in, base, num, soff, exec, 4);
+        if (op == OP_BUFFER_LOAD_USHORT || op == OP_BUFFER_LOAD_SHORT_D16 || op == OP_BUFFER_LOAD_SHORT_D16_HI ||
+            op == OP_BUFFER_STORE_SHORT || op == OP_BUFFER_STORE_SHORT_D16_HI)
+            return mubuf_simple(c, w, in, base, num, soff, exec, 2);
+    }
     buf_range b = {0};
     int size = access_bytes(op);
     int n = in->is_atomic ? 1 : (size == 4 ? in->dst.width : 1);

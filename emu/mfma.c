@@ -145,28 +145,50 @@ static int blgp_lane(int blgp, int l)
     }
 }
 
+/* f16 -> f32 without branches (the same bits as fp.h's f16_to_f32, every
+ * input included: a subnormal is m * 2^-24, exact in f32). */
+static inline uint32_t f16_bits_f32(uint32_t h)
+{
+    uint32_t sign = (h & 0x8000) << 16, e = h & 0x7c00, m = h & 0x3ff;
+    uint32_t normal = (((h & 0x7fff) << 13) + ((127 - 15) << 23)) | sign;
+    uint32_t special = sign | 0x7f800000 | m << 13;
+    uint32_t sub = bits_of((float)m * 0x1p-24f) | sign;
+    return e == 0x7c00 ? special : e ? normal : sub;
+}
+
 /* The A or B operand as doubles, el[e][lane]: element e of each lane's
  * slice (one f32, or two f16/bf16, per register; the decoder accepts
  * registers only), B's lanes permuted by BLGP (blgp 0 for A).
  * ftz: a subnormal f16/bf16 element reads as a zero of its sign. */
 static void gather(const mfma_desc *d, wave *w, const emu_opnd *o, int kpl, int blgp, bool ftz, double el[][64])
 {
+    uint32_t x[64];
     for (int e = 0; e < kpl; e++) {
         int r = d->type == MT_F32 ? e : e / 2;
-        const uint32_t *x = o->kind == K_AGPR ? w->a[o->code - R_A0 + r] : w->v[o->code - R_V0 + r];
+        const uint32_t *reg = o->kind == K_AGPR ? w->a[o->code - R_A0 + r] : w->v[o->code - R_V0 + r];
+        if (blgp)
+            for (int l = 0; l < 64; l++)
+                x[l] = reg[blgp_lane(blgp, l)];
+        else
+            memcpy(x, reg, sizeof x);
+        double *out = el[e];
         if (d->type == MT_F32) {
             for (int l = 0; l < 64; l++)
-                el[e][l] = f32_of(x[blgp ? blgp_lane(blgp, l) : l]);
+                out[l] = f32_of(x[l]);
             continue;
         }
-        uint16_t exp_mask = d->type == MT_F16 ? 0x7c00 : 0x7f80;
+        int shift = e & 1 ? 16 : 0;
+        uint32_t exp_mask = d->type == MT_F16 ? 0x7c00 : 0x7f80, keep = ftz ? 0x8000 : 0xffff;
         for (int l = 0; l < 64; l++) {
-            uint32_t u = x[blgp ? blgp_lane(blgp, l) : l];
-            uint16_t h = (uint16_t)(e & 1 ? u >> 16 : u);
-            if (ftz && !(h & exp_mask))
-                h &= 0x8000;
-            el[e][l] = d->type == MT_F16 ? f16_to_f32(h) : bf16_to_f32(h);
+            uint32_t h = x[l] >> shift & 0xffff;
+            x[l] = h & exp_mask ? h : h & keep;
         }
+        if (d->type == MT_F16)
+            for (int l = 0; l < 64; l++)
+                out[l] = f32_of(f16_bits_f32(x[l]));
+        else
+            for (int l = 0; l < 64; l++)
+                out[l] = f32_of(x[l] << 16);
     }
 }
 
@@ -202,26 +224,37 @@ static float row_nan(float c, const double *a, const double *const *b, int kk, i
  * N is a constant in each instance so that the j loops vectorise; the
  * AVX2 clones are used where the host has AVX2 (same IEEE operations, four
  * lanes at a time). A NaN result is computed again by row_nan. */
+typedef double v4d __attribute__((vector_size(32)));
+
 #define MFMA_ROW(NAME, N, ATTR)                                                                                        \
     ATTR static void NAME(const float *c, const double *a, const double *const *b, int kk, bool ftz, uint32_t *out)   \
     {                                                                                                                  \
-        double acc[N];                                                                                                 \
-        for (int j = 0; j < N; j++)                                                                                    \
-            acc[j] = c[j];                                                                                             \
+        v4d acc[N / 4];                                                                                                \
+        _Pragma("GCC unroll 8") for (int q = 0; q < N / 4; q++)                                                       \
+            acc[q] = (v4d){c[4 * q], c[4 * q + 1], c[4 * q + 2], c[4 * q + 3]};                                     \
         for (int k = 0; k < kk; k++) {                                                                                 \
             const double ak = a[k], *bk = b[k];                                                                        \
-            for (int j = 0; j < N; j++)                                                                                \
-                acc[j] += ak * bk[j];                                                                                  \
+            _Pragma("GCC unroll 8") for (int q = 0; q < N / 4; q++) {                                                 \
+                v4d bv;                                                                                                \
+                memcpy(&bv, bk + 4 * q, sizeof bv);                                                                    \
+                acc[q] += ak * bv;                                                                                     \
+            }                                                                                                          \
         }                                                                                                              \
         int nan = 0;                                                                                                   \
-        for (int j = 0; j < N; j++)                                                                                    \
-            nan |= acc[j] != acc[j];                                                                                   \
+        float f[N];                                                                                                    \
         for (int j = 0; j < N; j++) {                                                                                  \
-            float f = (float)acc[j];                                                                                   \
-            if (nan && f != f)                                                                                         \
-                f = row_nan(c[j], a, b, kk, j);                                                                        \
-            out[j] = bits_of(ftz ? flush_denorm(f) : f);                                                               \
+            double x = acc[j / 4][j % 4];                                                                              \
+            nan |= x != x;                                                                                             \
+            f[j] = (float)x;                                                                                           \
         }                                                                                                              \
+        if (nan)                                                                                                       \
+            for (int j = 0; j < N; j++)                                                                                \
+                if (f[j] != f[j])                                                                                      \
+                    f[j] = row_nan(c[j], a, b, kk, j);                                                                 \
+        if (ftz)                                                                                                       \
+            for (int j = 0; j < N; j++)                                                                                \
+                f[j] = flush_denorm(f[j]);                                                                             \
+        memcpy(out, f, sizeof f);                                                                                      \
     }
 
 typedef void (*mfma_row_fn)(const float *c, const double *a, const double *const *b, int kk, bool ftz,

@@ -1,6 +1,6 @@
 /* igemm-bench-emu: the emulator's speed on the project's own kernels.
  *
- *   igemm-bench-emu [--arch TARGET|all] [--repeat N] [--timing 0|1] [--threads N]
+ *   igemm-bench-emu [--arch TARGET|all] [--repeat N] [--timing 0|1] [--threads N] [--only TEXT]
  *
  * For each target (every one of the target table with `all`, the default)
  * it runs one ResNet-50 layer (batch 1, 64 -> 64 channels, 56x56, 3x3)
@@ -13,9 +13,11 @@
  * --timing 1 (the default) keeps the timing model on (docs/TIMING.md), as
  * the library does; 0 measures the functional emulator alone. Each job runs
  * --repeat times (default 3) and the fastest run is reported. Data
- * generation is outside the timed region. Each job also prints a 64-bit
+ * generation is outside the timed region. --only TEXT keeps the jobs whose
+ * kernel name contains TEXT ("fma_fp32", "mfma_fp16"), for profiling one. Each job also prints a 64-bit
  * FNV-1a hash of dx's bytes: equal hashes before and after a change to the
- * emulator show the results unchanged bit for bit. */
+ * emulator show the results unchanged bit for bit; "model" is the timing
+ * model's cycles for the run, to show the model unchanged too. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +53,7 @@ static const job jobs[] = {
 typedef struct {
     double insts, flops, cpu, wall;
     uint64_t hash;    /* FNV-1a of dx */
+    uint64_t model;   /* the timing model's cycles (0 when off) */
 } tally;
 
 static uint64_t fnv1a(const void *buf, size_t n)
@@ -106,7 +109,7 @@ static int run_job(igemm_handle *h, const job *jb, int repeat, tally *t)
             fprintf(stderr, "igemm-bench-emu: %s %s: %s\n", jb->conv, jb->solution, igemm_last_error(h));
             rc = -1;
         } else if (!r || cpu < t->cpu) {
-            *t = (tally){(double)ri.insts, (double)sh.flops, cpu, wall, fnv1a(dx, nx * es)};
+            *t = (tally){(double)ri.insts, (double)sh.flops, cpu, wall, fnv1a(dx, nx * es), ri.modeled_cycles};
         }
     }
     free(dx);
@@ -115,7 +118,8 @@ static int run_job(igemm_handle *h, const job *jb, int repeat, tally *t)
     return rc;
 }
 
-static int bench_target(const target *tg, int threads, int repeat, int timing, tally *fma, tally *mfma)
+static int bench_target(const target *tg, int threads, int repeat, int timing, const char *only, tally *fma,
+                        tally *mfma)
 {
     igemm_options o = IGEMM_OPTIONS_INIT;
     o.backend = IGEMM_BACKEND_EMU;
@@ -130,16 +134,16 @@ static int bench_target(const target *tg, int threads, int repeat, int timing, t
     }
     for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++) {
         const job *jb = &jobs[j];
-        if (jb->mfma && !tg->has_mfma)
+        if ((jb->mfma && !tg->has_mfma) || (only && !strstr(jb->solution, only)))
             continue;
         tally t;
         if (run_job(h, jb, repeat, &t)) {
             igemm_destroy(h);
             return -1;
         }
-        printf("  %-7s %-55s %9.0f inst %6.3f s cpu %6.3f s wall %6.2f M inst/s %5.2f GFLOP/s dx %016llx\n",
+        printf("  %-7s %-55s %9.0f inst %6.3f s cpu %6.3f s wall %6.2f M inst/s %5.2f GFLOP/s dx %016llx model %llu\n",
                tg->name, jb->solution, t.insts, t.cpu, t.wall, t.insts / t.cpu / 1e6, t.flops / t.cpu / 1e9,
-               (unsigned long long)t.hash);
+               (unsigned long long)t.hash, (unsigned long long)t.model);
         tally *sum = jb->mfma ? mfma : fma;
         sum->insts += t.insts;
         sum->flops += t.flops;
@@ -163,7 +167,7 @@ static int parse_int_flag(const char *flag, const char *v, long lo, long hi, int
 
 int main(int argc, char **argv)
 {
-    const char *arch = "all";
+    const char *arch = "all", *only = NULL;
     int repeat = 3, timing = 1, threads = 1;
     for (int i = 1; i < argc; i += 2) {
         if (i + 1 == argc) {
@@ -173,6 +177,8 @@ int main(int argc, char **argv)
         int bad = 0;
         if (!strcmp(argv[i], "--arch"))
             arch = argv[i + 1];
+        else if (!strcmp(argv[i], "--only"))
+            only = argv[i + 1];
         else if (!strcmp(argv[i], "--repeat"))
             bad = parse_int_flag(argv[i], argv[i + 1], 1, 1000, &repeat);
         else if (!strcmp(argv[i], "--timing"))
@@ -180,7 +186,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--threads"))
             bad = parse_int_flag(argv[i], argv[i + 1], 1, 1024, &threads);
         else {
-            fprintf(stderr, "usage: igemm-bench-emu [--arch TARGET|all] [--repeat N] [--timing 0|1] [--threads N]\n");
+            fprintf(stderr, "usage: igemm-bench-emu [--arch TARGET|all] [--repeat N] [--timing 0|1] [--threads N] "
+                            "[--only TEXT]\n");
             return 2;
         }
         if (bad)
@@ -198,7 +205,7 @@ int main(int argc, char **argv)
         const target *tg = igemm_targets[i];
         if (strcmp(arch, "all") ? strcmp(arch, tg->name) != 0 : tg->emulate_only)
             continue;
-        if (bench_target(tg, threads, repeat, timing, &fma, &mfma))
+        if (bench_target(tg, threads, repeat, timing, only, &fma, &mfma))
             return 1;
     }
     if (fma.cpu > 0)
