@@ -52,6 +52,67 @@ static int ds_bytes(isa_op op, int *stride)
     return 0;
 }
 
+/* Are the accesses of every lane of exec inside the workgroup's LDS and
+ * aligned? */
+static bool ds_in_bounds(const wg_ctx *c, const uint32_t *addr, const uint32_t *off, int nelem, int size, int align,
+                         uint64_t exec)
+{
+    uint64_t hi = 0;
+    uint32_t mis = 0;
+    for (int e = 0; e < nelem; e++)
+        for (int l = 0; l < 64; l++) {
+            uint32_t a = addr[l] + off[e];
+            uint64_t end = (exec >> l & 1) ? (uint64_t)a + (unsigned)size : 0;
+            hi = end > hi ? end : hi;
+            mis |= (exec >> l & 1) ? a : 0;
+        }
+    return hi <= (uint64_t)c->lds_size && !(mis % (uint32_t)align);
+}
+
+/* The race bookkeeping of ds_plain's accesses (all in bounds), skipped for
+ * an address an earlier lane of the instruction already recorded; kind is a
+ * constant at each call, so lds_track specializes. */
+static inline __attribute__((always_inline)) int ds_track_lanes(wg_ctx *c, wave *w, const uint32_t *addr,
+                                                                const uint32_t *off, int nelem, int size,
+                                                                uint64_t exec, uint32_t seq, int kind)
+{
+    uint32_t seen[64];
+    memset(seen, 0xff, sizeof seen);
+    for (int l = 0; l < 64; l++) {
+        if (!(exec >> l & 1))
+            continue;
+        for (int e = 0; e < nelem; e++) {
+            uint32_t a = addr[l] + off[e];
+            unsigned slot = (a >> 2) & 63;
+            if (seen[slot] == a)
+                continue;
+            if (lds_track(c, w, a / 4, (a + (uint32_t)size - 1) / 4, kind, seq))
+                return -1;
+            seen[slot] = a;
+        }
+    }
+    return 0;
+}
+
+/* The data of ds_plain's accesses (checked), lane by lane and within a
+ * lane element by element, as the hardware orders overlapping writes. */
+static void ds_move(uint32_t *lds, const uint32_t *addr, const uint32_t *off, int nelem, int dwords,
+                    uint32_t *const *regs, uint64_t exec, bool read)
+{
+    for (int l = 0; l < 64; l++)
+        for (int e = 0; e < nelem; e++) {
+            if (!(exec >> l & 1))
+                continue;
+            uint32_t *p = lds + (addr[l] + off[e]) / 4;
+            if (read)
+                for (int j = 0; j < dwords; j++)
+                    regs[e * dwords + j][l] = p[j];
+            else
+                for (int j = 0; j < dwords; j++)
+                    p[j] = regs[e * dwords + j][l];
+        }
+}
+
 /* The common case, kept fast: plain reads and writes of whole dwords
  * (b32/b64/b96/b128 and read2/write2 of dwords), every check of the general
  * path (bounds, alignment, races) done per lane, with the race bookkeeping
@@ -70,27 +131,32 @@ static int ds_plain(wg_ctx *c, wave *w, const emu_inst *in, int size, bool two, 
         for (int j = 0; j < dwords; j++)
             regs[e * dwords + j] =
                 read ? vdst(w, in->dst.code, e * dwords + j) : vdst(w, in->src[1 + e].code, j);
-    uint32_t seen[64];
-    memset(seen, 0xff, sizeof seen);
-    for (int l = 0; l < 64; l++) {
-        if (!(exec >> l & 1))
-            continue;
-        for (int e = 0; e < nelem; e++) {
-            uint32_t a = addr[l] + (two ? (uint32_t)((e ? in->offset1 : in->offset) * size * stride) : (uint32_t)in->offset);
-            unsigned slot = (a >> 2) & 63;
-            if (seen[slot] != a) {
-                if (lds_check(c, w, a, size, align, read ? LDS_READ : LDS_WRITE, seq))
-                    return -1;
-                seen[slot] = a;
+    uint32_t off[2] = {two ? (uint32_t)(in->offset * size * stride) : (uint32_t)in->offset,
+                       two ? (uint32_t)(in->offset1 * size * stride) : 0};
+    if (ds_in_bounds(c, addr, off, nelem, size, align, exec)) {
+        /* every access in bounds and aligned: only races can fault, and
+           they are found lane by lane in the same order as below */
+        if (read ? ds_track_lanes(c, w, addr, off, nelem, size, exec, seq, LDS_READ)
+                 : ds_track_lanes(c, w, addr, off, nelem, size, exec, seq, LDS_WRITE))
+            return -1;
+        ds_move(lds, addr, off, nelem, dwords, regs, exec, read);
+    } else {
+        uint32_t seen[64];
+        memset(seen, 0xff, sizeof seen);
+        for (int l = 0; l < 64; l++) {
+            if (!(exec >> l & 1))
+                continue;
+            for (int e = 0; e < nelem; e++) {
+                uint32_t a = addr[l] + off[e];
+                unsigned slot = (a >> 2) & 63;
+                if (seen[slot] != a) {
+                    if (lds_check(c, w, a, size, align, read ? LDS_READ : LDS_WRITE, seq))
+                        return -1;
+                    seen[slot] = a;
+                }
             }
-            uint32_t *p = lds + a / 4;
-            if (read)
-                for (int j = 0; j < dwords; j++)
-                    regs[e * dwords + j][l] = p[j];
-            else
-                for (int j = 0; j < dwords; j++)
-                    p[j] = regs[e * dwords + j][l];
         }
+        ds_move(lds, addr, off, nelem, dwords, regs, exec, read);
     }
     uint64_t bytes = (uint64_t)__builtin_popcountll(exec) * (uint64_t)(size * nelem);
     if (read) {

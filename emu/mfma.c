@@ -225,13 +225,24 @@ static float row_nan(float c, const double *a, const double *const *b, int kk, i
  * AVX2 clones are used where the host has AVX2 (same IEEE operations, four
  * lanes at a time). A NaN result is computed again by row_nan. */
 typedef double v4d __attribute__((vector_size(32)));
+typedef float v4f __attribute__((vector_size(16)));
+typedef int64_t v4l __attribute__((vector_size(32)));
 
 #define MFMA_ROW(NAME, N, ATTR)                                                                                        \
-    ATTR static void NAME(const float *c, const double *a, const double *const *b, int kk, bool ftz, uint32_t *out)   \
+    ATTR static void NAME(const uint32_t *cbits, const double *a, const double *const *b, int kk, bool ftz,          \
+                          uint32_t *out)                                                                               \
     {                                                                                                                  \
+        float c[N];                                                                                                    \
+        memcpy(c, cbits, sizeof c);                                                                                    \
+        if (ftz)                                                                                                       \
+            for (int j = 0; j < N; j++)                                                                                \
+                c[j] = flush_denorm(c[j]);                                                                             \
         v4d acc[N / 4];                                                                                                \
-        _Pragma("GCC unroll 8") for (int q = 0; q < N / 4; q++)                                                       \
-            acc[q] = (v4d){c[4 * q], c[4 * q + 1], c[4 * q + 2], c[4 * q + 3]};                                     \
+        _Pragma("GCC unroll 8") for (int q = 0; q < N / 4; q++) {                                                     \
+            v4f c4;                                                                                                    \
+            memcpy(&c4, c + 4 * q, sizeof c4);                                                                         \
+            acc[q] = __builtin_convertvector(c4, v4d);                                                                 \
+        }                                                                                                              \
         for (int k = 0; k < kk; k++) {                                                                                 \
             const double ak = a[k], *bk = b[k];                                                                        \
             _Pragma("GCC unroll 8") for (int q = 0; q < N / 4; q++) {                                                 \
@@ -240,14 +251,14 @@ typedef double v4d __attribute__((vector_size(32)));
                 acc[q] += ak * bv;                                                                                     \
             }                                                                                                          \
         }                                                                                                              \
-        int nan = 0;                                                                                                   \
+        v4l nan = {0, 0, 0, 0};                                                                                        \
         float f[N];                                                                                                    \
-        for (int j = 0; j < N; j++) {                                                                                  \
-            double x = acc[j / 4][j % 4];                                                                              \
-            nan |= x != x;                                                                                             \
-            f[j] = (float)x;                                                                                           \
+        _Pragma("GCC unroll 8") for (int q = 0; q < N / 4; q++) {                                                     \
+            nan |= acc[q] != acc[q];                                                                                   \
+            v4f f4 = __builtin_convertvector(acc[q], v4f);                                                             \
+            memcpy(f + 4 * q, &f4, sizeof f4);                                                                         \
         }                                                                                                              \
-        if (nan)                                                                                                       \
+        if (nan[0] | nan[1] | nan[2] | nan[3])                                                                         \
             for (int j = 0; j < N; j++)                                                                                \
                 if (f[j] != f[j])                                                                                      \
                     f[j] = row_nan(c[j], a, b, kk, j);                                                                 \
@@ -257,7 +268,7 @@ typedef double v4d __attribute__((vector_size(32)));
         memcpy(out, f, sizeof f);                                                                                      \
     }
 
-typedef void (*mfma_row_fn)(const float *c, const double *a, const double *const *b, int kk, bool ftz,
+typedef void (*mfma_row_fn)(const uint32_t *cbits, const double *a, const double *const *b, int kk, bool ftz,
                             uint32_t *out);
 
 MFMA_ROW(row4, 4, )
@@ -330,8 +341,15 @@ int emu_mfma(wg_ctx *c, wave *w, const emu_inst *in)
     gather(d, w, &in->src[0], kpl, 0, ftz, A);
     gather(d, w, &in->src[1], kpl, in->blgp, ftz, B);
     mfma_row_fn row = row_fns()[m == 4 ? 0 : m == 16 ? 1 : 2];
-    uint32_t out[32][64];
-    float cv[32];
+    /* each row reads its C slots before writing the same D slots, so D goes
+       straight to the registers unless it overlaps C other than exactly */
+    uint32_t buf[32][64];
+    const emu_opnd *co = &in->src[2];
+    bool direct = co->kind == K_CONST || co->code == in->dst.code || co->code >= in->dst.code + in->dst.width ||
+                  in->dst.code >= co->code + co->width;
+    uint32_t cconst[32];
+    for (int j = 0; j < 32; j++)
+        cconst[j] = in->src[2].value;
     double a[16];
     const double *brow[16];
     for (int b = 0; b < blocks; b++) {
@@ -348,22 +366,13 @@ int emu_mfma(wg_ctx *c, wave *w, const emu_inst *in)
             }
             int gpr, lane0;
             cd_row(d, b, i, &gpr, &lane0);
-            if (in->src[2].kind == K_CONST) {
-                for (int j = 0; j < d->n; j++)
-                    cv[j] = f32_of(in->src[2].value);
-            } else {
-                const uint32_t *cr = vdst(w, in->src[2].code, gpr) + lane0;
-                for (int j = 0; j < d->n; j++)
-                    cv[j] = f32_of(cr[j]);
-            }
-            if (ftz)
-                for (int j = 0; j < d->n; j++)
-                    cv[j] = flush_denorm(cv[j]);
-            row(cv, a, brow, d->k, ftz, &out[gpr][lane0]);
+            const uint32_t *cr = in->src[2].kind == K_CONST ? cconst : vdst(w, in->src[2].code, gpr) + lane0;
+            row(cr, a, brow, d->k, ftz, (direct ? vdst(w, in->dst.code, gpr) : buf[gpr]) + lane0);
         }
     }
-    for (int r = 0; r < in->dst.width; r++)
-        memcpy(vdst(w, in->dst.code, r), out[r], sizeof out[r]);
+    if (!direct)
+        for (int r = 0; r < in->dst.width; r++)
+            memcpy(vdst(w, in->dst.code, r), buf[r], sizeof buf[r]);
     c->stats.mfma_flops += 2ull * (uint64_t)d->m * (uint64_t)d->n * (uint64_t)d->k * (uint64_t)blocks;
     return 0;
 }
