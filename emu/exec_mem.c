@@ -99,6 +99,20 @@ static inline __attribute__((always_inline)) int ds_track_lanes(wg_ctx *c, wave 
 static void ds_move(uint32_t *lds, const uint32_t *addr, const uint32_t *off, int nelem, int dwords,
                     uint32_t *const *regs, uint64_t exec, bool read)
 {
+    if (read && exec == ~0ull) { /* reads do not depend on the order: register by register */
+        for (int e = 0; e < nelem; e++) {
+            uint32_t idx[64];
+            for (int l = 0; l < 64; l++)
+                idx[l] = (addr[l] + off[e]) / 4;
+            for (int j = 0; j < dwords; j++) {
+                uint32_t *d = regs[e * dwords + j];
+                const uint32_t *p = lds + j;
+                for (int l = 0; l < 64; l++)
+                    d[l] = p[idx[l]];
+            }
+        }
+        return;
+    }
     for (int l = 0; l < 64; l++)
         for (int e = 0; e < nelem; e++) {
             if (!(exec >> l & 1))
