@@ -17,7 +17,13 @@
  * registers must equal the value recorded in `expected` below, computed by
  * the emulator as of commit dd38603 (before its MFMA was rewritten for
  * speed) with IGEMM_MFMA_EXACT_PRINT=1, which prints the table instead of
- * checking it. */
+ * checking it.
+ *
+ * The same for v_fmac_f32 (the FMA kernels' instruction, which has a fast
+ * path of its own): on every target, d = fma(a, b, d) over every
+ * combination of NaNs, infinities, zeros, one and a subnormal (fmac_special)
+ * and random values, with all lanes active, with every other lane, and with
+ * d the same register as a and as b. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -276,6 +282,108 @@ static void run_target(const char *arch)
     assert_int_equal(wrong, 0);
 }
 
+/* ---- v_fmac_f32 ---- */
+
+#define FMAC_CASES 4
+
+/* Operand values of the fmac case: NaNs with distinct payloads (quiet and
+ * signalling, both signs), infinities, zeros, one, a subnormal; lane i of
+ * the 16 workgroups takes a, b, d = special[i % 10], special[i / 10 % 10],
+ * special[i / 100 % 10] (every combination), the last 24 random. */
+static const uint32_t fmac_special[10] = {0x7fc00001, 0xffc00002, 0x7f800003, 0xff900004, 0x7f800000,
+                                          0xff800000, 0x00000000, 0x80000000, 0x3f800000, 0x00000005};
+#define FMAC_GROUPS 16
+
+static void run_fmac(const char *arch)
+{
+    uint64_t seed = 0x666d6163ull;
+    size_t nin = 64 * 3 * FMAC_GROUPS, nout = 64 * FMAC_CASES * FMAC_GROUPS;
+    uint32_t *a = calloc(nin, 4), *out = calloc(nout, 4);
+    assert_true(a && out);
+    for (int g = 0; g < FMAC_GROUPS; g++)
+        for (int l = 0; l < 64; l++) {
+            int i = g * 64 + l;
+            for (int o = 0; o < 3; o++) {
+                int sel = o == 0 ? i % 10 : o == 1 ? i / 10 % 10 : i / 100 % 10;
+                a[g * 192 + o * 64 + l] = i < 1000 ? fmac_special[sel] : rnd_f32(&seed);
+            }
+        }
+    /* per workgroup (s2): v2, v3, v4 = a, b, d; case 0 all lanes, 1 odd
+       lanes, 2 d = a, 3 d = b (the case number goes in the table's blgp
+       column) */
+    const char *body =
+        "    s_load_dwordx4 s[4:7], s[0:1], 0\n"
+        "    s_mul_i32 s8, s2, 768\n"
+        "    s_mul_i32 s9, s2, 1024\n"
+        "    v_lshlrev_b32 v1, 2, v0\n"
+        "    s_waitcnt lgkmcnt(0)\n"
+        "    s_add_u32 s4, s4, s8\n"
+        "    s_addc_u32 s5, s5, 0\n"
+        "    s_add_u32 s6, s6, s9\n"
+        "    s_addc_u32 s7, s7, 0\n"
+        "    global_load_dword v2, v1, s[4:5]\n"
+        "    global_load_dword v3, v1, s[4:5] offset:256\n"
+        "    global_load_dword v4, v1, s[4:5] offset:512\n"
+        "    s_waitcnt vmcnt(0)\n"
+        "    v_mov_b32 v5, v4\n"
+        "    v_fmac_f32 v5, v2, v3\n"
+        "    global_store_dword v1, v5, s[6:7]\n"
+        "    v_mov_b32 v5, v4\n"
+        "    s_mov_b32 exec_lo, 0xaaaaaaaa\n"
+        "    s_mov_b32 exec_hi, 0xaaaaaaaa\n"
+        "    v_fmac_f32 v5, v2, v3\n"
+        "    s_mov_b32 exec_lo, -1\n"
+        "    s_mov_b32 exec_hi, -1\n"
+        "    global_store_dword v1, v5, s[6:7] offset:256\n"
+        "    v_mov_b32 v5, v2\n"
+        "    v_fmac_f32 v5, v5, v3\n"
+        "    global_store_dword v1, v5, s[6:7] offset:512\n"
+        "    v_mov_b32 v5, v3\n"
+        "    v_fmac_f32 v5, v2, v5\n"
+        "    global_store_dword v1, v5, s[6:7] offset:768\n"
+        "    s_waitcnt vmcnt(0)\n";
+    tc_snippet sn = {.arch = arch, .body = body, .vgprs = 8, .sgprs = 16, .nptrs = 2};
+    void *ptrs[2] = {a, out};
+    size_t sizes[2] = {nin * 4, nout * 4};
+    char err[1024] = "";
+    if (tc_run(&sn, FMAC_GROUPS, 64, ptrs, sizes, NULL, err, sizeof err)) {
+        print_error("%s: %s\n", arch, err);
+        fail();
+    }
+    bool print = getenv("IGEMM_MFMA_EXACT_PRINT") != NULL;
+    int wrong = 0;
+    for (int n = 0; n < FMAC_CASES; n++) {
+        uint32_t v[64 * FMAC_GROUPS];
+        for (int g = 0; g < FMAC_GROUPS; g++)
+            memcpy(v + 64 * g, out + 64 * (FMAC_CASES * g + n), 64 * 4);
+        uint64_t h = fnv1a(v, 64 * FMAC_GROUPS);
+        if (print) {
+            printf("{\"%s\", \"v_fmac_f32\", 0, 0, 0, 0, %d, 0x%016llxull},\n", arch, n, (unsigned long long)h);
+            continue;
+        }
+        const expect_row *e = NULL;
+        for (const expect_row *r = expected; r->arch; r++)
+            if (!strcmp(r->arch, arch) && !strcmp(r->name, "v_fmac_f32") && r->blgp == n)
+                e = r;
+        if (!e || e->hash != h) {
+            print_error("%s v_fmac_f32 case %d: hash %016llx, expected %016llx\n", arch, n, (unsigned long long)h,
+                        (unsigned long long)(e ? e->hash : 0));
+            wrong++;
+        }
+    }
+    free(a);
+    free(out);
+    assert_int_equal(wrong, 0);
+}
+
+static void test_fmac(void **st)
+{
+    (void)st;
+    static const char *const archs[] = {TC_ARCH_LIST};
+    for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++)
+        run_fmac(archs[i]);
+}
+
 static void test_gfx908(void **st) { (void)st; run_target("gfx908"); }
 static void test_gfx90a(void **st) { (void)st; run_target("gfx90a"); }
 static void test_gfx942(void **st) { (void)st; run_target("gfx942"); }
@@ -286,6 +394,7 @@ int main(void)
         cmocka_unit_test(test_gfx908),
         cmocka_unit_test(test_gfx90a),
         cmocka_unit_test(test_gfx942),
+        cmocka_unit_test(test_fmac),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
