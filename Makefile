@@ -83,7 +83,12 @@ obj = $(1:%.c=$(B)/obj/%.o)
 
 $(B)/obj/%.o: %.c | $(B)/.deps-ok
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(FILE_CFLAGS) $(SANFLAGS) -c $< -o $@
+
+# The emulator's lane loops (MFMA gather, LDS and buffer paths) vectorise at
+# -O3 (docs/EMULATOR.md "Speed"); -ffp-contract=off stays, so no FP result changes.
+EMU_HOT := emu/mfma.c emu/exec_mem.c
+$(call obj,$(EMU_HOT)): FILE_CFLAGS := -O3
 
 # ---- generator and code objects --------------------------------------------
 $(B)/bin/igemmgen: $(call obj,$(GEN_SRC) $(CORE_SRC))

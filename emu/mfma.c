@@ -156,6 +156,20 @@ static inline uint32_t f16_bits_f32(uint32_t h)
     return e == 0x7c00 ? special : e ? normal : sub;
 }
 
+/* Every f16 value as f32 (256 KB, built once): one load per element. */
+static float f16_tab[65536];
+static pthread_once_t f16_once = PTHREAD_ONCE_INIT;
+static void f16_build(void)
+{
+    for (uint32_t h = 0; h < 65536; h++)
+        f16_tab[h] = f32_of(f16_bits_f32(h));
+}
+static const float *f16_table(void)
+{
+    pthread_once(&f16_once, f16_build);
+    return f16_tab;
+}
+
 /* The A or B operand as doubles, el[e][lane]: element e of each lane's
  * slice (one f32, or two f16/bf16, per register; the decoder accepts
  * registers only), B's lanes permuted by BLGP (blgp 0 for A).
@@ -183,9 +197,11 @@ static void gather(const mfma_desc *d, wave *w, const emu_opnd *o, int kpl, int 
             uint32_t h = x[l] >> shift & 0xffff;
             x[l] = h & exp_mask ? h : h & keep;
         }
-        if (d->type == MT_F16)
+        if (d->type == MT_F16) {
+            const float *t = f16_table();
             for (int l = 0; l < 64; l++)
-                out[l] = f32_of(f16_bits_f32(x[l]));
+                out[l] = t[x[l]];
+        }
         else
             for (int l = 0; l < 64; l++)
                 out[l] = f32_of(x[l] << 16);
