@@ -234,71 +234,74 @@ static float row_nan(float c, const double *a, const double *const *b, int kk, i
     return (float)acc;
 }
 
-/* One row of one block: acc[j] = C[j], then acc[j] += a[k] * b[k][j] for
- * k = 0..K-1 in order (the products of f32 values are exact in double, so
- * only this order of the sums decides the bits), rounded to f32 once.
- * N is a constant in each instance so that the j loops vectorise; the
- * AVX2 clones are used where the host has AVX2 (same IEEE operations, four
- * lanes at a time). A NaN result is computed again by row_nan. */
+/* The rows of one block: for row i, acc[j] = C[j], then acc[j] += a[i][k] *
+ * b[k][j] for k = 0..K-1 in order (the products of f32 values are exact in
+ * double, so only this order of the sums decides the bits), rounded to f32
+ * once. N is a constant in each instance so that the j loops vectorise;
+ * the AVX2 clones are used where the host has AVX2 (the same IEEE
+ * operations, four lanes at a time). A NaN result is computed again by
+ * row_nan. c[i] and out[i] may be the same registers (D over C): a row reads
+ * its C before it writes. */
 typedef double v4d __attribute__((vector_size(32)));
 typedef float v4f __attribute__((vector_size(16)));
 typedef int64_t v4l __attribute__((vector_size(32)));
 
-#define MFMA_ROW(NAME, N, ATTR)                                                                                        \
-    ATTR static void NAME(const uint32_t *cbits, const double *a, const double *const *b, int kk, bool ftz,          \
-                          uint32_t *out)                                                                               \
+#define MFMA_ROWS(NAME, N, ATTR)                                                                                       \
+    ATTR static void NAME(int rows, const uint32_t *const *cbits, const double (*a)[16], const double *const *b,     \
+                          int kk, bool ftz, uint32_t *const *out)                                                     \
     {                                                                                                                  \
-        float c[N];                                                                                                    \
-        memcpy(c, cbits, sizeof c);                                                                                    \
-        if (ftz)                                                                                                       \
-            for (int j = 0; j < N; j++)                                                                                \
-                c[j] = flush_denorm(c[j]);                                                                             \
-        v4d acc[N / 4];                                                                                                \
-        _Pragma("GCC unroll 8") for (int q = 0; q < N / 4; q++) {                                                     \
-            v4f c4;                                                                                                    \
-            memcpy(&c4, c + 4 * q, sizeof c4);                                                                         \
-            acc[q] = __builtin_convertvector(c4, v4d);                                                                 \
-        }                                                                                                              \
-        for (int k = 0; k < kk; k++) {                                                                                 \
-            const double ak = a[k], *bk = b[k];                                                                        \
+        for (int i = 0; i < rows; i++) {                                                                               \
+            float c[N];                                                                                                \
+            memcpy(c, cbits[i], sizeof c);                                                                             \
+            if (ftz)                                                                                                   \
+                for (int j = 0; j < N; j++)                                                                            \
+                    c[j] = flush_denorm(c[j]);                                                                         \
+            v4d acc[N / 4];                                                                                            \
             _Pragma("GCC unroll 8") for (int q = 0; q < N / 4; q++) {                                                 \
-                v4d bv;                                                                                                \
-                memcpy(&bv, bk + 4 * q, sizeof bv);                                                                    \
-                acc[q] += ak * bv;                                                                                     \
+                v4f c4;                                                                                                \
+                memcpy(&c4, c + 4 * q, sizeof c4);                                                                     \
+                acc[q] = __builtin_convertvector(c4, v4d);                                                             \
             }                                                                                                          \
+            for (int k = 0; k < kk; k++) {                                                                             \
+                const double ak = a[i][k], *bk = b[k];                                                                 \
+                _Pragma("GCC unroll 8") for (int q = 0; q < N / 4; q++) {                                             \
+                    v4d bv;                                                                                            \
+                    memcpy(&bv, bk + 4 * q, sizeof bv);                                                                \
+                    acc[q] += ak * bv;                                                                                 \
+                }                                                                                                      \
+            }                                                                                                          \
+            v4l nan = {0, 0, 0, 0};                                                                                    \
+            uint32_t *o = out[i];                                                                                      \
+            _Pragma("GCC unroll 8") for (int q = 0; q < N / 4; q++) {                                                 \
+                nan |= acc[q] != acc[q];                                                                               \
+                v4f f4 = __builtin_convertvector(acc[q], v4f);                                                         \
+                memcpy(o + 4 * q, &f4, sizeof f4);                                                                     \
+            }                                                                                                          \
+            if (nan[0] | nan[1] | nan[2] | nan[3])                                                                     \
+                for (int j = 0; j < N; j++)                                                                            \
+                    if ((o[j] & 0x7fffffff) > 0x7f800000)                                                              \
+                        o[j] = bits_of(row_nan(c[j], a[i], b, kk, j));                                                 \
+            if (ftz)                                                                                                   \
+                for (int j = 0; j < N; j++)                                                                            \
+                    o[j] = bits_of(flush_denorm(f32_of(o[j])));                                                        \
         }                                                                                                              \
-        v4l nan = {0, 0, 0, 0};                                                                                        \
-        float f[N];                                                                                                    \
-        _Pragma("GCC unroll 8") for (int q = 0; q < N / 4; q++) {                                                     \
-            nan |= acc[q] != acc[q];                                                                                   \
-            v4f f4 = __builtin_convertvector(acc[q], v4f);                                                             \
-            memcpy(f + 4 * q, &f4, sizeof f4);                                                                         \
-        }                                                                                                              \
-        if (nan[0] | nan[1] | nan[2] | nan[3])                                                                         \
-            for (int j = 0; j < N; j++)                                                                                \
-                if (f[j] != f[j])                                                                                      \
-                    f[j] = row_nan(c[j], a, b, kk, j);                                                                 \
-        if (ftz)                                                                                                       \
-            for (int j = 0; j < N; j++)                                                                                \
-                f[j] = flush_denorm(f[j]);                                                                             \
-        memcpy(out, f, sizeof f);                                                                                      \
     }
 
-typedef void (*mfma_row_fn)(const uint32_t *cbits, const double *a, const double *const *b, int kk, bool ftz,
-                            uint32_t *out);
+typedef void (*mfma_rows_fn)(int rows, const uint32_t *const *cbits, const double (*a)[16], const double *const *b,
+                             int kk, bool ftz, uint32_t *const *out);
 
-MFMA_ROW(row4, 4, )
-MFMA_ROW(row16, 16, )
-MFMA_ROW(row32, 32, )
-static const mfma_row_fn rows_plain[3] = {row4, row16, row32};
+MFMA_ROWS(rows4, 4, )
+MFMA_ROWS(rows16, 16, )
+MFMA_ROWS(rows32, 32, )
+static const mfma_rows_fn rows_plain[3] = {rows4, rows16, rows32};
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define AVX2 __attribute__((target("avx2")))
-MFMA_ROW(row4_avx2, 4, AVX2)
-MFMA_ROW(row16_avx2, 16, AVX2)
-MFMA_ROW(row32_avx2, 32, AVX2)
-static const mfma_row_fn rows_avx2[3] = {row4_avx2, row16_avx2, row32_avx2};
-static const mfma_row_fn *rows_best = rows_plain;
+MFMA_ROWS(rows4_avx2, 4, AVX2)
+MFMA_ROWS(rows16_avx2, 16, AVX2)
+MFMA_ROWS(rows32_avx2, 32, AVX2)
+static const mfma_rows_fn rows_avx2[3] = {rows4_avx2, rows16_avx2, rows32_avx2};
+static const mfma_rows_fn *rows_best = rows_plain;
 static pthread_once_t rows_once = PTHREAD_ONCE_INIT;
 static void probe_avx2(void)
 {
@@ -308,7 +311,7 @@ static void probe_avx2(void)
 }
 #endif
 
-static const mfma_row_fn *row_fns(void)
+static const mfma_rows_fn *rows_fns(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     pthread_once(&rows_once, probe_avx2);
@@ -356,7 +359,7 @@ int emu_mfma(wg_ctx *c, wave *w, const emu_inst *in)
     double A[16][64], B[16][64];
     gather(d, w, &in->src[0], kpl, 0, ftz, A);
     gather(d, w, &in->src[1], kpl, in->blgp, ftz, B);
-    mfma_row_fn row = row_fns()[m == 4 ? 0 : m == 16 ? 1 : 2];
+    mfma_rows_fn rows = rows_fns()[m == 4 ? 0 : m == 16 ? 1 : 2];
     /* each row reads its C slots before writing the same D slots, so D goes
        straight to the registers unless it overlaps C other than exactly */
     uint32_t buf[32][64];
@@ -366,25 +369,27 @@ int emu_mfma(wg_ctx *c, wave *w, const emu_inst *in)
     uint32_t cconst[32];
     for (int j = 0; j < 32; j++)
         cconst[j] = in->src[2].value;
-    double a[16];
+    double a[32][16];
     const double *brow[16];
+    const uint32_t *cr[32];
+    uint32_t *orow[32];
     for (int b = 0; b < blocks; b++) {
         int ab = in->cbsz ? (b >> in->cbsz << in->cbsz) + in->abid : b;
         /* row k of B[b]: lanes of group (multi-block: b, else k / kpl), element e */
         for (int k = 0; k < d->k; k++) {
             int g = blocks > 1 ? b : k / kpl, e = blocks > 1 ? k : k % kpl;
             brow[k] = &B[e][g * m];
+            int ga = blocks > 1 ? ab : k / kpl;
+            for (int i = 0; i < m; i++)
+                a[i][k] = A[e][ga * m + i];
         }
         for (int i = 0; i < m; i++) {
-            for (int k = 0; k < d->k; k++) {
-                int g = blocks > 1 ? ab : k / kpl, e = blocks > 1 ? k : k % kpl;
-                a[k] = A[e][g * m + i];
-            }
             int gpr, lane0;
             cd_row(d, b, i, &gpr, &lane0);
-            const uint32_t *cr = in->src[2].kind == K_CONST ? cconst : vdst(w, in->src[2].code, gpr) + lane0;
-            row(cr, a, brow, d->k, ftz, (direct ? vdst(w, in->dst.code, gpr) : buf[gpr]) + lane0);
+            cr[i] = co->kind == K_CONST ? cconst : vdst(w, co->code, gpr) + lane0;
+            orow[i] = (direct ? vdst(w, in->dst.code, gpr) : buf[gpr]) + lane0;
         }
+        rows(m, cr, (const double(*)[16])a, brow, d->k, ftz, orow);
     }
     if (!direct)
         for (int r = 0; r < in->dst.width; r++)
