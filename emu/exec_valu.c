@@ -450,9 +450,14 @@ __attribute__((target("fma"))) static void fmac_fma(uint32_t *d, const uint32_t 
         __m256 y = _mm256_loadu_ps((const float *)(const void *)(b + l0));
         __m256 z = _mm256_loadu_ps((const float *)(const void *)(d + l0));
         __m256 r = _mm256_fmadd_ps(x, y, z);
+        bool nan = _mm256_movemask_ps(_mm256_cmp_ps(r, r, _CMP_UNORD_Q)) != 0;
+        if (m == 0xff && !nan) {
+            _mm256_storeu_ps((float *)(void *)(d + l0), r);
+            continue;
+        }
         uint32_t out[8];
         _mm256_storeu_ps((float *)(void *)out, r);
-        if (_mm256_movemask_ps(_mm256_cmp_ps(r, r, _CMP_UNORD_Q)))
+        if (nan)
             for (int i = 0; i < 8; i++)
                 if ((out[i] & 0x7fffffff) > 0x7f800000)
                     out[i] = fma_nan(a[l0 + i], b[l0 + i], d[l0 + i]);
