@@ -185,7 +185,8 @@ LIB_PIC := $(call pic,$(CORE_SRC) $(EMU_SRC) $(RT_SRC)) $(B)/pic/gen/embed.o
 
 $(B)/pic/%.o: %.c | $(B)/.deps-ok
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -fPIC -c $< -o $@
+	$(CC) $(CFLAGS) $(FILE_CFLAGS) $(SANFLAGS) -fPIC -c $< -o $@
+$(call pic,$(EMU_HOT)): FILE_CFLAGS := -O3
 
 $(B)/pic/gen/embed.o: $(B)/gen/embed.c
 	@mkdir -p $(dir $@)

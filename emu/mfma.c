@@ -251,15 +251,18 @@ typedef int64_t v4l __attribute__((vector_size(32)));
                           int kk, bool ftz, uint32_t *const *out)                                                     \
     {                                                                                                                  \
         for (int i = 0; i < rows; i++) {                                                                               \
-            float c[N];                                                                                                \
-            memcpy(c, cbits[i], sizeof c);                                                                             \
-            if (ftz)                                                                                                   \
+            float c[N]; /* C as read (flushed under ftz): only the NaN and ftz paths keep it */                      \
+            const float *cs = (const float *)(const void *)cbits[i];                                                  \
+            if (ftz) {                                                                                                 \
+                memcpy(c, cbits[i], sizeof c);                                                                         \
                 for (int j = 0; j < N; j++)                                                                            \
                     c[j] = flush_denorm(c[j]);                                                                         \
+                cs = c;                                                                                                \
+            }                                                                                                          \
             v4d acc[N / 4];                                                                                            \
             _Pragma("GCC unroll 8") for (int q = 0; q < N / 4; q++) {                                                 \
                 v4f c4;                                                                                                \
-                memcpy(&c4, c + 4 * q, sizeof c4);                                                                     \
+                memcpy(&c4, cs + 4 * q, sizeof c4);                                                                    \
                 acc[q] = __builtin_convertvector(c4, v4d);                                                             \
             }                                                                                                          \
             for (int k = 0; k < kk; k++) {                                                                             \
@@ -271,13 +274,17 @@ typedef int64_t v4l __attribute__((vector_size(32)));
                 }                                                                                                      \
             }                                                                                                          \
             v4l nan = {0, 0, 0, 0};                                                                                    \
+            _Pragma("GCC unroll 8") for (int q = 0; q < N / 4; q++)                                                   \
+                nan |= acc[q] != acc[q];                                                                               \
+            bool any_nan = nan[0] | nan[1] | nan[2] | nan[3];                                                          \
+            if (any_nan && !ftz) /* keep C: D may overwrite it */                                                      \
+                memcpy(c, cbits[i], sizeof c);                                                                         \
             uint32_t *o = out[i];                                                                                      \
             _Pragma("GCC unroll 8") for (int q = 0; q < N / 4; q++) {                                                 \
-                nan |= acc[q] != acc[q];                                                                               \
                 v4f f4 = __builtin_convertvector(acc[q], v4f);                                                         \
                 memcpy(o + 4 * q, &f4, sizeof f4);                                                                     \
             }                                                                                                          \
-            if (nan[0] | nan[1] | nan[2] | nan[3])                                                                     \
+            if (any_nan)                                                                                               \
                 for (int j = 0; j < N; j++)                                                                            \
                     if ((o[j] & 0x7fffffff) > 0x7f800000)                                                              \
                         o[j] = bits_of(row_nan(c[j], a[i], b, kk, j));                                                 \
