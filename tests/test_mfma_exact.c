@@ -8,12 +8,14 @@
  * that a faster implementation computes the very same bits.
  *
  * One kernel per MFMA target runs every MFMA of the target table that the
- * target has, in up to five cases each (C/D in AGPRs; in VGPRs where
+ * target has, in up to seven cases each (C/D in AGPRs; in VGPRs where
  * allowed; C the inline constant 0 where allowed; the largest CBSZ with
- * ABID = 2^CBSZ - 1; BLGP 3 and 6 where supported), on fixed pseudo-random
+ * ABID = 2^CBSZ - 1; BLGP 3 and 6 where supported; D over C), on fixed pseudo-random
  * inputs: f32 values with exponents of 2^-24..2^24 (sums round), 1 in 16
- * subnormal, 1 in 512 infinite, 1 in 512 NaN with a random payload, random
- * signs; f16/bf16 halves alike. The 64-bit FNV-1a hash of each case's D
+ * subnormal, 1 in 512 infinite, 1 in 512 NaN with a random payload, 1 in 4
+ * one of 2^40, 1, 2^-40 (f16: 2^15, 1, 2^-14), whose products cancel and
+ * absorb each other so that the result depends on the order of the sums,
+ * random signs; f16/bf16 halves alike. The 64-bit FNV-1a hash of each case's D
  * registers must equal the value recorded in `expected` below, computed by
  * the emulator as of commit dd38603 (before its MFMA was rewritten for
  * speed) with IGEMM_MFMA_EXACT_PRINT=1, which prints the table instead of
@@ -52,6 +54,7 @@ typedef struct {
     const mfma_info *m;
     bool cd_vgpr, c_zero;
     int cbsz, abid, blgp;
+    bool in_place; /* D = C (AGPRs, a copy of C) */
 } xcase;
 
 /* ---- inputs ---- */
@@ -67,6 +70,8 @@ static uint32_t rnd_f32(uint64_t *s)
         return sign | 0x7f800000;      /* infinity */
     if (sel == 33)
         return sign | 0x7f800000 | (man | 1); /* NaN (quiet or signalling) */
+    if (sel >= 384) /* 2^40, 1 or 2^-40: sums whose bits depend on their order */
+        return sign | (uint32_t)(127 + 40 * (int)(sel % 3) - 40) << 23;
     unsigned e = 127 - 24 + (unsigned)((r >> 40) % 49);
     return sign | e << 23 | man;
 }
@@ -84,6 +89,9 @@ static uint16_t rnd_half(uint64_t *s, bool bf16)
         return (uint16_t)(sign | (uint32_t)emax << mbits);
     if (sel == 33)
         return (uint16_t)(sign | (uint32_t)emax << mbits | man | 1);
+    if (sel >= 384) /* large, 1, small (f16: 2^15, 1, 2^-14; bf16: 2^40, 1, 2^-40) */
+        return (uint16_t)(sign | (uint32_t)(ebias + (bf16 ? 40 : 15) * (int)(sel % 3) - (bf16 ? 40 : 15) +
+                                            (!bf16 && sel % 3 == 0)) << mbits);
     e = (uint32_t)(ebias - 12 + (int)((r >> 40) % 25));
     if (!bf16 && e < 1)
         e = 1;
@@ -118,7 +126,7 @@ static int cases_of(const target *t, xcase *cs, int cap)
         if (!(m->targets & target_isa_bit(t)))
             continue;
         bool vg = (m->cd_vgpr_targets & target_isa_bit(t)) != 0;
-        assert_true(n + 6 <= cap);
+        assert_true(n + 7 <= cap);
         cs[n++] = (xcase){.m = m};
         if (vg) {
             cs[n++] = (xcase){.m = m, .cd_vgpr = true};
@@ -135,6 +143,7 @@ static int cases_of(const target *t, xcase *cs, int cap)
             cs[n++] = (xcase){.m = m, .blgp = 3};
             cs[n++] = (xcase){.m = m, .blgp = 6};
         }
+        cs[n++] = (xcase){.m = m, .in_place = true};
     }
     return n;
 }
@@ -167,7 +176,12 @@ static char *kernel_text(const xcase *cs, int n)
         regs(bb, sizeof bb, 'v', VB, c->m->b_gprs);
         if (c->c_zero)
             snprintf(cc, sizeof cc, "0");
-        else
+        else if (c->in_place) {
+            for (int r = 0; r < rc; r++)
+                tc_put(&b, "    v_accvgpr_write_b32 a%d, v%d\n", AD + r, VC + r);
+            tc_put(&b, "    s_nop 7\n    s_nop 7\n    s_nop 7\n");
+            regs(cc, sizeof cc, 'a', AD, rc);
+        } else
             regs(cc, sizeof cc, c->cd_vgpr ? 'v' : 'a', c->cd_vgpr ? VC : AC, rc);
         tc_put(&b, "    %s %s, %s, %s, %s", mfma_name(c->m), d, a, bb, cc);
         if (c->cbsz)
@@ -195,18 +209,20 @@ typedef struct {
     const char *arch, *name;
     int cd_vgpr, c_zero, cbsz, abid, blgp;
     uint64_t hash;
+    int in_place;
 } expect_row;
 
 static const expect_row expected[] = {
 #include "mfma_exact.inc"
-    {NULL, NULL, 0, 0, 0, 0, 0, 0},
+    {NULL, NULL, 0, 0, 0, 0, 0, 0, 0},
 };
 
 static const expect_row *find_expected(const char *arch, const xcase *c)
 {
     for (const expect_row *e = expected; e->arch; e++) {
         if (!strcmp(e->arch, arch) && !strcmp(e->name, mfma_name(c->m)) && e->cd_vgpr == c->cd_vgpr &&
-            e->c_zero == c->c_zero && e->cbsz == c->cbsz && e->abid == c->abid && e->blgp == c->blgp)
+            e->c_zero == c->c_zero && e->cbsz == c->cbsz && e->abid == c->abid && e->blgp == c->blgp &&
+            e->in_place == c->in_place)
             return e;
     }
     return NULL;
@@ -261,14 +277,15 @@ static void run_target(const char *arch)
         if (print) {
             fprintf(stderr, "%s %s: %d of %d D values infinite or NaN, %d subnormal\n", arch, mfma_name(x->m), nan,
                     64 * rc, sub);
-            printf("{\"%s\", \"%s\", %d, %d, %d, %d, %d, 0x%016llxull},\n", arch, mfma_name(x->m), x->cd_vgpr,
-                   x->c_zero, x->cbsz, x->abid, x->blgp, (unsigned long long)h);
+            printf("{\"%s\", \"%s\", %d, %d, %d, %d, %d, 0x%016llxull, %d},\n", arch, mfma_name(x->m), x->cd_vgpr,
+                   x->c_zero, x->cbsz, x->abid, x->blgp, (unsigned long long)h, x->in_place);
             continue;
         }
         const expect_row *e = find_expected(arch, x);
         if (!e || e->hash != h) {
             print_error("%s %s (C/D %s%s, cbsz %d abid %d blgp %d): D hash %016llx, %s %016llx\n", arch,
-                        mfma_name(x->m), x->cd_vgpr ? "VGPRs" : "AGPRs", x->c_zero ? ", C = 0" : "", x->cbsz,
+                        mfma_name(x->m), x->cd_vgpr ? "VGPRs" : "AGPRs",
+                        x->c_zero ? ", C = 0" : x->in_place ? ", D = C" : "", x->cbsz,
                         x->abid, x->blgp, (unsigned long long)h, e ? "expected" : "no expected value, not",
                         (unsigned long long)(e ? e->hash : 0));
             wrong++;
@@ -358,7 +375,7 @@ static void run_fmac(const char *arch)
             memcpy(v + 64 * g, out + 64 * (FMAC_CASES * g + n), 64 * 4);
         uint64_t h = fnv1a(v, 64 * FMAC_GROUPS);
         if (print) {
-            printf("{\"%s\", \"v_fmac_f32\", 0, 0, 0, 0, %d, 0x%016llxull},\n", arch, n, (unsigned long long)h);
+            printf("{\"%s\", \"v_fmac_f32\", 0, 0, 0, 0, %d, 0x%016llxull, 0},\n", arch, n, (unsigned long long)h);
             continue;
         }
         const expect_row *e = NULL;
