@@ -72,7 +72,7 @@ GEN_SRC  := gen/main.c gen/emit.c gen/emit_op.c gen/emit_fmt.c gen/emit_mem.c ge
             gen/v4r1/math_fma.c gen/v4r1/math_mfma.c
 EMU_SRC  := emu/decode.c emu/disasm.c emu/inst.c emu/loader.c emu/msgpack.c emu/device.c emu/exec.c \
             emu/exec_valu.c emu/exec_mem.c emu/lds.c emu/mfma.c emu/hazard.c emu/launch.c \
-            emu/timing.c emu/timing_occ.c emu/timing_cu.c
+            emu/timing.c emu/timing_occ.c emu/timing_cu.c emu/timing_trace.c emu/timing_cache.c
 RT_SRC   := runtime/handle.c runtime/codeobj.c runtime/backend_emu.c \
             runtime/backend_hip.c
 RT_SRC   += runtime/perfdb.c runtime/allocs.c runtime/bundle.c runtime/sha256.c runtime/coinfo.c
@@ -307,7 +307,13 @@ endif
 test-python: all $(B)/.deps-python-ok
 	@$(PY_ENV) $(PYTHON) tests/python/run.py $(PY_TEST_SRC)
 
+# The op table and the MFMA table against their generators (tools/isa/check.sh).
+.PHONY: check-isa-tables
+check-isa-tables: | $(B)/.deps-ok
+	@sh tools/isa/check.sh $(LLVM_BIN) $(B)/isa
+
 test: all $(TEST_BIN) $(B)/.deps-python-ok
+	@sh tools/isa/check.sh $(LLVM_BIN) $(B)/isa
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
 	@$(PY_ENV) $(PYTHON) tests/python/run.py $(PY_TEST_SRC)
 	@echo "all test suites passed"
@@ -317,6 +323,28 @@ test: all $(TEST_BIN) $(B)/.deps-python-ok
 .PHONY: check-hazards
 check-hazards: $(B)/tests/test_gen all
 	IGEMM_GEN_ALL_NOPS=1 $(B)/tests/test_gen
+
+# The LLVM corpus (tests/llvm/corpus.cl, tests/test_llvm.c): OpenCL C kernels
+# compiled by clang-19 for every target at -O0/-O2/-O3 into assembly (kept in
+# $(B)/llvm/), run on the emulator in strict mode against the host. make test
+# runs all of them and lowers every other s_nop of the -O2 objects (the hazard
+# differential); make check-llvm lowers every s_nop of every object (~2 min).
+CLANG := $(LLVM_BIN)/clang
+LLVM_CORPUS_OPTS := 2 3
+LLVM_CORPUS := $(foreach t,$(TARGETS),$(foreach o,$(LLVM_CORPUS_OPTS),$(B)/llvm/corpus-$(t)-O$(o).s))
+$(B)/llvm/corpus-%.s: tests/llvm/corpus.cl tests/llvm/corpus.h | $(B)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(CLANG) -x cl -cl-std=CL2.0 -cl-kernel-arg-info -target amdgcn-amd-amdhsa -nogpulib \
+	    -mcpu=$(word 1,$(subst -, ,$*)):xnack- -$(word 2,$(subst -, ,$*)) -S $< -o $@
+$(B)/tests/test_llvm: | $(LLVM_CORPUS)
+
+.PHONY: check-llvm isa-coverage
+check-llvm: $(B)/tests/test_llvm all
+	IGEMM_LLVM_ALL=1 $(B)/tests/test_llvm
+
+# The coverage table of docs/EMULATOR.md (tools/isa/coverage.py).
+isa-coverage: $(LLVM_CORPUS)
+	python3 tools/isa/coverage.py $(B)
 
 # The same tests under AddressSanitizer + UBSan, in a separate build tree.
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -398,7 +426,8 @@ bench-emu: all $(B)/bin/igemm-bench-emu
 MIOPEN_SHAPES ?= $(SHAPES_DIR)/resnet50.txt
 MIOPEN_BATCH  ?= 32
 MIOPEN_OUT    ?= $(B)/miopen-compare.md
-$(B)/bin/igemm-miopen: $(B)/obj/tools/miopen_cmp.o $(B)/lib/libigemm_internal.a
+$(B)/bin/igemm-miopen: $(B)/obj/tools/miopen_cmp.o $(B)/obj/tools/miopen_xdlops.o $(B)/obj/tools/miopen_lists.o \
+                      $(B)/lib/libigemm_internal.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ $(LDLIBS)
 all: $(B)/bin/igemm-miopen
@@ -408,6 +437,41 @@ compare-miopen: $(B)/bin/igemm $(B)/bin/igemm-miopen
 	@test -n "$(MIOPEN_S)" || { echo "compare-miopen: give MIOPEN_S=/path/to/igemm_bwd_gtc_dynamic.s"; exit 2; }
 	B=$(B) LLVM_BIN=$(LLVM_BIN) SHAPES=$(MIOPEN_SHAPES) BATCH=$(MIOPEN_BATCH) OUT=$(MIOPEN_OUT) \
 	    sh tools/compare_miopen.sh "$(MIOPEN_S)"
+
+# ---- modeled time against MIOpen's xdlops kernels (docs/MIOPEN.md) ----------
+# MIOPEN_ROOT: the user's own MIOpen checkout (its top directory: the
+# configuration lists are read from its src/solver/conv sources, the kernels
+# from its src/kernels/dynamic_igemm; nothing of it is in this repository); ARCH
+# gfx908 (NCHW fp32), gfx90a or gfx942 (NHWC fp32/fp16/bf16); DTYPE, LAYOUT,
+# BATCH (default 8), SHAPES, OUT, FP16_ALT, THREADS, HAZARDS, OURS_FLAGS as
+# tools/compare_miopen_xdlops.sh documents. The table goes to
+# $(B)/miopen-xdlops-SHAPES-ARCH-DTYPE-LAYOUT-BATCH.md unless OUT says otherwise
+# (SHAPES: the shape list's name, e.g. resnet50).
+need_miopen_root = test -n "$(MIOPEN_ROOT)" || { echo "$(1): give MIOPEN_ROOT=/path/to/MIOpen (a MIOpen checkout's top directory$(if $(MIOPEN_DIR),; MIOPEN_DIR is no longer read))"; exit 2; }
+.PHONY: compare-miopen-xdlops
+compare-miopen-xdlops: $(B)/bin/igemm $(B)/bin/igemm-miopen
+	@$(call need_miopen_root,compare-miopen-xdlops)
+	B=$(B) LLVM_BIN=$(LLVM_BIN) SHAPES=$(MIOPEN_SHAPES) sh tools/compare_miopen_xdlops.sh "$(MIOPEN_ROOT)"
+
+# Every table of docs/MIOPEN.md's xdlops section: gfx908 NCHW fp32, gfx90a
+# and gfx942 NHWC fp32/fp16/bf16, gfx90a fp16 also with FP16_ALT=0 and with
+# our --fp16_mode flush, at each of MIOPEN_BATCHES; one table per file in
+# $(B)/miopen-xdlops-*.md, the runs going on past a failed one (exit 1 at
+# the end if any failed). THREADS=N gives each emulator run N threads.
+MIOPEN_BATCHES ?= 8 32
+.PHONY: compare-miopen-xdlops-all
+compare-miopen-xdlops-all: $(B)/bin/igemm $(B)/bin/igemm-miopen
+	@$(call need_miopen_root,compare-miopen-xdlops-all)
+	@rc=0; run() { echo "compare-miopen-xdlops-all: $$*"; \
+	    B=$(B) LLVM_BIN=$(LLVM_BIN) SHAPES=$(MIOPEN_SHAPES) "$$@" sh tools/compare_miopen_xdlops.sh "$(MIOPEN_ROOT)" \
+	        > /dev/null || rc=1; }; \
+	for b in $(MIOPEN_BATCHES); do \
+	    run env ARCH=gfx908 DTYPE=fp32 BATCH=$$b; \
+	    for a in gfx90a gfx942; do for t in fp32 fp16 bf16; do run env ARCH=$$a DTYPE=$$t BATCH=$$b; done; done; \
+	    run env ARCH=gfx90a DTYPE=fp16 BATCH=$$b FP16_ALT=0 SUFFIX=-noalt; \
+	    run env ARCH=gfx90a DTYPE=fp16 BATCH=$$b OURS_FLAGS="--fp16_mode flush" \
+	        SUFFIX=-flush; \
+	done; ls $(B)/miopen-xdlops-*.md; exit $$rc
 
 # ---- PyTorch: training with igemm's input gradient (examples/train_cnn.py) --
 # A small CNN trained for a few steps with igemm.torch.Conv2d on the emulator

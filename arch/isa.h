@@ -50,6 +50,14 @@ enum {
     ISAF_ACC_WRITE = 1u << 11, /* v_accvgpr_write_b32: VGPR/constant -> AGPR */
     ISAF_ACC_MOV = 1u << 12,   /* v_accvgpr_mov_b32: AGPR -> AGPR (gfx90a+) */
     ISAF_DOT = 1u << 13,       /* v_dot* */
+    ISAF_COMPARE = 1u << 14,   /* a compare: writes SCC or a lane mask, not its destination field (s_cmpk_*) */
+    ISAF_FMOD = 1u << 15,      /* VOP3 neg/abs act on its 32-bit sources as floats (an f32 op, v_cndmask_b32) */
+    ISAF_TRANS = 1u << 16,     /* transcendental: v_rcp/rsq/sqrt/exp/log/sin/cos (quarter rate) */
+    ISAF_MEM8 = 1u << 17,      /* memory: 8-bit elements */
+    ISAF_MEM16 = 1u << 18,     /* memory: 16-bit elements */
+    ISAF_OT_F16 = 1u << 19,    /* inline constants and literals are f16 (for a conversion: its source) */
+    ISAF_OT_F32 = 1u << 20,    /* ... f32 */
+    ISAF_OT_F64 = 1u << 21,    /* ... f64 */
 };
 
 /* One row of the operation table. */
@@ -61,7 +69,7 @@ typedef struct {
     uint8_t targets;               /* T_* mask (target.h) */
     uint8_t dw, s0w, s1w, s2w, sdw; /* operand widths in dwords */
     uint8_t cls;                   /* isa_class */
-    uint16_t flags;                /* ISAF_* */
+    uint32_t flags;                /* ISAF_* */
 } isa_opinfo;
 
 extern const isa_opinfo isa_optable[];

@@ -37,7 +37,9 @@ enum {
     .buffer_rsrc_word3 = 0x00027000u
 
 #define TM_COMMON .sgprs_per_simd = 800, .lds_alloc_granule = 512, .max_wg_per_cu = 16, .lds_bytes_per_clk = 128, \
-                  .valu_flops_f32 = 128, .valu_flops_pk_f16 = 256, .lat_salu = 1, .lat_smem = 40, .lat_lds = 64
+                  .valu_flops_f32 = 128, .valu_flops_pk_f16 = 256, .lat_salu = 1, .lat_smem = 40, .lat_lds = 64,  \
+                  .l1_ways = 16, .l2_ways = 16, \
+                  .hbm_achievable = 0.8, .launch_us = 3.5
 
 static const target t_GFX906 = {
     IDENT(gfx906, GFX906),
@@ -52,10 +54,12 @@ static const target t_GFX906 = {
     .has_fmac = true,
     .has_dot2_f16 = true,
     .tm = {TM_COMMON, .l1_bytes_per_clk = 64, .l2_bytes = 4 << 20, .l2_bytes_per_clk = 16 * 64,
-           .hbm_tbps = 1.024, .lat_l2 = 300, .lat_hbm = 600},
+           .hbm_tbps = 1.024, .line_bytes = 64, .l1_bytes = 16 << 10,
+           .lat_l1 = 120, .lat_l2 = 300, .lat_hbm = 600},
     .hz = {
         .valu_sgpr_vmem = 5,
         .valu_sgpr_lanesel = 4,
+        .valu_vcc_div_fmas = 4,
         .valu_exec_dpp = 5,
         .valu_vgpr_dpp = 2,
         .store_data_valu = 1,
@@ -76,11 +80,13 @@ static const target t_GFX908 = {
     .has_mfma = true,
     .has_dot2_f16 = true,
     .tm = {TM_COMMON, .l1_bytes_per_clk = 64, .l2_bytes = 8 << 20, .l2_bytes_per_clk = 32 * 64,
-           .hbm_tbps = 1.2288, .mfma_flops_f32 = 256, .mfma_flops_f16 = 1024, .mfma_flops_bf16 = 512,
-           .lat_l2 = 300, .lat_hbm = 650},
+           .hbm_tbps = 1.2288, .line_bytes = 64, .l1_bytes = 16 << 10,
+           .mfma_flops_f32 = 256, .mfma_flops_f16 = 1024, .mfma_flops_bf16 = 512,
+           .lat_l1 = 120, .lat_l2 = 300, .lat_hbm = 650},
     .hz = {
         .valu_sgpr_vmem = 5,
         .valu_sgpr_lanesel = 4,
+        .valu_vcc_div_fmas = 4,
         .valu_exec_dpp = 5,
         .valu_vgpr_dpp = 2,
         .store_data_valu = 1,
@@ -121,13 +127,15 @@ static const target t_GFX90A = {
     .has_pk_fma_f32 = true,
     .mfma_bf16_1k = true,
     .tm = {TM_COMMON, .l1_bytes_per_clk = 64, .l2_bytes = 8 << 20, .l2_bytes_per_clk = 32 * 128,
-           .hbm_tbps = 1.6384, .valu_flops_pk_f32 = 256, .mfma_flops_f32 = 256, .mfma_flops_f16 = 1024,
+           .hbm_tbps = 1.6384, .line_bytes = 64, .l1_bytes = 16 << 10,
+           .lat_l1 = 120, .valu_flops_pk_f32 = 256, .mfma_flops_f32 = 256, .mfma_flops_f16 = 1024,
            .mfma_flops_bf16 = 1024, .lat_l2 = 300, .lat_hbm = 700},
     .mfma_16bit_ftz = true,
     .dot2_f16_ftz = true,
     .hz = {
         .valu_sgpr_vmem = 5,
         .valu_sgpr_lanesel = 4,
+        .valu_vcc_div_fmas = 4,
         .valu_exec_dpp = 5,
         .valu_vgpr_dpp = 2,
         .store_data_valu = 1,
@@ -168,6 +176,7 @@ static const target t_GFX90A = {
     .hz = {                                                                    \
         .valu_sgpr_vmem = 5,                                                   \
         .valu_sgpr_lanesel = 4,                                                \
+        .valu_vcc_div_fmas = 4,                                                \
         .valu_exec_dpp = 5,                                                    \
         .valu_vgpr_dpp = 2,                                                    \
         .store_data_valu = 2,                                                  \
@@ -189,7 +198,8 @@ static const target t_GFX90A = {
         .mfma_c_war = {{1, -1}, {0, 0}},                                       \
     },                                                                         \
     .tm = {TM_COMMON, .l1_bytes_per_clk = 128, .l2_bytes = 8 * (4 << 20), .l2_bytes_per_clk = 8 * 16 * 128, \
-           .hbm_tbps = 5.3, .valu_flops_pk_f32 = 256, .mfma_flops_f32 = 256, .mfma_flops_f16 = 2048,       \
+           .hbm_tbps = 5.3, .line_bytes = 128, .l1_bytes = 32 << 10,        \
+           .lds_b128_cdna3_groups = true, .l2_instances = 8, .lat_l1 = 120, .valu_flops_pk_f32 = 256, .mfma_flops_f32 = 256, .mfma_flops_f16 = 2048,       \
            .mfma_flops_bf16 = 2048, .lat_l2 = 450, .lat_hbm = 900}
 
 static const target t_GFX942 = {

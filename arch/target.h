@@ -30,6 +30,7 @@ typedef struct {
     /* VALU and VMEM, every gfx9 target */
     int valu_sgpr_vmem;      /* VALU writes SGPR -> VMEM reads it: 5 */
     int valu_sgpr_lanesel;   /* VALU writes SGPR -> v_readlane/v_writelane lane select: 4 */
+    int valu_vcc_div_fmas;   /* VALU writes VCC -> v_div_fmas reads it: 4 */
     int valu_exec_dpp;       /* VALU writes EXEC -> DPP operation: 5 */
     int valu_vgpr_dpp;       /* VALU writes VGPR -> DPP reads it: 2 */
     int store_data_valu;     /* VMEM store of > 8 bytes -> VALU writes its data registers */
@@ -73,7 +74,25 @@ typedef struct {
     int l1_bytes_per_clk;    /* vector memory (TA/TD, L1) bandwidth per CU */
     int l2_bytes;            /* L2 size (per GCD / all XCDs) */
     int l2_bytes_per_clk;    /* L2 bandwidth of the whole device (channels x bytes) */
-    double hbm_tbps;         /* HBM bandwidth, TB/s (1e12 bytes/s) */
+    double hbm_tbps;         /* HBM bandwidth, TB/s (1e12 bytes/s): the product's peak */
+    double hbm_achievable;   /* share of hbm_tbps a streaming kernel reaches (published
+                                STREAM/BabelStream-type measurements) */
+    double launch_us;        /* per launch: dispatch of back-to-back kernels (published
+                                dispatch-latency microbenchmarks) */
+    /* memory hierarchy: a VMEM instruction moves whole lines of line_bytes
+       (the vector L1's line, the unit the address path (TA) coalesces lanes
+       into and the L2 and HBM are charged in); a per-CU vector L1 of
+       l1_bytes, l1_ways-way LRU, write-through without write allocation; a
+       device L2 of l2_bytes, l2_ways-way LRU, write-back */
+    int line_bytes;
+    int l1_bytes, l1_ways;
+    int l2_ways;
+    int l2_instances;        /* L2s the device's L2 is split into (0: one; MI300X: one per XCD, 8); a CU
+                                uses only its own */
+    /* LDS banks: ds_read_b128 serviced in CDNA3's interleaved 8-lane groups
+       (lanes 0-3 with 20-23, 4-7 with 16-19, ...) instead of 8 consecutive
+       lanes */
+    bool lds_b128_cdna3_groups;
     /* vector and matrix throughput in FLOPs per CU per clock (0: none) */
     int valu_flops_f32;      /* v_fmac_f32 / v_fma_f32 */
     int valu_flops_pk_f32;   /* v_pk_fma_f32 */
@@ -83,6 +102,7 @@ typedef struct {
     int lat_salu;            /* SALU result to a dependent instruction */
     int lat_smem;            /* scalar load, scalar cache hit */
     int lat_lds;             /* ds_read to data */
+    int lat_l1;              /* vector load that hits the vector L1 */
     int lat_l2;              /* vector load that hits L2 */
     int lat_hbm;             /* vector load that misses L2 */
 } timing_facts;

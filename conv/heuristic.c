@@ -19,6 +19,11 @@
  *                   LDS and VGPRs (the target's register file, allocation
  *                   granule and wave slots per SIMD)
  *     work        = the waves' issue cycles
+ *   and never less than the memory the tiles move: their bytes through the
+ *   device's L2, and the cache lines their loads touch through the CUs'
+ *   address paths (a line a cycle per CU, as the timing model charges;
+ *   step_lines: the lanes' strides by layout), plus a dispatch per launch
+ *   (the zero fill's too where the phases leave dx pixels unwritten)
  *
  * The least time wins; among configurations within 3% of it, the least
  * work (when CUs would idle anyway, a smaller tile is as fast and issues
@@ -116,6 +121,34 @@ static double lat_step(const v4r1_config *c, const target *t)
 
 static double lat_fixed(const target *t) { return (double)t->tm.lat_hbm * 2.0; }
 
+/* Lines one wave-wide load instruction touches: `run` consecutive lanes
+ * `stride` bytes apart, each reading `access` bytes, repeated 64 / run
+ * times elsewhere (timing model: the address path takes a cycle per line). */
+static double inst_lines(double run, double stride, double access, double line)
+{
+    double per_run = stride >= line ? run * ceil_div(access, line) : ceil_div(run * stride + access - stride, line);
+    return 64.0 / run * per_run;
+}
+
+/* Lines a wave's A (w) and B (dy) loads of one K step touch, from the
+ * staging's thread mapping (gen/v4r1/staging.c): A lanes run along m, WA
+ * apart (NHWC: contiguous channels, one vector load when WA > 1; NCHW: a
+ * tap's channels y*x elements apart); B lanes along the GEMM N pixels, WB
+ * apart (NCHW: contiguous pixels of a row; NHWC: a pixel's channels, K
+ * elements apart). */
+static double step_lines(const v4r1_config *c, const igemm_shape *sh, const target *t)
+{
+    double esz = igemm_dtype_get(c->dtype)->bytes, line = t->tm.line_bytes;
+    bool nhwc = c->layout == IGEMM_LAYOUT_NHWC;
+    double ra = c->mpb / c->wa < 64 ? c->mpb / c->wa : 64, rb = c->npb / c->wb < 64 ? c->npb / c->wb : 64;
+    double yx = (double)sh->p.y * sh->p.x;
+    bool vec_a = nhwc && c->wa > 1 && (esz == 4 || c->kpack > 1);
+    double a = vec_a ? c->va * inst_lines(ra, c->wa * esz, c->wa * esz, line)
+                     : c->va * c->wa * inst_lines(ra, c->wa * esz * (nhwc ? 1 : yx), esz, line);
+    double b = c->vb * c->wb * inst_lines(rb, c->wb * esz * (nhwc ? sh->p.k : 1), esz, line);
+    return (a + b) * c->block / 64;
+}
+
 double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t, double *work)
 {
     int waves = c->block / 64;
@@ -139,6 +172,7 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
     /* the tiles' bytes through the device's L2 (each workgroup loads its A
        and B tiles once per step, elements of the tensors' type) */
     double tile_bytes = (double)c->kpb * (c->mpb + c->npb) * igemm_dtype_get(c->dtype)->bytes, l2_bytes = 0;
+    double lines = 0, wgs_total = 0, wg_lines = step_lines(c, sh, t); /* address path: lines of the loads */
     int phases[V4R1_PLAN_PHASES];
     int nph = v4r1_phases(sh, phases, V4R1_PLAN_PHASES);
     for (int i = 0; i < nph; i++) {
@@ -148,6 +182,8 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         double cyc = steps * step + fixed, lcyc = (steps + 1) * lstep + lfixed; /* + the first tile */
         waves_total += wgs * waves;
         l2_bytes += wgs * steps * tile_bytes;
+        lines += wgs * steps * wg_lines;
+        wgs_total += wgs;
         cycles_total += wgs * waves * cyc;
         if (lcyc > longest)
             longest = lcyc;
@@ -163,26 +199,40 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         resident = per_simd;
     double lat = resident < 2 ? 1.3 : resident < 3 ? 1.1 : 1.0;
     double busy = per_simd * cycles_total / waves_total * lat;
-    double mem = l2_bytes / t->tm.l2_bytes_per_clk;
+    /* a CU's address path takes the lines of the workgroups it runs */
+    double mem = l2_bytes / t->tm.l2_bytes_per_clk, path = lines / wgs_total * ceil_div(wgs_total, t->num_cu);
+    double l2_lines = lines * t->tm.line_bytes / t->tm.l2_bytes_per_clk; /* every line through L2 */
+    if (l2_lines > mem)
+        mem = l2_lines;
     if (mem > busy)
         busy = mem;
-    return busy > longest ? busy : longest;
+    if (path > busy)
+        busy = path;
+    /* a launch's dispatch (timing model: launch_us), and the zero fill's */
+    double launch = t->tm.launch_us * 1e3 * t->clock_ghz * (sh->full_coverage ? 1 : 2);
+    return (busy > longest ? busy : longest) + launch;
 }
 
 double naive_estimate(const igemm_shape *sh, const target *t)
 {
-    /* fitted to the timing model on gfx906 (docs/TIMING.md): a wave issues
-       380 cycles once and 107 + 24 * Kg per tap; its dependent loads take
-       1055 cycles once and 227 (+165 when strided: the lanes' checks) +
-       317 * Kg per tap, scaled by the target's HBM latency. Waves of one
-       SIMD overlap their latencies only partly. */
-    double taps = (double)sh->p.y * sh->p.x, kg = sh->kg, scale = t->tm.lat_hbm / 600.0;
+    /* fitted to the timing model on gfx906 (docs/TIMING.md) when every load
+       was an L2 hit: a wave issues 380 cycles once and 107 + 24 * Kg per
+       tap; its dependent loads take 1055 cycles once (the first lines, from
+       HBM: scaled by the target's HBM latency) and 227 (+165 when strided:
+       the lanes' checks) + 317 * Kg per tap, at gfx906's L2 latency of 300;
+       the timing model now serves a tap's first loads from the vector L1
+       (the lanes of a wave read neighbouring pixels, tap after tap): that
+       part scales by the target's L1 latency, the per-channel one by its L2
+       latency. Waves of one SIMD overlap their latencies only partly. */
+    double taps = (double)sh->p.y * sh->p.x, kg = sh->kg;
+    double once = t->tm.lat_hbm / 600.0, l1 = t->tm.lat_l1 / 300.0, l2 = t->tm.lat_l2 / 300.0;
     bool strided = sh->p.stride_h > 1 || sh->p.stride_w > 1;
     double issue = 380 + taps * (107 + 24 * kg);
-    double chain = scale * (1055 + taps * (227 + (strided ? 165 : 0) + 317 * kg));
+    double chain = once * 1055 + taps * (l1 * (227 + (strided ? 165 : 0)) + l2 * 317 * kg);
     double waves = ceil_div((double)sh->dx_elems, 64);
     double busy = ceil_div(waves, (double)t->simds_per_cu * t->num_cu) * issue;
-    return busy > chain ? busy + 0.25 * chain : chain + 0.25 * busy;
+    double launch = t->tm.launch_us * 1e3 * t->clock_ghz;
+    return (busy > chain ? busy + 0.25 * chain : chain + 0.25 * busy) + launch;
 }
 
 /* The v4r1 configuration of least estimated time (*best_t) among the ok

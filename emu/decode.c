@@ -44,7 +44,7 @@ static void build_one(emu_decoder *d, const target *t)
             break;
         case F_VOP2:
             d->vop2[o] = r;
-            if (r->op != OP_V_MADMK_F32 && r->op != OP_V_MADAK_F32)
+            if (!emu_vop2_k(r->op))
                 d->vop3[0x100 + o] = r;
             break;
         case F_VOPC:
@@ -80,16 +80,9 @@ const emu_decoder *emu_decoder_get(const target *t)
 
 /* ---- operand resolution ---- */
 
-emu_optype emu_op_type(const char *name)
+emu_optype emu_op_type(const isa_opinfo *r)
 {
-    const char *s = strstr(name, "_cvt_") ? strrchr(name, '_') : name;
-    if (strstr(s, "f64"))
-        return OT_F64;
-    if (strstr(s, "f16"))
-        return OT_F16;
-    if (strstr(s, "f32"))
-        return OT_F32;
-    return OT_INT;
+    return r->flags & ISAF_OT_F64 ? OT_F64 : r->flags & ISAF_OT_F16 ? OT_F16 : r->flags & ISAF_OT_F32 ? OT_F32 : OT_INT;
 }
 
 const uint32_t emu_fconst32[9] = {0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000,
@@ -172,6 +165,36 @@ static int fail(char *err, size_t len, uint64_t pc, uint32_t w0, const char *wha
     return 0;
 }
 
+/* LLVM's mnemonic of an opcode (arch/llvm_names.def, tools/isa/gen_names.py). */
+typedef struct {
+    uint8_t fmt;
+    uint16_t opcode;
+    uint8_t targets;
+    const char *name;
+} llvm_name;
+
+static const llvm_name llvm_names[] = {
+#define LLVM_NAME(f, o, ts, n) {f, o, ts, n},
+#include "../arch/llvm_names.def"
+#undef LLVM_NAME
+};
+
+/* An opcode without a row in the op table: refused naming the instruction
+ * when llvm-mc knows it for this target, else by format and encoding. */
+static int unknown(const emu_decoder *d, char *err, size_t len, uint64_t pc, uint32_t w0, isa_fmt f, unsigned opc,
+                   const char *what)
+{
+    unsigned bit = target_isa_bit(d->t);
+    for (size_t i = 0; i < sizeof llvm_names / sizeof llvm_names[0]; i++)
+        if (llvm_names[i].fmt == f && llvm_names[i].opcode == opc && (llvm_names[i].targets & bit)) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "%s is not implemented by the emulator (%s opcode 0x%x)", llvm_names[i].name,
+                     isa_fmt_name(f), opc);
+            return fail(err, len, pc, w0, msg);
+        }
+    return fail(err, len, pc, w0, what);
+}
+
 static bool is_carry_in(isa_op op) { return op == OP_V_ADDC_CO_U32 || op == OP_V_SUBB_CO_U32 || op == OP_V_SUBBREV_CO_U32; }
 
 int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t pc, emu_inst *out, char *err,
@@ -200,19 +223,19 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
         if (top9 == 0x17d) {
             r = d->sop1[BITS(w0, 8, 8)];
             if (!r)
-                return fail(err, errlen, pc, w0, "unknown SOP1 opcode");
+                return unknown(d, err, errlen, pc, w0, F_SOP1, BITS(w0, 8, 8), "unknown SOP1 opcode");
             out->fmt = F_SOP1;
             unsigned c[] = {s0};
             if (uses_literal(c, 1))
                 words = 2;
             if (r->dw)
                 reg(&out->dst, sd, r->dw);
-            if (r->s0w && resolve(&out->src[0], s0, r->s0w, emu_op_type(r->name), &w1))
+            if (r->s0w && resolve(&out->src[0], s0, r->s0w, emu_op_type(r), &w1))
                 return fail(err, errlen, pc, w0, "bad SOP1 source");
         } else if (top9 == 0x17e) {
             r = d->sopc[BITS(w0, 16, 7)];
             if (!r)
-                return fail(err, errlen, pc, w0, "unknown SOPC opcode");
+                return unknown(d, err, errlen, pc, w0, F_SOPC, BITS(w0, 16, 7), "unknown SOPC opcode");
             out->fmt = F_SOPC;
             unsigned c[] = {s0, s1};
             if (uses_literal(c, 2))
@@ -222,25 +245,25 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
         } else if (top9 == 0x17f) {
             r = d->sopp[BITS(w0, 16, 7)];
             if (!r)
-                return fail(err, errlen, pc, w0, "unknown SOPP opcode");
+                return unknown(d, err, errlen, pc, w0, F_SOPP, BITS(w0, 16, 7), "unknown SOPP opcode");
             out->fmt = F_SOPP;
             out->simm16 = (int16_t)BITS(w0, 0, 16);
         } else if (BITS(w0, 28, 4) == 0xb) {
             r = d->sopk[BITS(w0, 23, 5)];
             if (!r)
-                return fail(err, errlen, pc, w0, "unknown SOPK opcode");
+                return unknown(d, err, errlen, pc, w0, F_SOPK, BITS(w0, 23, 5), "unknown SOPK opcode");
             out->fmt = F_SOPK;
             out->simm16 = (int16_t)BITS(w0, 0, 16);
             reg(&out->dst, sd, 1);
         } else {
             r = d->sop2[BITS(w0, 23, 7)];
             if (!r)
-                return fail(err, errlen, pc, w0, "unknown SOP2 opcode");
+                return unknown(d, err, errlen, pc, w0, F_SOP2, BITS(w0, 23, 7), "unknown SOP2 opcode");
             out->fmt = F_SOP2;
             unsigned c[] = {s0, s1};
             if (uses_literal(c, 2))
                 words = 2;
-            emu_optype ty = emu_op_type(r->name);
+            emu_optype ty = emu_op_type(r);
             reg(&out->dst, sd, r->dw);
             if (resolve(&out->src[0], s0, r->s0w, ty, &w1) || resolve(&out->src[1], s1, r->s1w, ty, &w1))
                 return fail(err, errlen, pc, w0, "bad SOP2 source");
@@ -248,7 +271,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
     } else if (BITS(w0, 26, 6) == 0x30) { /* SMEM */
         r = d->smem[BITS(w0, 18, 8)];
         if (!r)
-            return fail(err, errlen, pc, w0, "unknown SMEM opcode");
+            return unknown(d, err, errlen, pc, w0, F_SMEM, BITS(w0, 18, 8), "unknown SMEM opcode");
         out->fmt = F_SMEM;
         words = 2;
         reg(&out->dst, BITS(w0, 6, 7), r->dw);
@@ -277,8 +300,10 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
             out->fmt = F_VOP2;
         }
         if (!r)
-            return fail(err, errlen, pc, w0, "unknown VOP1/VOP2/VOPC opcode");
-        emu_optype ty = emu_op_type(r->name);
+            return unknown(d, err, errlen, pc, w0, out->fmt,
+                           out->fmt == F_VOP1 ? BITS(w0, 9, 8) : out->fmt == F_VOPC ? BITS(w0, 17, 8) : BITS(w0, 25, 6),
+                           "unknown VOP1/VOP2/VOPC opcode");
+        emu_optype ty = emu_op_type(r);
         if (src0 == 0xf9 || src0 == 0xfa) { /* SDWA / DPP: the second word holds src0 and controls */
             words = 2;
             if (src0 == 0xf9) {
@@ -315,7 +340,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
                 out->dpp_bank_mask = (uint8_t)BITS(w1, 24, 4);
                 out->dpp_row_mask = (uint8_t)BITS(w1, 28, 4);
             }
-        } else if (src0 == R_LIT || r->op == OP_V_MADMK_F32 || r->op == OP_V_MADAK_F32) {
+        } else if (src0 == R_LIT || emu_vop2_k(r->op)) {
             words = 2;
         }
         const uint32_t *lit = words == 2 && out->ext == EXT_NONE ? &w1 : NULL;
@@ -341,8 +366,8 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
                 reg(&out->sdst, R_VCC, 2);
             if (r->op == OP_V_CNDMASK_B32 || is_carry_in(r->op))
                 reg(&out->src[2], R_VCC, 2);
-            if (r->op == OP_V_MADMK_F32 || r->op == OP_V_MADAK_F32) {
-                /* madmk: d = s0 * K + s1; madak: d = s0 * s1 + K. K goes to src[2]. */
+            if (emu_vop2_k(r->op)) {
+                /* madmk/fmamk: d = s0 * K + s1; madak/fmaak: d = s0 * s1 + K. K goes to src[2]. */
                 resolve(&out->src[2], R_LIT, 1, OT_F32, &w1);
             }
         }
@@ -355,7 +380,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
         if (BITS(w0, 23, 3) == 7) { /* VOP3P / MAI */
             r = d->vop3p[BITS(w0, 16, 7)];
             if (!r)
-                return fail(err, errlen, pc, w0, "unknown VOP3P opcode");
+                return unknown(d, err, errlen, pc, w0, F_VOP3P, BITS(w0, 16, 7), "unknown VOP3P opcode");
             out->fmt = r->fmt;
             if (r->fmt == F_MAI) {
                 out->cbsz = (uint8_t)BITS(w0, 8, 3);
@@ -390,7 +415,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
                 out->opsel_hi = (uint8_t)(BITS(w1, 27, 2) | BITS(w0, 14, 1) << 2);
                 out->clamp = (uint8_t)BITS(w0, 15, 1);
                 out->neg = (uint8_t)BITS(w1, 29, 3);
-                emu_optype ty = emu_op_type(r->name);
+                emu_optype ty = emu_op_type(r);
                 reg(&out->dst, 256 + vdst, r->dw);
                 if (resolve(&out->src[0], c0, r->s0w, ty, NULL) || resolve(&out->src[1], c1, r->s1w, ty, NULL) ||
                     (r->s2w && resolve(&out->src[2], c2, r->s2w, ty, NULL)))
@@ -399,9 +424,9 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
         } else {
             r = d->vop3[BITS(w0, 16, 10)];
             if (!r)
-                return fail(err, errlen, pc, w0, "unknown VOP3 opcode");
+                return unknown(d, err, errlen, pc, w0, F_VOP3, BITS(w0, 16, 10), "unknown VOP3 opcode");
             out->fmt = F_VOP3;
-            emu_optype ty = emu_op_type(r->name);
+            emu_optype ty = emu_op_type(r);
             out->clamp = (uint8_t)BITS(w0, 15, 1);
             out->omod = (uint8_t)BITS(w1, 27, 2);
             out->neg = (uint8_t)BITS(w1, 29, 3);
@@ -430,7 +455,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
     } else if (BITS(w0, 26, 6) == 0x36) { /* DS */
         r = d->ds[BITS(w0, 17, 8)];
         if (!r)
-            return fail(err, errlen, pc, w0, "unknown DS opcode");
+            return unknown(d, err, errlen, pc, w0, F_DS, BITS(w0, 17, 8), "unknown DS opcode");
         out->fmt = F_DS;
         words = 2;
         out->offset = (int32_t)BITS(w0, 0, 8);
@@ -438,7 +463,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
         out->gds = (uint8_t)BITS(w0, 16, 1);
         out->acc = (uint8_t)(acc_bits ? BITS(w0, 25, 1) : 0);
         unsigned base = out->acc ? R_A0 : 256;
-        out->ds_two = strstr(r->name, "2_") || strstr(r->name, "2st64");
+        out->ds_two = (r->flags & ISAF_DS2) != 0;
         if (!out->ds_two)
             out->offset = (int32_t)BITS(w0, 0, 16);
         reg(&out->src[0], 256 + BITS(w1, 0, 8), 1);
@@ -456,7 +481,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
     } else if (BITS(w0, 26, 6) == 0x38) { /* MUBUF */
         r = d->mubuf[BITS(w0, 18, 7)];
         if (!r)
-            return fail(err, errlen, pc, w0, "unknown MUBUF opcode");
+            return unknown(d, err, errlen, pc, w0, F_MUBUF, BITS(w0, 18, 7), "unknown MUBUF opcode");
         out->fmt = F_MUBUF;
         words = 2;
         out->offset = (int32_t)BITS(w0, 0, 12);
@@ -493,7 +518,9 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
         else if (seg == 2)
             r = d->global[BITS(w0, 18, 7)];
         if (!r)
-            return fail(err, errlen, pc, w0, seg == 1 ? "scratch instructions are not supported" : "unknown FLAT/GLOBAL opcode");
+            return seg == 1 ? fail(err, errlen, pc, w0, "scratch instructions are not supported")
+                            : unknown(d, err, errlen, pc, w0, seg ? F_GLOBAL : F_FLAT, BITS(w0, 18, 7),
+                                      "unknown FLAT/GLOBAL opcode");
         if (BITS(w0, 13, 1))
             return fail(err, errlen, pc, w0, "FLAT/GLOBAL with LDS is not supported");
         out->fmt = r->fmt;
@@ -518,7 +545,7 @@ int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t
         unsigned saddr = BITS(w1, 16, 7);
         bool has_saddr = seg == 2 && saddr != 0x7f;
         reg(&out->src[0], 256 + BITS(w1, 0, 8), has_saddr ? 1 : 2);
-        bool atomic = strstr(r->name, "atomic"), store = atomic || strstr(r->name, "store");
+        bool atomic = r->flags & ISAF_ATOMIC, store = atomic || (r->flags & ISAF_STORE);
         if (store)
             reg(&out->src[1], base + BITS(w1, 8, 8), r->dw);
         if (!store)

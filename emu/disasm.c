@@ -175,7 +175,7 @@ static void put_opnd(sink *s, const emu_opnd *o, int neg, int abs)
 /* VOP1/VOP2/VOPC operations that have no VOP3 form print without _e32. */
 static bool no_e32_suffix(isa_op op)
 {
-    return op == OP_V_READFIRSTLANE_B32 || op == OP_V_MADMK_F32 || op == OP_V_MADAK_F32 || op == OP_V_SWAP_B32 ||
+    return op == OP_V_READFIRSTLANE_B32 || emu_vop2_k(op) || op == OP_V_SWAP_B32 ||
            op == OP_V_NOP || op == OP_V_ACCVGPR_MOV_B32;
 }
 
@@ -308,7 +308,8 @@ static void disasm_valu(sink *s, const emu_inst *in)
             put_reg(s, in->sdst.code, 2);
         }
     }
-    bool madmk = in->op == OP_V_MADMK_F32, madak = in->op == OP_V_MADAK_F32;
+    bool madmk = in->op == OP_V_MADMK_F32 || in->op == OP_V_FMAMK_F32,
+         madak = in->op == OP_V_MADAK_F32 || in->op == OP_V_FMAAK_F32;
     for (int i = 0; i < nsrc; i++) {
         if (madmk && i == 1)
             put(s, ", 0x%x", in->src[2].value); /* K is an operand of its own, always hex */
@@ -428,7 +429,7 @@ void emu_disasm(const emu_inst *in, char *buf, size_t len)
         buf[0] = 0;
     const isa_opinfo *r = in->info;
     if (r) {
-        emu_optype ty = emu_op_type(r->name);
+        emu_optype ty = emu_op_type(r);
         s.lit64f = ty == OT_F64;
         s.lit16 = ty == OT_F16;
     }

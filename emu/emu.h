@@ -54,7 +54,7 @@ typedef struct {
 #define EMU_DEFAULT_WAVE_INSTS (UINT64_C(1) << 30)
 
 /* The hazard rules by name ("valu-sgpr-valu", ...: docs/EMULATOR.md). */
-#define EMU_HZ_RULES 26
+#define EMU_HZ_RULES 27
 extern const char *const emu_hazard_rule_names[EMU_HZ_RULES];
 
 /* Findings of one rule under EMU_HAZARDS_WARN: how many instructions fell
@@ -83,6 +83,14 @@ extern const char *const emu_class_names[EC_COUNT];
 typedef enum { EL_COMPUTE, EL_MATRIX, EL_LDS, EL_MEMORY, EL_LATENCY, EL_COUNT } emu_limit;
 extern const char *const emu_limit_names[EL_COUNT];
 
+/* The timing model's VMEM lines of one registered buffer (the one that
+ * holds an instruction's first line), extrapolated to the whole grid. */
+#define EMU_MODEL_BUFFERS 8
+typedef struct {
+    uintptr_t base;                    /* the buffer's start as registered */
+    uint64_t line_loaded, useful_loaded, line_stored, useful_stored; /* bytes */
+} emu_model_buffer;
+
 typedef struct {
     uint64_t insts[EC_COUNT];   /* wave instructions issued per class */
     uint64_t cycles[EC_COUNT];  /* modeled issue cycles per class */
@@ -100,6 +108,15 @@ typedef struct {
                                         LDS and memory path (the device's, when it bounds) */
     uint64_t model_launches;   /* launches timed */
     uint64_t model_failed;     /* launches the model could not time (trace memory) */
+    /* the memory hierarchy of the timed launches, extrapolated from the
+       sampled workgroups to the whole grid (docs/TIMING.md "Caches") */
+    uint64_t model_line_loaded, model_line_stored;     /* bytes of the lines VMEM instructions touch */
+    uint64_t model_useful_loaded, model_useful_stored; /* bytes their in-range lanes ask for */
+    uint64_t model_l1_lookups, model_l1_hits;          /* load lines at the vector L1 */
+    uint64_t model_l2_reads, model_l2_hits;            /* lines the L2 serves data for */
+    uint64_t model_hbm_bytes;                          /* L2 misses and write-backs */
+    uint64_t model_lds_cycles, model_lds_ideal;        /* LDS pipe cycles, and without bank conflicts */
+    emu_model_buffer model_buf[EMU_MODEL_BUFFERS];     /* the same per buffer (unused: base 0) */
 } emu_stats;
 
 /* Kernel argument as the metadata lists it. */

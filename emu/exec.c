@@ -559,8 +559,11 @@ int emu_run_wave(wg_ctx *c, wave *w)
                              (unsigned long long)c->dev->opt.max_wave_insts);
         if (check_regs(c, w, in) || hz_check(c, w, in))
             return -1;
-        if (w->trace) /* timing model (timing.h) */
+        if (w->trace) { /* timing model (timing.h) */
             emu_trace_push(w->trace, w->pc, exec_mask(w));
+            if (emu_trace_is_mem(in))
+                emu_trace_mem(w->trace, w, in);
+        }
         st->insts[in->cls]++;
         st->cycles[in->cls] += in->cycles;
         w->cycles += in->cycles;

@@ -36,6 +36,8 @@ static int lds_check(wg_ctx *c, wave *w, uint32_t addr, int bytes, int align, in
 /* Element size in bytes of the sub-dword and read2/write2 forms (0: the
  * other forms, sized by their data registers) and the unit of offset0 and
  * offset1 in elements (64 for the st64 forms). */
+static uint64_t rmw32(isa_op op, uint32_t old, uint32_t x, uint32_t x2);
+
 static int ds_bytes(isa_op op, int *stride)
 {
     *stride = 1;
@@ -272,9 +274,15 @@ static int exec_ds(wg_ctx *c, wave *w, const emu_inst *in)
                 const emu_opnd *src = &in->src[1 + e];
                 if (in->is_atomic) {
                     uint32_t old, x = vdst(w, src->code, 0)[l];
+                    uint32_t x2 = in->src[2].code != R_NONE ? vdst(w, in->src[2].code, 0)[l] : 0;
                     memcpy(&old, lds + a, 4);
-                    old = op == OP_DS_ADD_F32 ? bits_of(f32_of(old) + f32_of(x)) : old + x;
-                    memcpy(lds + a, &old, 4);
+                    uint64_t nv = rmw32(op, old, x, x2);
+                    if (nv == ~0ull)
+                        return emu_fault(c, w, "LDS atomic not implemented by the emulator");
+                    uint32_t n32 = (uint32_t)nv;
+                    memcpy(lds + a, &n32, 4);
+                    if (in->dst.code != R_NONE)
+                        vdst(w, in->dst.code, 0)[l] = old;
                 } else if (size >= 4) {
                     for (int j = 0; j < size / 4; j++) {
                         uint32_t x = vdst(w, src->code, j)[l];
@@ -292,6 +300,8 @@ static int exec_ds(wg_ctx *c, wave *w, const emu_inst *in)
     }
     if (read)
         return emu_issue_lgkm(c, w, in, in->dst.code, in->dst.width, false, false);
+    if (in->is_atomic && in->dst.code != R_NONE) /* returns the old value */
+        return emu_issue_lgkm(c, w, in, in->dst.code, 1, false, true);
     return emu_issue_lgkm(c, w, in, R_NONE, 0, false, true);
 }
 
@@ -319,6 +329,56 @@ static uint32_t f16x2_add(uint32_t a, uint32_t b)
            (uint32_t)f32_to_f16(f16_to_f32((uint16_t)(a >> 16)) + f16_to_f32((uint16_t)(b >> 16))) << 16;
 }
 
+/* The new value of a 32-bit atomic (LDS or global) from the old one, data x
+ * and, for compare-and-swap forms, data2 (ISA: DS_CMPST compares with DATA
+ * and stores DATA2; the buffer/global CMPSWAP forms come here swapped);
+ * -1ull: not an integer RMW operation this knows. */
+static uint64_t rmw32(isa_op op, uint32_t old, uint32_t x, uint32_t x2)
+{
+    switch (op) {
+    case OP_DS_ADD_U32: case OP_DS_ADD_RTN_U32: case OP_GLOBAL_ATOMIC_ADD: case OP_BUFFER_ATOMIC_ADD: return old + x;
+    case OP_DS_SUB_U32: case OP_DS_SUB_RTN_U32: case OP_GLOBAL_ATOMIC_SUB: return old - x;
+    case OP_DS_RSUB_U32: case OP_DS_RSUB_RTN_U32: return x - old;
+    case OP_DS_INC_U32: case OP_DS_INC_RTN_U32: case OP_GLOBAL_ATOMIC_INC: return old >= x ? 0 : old + 1;
+    case OP_DS_DEC_U32: case OP_DS_DEC_RTN_U32: case OP_GLOBAL_ATOMIC_DEC: return old == 0 || old > x ? x : old - 1;
+    case OP_DS_MIN_I32: case OP_DS_MIN_RTN_I32: case OP_GLOBAL_ATOMIC_SMIN: return (int32_t)x < (int32_t)old ? x : old;
+    case OP_DS_MAX_I32: case OP_DS_MAX_RTN_I32: case OP_GLOBAL_ATOMIC_SMAX: return (int32_t)x > (int32_t)old ? x : old;
+    case OP_DS_MIN_U32: case OP_DS_MIN_RTN_U32: case OP_GLOBAL_ATOMIC_UMIN: return x < old ? x : old;
+    case OP_DS_MAX_U32: case OP_DS_MAX_RTN_U32: case OP_GLOBAL_ATOMIC_UMAX: return x > old ? x : old;
+    case OP_DS_AND_B32: case OP_DS_AND_RTN_B32: case OP_GLOBAL_ATOMIC_AND: return old & x;
+    case OP_DS_OR_B32: case OP_DS_OR_RTN_B32: case OP_GLOBAL_ATOMIC_OR: return old | x;
+    case OP_DS_XOR_B32: case OP_DS_XOR_RTN_B32: case OP_GLOBAL_ATOMIC_XOR: return old ^ x;
+    case OP_DS_WRXCHG_RTN_B32: case OP_GLOBAL_ATOMIC_SWAP: case OP_BUFFER_ATOMIC_SWAP: return x;
+    case OP_DS_CMPST_RTN_B32: return old == x ? x2 : old;
+    case OP_DS_ADD_F32: case OP_DS_ADD_RTN_F32: return bits_of(f32_of(old) + f32_of(x));
+    default: return ~0ull;
+    }
+}
+
+/* The 64-bit global atomics (_x2). */
+static uint64_t rmw64(isa_op op, uint64_t old, uint64_t x)
+{
+    switch (op) {
+    case OP_GLOBAL_ATOMIC_ADD_X2: return old + x;
+    case OP_GLOBAL_ATOMIC_SUB_X2: return old - x;
+    case OP_GLOBAL_ATOMIC_SMIN_X2: return (int64_t)x < (int64_t)old ? x : old;
+    case OP_GLOBAL_ATOMIC_SMAX_X2: return (int64_t)x > (int64_t)old ? x : old;
+    case OP_GLOBAL_ATOMIC_UMIN_X2: return x < old ? x : old;
+    case OP_GLOBAL_ATOMIC_UMAX_X2: return x > old ? x : old;
+    case OP_GLOBAL_ATOMIC_AND_X2: return old & x;
+    case OP_GLOBAL_ATOMIC_OR_X2: return old | x;
+    case OP_GLOBAL_ATOMIC_XOR_X2: return old ^ x;
+    case OP_GLOBAL_ATOMIC_INC_X2: return old >= x ? 0 : old + 1;
+    case OP_GLOBAL_ATOMIC_DEC_X2: return old == 0 || old > x ? x : old - 1;
+    default: return x; /* swap */
+    }
+}
+
+static bool is_x2_atomic(const emu_inst *in)
+{
+    return in->is_atomic && in->fmt != F_MUBUF && in->src[1].width == 2 && in->op != OP_GLOBAL_ATOMIC_CMPSWAP;
+}
+
 /* Atomic read-modify-write of one dword of host memory; returns the old value. */
 static uint32_t atomic_rmw(isa_op op, uint32_t *p, uint32_t x, uint32_t cmp)
 {
@@ -332,11 +392,13 @@ static uint32_t atomic_rmw(isa_op op, uint32_t *p, uint32_t x, uint32_t cmp)
         __atomic_compare_exchange_n(p, &expect, x, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
         return expect;
     }
-    default: { /* float adds: compare-and-swap loop */
+    default: { /* the others: compare-and-swap loop */
         uint32_t old = __atomic_load_n(p, __ATOMIC_RELAXED), nv;
         do {
-            nv = (op == OP_BUFFER_ATOMIC_ADD_F32 || op == OP_GLOBAL_ATOMIC_ADD_F32) ? bits_of(f32_of(old) + f32_of(x))
-                                                                                      : f16x2_add(old, x);
+            uint64_t g = rmw32(op, old, x, 0);
+            nv = g != ~0ull ? (uint32_t)g
+                 : (op == OP_BUFFER_ATOMIC_ADD_F32 || op == OP_GLOBAL_ATOMIC_ADD_F32) ? bits_of(f32_of(old) + f32_of(x))
+                                                                                          : f16x2_add(old, x);
         } while (!__atomic_compare_exchange_n(p, &old, nv, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
         return old;
     }
@@ -426,7 +488,20 @@ static int lane_access(wg_ctx *c, wave *w, const emu_inst *in, buf_range *b, int
         return buf_fault(c, w, in, b, l, a, size);
     if (a % (uintptr_t)(size < 4 ? size : 4))
         return emu_fault(c, w, "lane %d accesses 0x%llx, not %d-byte aligned", l, (unsigned long long)a, size);
-    if (in->is_atomic) {
+    if (is_x2_atomic(in)) {
+        if (!in_buf(c, b, a, 8))
+            return buf_fault(c, w, in, b, l, a, 8);
+        if (a % 8)
+            return emu_fault(c, w, "lane %d accesses 0x%llx, not 8-byte aligned", l, (unsigned long long)a);
+        uint64_t *p = (uint64_t *)a, x = (uint64_t)val[0] | (uint64_t)val[1] << 32;
+        uint64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(p, &old, rmw64(op, old, x), false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            ;
+        val[0] = (uint32_t)old;
+        val[1] = (uint32_t)(old >> 32);
+        c->stats.global_read += 8;
+        c->stats.global_written += 8;
+    } else if (in->is_atomic) {
         uint32_t cmp = 0;
         if (op == OP_BUFFER_ATOMIC_CMPSWAP || op == OP_GLOBAL_ATOMIC_CMPSWAP)
             cmp = val[1];
@@ -647,8 +722,9 @@ static int exec_flat(wg_ctx *c, wave *w, const emu_inst *in)
     int size = access_bytes(op);
     bool store = !in->is_load;
     int n = in->is_atomic ? 1 : size == 4 ? (store ? in->src[1].width : in->dst.width) : 1;
-    bool cmpswap = op == OP_GLOBAL_ATOMIC_CMPSWAP;
+    bool cmpswap = op == OP_GLOBAL_ATOMIC_CMPSWAP, x2 = is_x2_atomic(in);
     bool ret = in->is_load || (in->is_atomic && in->dst.code != R_NONE);
+    int nret = in->is_atomic ? (x2 ? 2 : 1) : n;
     uint64_t sbase = in->src[2].code != R_NONE ? sval64(w, &in->src[2]) : 0;
     buf_range b = {.any = in->src[2].code == R_NONE};
     LANES {
@@ -662,19 +738,19 @@ static int exec_flat(wg_ctx *c, wave *w, const emu_inst *in)
         a += (uint64_t)(int64_t)in->offset;
         uint32_t val[4] = {0};
         if (store)
-            for (int j = 0; j < (cmpswap ? 2 : n); j++)
+            for (int j = 0; j < (cmpswap || x2 ? 2 : n); j++)
                 val[j] = store_value(op, vdst(w, in->src[1].code, j)[l]);
         for (int j = 0; j < n; j++)
             if (lane_access(c, w, in, &b, l, (uintptr_t)(a + (uint64_t)(size * j)), size, j, val))
                 return -1;
         if (ret)
-            for (int j = 0; j < (in->is_atomic ? 1 : n); j++) {
+            for (int j = 0; j < nret; j++) {
                 uint32_t *d = vdst(w, in->dst.code, j);
                 d[l] = load_merge(op, d[l], val[j]);
             }
     }
     if (ret)
-        return emu_issue_vm(c, w, in, in->dst.code, in->is_atomic ? 1 : in->dst.width);
+        return emu_issue_vm(c, w, in, in->dst.code, in->is_atomic ? nret : in->dst.width);
     return emu_issue_vm(c, w, in, R_NONE, 0);
 }
 

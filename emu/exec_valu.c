@@ -500,6 +500,181 @@ static void fmac_lanes(uint32_t *d, const uint32_t *a, const uint32_t *b, uint64
     fmac_libm(d, a, b, exec);
 }
 
+
+/* ---- what LLVM-compiled code needs beyond the generator's subset (issue 24) ---- */
+
+/* VOPC by its encoding (GCN3/CDNA opcode map): 0x10-0x15 class f32/f64/f16
+ * (odd: the x form), 0x20 f16, 0x40 f32, 0x60 f64 (16 predicates each, +0x10
+ * the x form), 0xa0 i16, 0xa8 u16, 0xc0 i32, 0xc8 u32, 0xe0 i64, 0xe8 u64 (8
+ * predicates each, +0x10 the x form). Predicates: f lt eq le gt lg ge o u
+ * nge nlg ngt nle neq nlt tru; integers f lt eq le gt ne ge t. */
+static bool fcmp_pred(unsigned p, double a, double b)
+{
+    bool lt = a < b, eq = a == b, gt = a > b, un = a != a || b != b;
+    switch (p & 15) {
+    case 0: return false;
+    case 1: return lt;
+    case 2: return eq;
+    case 3: return lt || eq;
+    case 4: return gt;
+    case 5: return lt || gt;
+    case 6: return gt || eq;
+    case 7: return !un;
+    case 8: return un;
+    case 9: return !(gt || eq);
+    case 10: return !(lt || gt);
+    case 11: return !gt;
+    case 12: return !(lt || eq);
+    case 13: return !eq;
+    case 14: return !lt;
+    default: return true;
+    }
+}
+
+static bool icmp_pred(unsigned p, bool lt, bool eq)
+{
+    bool gt = !lt && !eq;
+    switch (p & 7) {
+    case 0: return false;
+    case 1: return lt;
+    case 2: return eq;
+    case 3: return lt || eq;
+    case 4: return gt;
+    case 5: return !eq;
+    case 6: return gt || eq;
+    default: return true;
+    }
+}
+
+/* The class bits of v_cmp_class (f16, f32 and f64 alike). */
+static uint32_t class_bit(double x, bool quiet_nan, uint32_t m)
+{
+    bool neg = signbit(x);
+    int bit;
+    switch (fpclassify(x)) {
+    case FP_NAN: bit = quiet_nan ? 1 : 0; break;
+    case FP_INFINITE: bit = neg ? 2 : 9; break;
+    case FP_NORMAL: bit = neg ? 3 : 8; break;
+    case FP_SUBNORMAL: bit = neg ? 4 : 7; break;
+    default: bit = neg ? 5 : 6; break;
+    }
+    return (m >> bit) & 1;
+}
+
+/* Any VOPC the explicit cases do not take; false when the opcode is none. */
+static bool vcmp_by_encoding(wave *w, const emu_inst *in, const uint32_t *A, const uint32_t *B, uint64_t exec,
+                             uint64_t *out)
+{
+    unsigned opc = in->info->opcode, os = in->fmt == F_VOP3 ? in->opsel : 0;
+    uint64_t m = 0;
+    LANES {
+        if (!(exec >> l & 1))
+            continue;
+        bool r;
+        if (opc >= 0x10 && opc <= 0x15) {
+            if (opc >= 0x14) {
+                uint16_t h = h_sel(A[l], os & 1);
+                r = class_bit(f16_to_f32(h), (h & 0x200) != 0, B[l]);
+            } else if (opc >= 0x12) {
+                uint64_t u = src64(w, &in->src[0], l);
+                r = class_bit(f64_of(u), (u >> 51) & 1, B[l]);
+            } else {
+                r = vcmp_class(f32_of(A[l]), B[l]);
+            }
+        } else if (opc >= 0x20 && opc < 0x80) {
+            unsigned row = (opc >> 5) & 3; /* 1 f16, 2 f32, 3 f64 */
+            double a, b;
+            if (row == 1) {
+                a = hf(A[l], os & 1, in->neg & 1, in->abs & 1);
+                b = hf(B[l], (os >> 1) & 1, (in->neg >> 1) & 1, (in->abs >> 1) & 1);
+            } else if (row == 2) {
+                a = f32_of(A[l]);
+                b = f32_of(B[l]);
+            } else {
+                a = srcf64(w, in, 0, l);
+                b = srcf64(w, in, 1, l);
+            }
+            r = fcmp_pred(opc, a, b);
+        } else if (opc >= 0xa0) {
+            unsigned kind = (opc >> 3) & 0x1d; /* 0x14 i16, 0x15 u16, 0x18 i32, 0x19 u32, 0x1c i64, 0x1d u64 */
+            bool lt, eq;
+            if (kind >= 0x1c) {
+                uint64_t a = src64(w, &in->src[0], l), b = src64(w, &in->src[1], l);
+                lt = kind & 1 ? a < b : (int64_t)a < (int64_t)b;
+                eq = a == b;
+            } else if (kind >= 0x18) {
+                lt = kind & 1 ? A[l] < B[l] : (int32_t)A[l] < (int32_t)B[l];
+                eq = A[l] == B[l];
+            } else {
+                uint16_t a = (uint16_t)A[l], b = (uint16_t)B[l];
+                lt = kind & 1 ? a < b : (int16_t)a < (int16_t)b;
+                eq = a == b;
+            }
+            r = icmp_pred(opc, lt, eq);
+        } else {
+            return false;
+        }
+        if (r)
+            m |= 1ull << l;
+    }
+    *out = m;
+    return true;
+}
+
+/* v_div_scale_f64/f32 (VOP3b): the first step of LLVM's correctly rounded
+ * division. D is S0 scaled (ISA pseudo-code: scaled by 2^128 for f64, 2^64
+ * for f32) when the quotient would lose precision, and VCC says whether
+ * v_div_fmas must scale back. `man` is the mantissa width (52/23), `big`
+ * the exponent difference that needs scaling (768/96). */
+static double div_scale(double s0, double s1, double s2, int man, int big, int sc, bool *vcc)
+{
+    int e1, e2;
+    *vcc = false;
+    if (s2 == 0 || s1 == 0)
+        return NAN;
+    frexp(s1, &e1);
+    frexp(s2, &e2);
+    double inv = 1.0 / s1, q = s2 / s1;
+    double tiny = man == 52 ? 0x1p-1022 : 0x1p-126;
+    if (e2 - e1 >= big) {
+        *vcc = true;
+        return s0 == s1 ? ldexp(s0, sc) : s0;
+    }
+    if (fabs(s1) < tiny)
+        return ldexp(s0, sc);
+    if (fabs(inv) < tiny && fabs(q) >= tiny) {
+        *vcc = true;
+        return s0 == s1 ? ldexp(s0, sc) : s0;
+    }
+    if (fabs(inv) < tiny)
+        return ldexp(s0, -sc);
+    if (fabs(q) < tiny) {
+        *vcc = true;
+        return s0 == s2 ? ldexp(s0, sc) : s0;
+    }
+    if (e2 - 1 <= -1022 + man + 1 - (man == 52 ? 0 : 1022 - 126))
+        return ldexp(s0, sc);
+    return s0;
+}
+
+/* v_div_fixup: the special cases of quotient q = num / den, else q with
+ * the quotient's sign. */
+static double div_fixup(double q, double den, double num)
+{
+    bool neg = signbit(den) != signbit(num);
+    if (den != den || num != num)
+        return NAN;
+    if ((den == 0 && num == 0) || (isinf(den) && isinf(num)))
+        return NAN;
+    if (den == 0 || isinf(num))
+        return neg ? -INFINITY : INFINITY;
+    if (isinf(den))
+        return neg ? -0.0 : 0.0;
+    if (q != q)
+        return neg ? -INFINITY : INFINITY; /* overflowed quotient: the ISA returns +-inf */
+    return neg ? -fabs(q) : fabs(q);
+}
+
 /* ---- the rest ---- */
 
 int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
@@ -839,7 +1014,53 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
         r[l] = y;
     } goto out_int;
     case OP_V_MAD_U32_U16: U2((A[l] & 0xffff) * (B[l] & 0xffff) + C[l]);
+    /* issue 24 */
+    case OP_V_FMAMK_F32: F2(ftz(k, fmaf(FA, f32_of(in->src[2].value), FB)));
+    case OP_V_FMAAK_F32: F2(ftz(k, fmaf(FA, FB, f32_of(in->src[2].value))));
+    case OP_V_RCP_F64: D2(bits64_of(1.0 / srcf64(w, in, 0, l)));
+    case OP_V_RSQ_F64: D2(bits64_of(1.0 / sqrt(srcf64(w, in, 0, l))));
+    case OP_V_SQRT_F64: D2(bits64_of(sqrt(srcf64(w, in, 0, l))));
+    case OP_V_TRUNC_F64: D2(bits64_of(trunc(srcf64(w, in, 0, l))));
+    case OP_V_CEIL_F64: D2(bits64_of(ceil(srcf64(w, in, 0, l))));
+    case OP_V_RNDNE_F64: D2(bits64_of(nearbyint(srcf64(w, in, 0, l))));
+    case OP_V_FLOOR_F64: D2(bits64_of(floor(srcf64(w, in, 0, l))));
+    case OP_V_FRACT_F64: LANES {
+        double x = srcf64(w, in, 0, l), f = x - floor(x);
+        uint64_t u = bits64_of(isinf(x) ? NAN : f < 1.0 ? f : 0x1.fffffffffffffp-1);
+        r[l] = (uint32_t)u;
+        v->r1[l] = (uint32_t)(u >> 32);
+    } goto out_64;
+    case OP_V_MIN_F64: D2(bits64_of(fmin(srcf64(w, in, 0, l), srcf64(w, in, 1, l))));
+    case OP_V_MAX_F64: D2(bits64_of(fmax(srcf64(w, in, 0, l), srcf64(w, in, 1, l))));
+    case OP_V_FREXP_EXP_I32_F32: LANES { int e = 0; float x = FA; if (isfinite(x)) frexpf(x, &e); r[l] = (uint32_t)e; } goto out_int;
+    case OP_V_FREXP_MANT_F32: LANES { int e; float x = FA; r[l] = bits_of(isfinite(x) ? frexpf(x, &e) : x); } goto out_f32;
+    case OP_V_FREXP_EXP_I32_F64: LANES { int e = 0; double x = srcf64(w, in, 0, l); if (isfinite(x)) frexp(x, &e); r[l] = (uint32_t)e; } goto out_int;
+    case OP_V_FREXP_MANT_F64: LANES { int e; double x = srcf64(w, in, 0, l); uint64_t u = bits64_of(isfinite(x) ? frexp(x, &e) : x); r[l] = (uint32_t)u; v->r1[l] = (uint32_t)(u >> 32); } goto out_64;
+    case OP_V_LSHL_ADD_U64: D2((src64(w, &in->src[0], l) << (B[l] & 7)) + src64(w, &in->src[2], l));
+    case OP_V_DIV_SCALE_F64: {
+        uint64_t vcc = 0;
+        LANES {
+            bool sc;
+            double d = div_scale(srcf64(w, in, 0, l), srcf64(w, in, 1, l), srcf64(w, in, 2, l), 52, 768, 128, &sc);
+            uint64_t u = bits64_of(d);
+            r[l] = (uint32_t)u;
+            v->r1[l] = (uint32_t)(u >> 32);
+            if (sc)
+                vcc |= 1ull << l;
+        }
+        write_v(w, in, v, r, 0);
+        write_v(w, in, v, v->r1, 1);
+        write_mask(w, in->sdst.code, vcc & exec);
+        return 0;
+    }
+    case OP_V_DIV_FMAS_F64: {
+        uint64_t vcc = vcc_mask(w);
+        D2(bits64_of(fma(srcf64(w, in, 0, l), srcf64(w, in, 1, l), srcf64(w, in, 2, l)) * (vcc >> l & 1 ? 0x1p64 : 1.0)));
+    }
+    case OP_V_DIV_FIXUP_F64: D2(bits64_of(div_fixup(srcf64(w, in, 0, l), srcf64(w, in, 1, l), srcf64(w, in, 2, l))));
     default:
+        if (in->info->fmt == F_VOPC && vcmp_by_encoding(w, in, A, B, exec, &m))
+            goto out_cmp;
         return emu_fault(c, w, "vector operation not implemented by the emulator");
     }
 

@@ -41,6 +41,7 @@
  *   mfma-read           MFMA writes             -> any other instruction reads it
  *   mfma-waw            MFMA writes             -> any other instruction overwrites it
  *   mfma-c-war          MFMA reads C            -> any other instruction overwrites it
+ *   valu-vcc-divfmas    VALU writes VCC         -> v_div_fmas reads it (implicitly)
  */
 #include <stdio.h>
 #include <string.h>
@@ -84,7 +85,7 @@ const char *const emu_hazard_rule_names[EMU_HZ_RULES] = {
     "valu-sgpr-valu", "valu-exec-lane", "valu-vgpr-readlane", "dot-read", "dot-waw",
     "valu-exec-mfma", "valu-exec-accw", "valu-mfma", "valu-accw", "accw-mfma-c",
     "accw-mfma-ab", "accw-accr", "accw-accw", "accr-mem", "accrw-mem-valu",
-    "mfma-c-overlap", "mfma-same-c", "mfma-ab", "mfma-read", "mfma-waw", "mfma-c-war",
+    "mfma-c-overlap", "mfma-same-c", "mfma-ab", "mfma-read", "mfma-waw", "mfma-c-war", "valu-vcc-divfmas",
 };
 
 static int rule_index(const char *rule)
@@ -229,6 +230,10 @@ static int scalar_rules(wg_ctx *c, wave *w, const emu_inst *in, const hazard_fac
             if (in->rd[i] < 128 && check_sgpr(c, w, in->rd[i], in->rdw[i], hz->valu_sgpr_valu, "valu-sgpr-valu",
                                               "VALU wrote an SGPR, then a VALU instruction reads it"))
                 return -1;
+    if (op == OP_V_DIV_FMAS_F64 &&
+        check_sgpr(c, w, R_VCC, 2, hz->valu_vcc_div_fmas, "valu-vcc-divfmas",
+                   "VALU wrote VCC, then v_div_fmas reads it"))
+        return -1;
     if (is_readlane(op) || op == OP_V_WRITELANE_B32) {
         if (check_exec(c, w, hz->valu_exec_lane, "valu-exec-lane", "VALU wrote EXEC, then a lane read/write"))
             return -1;

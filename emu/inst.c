@@ -32,7 +32,7 @@ static void add_wr(emu_inst *in, uint16_t code, int width)
     }
 }
 
-static bool name_has(const emu_inst *in, const char *s) { return strstr(in->info->name, s) != NULL; }
+static bool flag(const emu_inst *in, unsigned f) { return (in->info->flags & f) != 0; }
 
 static bool is_fma(isa_op op)
 {
@@ -46,14 +46,7 @@ static bool is_fma(isa_op op)
     }
 }
 
-static bool is_trans(const emu_inst *in)
-{
-    static const char *const t[] = {"v_rcp_", "v_rsq_", "v_sqrt_", "v_exp_", "v_log_", "v_sin_", "v_cos_"};
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (!strncmp(in->info->name, t[i], strlen(t[i])))
-            return true;
-    return false;
-}
+static bool is_trans(const emu_inst *in) { return flag(in, ISAF_TRANS); }
 
 static bool is_quarter(isa_op op)
 {
@@ -83,9 +76,9 @@ void emu_inst_finalize(emu_inst *in)
         if (op == OP_S_CMOVK_I32 || op == OP_S_ADDK_I32 || op == OP_S_MULK_I32 || op == OP_S_CMOV_B32 ||
             op == OP_S_CMOV_B64)
             add_rd(in, &in->dst);
-        if (in->fmt != F_SOPC && !(in->fmt == F_SOPK && name_has(in, "cmpk")))
+        if (!flag(in, ISAF_COMPARE))
             add_wr(in, in->dst.code, in->dst.width);
-        if (name_has(in, "saveexec")) {
+        if (flag(in, ISAF_EXEC_W)) { /* s_*_saveexec_b64 */
             emu_opnd ex = {.code = R_EXEC, .kind = K_SGPR, .width = 2};
             add_rd(in, &ex);
             add_wr(in, R_EXEC, 2);
@@ -114,22 +107,23 @@ void emu_inst_finalize(emu_inst *in)
         in->cls = is_fma(op) ? EC_VALU_FMA : is_trans(in) ? EC_VALU_TRANS : is_quarter(op) ? EC_VALU_64 : EC_VALU;
         if (in->cls == EC_VALU_TRANS || in->cls == EC_VALU_64)
             in->cycles = 16;
-        else if (name_has(in, "_f64") || name_has(in, "_b64") || name_has(in, "_i64") || name_has(in, "_u64"))
+        else if (in->fmt != F_VOP3P && (in->info->dw == 2 || in->info->s0w == 2 || in->info->s1w == 2)) /* 64-bit */
             in->cycles = 8;
         for (int i = 0; i < 3; i++)
             add_rd(in, &in->src[i]);
         if (op == OP_V_FMAC_F32 || op == OP_V_MAC_F32 || op == OP_V_MAC_F16 || op == OP_V_DOT2C_F32_F16 ||
             op == OP_V_FMAC_F64 || op == OP_V_WRITELANE_B32 || (in->ext == EXT_SDWA && in->sdwa_dst_unused == 2))
             add_rd(in, &in->dst);
+        if (op == OP_V_DIV_FMAS_F64) { /* reads VCC implicitly (v_div_scale's scaling flags) */
+            emu_opnd vcc = {.code = R_VCC, .kind = K_SGPR, .width = 2};
+            add_rd(in, &vcc);
+        }
         add_wr(in, in->dst.code, in->dst.width);
         add_wr(in, in->sdst.code, 2);
-        in->cmpx = name_has(in, "v_cmpx");
+        in->cmpx = in->info->fmt == F_VOPC && flag(in, ISAF_EXEC_W);
         if (in->cmpx)
             add_wr(in, R_EXEC, 2);
-        {
-            bool f32 = name_has(in, "_f32"), f16 = name_has(in, "_f16");
-            in->fp_mods = (f32 || f16 || op == OP_V_CNDMASK_B32) && !(f16 && !f32);
-        }
+        in->fp_mods = flag(in, ISAF_FMOD);
         in->plain_fmac = op == OP_V_FMAC_F32 && in->ext == EXT_NONE && !in->neg && !in->abs && !in->clamp &&
                          !in->omod && in->src[0].kind == K_VGPR && in->src[1].kind == K_VGPR;
         break;
@@ -148,14 +142,13 @@ void emu_inst_finalize(emu_inst *in)
         break;
     case F_DS: {
         in->cls = EC_DS;
-        bool read = name_has(in, "read") || op == OP_DS_SWIZZLE_B32 || op == OP_DS_PERMUTE_B32 ||
+        bool read = (in->info->flags & ISAF_LOAD) || op == OP_DS_SWIZZLE_B32 || op == OP_DS_PERMUTE_B32 ||
                     op == OP_DS_BPERMUTE_B32;
         in->is_load = read;
         in->is_store = !read;
-        in->is_atomic = op == OP_DS_ADD_U32 || op == OP_DS_ADD_F32;
+        in->is_atomic = (in->info->flags & ISAF_ATOMIC) != 0;
         int dw = read ? in->dst.width : (in->src[1].width + (in->src[2].code != R_NONE ? in->src[2].width : 0));
-        bool b8 = name_has(in, "_b8") || name_has(in, "_u8") || name_has(in, "_i8");
-        bool b16 = name_has(in, "_b16") || name_has(in, "_u16") || name_has(in, "_i16");
+        bool b8 = flag(in, ISAF_MEM8), b16 = flag(in, ISAF_MEM16);
         if (b8 || b16)
             dw = 1;
         in->mem_dwords = (uint8_t)dw;
@@ -163,20 +156,20 @@ void emu_inst_finalize(emu_inst *in)
         in->cycles = (uint16_t)(dw * 256 / 128 < 2 ? 2 : dw * 256 / 128);
         for (int i = 0; i < 3; i++)
             add_rd(in, &in->src[i]);
-        if (name_has(in, "d16"))
+        if (flag(in, ISAF_D16))
             add_rd(in, &in->dst);
         add_wr(in, in->dst.code, in->dst.width);
         break;
     }
     case F_MUBUF: case F_FLAT: case F_GLOBAL: {
-        bool atomic = name_has(in, "atomic"), store = name_has(in, "store");
+        bool atomic = flag(in, ISAF_ATOMIC), store = flag(in, ISAF_STORE);
         in->is_atomic = atomic;
         in->is_store = store || atomic;
         in->is_load = !store && !atomic;
         in->cls = in->is_load ? EC_VMEM_LOAD : EC_VMEM_STORE;
         int dw = in->fmt == F_MUBUF ? in->dst.width : (in->is_load ? in->dst.width : in->src[1].width);
         in->mem_dwords = (uint8_t)dw;
-        in->mem_bytes = (uint8_t)(name_has(in, "byte") ? 1 : name_has(in, "short") ? 2 : 4 * dw);
+        in->mem_bytes = (uint8_t)(flag(in, ISAF_MEM8) ? 1 : flag(in, ISAF_MEM16) ? 2 : 4 * dw);
         in->cycles = (uint16_t)(4 * dw);
         for (int i = 0; i < 3; i++)
             add_rd(in, &in->src[i]);
@@ -187,11 +180,11 @@ void emu_inst_finalize(emu_inst *in)
                 add_wr(in, in->dst.code, in->dst.width);
             else if (atomic && (in->glc || in->sc0))
                 add_wr(in, in->dst.code, op == OP_BUFFER_ATOMIC_CMPSWAP ? 1 : in->dst.width);
-            if (name_has(in, "d16"))
+            if (flag(in, ISAF_D16))
                 add_rd(in, &in->dst);
         } else {
             add_wr(in, in->dst.code, in->dst.width);
-            if (name_has(in, "d16"))
+            if (flag(in, ISAF_D16))
                 add_rd(in, &in->dst);
         }
         break;

@@ -86,9 +86,9 @@ typedef struct emu_inst {
 
 /* The type inline float constants take for an operation's sources: the
  * source type of a conversion (v_cvt_DST_SRC), else the operation's type
- * (by its name). */
+ * (the op table's ISAF_OT_* flags). */
 typedef enum { OT_INT, OT_F16, OT_F32, OT_F64 } emu_optype;
-emu_optype emu_op_type(const char *name);
+emu_optype emu_op_type(const isa_opinfo *r);
 
 /* Bits of the inline float constants 240..248 (0.5, -0.5, 1.0, -1.0, 2.0,
  * -2.0, 4.0, -4.0, 1/(2*pi)) as f32, f16 and f64. */
@@ -106,6 +106,12 @@ const emu_decoder *emu_decoder_get(const target *t);
  * Returns the size in bytes, or 0 with a message in err. */
 int emu_decode(const emu_decoder *d, const uint8_t *code, size_t avail, uint64_t pc, emu_inst *out, char *err,
                size_t errlen);
+
+/* A VOP2 with a literal constant K of its own (v_madmk/madak, v_fmamk/fmaak). */
+static inline bool emu_vop2_k(int op)
+{
+    return op == OP_V_MADMK_F32 || op == OP_V_MADAK_F32 || op == OP_V_FMAMK_F32 || op == OP_V_FMAAK_F32;
+}
 
 /* Classify a decoded instruction and list the registers it reads and writes. */
 void emu_inst_finalize(emu_inst *in);

@@ -539,6 +539,31 @@ void emu_stats_add(emu_stats *dst, const emu_stats *src)
         dst->model_busy[i] += src->model_busy[i];
     dst->model_launches += src->model_launches;
     dst->model_failed += src->model_failed;
+    dst->model_line_loaded += src->model_line_loaded;
+    dst->model_line_stored += src->model_line_stored;
+    dst->model_useful_loaded += src->model_useful_loaded;
+    dst->model_useful_stored += src->model_useful_stored;
+    dst->model_l1_lookups += src->model_l1_lookups;
+    dst->model_l1_hits += src->model_l1_hits;
+    dst->model_l2_reads += src->model_l2_reads;
+    dst->model_l2_hits += src->model_l2_hits;
+    dst->model_hbm_bytes += src->model_hbm_bytes;
+    dst->model_lds_cycles += src->model_lds_cycles;
+    dst->model_lds_ideal += src->model_lds_ideal;
+    for (int i = 0; i < EMU_MODEL_BUFFERS && src->model_buf[i].base; i++) {
+        const emu_model_buffer *b = &src->model_buf[i];
+        int j = 0;
+        while (j < EMU_MODEL_BUFFERS && dst->model_buf[j].base && dst->model_buf[j].base != b->base)
+            j++;
+        if (j == EMU_MODEL_BUFFERS)
+            continue; /* more buffers than slots: the totals above still count them */
+        emu_model_buffer *d = &dst->model_buf[j];
+        d->base = b->base;
+        d->line_loaded += b->line_loaded;
+        d->useful_loaded += b->useful_loaded;
+        d->line_stored += b->line_stored;
+        d->useful_stored += b->useful_stored;
+    }
 }
 
 uint64_t emu_stats_hazards(const emu_stats *s)

@@ -1,6 +1,7 @@
 /* Matrix FMA (VOP3P-MAI) for CDNA1/2/3, from the register layouts of AMD's
  * matrix instruction calculator (../shared/isa/mfma/ARCH/NAME.md; the
- * layouts below are checked against every table there by tests/test_mfma.c).
+ * layouts below are checked against every table there by tests/test_mfma.c;
+ * the table of shapes and cycles is arch/mfma.def, generated from them).
  *
  * Every float MFMA computes, per block b, D[b] = C[b] + A[b] x B[b] with
  * A MxK, B KxN. The lanes of a wave form 64/M groups of M lanes; lane
@@ -43,69 +44,19 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "../arch/mfma.h"
 #include "exec.h"
 
-typedef enum { MT_F32, MT_F16, MT_BF16 } mtype;
+/* The MFMA table is arch/mfma.def (tools/isa/gen_mfma.py, from the same
+ * calculator files): shape, cycles, A/B type and BLGP support per op. */
+typedef mfma_info mfma_desc;
 
-typedef struct {
-    isa_op op;
-    int m, n, k, blocks, cycles;
-    mtype type;
-    bool no_blgp;  /* BLGP not supported (CDNA3 single-block f16/bf16) */
-} mfma_desc;
-
-static const mfma_desc table[] = {
-    /* CDNA1 and CDNA2 spellings */
-    {OP_V_MFMA_F32_32X32X1F32, 32, 32, 1, 2, 64, MT_F32, false},
-    {OP_V_MFMA_F32_16X16X1F32, 16, 16, 1, 4, 32, MT_F32, false},
-    {OP_V_MFMA_F32_4X4X1F32, 4, 4, 1, 16, 8, MT_F32, false},
-    {OP_V_MFMA_F32_32X32X2F32, 32, 32, 2, 1, 64, MT_F32, false},
-    {OP_V_MFMA_F32_16X16X4F32, 16, 16, 4, 1, 32, MT_F32, false},
-    {OP_V_MFMA_F32_32X32X4F16, 32, 32, 4, 2, 64, MT_F16, false},
-    {OP_V_MFMA_F32_16X16X4F16, 16, 16, 4, 4, 32, MT_F16, false},
-    {OP_V_MFMA_F32_4X4X4F16, 4, 4, 4, 16, 8, MT_F16, false},
-    {OP_V_MFMA_F32_32X32X8F16, 32, 32, 8, 1, 64, MT_F16, false},
-    {OP_V_MFMA_F32_16X16X16F16, 16, 16, 16, 1, 32, MT_F16, false},
-    {OP_V_MFMA_F32_32X32X2BF16, 32, 32, 2, 2, 64, MT_BF16, false},
-    {OP_V_MFMA_F32_16X16X2BF16, 16, 16, 2, 4, 32, MT_BF16, false},
-    {OP_V_MFMA_F32_4X4X2BF16, 4, 4, 2, 16, 8, MT_BF16, false},
-    {OP_V_MFMA_F32_32X32X4BF16, 32, 32, 4, 1, 64, MT_BF16, false},
-    {OP_V_MFMA_F32_16X16X8BF16, 16, 16, 8, 1, 32, MT_BF16, false},
-    {OP_V_MFMA_F32_32X32X4BF16_1K, 32, 32, 4, 2, 64, MT_BF16, false},
-    {OP_V_MFMA_F32_16X16X4BF16_1K, 16, 16, 4, 4, 32, MT_BF16, false},
-    {OP_V_MFMA_F32_4X4X4BF16_1K, 4, 4, 4, 16, 8, MT_BF16, false},
-    {OP_V_MFMA_F32_32X32X8BF16_1K, 32, 32, 8, 1, 64, MT_BF16, false},
-    {OP_V_MFMA_F32_16X16X16BF16_1K, 16, 16, 16, 1, 32, MT_BF16, false},
-    /* CDNA3 spellings */
-    {OP_V_MFMA_F32_32X32X1_2B_F32, 32, 32, 1, 2, 64, MT_F32, false},
-    {OP_V_MFMA_F32_16X16X1_4B_F32, 16, 16, 1, 4, 32, MT_F32, false},
-    {OP_V_MFMA_F32_4X4X1_16B_F32, 4, 4, 1, 16, 8, MT_F32, false},
-    {OP_V_MFMA_F32_32X32X2_F32, 32, 32, 2, 1, 64, MT_F32, false},
-    {OP_V_MFMA_F32_16X16X4_F32, 16, 16, 4, 1, 32, MT_F32, false},
-    {OP_V_MFMA_F32_32X32X4_2B_F16, 32, 32, 4, 2, 64, MT_F16, false},
-    {OP_V_MFMA_F32_16X16X4_4B_F16, 16, 16, 4, 4, 32, MT_F16, false},
-    {OP_V_MFMA_F32_4X4X4_16B_F16, 4, 4, 4, 16, 8, MT_F16, false},
-    {OP_V_MFMA_F32_32X32X8_F16, 32, 32, 8, 1, 32, MT_F16, true},
-    {OP_V_MFMA_F32_16X16X16_F16, 16, 16, 16, 1, 16, MT_F16, true},
-    {OP_V_MFMA_F32_32X32X4_2B_BF16, 32, 32, 4, 2, 64, MT_BF16, false},
-    {OP_V_MFMA_F32_16X16X4_4B_BF16, 16, 16, 4, 4, 32, MT_BF16, false},
-    {OP_V_MFMA_F32_4X4X4_16B_BF16, 4, 4, 4, 16, 8, MT_BF16, false},
-    {OP_V_MFMA_F32_32X32X8_BF16, 32, 32, 8, 1, 32, MT_BF16, true},
-    {OP_V_MFMA_F32_16X16X16_BF16, 16, 16, 16, 1, 16, MT_BF16, true},
-};
-
-static const mfma_desc *find(isa_op op)
-{
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (table[i].op == op)
-            return &table[i];
-    return NULL;
-}
+static const mfma_desc *find(isa_op op) { return mfma_by_op(op); }
 
 int emu_mfma_passes(isa_op op)
 {
     const mfma_desc *d = find(op);
-    return d ? d->cycles / 4 : 0;
+    return d ? mfma_passes(d) : 0;
 }
 
 /* CDNA3 runs the f16/bf16 MFMAs on its XDL units and the f32 ones as
@@ -114,7 +65,7 @@ int emu_mfma_passes(isa_op op)
 int emu_mfma_is_xdl(isa_op op)
 {
     const mfma_desc *d = find(op);
-    return d && d->type != MT_F32;
+    return d && mfma_is_xdl(d);
 }
 
 /* Register and first lane of row i of block b of C/D: the row's N
@@ -178,7 +129,7 @@ static void gather(const mfma_desc *d, wave *w, const emu_opnd *o, int kpl, int 
 {
     uint32_t x[64];
     for (int e = 0; e < kpl; e++) {
-        int r = d->type == MT_F32 ? e : e / 2;
+        int r = d->type == MFMA_F32 ? e : e / 2;
         const uint32_t *reg = o->kind == K_AGPR ? w->a[o->code - R_A0 + r] : w->v[o->code - R_V0 + r];
         if (blgp)
             for (int l = 0; l < 64; l++)
@@ -186,18 +137,18 @@ static void gather(const mfma_desc *d, wave *w, const emu_opnd *o, int kpl, int 
         else
             memcpy(x, reg, sizeof x);
         double *out = el[e];
-        if (d->type == MT_F32) {
+        if (d->type == MFMA_F32) {
             for (int l = 0; l < 64; l++)
                 out[l] = f32_of(x[l]);
             continue;
         }
         int shift = e & 1 ? 16 : 0;
-        uint32_t exp_mask = d->type == MT_F16 ? 0x7c00 : 0x7f80, keep = ftz ? 0x8000 : 0xffff;
+        uint32_t exp_mask = d->type == MFMA_F16 ? 0x7c00 : 0x7f80, keep = ftz ? 0x8000 : 0xffff;
         for (int l = 0; l < 64; l++) {
             uint32_t h = x[l] >> shift & 0xffff;
             x[l] = h & exp_mask ? h : h & keep;
         }
-        if (d->type == MT_F16) {
+        if (d->type == MFMA_F16) {
             const float *t = f16_table();
             for (int l = 0; l < 64; l++)
                 out[l] = t[x[l]];
@@ -337,9 +288,9 @@ static int mfma_check(wg_ctx *c, wave *w, const emu_inst *in, const mfma_desc *d
     if (in->abid >= (1 << in->cbsz))
         return emu_fault(c, w, "abid:%d outside the broadcast group of 2^cbsz = %d block%s", in->abid,
                          1 << in->cbsz, in->cbsz ? "s" : "");
-    if (in->blgp && d->no_blgp)
+    if (in->blgp && !d->blgp)
         return emu_fault(c, w, "blgp:%d on an MFMA without BLGP support", in->blgp);
-    int aregs = d->type == MT_F32 ? 1 : kpl / 2;
+    int aregs = d->type == MFMA_F32 ? 1 : kpl / 2;
     if (in->src[0].width != aregs || in->src[1].width != aregs || in->dst.width != d->m * d->n * blocks / 64 ||
         (in->src[2].kind != K_CONST && in->src[2].width != in->dst.width))
         return emu_fault(c, w, "MFMA operand widths disagree with the operation");
@@ -360,7 +311,7 @@ int emu_mfma(wg_ctx *c, wave *w, const emu_inst *in)
     int kpl = blocks > 1 ? d->k : d->k / groups; /* elements per lane */
     if (mfma_check(c, w, in, d, kpl))
         return -1;
-    bool ftz = d->type != MT_F32 && c->dev->t->mfma_16bit_ftz;
+    bool ftz = d->type != MFMA_F32 && c->dev->t->mfma_16bit_ftz;
     /* A[e][lane], B[e][lane] as doubles: lane g*M + i holds row i of A and
        column i of B for group g, a block (multi-block) or a K slice */
     double A[16][64], B[16][64];

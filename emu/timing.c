@@ -10,12 +10,14 @@
  * (at least 4 x what it holds at once); a CU with more is extrapolated
  * from the steady rate of the second half of its simulated workgroups.
  * The launch takes as long as its slowest sampled CU, or as the device's
- * L2 and HBM need for all the launch's bytes, whichever is longer.
+ * L2 and HBM need for all the launch's lines, whichever is longer.
  *
- * HBM traffic: every stored byte, and of the loaded bytes the share
- * min(1, footprint / loaded) where the footprint is the memory the host
- * registered for the launch (each byte read from HBM once; L2 catches
- * every reuse: optimistic when the footprint exceeds L2). */
+ * Memory traffic: the cache pass (timing_cache.c) runs the sampled waves'
+ * lines through the L1s and the L2; the launch's traffic is the sample's
+ * scaled by workgroups (launches / sampled), except that cold L2 misses
+ * are at most the lines of the buffers the sample read (each read from
+ * HBM once: the unsampled workgroups share lines with the sampled ones)
+ * and write-backs at most the lines of the buffers it wrote. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +45,6 @@ struct emu_timing {
     uint64_t cap;             /* traced workgroups per sampled CU */
     emu_trace *tr;            /* [ns][cap][nwaves] */
     emu_trace **ptr;          /* the same as pointers, for tm_simulate_cu */
-    uint64_t footprint;
     atomic_size_t bytes;      /* trace memory in use */
     bool bad;                 /* not timeable (occupancy) */
 };
@@ -94,10 +95,6 @@ emu_timing *emu_timing_begin(emu_device *d, const emu_kernel *k, uint64_t nwg, i
         tm->bad = true;
         return tm;
     }
-    pthread_rwlock_rdlock(&d->lock);
-    for (int i = 0; i < d->nregions; i++)
-        tm->footprint += d->regions[i].size;
-    pthread_rwlock_unlock(&d->lock);
     uint64_t ncu = (uint64_t)emu_num_cu(d);
     tm->active = nwg < ncu ? nwg : ncu;
     tm->ns = tm->active < TM_SAMPLE_CUS ? (int)tm->active : TM_SAMPLE_CUS;
@@ -168,6 +165,83 @@ static int time_cu(const emu_timing *tm, const tm_machine *m, int s, double *end
     return 0;
 }
 
+const target *emu_timing_target(const emu_timing *tm) { return tm->d->t; }
+
+/* The launch's memory traffic from the cache pass's sample (timing_cache.c):
+ * sets m's HBM factors; *l2_bytes, *hbm_bytes: the whole launch's. */
+static void launch_traffic(const emu_timing *tm, const tm_cache_sum *cs, double scale, tm_machine *m,
+                           double *l2_bytes, double *hbm_bytes, emu_stats *st)
+{
+    double line = (double)tm->d->t->tm.line_bytes, read_fp = 0, write_fp = 0;
+    for (int i = 0; i < cs->nregions; i++) {
+        if (cs->region[i].read)
+            read_fp += (double)cs->region[i].size / line;
+        if (cs->region[i].written)
+            write_fp += (double)cs->region[i].size / line;
+    }
+    /* cold misses: at most each line of the buffers read, once */
+    double cold = cs->cold * scale, cold_dev = cold < read_fp ? cold : read_fp;
+    m->cold_hbm = cold > 0 ? cold_dev / cold : 1.0;
+    double wb = cs->wb_lines * scale, wb_dev = wb < write_fp ? wb : write_fp;
+    m->store_hbm = cs->lines_stored > 0 ? wb_dev / (cs->lines_stored * scale) : 0;
+    double miss = cold_dev + cs->capacity * scale;
+    *l2_bytes = cs->l2_requests * scale * line;
+    *hbm_bytes = (miss + wb_dev) * line;
+    st->model_line_loaded += (uint64_t)(cs->lines_loaded * scale * line + 0.5);
+    st->model_line_stored += (uint64_t)(cs->lines_stored * scale * line + 0.5);
+    st->model_useful_loaded += (uint64_t)(cs->useful_loaded * scale + 0.5);
+    st->model_useful_stored += (uint64_t)(cs->useful_stored * scale + 0.5);
+    st->model_l1_lookups += (uint64_t)(cs->l1_lookups * scale + 0.5);
+    st->model_l1_hits += (uint64_t)(cs->l1_hits * scale + 0.5);
+    st->model_l2_reads += (uint64_t)(cs->l2_reads * scale + 0.5);
+    st->model_l2_hits += (uint64_t)((cs->l2_reads * scale - miss > 0 ? cs->l2_reads * scale - miss : 0) + 0.5);
+    st->model_hbm_bytes += (uint64_t)(*hbm_bytes + 0.5);
+    st->model_lds_cycles += (uint64_t)(cs->lds_cycles * scale + 0.5);
+    st->model_lds_ideal += (uint64_t)(cs->lds_ideal * scale + 0.5);
+    /* per buffer: the EMU_MODEL_BUFFERS with the most lines */
+    bool taken[TM_MAX_REGIONS] = {false};
+    for (int k = 0; k < EMU_MODEL_BUFFERS; k++) {
+        int best = -1;
+        for (int i = 0; i < cs->nregions; i++) {
+            const tm_region *r = &cs->region[i];
+            if (!taken[i] && (best < 0 || r->lines_loaded + r->lines_stored >
+                                              cs->region[best].lines_loaded + cs->region[best].lines_stored))
+                best = i;
+        }
+        if (best < 0)
+            break;
+        taken[best] = true;
+        const tm_region *r = &cs->region[best];
+        st->model_buf[k] = (emu_model_buffer){
+            .base = r->base,
+            .line_loaded = (uint64_t)(r->lines_loaded * scale * line + 0.5),
+            .useful_loaded = (uint64_t)(r->useful_loaded * scale + 0.5),
+            .line_stored = (uint64_t)(r->lines_stored * scale * line + 0.5),
+            .useful_stored = (uint64_t)(r->useful_stored * scale + 0.5),
+        };
+    }
+}
+
+/* The cache pass over the sampled traces; the sample's workgroups in *sampled. */
+static int cache_pass(const emu_timing *tm, tm_cache_sum *cs, uint64_t *sampled)
+{
+    uint64_t count[TM_SAMPLE_CUS];
+    *sampled = 0;
+    for (int s = 0; s < tm->ns; s++) {
+        uint64_t n = cu_count(tm, tm->cu[s]);
+        count[s] = n < tm->cap ? n : tm->cap;
+        *sampled += count[s];
+    }
+    tm_cache_in in = {
+        .t = tm->d->t, .d = tm->d, .code = tm->k->code, .traces = tm->ptr, .count = count, .ns = tm->ns,
+        .nwaves = tm->nwaves, .max_wg = tm->occ.max_wg, .cap = (size_t)tm->cap, .active = tm->active,
+    };
+    pthread_rwlock_rdlock(&tm->d->lock);
+    int rc = tm_cache_pass(&in, cs);
+    pthread_rwlock_unlock(&tm->d->lock);
+    return rc;
+}
+
 void emu_timing_end(emu_timing *tm, emu_stats *st)
 {
     const target *t = tm->d->t;
@@ -176,12 +250,13 @@ void emu_timing_end(emu_timing *tm, emu_stats *st)
     bool ok = !tm->bad;
     for (size_t i = 0; ok && i < n; i++)
         ok = !tm->tr[i].failed;
-    if (!ok) {
+    tm_cache_sum cs;
+    uint64_t sampled = 0;
+    if (!ok || cache_pass(tm, &cs, &sampled) || !sampled) {
         st->model_failed++;
         return;
     }
-    double hbm_clk = f->hbm_tbps * 1e3 / emu_clock_ghz(tm->d); /* bytes per clock */
-    double loaded = (double)st->global_read, stored = (double)st->global_written;
+    double hbm_clk = f->hbm_tbps * f->hbm_achievable * 1e3 / emu_clock_ghz(tm->d); /* bytes per clock */
     tm_machine m = {
         .t = t,
         .k = tm->k,
@@ -189,8 +264,10 @@ void emu_timing_end(emu_timing *tm, emu_stats *st)
         .nwaves = tm->nwaves,
         .l2_rate = (double)f->l2_bytes_per_clk / (double)tm->active,
         .hbm_rate = hbm_clk / (double)tm->active,
-        .miss_frac = loaded > 0 && (double)tm->footprint < loaded ? (double)tm->footprint / loaded : 1.0,
     };
+    double l2_bytes, hbm_bytes;
+    emu_stats ms = {0};
+    launch_traffic(tm, &cs, (double)tm->nwg / (double)sampled, &m, &l2_bytes, &hbm_bytes, &ms);
     double end = 0, busy[EL_LATENCY] = {0};
     for (int s = 0; s < tm->ns; s++) {
         double e, b[EL_LATENCY];
@@ -203,17 +280,19 @@ void emu_timing_end(emu_timing *tm, emu_stats *st)
             memcpy(busy, b, sizeof busy);
         }
     }
-    /* the device's bandwidth over all the launch's bytes */
-    double hbm = (stored + loaded * m.miss_frac) / hbm_clk, l2 = (loaded + stored) / f->l2_bytes_per_clk;
+    /* the device's bandwidth over all the launch's lines */
+    double hbm = hbm_bytes / hbm_clk, l2 = l2_bytes / f->l2_bytes_per_clk;
     double dev = hbm > l2 ? hbm : l2;
     if (dev > busy[EL_MEMORY])
         busy[EL_MEMORY] = dev;
     if (dev > end)
         end = dev;
+    end += f->launch_us * 1e3 * emu_clock_ghz(tm->d); /* dispatch */
     st->model_cycles += (uint64_t)(end + 0.5);
     for (int i = 0; i < EL_LATENCY; i++)
         st->model_busy[i] += (uint64_t)(busy[i] + 0.5);
     st->model_launches++;
+    emu_stats_add(st, &ms); /* only its memory fields are set */
 }
 
 void emu_timing_free(emu_timing *tm)

@@ -16,7 +16,13 @@
 
 typedef struct emu_timing emu_timing;
 
-/* One wave's trace: entries pc | lanes << 25 (lanes 0..64 active at issue). */
+/* One wave's trace: entries pc | lanes << 25 (lanes 0..64 active at issue).
+ * A memory instruction's entry is followed by its words (timing_trace.c):
+ *   - VMEM (MUBUF, global, flat): n | in-range lanes << 16, then a word the
+ *     cache pass fills (timing_cache.c: TM_OUT_*), then the n distinct lines
+ *     (address / line_bytes) its in-range active lanes touch, two words each
+ *     (low, high);
+ *   - DS: one word, LDS cycles | conflict-free cycles << 16. */
 struct emu_trace {
     uint32_t *e;
     uint32_t n, cap;
@@ -27,6 +33,24 @@ struct emu_trace {
 #define EMU_TRACE_PC_BITS 25
 
 void emu_trace_grow(emu_trace *t);
+
+static inline void emu_trace_word(emu_trace *t, uint32_t x)
+{
+    if (t->n == t->cap)
+        emu_trace_grow(t);
+    if (!t->failed)
+        t->e[t->n++] = x;
+}
+
+/* Does in append words after its entry (a DS or VMEM instruction)? */
+static inline bool emu_trace_is_mem(const emu_inst *in)
+{
+    return in->fmt == F_DS || in->fmt == F_MUBUF || in->fmt == F_FLAT || in->fmt == F_GLOBAL;
+}
+
+/* Append the words of memory instruction in, about to execute on w (its
+ * registers before execution hold the addresses). */
+void emu_trace_mem(emu_trace *t, const wave *w, const emu_inst *in);
 
 static inline void emu_trace_push(emu_trace *t, int pc, uint64_t exec)
 {

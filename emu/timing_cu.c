@@ -173,26 +173,35 @@ static void set_ready(twave *w, const emu_inst *in, double at)
         }
 }
 
-/* A vector memory operation of `bytes` issued at t: its return cycle. */
-static double vmem_op(cu_state *c, const emu_inst *in, double t, double bytes)
+/* A vector memory operation issued at t touching n lines with cache
+ * outcome out (TM_OUT_*): its return cycle. The address path takes a
+ * line per line_bytes / l1_bytes_per_clk cycles (a cycle per line), the
+ * CU's L2 share the L2 requests (atomics twice: read-modify-write), its
+ * HBM share the misses and the store's share of write-backs. A load
+ * returns after lat_l1 when every line hit L1, lat_hbm when one missed
+ * L2 (cold misses count by the share that goes to HBM, spread evenly),
+ * else lat_l2; stores and atomics after lat_l2 at least. */
+static double vmem_op(cu_state *c, const emu_inst *in, double t, uint32_t n, uint32_t out)
 {
     const tm_machine *m = c->m;
     const timing_facts *f = &m->t->tm;
-    bool load = in->is_load;
-    double l1 = bytes / f->l1_bytes_per_clk, l2 = bytes / m->l2_rate;
-    double hb = load ? bytes * m->miss_frac : bytes;
-    double hbm = hb / m->hbm_rate;
+    double line = f->line_bytes, req = TM_OUT_REQ(out);
+    bool load = in->is_load && !in->is_atomic;
+    double miss = TM_OUT_CAP(out) + TM_OUT_COLD(out) * m->cold_hbm;
+    double l1 = (n ? n : 1) * line / f->l1_bytes_per_clk;
+    double l2 = (in->is_atomic ? 2 : 1) * req * line / m->l2_rate;
+    double hbm = (miss + (load ? 0 : n * m->store_hbm)) * line / m->hbm_rate;
     c->l1 = dmax(t, c->l1) + l1;
     c->l2 = dmax(t, c->l2) + l2;
     c->hbm = dmax(t, c->hbm) + hbm;
     c->busy_l1 += l1;
     c->busy_l2 += l2;
     c->busy_hbm += hbm;
-    double lat = f->lat_l2;
-    if (load) {
-        c->miss_acc += m->miss_frac;
+    double lat = load && !req ? f->lat_l1 : f->lat_l2;
+    if (load || in->is_atomic) {
+        c->miss_acc += miss;
         if (c->miss_acc >= 1.0 - 1e-9) {
-            c->miss_acc -= 1.0;
+            c->miss_acc -= c->miss_acc < 1.0 ? c->miss_acc : 1.0;
             lat = f->lat_hbm;
         }
     }
@@ -236,9 +245,10 @@ static void release_barrier(cu_state *c, twg *g, double t)
 static void issue(cu_state *c, twave *w, const emu_inst *in, int u, double t, tm_cu_result *r)
 {
     const timing_facts *f = &c->m->t->tm;
-    unsigned lanes = w->tr->e[w->i] >> EMU_TRACE_PC_BITS;
     twg *g = &c->g[w->wg];
-    w->i++;
+    const uint32_t *words = &w->tr->e[++w->i]; /* a memory instruction's words (timing.h) */
+    if (emu_trace_is_mem(in))
+        w->i += in->fmt == F_DS ? 1 : 2 + 2 * (words[0] & 0xffff);
     w->next = u == U_INTERNAL ? t : t + 4;
     double done = t;
     switch (u) {
@@ -266,16 +276,15 @@ static void issue(cu_state *c, twave *w, const emu_inst *in, int u, double t, tm
         }
         break;
     case U_VMEM: {
-        double bytes = (double)lanes * in->mem_bytes;
         c->vmem[w->simd] = t + 4;
         q_pop_done(w->vm, &w->vm_h, &w->vm_n, t);
-        q_push(w->vm, &w->vm_h, &w->vm_n, &w->vm_last, vmem_op(c, in, t, bytes));
+        q_push(w->vm, &w->vm_h, &w->vm_n, &w->vm_last, vmem_op(c, in, t, words[0] & 0xffff, words[1]));
         if (in->is_load || in->nwr)
             set_ready(w, in, w->vm_last);
         break;
     }
     case U_LDS: {
-        double bytes = (double)lanes * in->mem_bytes, cyc = bytes / f->lds_bytes_per_clk;
+        double cyc = words[0] & 0xffff; /* the bank model's cycles (timing_trace.c) */
         c->lds = dmax(t, c->lds) + cyc;
         c->busy_lds += cyc;
         q_pop_done(w->lg, &w->lg_h, &w->lg_n, t);

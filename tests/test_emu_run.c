@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "common.h"
+#include "../arch/target.h"
 
 static const char *const archs[] = {TC_ARCH_LIST};
 
@@ -212,6 +213,19 @@ static void clean_run_dumps_expected_bytes(void **state)
         assert_string_equal(r.err, "");
         assert_non_null(strstr(r.out, "2 workgroups, 2 waves"));
         tc_expect_contains(r.out, "  modeled time: "); /* --stats runs the timing model */
+        /* lanes 0-63 read and write bytes 0-255, lanes 64-99 bytes 256-399 of
+           4 KiB-aligned buffers: whole lines of the target's line size */
+        int line = target_by_name(archs[a])->tm.line_bytes;
+        int lines = (256 + line - 1) / line + (144 + line - 1) / line;
+        char line_want[128];
+        snprintf(line_want, sizeof line_want, "    loads:  %d line bytes for 400 useful bytes: %.2f per useful byte\n", lines * line,
+                 lines * line / 400.0);
+        tc_expect_contains(r.out, line_want);
+        snprintf(line_want, sizeof line_want, "    stores: %d line bytes for 400 useful bytes: %.2f per useful byte\n", lines * line,
+                 lines * line / 400.0);
+        tc_expect_contains(r.out, line_want);
+        tc_expect_contains(r.out, "    in               loads ");
+        tc_expect_contains(r.out, "    LDS: 0 pipe cycles, 0 of them bank conflicts");
         tc_result_free(&r);
         size_t size = 0;
         float *got = read_file(dump_path, &size);

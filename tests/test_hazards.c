@@ -93,7 +93,14 @@ static const hz_case cases[] = {
     {"valu-sgpr-valu", "", "v_cmp_eq_u32 vcc, v13, v13", "v_cndmask_b32 v12, 0, v13, vcc", "", {0, 0, 0, 2}},
     {"valu-sgpr-valu", "v_mov_b32 v10, 0\n s_nop 4", "v_readfirstlane_b32 s8, v10", "v_add_u32 v12, s8, v13", "",
      {0, 0, 0, 2}},
+    /* VCC read implicitly counts (readsRegister(VCC); clang-19 inserts the
+       s_nop between v_add_co_u32_e32 and v_addc_co_u32_e32 itself) */
+    {"valu-sgpr-valu", "", "v_add_co_u32 v12, vcc, v13, v13", "v_addc_co_u32 v14, vcc, v13, v13, vcc", "",
+     {0, 0, 0, 2}},
     {"valu-exec-lane", "", CMPX, "v_readfirstlane_b32 s12, v13", "", {0, 0, 0, 4}},
+    /* checkDivFMasHazards: DivFMasWaitStates = 4 (v_div_fmas reads VCC implicitly) */
+    {"valu-vcc-divfmas", "", "v_cmp_eq_u32 vcc, v13, v13", "v_div_fmas_f64 v[20:21], v[22:23], v[24:25], v[26:27]", "",
+     {4, 4, 4, 4}},
     {"valu-vgpr-readlane", "", "v_mov_b32 v13, 5", "v_readfirstlane_b32 s12, v13", "", {0, 0, 0, 1}},
     /* checkMAIVALUHazards (gfx90a+): DotWriteSameDotReadSrcAB = 3,
        DotWriteDifferentVALURead = 3, DotWriteDifferentVALUWrite = 3; the

@@ -46,6 +46,25 @@ static emu_stats run_timed(tc_snippet *sn, unsigned groups, unsigned threads, vo
     return st;
 }
 
+/* Zeroed memory aligned to 4 KiB, so that lines of the buffers start
+ * where the microkernels' expected line counts assume (free with free). */
+static void *zalloc(size_t bytes)
+{
+    size_t n = (bytes + 4095) / 4096 * 4096;
+    void *p = aligned_alloc(4096, n ? n : 4096);
+    assert_non_null(p);
+    memset(p, 0, n ? n : 4096);
+    return p;
+}
+
+/* Modeled cycles of st's launches without their dispatch cost (launch_us
+ * each): what the rate microkernels measure. */
+static double kernel_cycles(const emu_stats *st, const char *arch)
+{
+    const target *t = target_by_name(arch);
+    return (double)st->model_cycles - (double)st->model_launches * t->tm.launch_us * 1e3 * t->clock_ghz;
+}
+
 static void expect_near(const char *arch, const char *what, double got, double want, double tol)
 {
     if (!(got >= want * (1 - tol) && got <= want * (1 + tol)))
@@ -77,7 +96,7 @@ static void fma_peak(const char *arch)
     emu_stats st = run_timed(&sn, groups, 256, NULL, NULL);
     free(b.s);
     double flops = (double)groups * 4 * 128 * 32 * 128; /* waves x iterations x fmacs x 64 lanes x 2 */
-    double got = flops / (double)st.model_cycles / CUS, want = t->tm.valu_flops_f32;
+    double got = flops / kernel_cycles(&st, arch) / CUS, want = t->tm.valu_flops_f32;
     row(arch, "v_fmac_f32 loop, 8 waves/SIMD", got, want, "FLOP/clk/CU");
     expect_near(arch, "v_fmac_f32 FLOPs per CU per clock", got, want, 0.03);
     assert_int_equal(emu_model_limit(st.model_cycles, st.model_busy), EL_COMPUTE);
@@ -147,7 +166,7 @@ static void mfma_peak(const mfma_case *c)
     emu_stats st = run_timed(&sn, groups, 256, NULL, NULL);
     free(b.s);
     double flops = (double)groups * 4 * iters * 8 * flops_op;
-    double got = flops / (double)st.model_cycles / CUS;
+    double got = flops / kernel_cycles(&st, c->arch) / CUS;
     char what[96];
     snprintf(what, sizeof what, "%s loop", c->op);
     row(c->arch, what, got, c->flops_per_clk_cu, "FLOP/clk/CU");
@@ -195,7 +214,7 @@ static void lds_peak(const char *arch)
     emu_stats st = run_timed(&sn, groups, 256, NULL, NULL);
     free(b.s);
     double bytes = (double)groups * 4 * 32 * 8 * 1024;
-    double got = bytes / (double)st.model_cycles / CUS, want = t->tm.lds_bytes_per_clk;
+    double got = bytes / kernel_cycles(&st, arch) / CUS, want = t->tm.lds_bytes_per_clk;
     row(arch, "ds_read_b128 loop, 4 waves/SIMD", got, want, "B/clk/CU");
     expect_near(arch, "LDS bytes per CU per clock", got, want, 0.03);
     assert_int_equal(emu_model_limit(st.model_cycles, st.model_busy), EL_LDS);
@@ -220,7 +239,7 @@ static void stream_copy(const char *arch)
         "    s_waitcnt vmcnt(0)\n"
         "    global_store_dwordx4 v6, v[2:5], s[6:7]\n";
     size_t bytes = (size_t)64 << 20;
-    void *src = calloc(1, bytes), *dst = calloc(1, bytes);
+    void *src = zalloc(bytes), *dst = zalloc(bytes);
     assert_non_null(src);
     assert_non_null(dst);
     void *ptrs[2] = {src, dst};
@@ -230,7 +249,9 @@ static void stream_copy(const char *arch)
     free(src);
     free(dst);
     double secs = (double)st.model_cycles / (t->clock_ghz * 1e9);
-    double got = 2.0 * (double)bytes / secs / 1e12, want = t->tm.hbm_tbps;
+    /* every byte once through HBM at its achievable rate, plus the dispatch */
+    double bw = t->tm.hbm_tbps * t->tm.hbm_achievable * 1e12;
+    double got = 2.0 * (double)bytes / secs / 1e12, want = 2.0 * (double)bytes / (2.0 * (double)bytes / bw + t->tm.launch_us * 1e-6) / 1e12;
     row(arch, "streaming copy, 2 x 64 MiB", got, want, "TB/s");
     expect_near(arch, "copy bandwidth (TB/s)", got, want, 0.03);
     assert_int_equal(emu_model_limit(st.model_cycles, st.model_busy), EL_MEMORY);
@@ -245,30 +266,36 @@ static void test_stream_copy(void **state)
 /* ---- latency: one wave, each load's address is the previous load's data ---- */
 
 #define CHAIN 16
-#define CHAIN_ITERS 64
 
-static double chain(const char *arch, bool lds, size_t buf_bytes, emu_stats *out)
+/* A chain of iters x CHAIN dependent loads by one wave, every lane at the
+ * same address: buf holds at each visited offset the next one. */
+static double chain(const char *arch, bool lds, void *buf, size_t buf_bytes, int iters)
 {
     tc_sbuf b = {0};
     tc_put(&b, "%s", TC_PRELUDE);
     if (lds)
         tc_put(&b, "    s_mov_b32 m0, -1\n    v_mov_b32 v2, 0\n    ds_write_b32 v2, v2\n    s_waitcnt lgkmcnt(0)\n");
-    tc_put(&b, "    v_mov_b32 v1, 0\n    s_mov_b32 s10, %d\n.Lloop:\n", CHAIN_ITERS);
+    tc_put(&b, "    v_mov_b32 v1, 0\n    s_mov_b32 s10, %d\n.Lloop:\n", iters);
     for (int i = 0; i < CHAIN; i++)
         tc_put(&b, lds ? "    ds_read_b32 v1, v1\n    s_waitcnt lgkmcnt(0)\n"
                        : "    global_load_dword v1, v1, s[4:5]\n    s_waitcnt vmcnt(0)\n");
     tc_put(&b, "    s_sub_u32 s10, s10, 1\n    s_cmp_lg_u32 s10, 0\n    s_cbranch_scc1 .Lloop\n");
-    void *buf = calloc(1, buf_bytes);
-    assert_non_null(buf);
     void *ptrs[2] = {buf, NULL};
     size_t sizes[2] = {buf_bytes, 0};
     tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 8, .lds_bytes = lds ? 256 : 0, .nptrs = 2, .num_cu = 1};
     emu_stats st = run_timed(&sn, 1, 64, ptrs, sizes);
-    free(buf);
     free(b.s);
-    if (out)
-        *out = st;
-    return (double)st.model_cycles / (CHAIN * CHAIN_ITERS);
+    return kernel_cycles(&st, arch) / (CHAIN * iters);
+}
+
+/* A buffer of `lines` lines of line bytes whose first dwords form a ring
+ * (line i points to line i + 1, the last to the first). */
+static void *ring(size_t lines, size_t line)
+{
+    uint32_t *p = zalloc(lines * line);
+    for (size_t i = 0; i < lines; i++)
+        p[i * line / 4] = (uint32_t)(((i + 1) % lines) * line);
+    return p;
 }
 
 static void latency(const char *arch)
@@ -277,20 +304,29 @@ static void latency(const char *arch)
     /* each step: the latency, plus the loop's 3 scalar instructions (one
        issue turn of 4 cycles each) per CHAIN steps */
     double over = 3.0 * 4 / CHAIN;
-    double lds = chain(arch, true, 4096, NULL);
+    void *zero = zalloc(4096);
+    assert_non_null(zero);
+    double lds = chain(arch, true, zero, 4096, 64);
     row(arch, "ds_read_b32 chain, 1 wave", lds, f->lat_lds + over, "cycles/load");
     expect_near(arch, "LDS chain cycles per load", lds, f->lat_lds + over, 0.03);
-    /* 4 KiB footprint: of 256 bytes per load, the registered 4 KiB come from HBM once */
-    emu_stats st;
-    double loaded = (double)CHAIN * CHAIN_ITERS * 256;
-    double l2 = chain(arch, false, 4096, &st);
-    double miss = 4096.0 / (double)st.global_read;
-    assert_true(st.global_read >= loaded);
-    double want = f->lat_l2 + miss * (f->lat_hbm - f->lat_l2) + over;
+    /* one line: the first load misses everything (cold), the other 1023 hit L1 */
+    double l1 = chain(arch, false, zero, 4096, 64), n = CHAIN * 64;
+    double want = (f->lat_hbm + (n - 1) * f->lat_l1) / n + over;
+    row(arch, "global_load_dword chain, L1 hits", l1, want, "cycles/load");
+    expect_near(arch, "L1 chain cycles per load", l1, want, 0.03);
+    free(zero);
+    /* a ring of 4 x the L1's lines, walked 4 times: the first walk misses
+       (cold), the others miss L1 (LRU; a ring 4x its capacity leaves no set
+       with room) and hit L2 (one CU: all of L2 is its share) */
+    size_t lines = 4 * (size_t)f->l1_bytes / (size_t)f->line_bytes;
+    void *r = ring(lines, (size_t)f->line_bytes);
+    double l2 = chain(arch, false, r, lines * (size_t)f->line_bytes, (int)(4 * lines / CHAIN));
+    want = (f->lat_hbm + 3.0 * f->lat_l2) / 4 + over;
     row(arch, "global_load_dword chain, L2 hits", l2, want, "cycles/load");
     expect_near(arch, "L2 chain cycles per load", l2, want, 0.03);
-    /* a footprint larger than what is loaded: every load misses */
-    double hbm = chain(arch, false, (size_t)1 << 20, NULL);
+    /* the ring walked once: every load is a cold miss */
+    double hbm = chain(arch, false, r, lines * (size_t)f->line_bytes, (int)(lines / CHAIN));
+    free(r);
     row(arch, "global_load_dword chain, HBM", hbm, f->lat_hbm + over, "cycles/load");
     expect_near(arch, "HBM chain cycles per load", hbm, f->lat_hbm + over, 0.03);
 }
@@ -306,18 +342,19 @@ static void test_latency(void **state)
 static void occupancy(const char *arch)
 {
     const target *t = target_by_name(arch);
-    const char *body = TC_PRELUDE
-        "    v_mov_b32 v3, 0\n"
-        "    s_mov_b32 s10, 16\n"
-        ".Lloop:\n"
-        "    global_load_dword v2, v1, s[4:5]\n"
-        "    s_waitcnt vmcnt(0)\n"
-        "    v_add_f32 v3, v2, v3\n"
-        "    v_add_f32 v3, v2, v3\n"
-        "    s_sub_u32 s10, s10, 1\n"
-        "    s_cmp_lg_u32 s10, 0\n"
-        "    s_cbranch_scc1 .Lloop\n";
-    void *buf = calloc(1, 4096);
+    char body[1024];
+    snprintf(body, sizeof body, "%s"
+             "    v_mov_b32 v3, 0\n"
+             "    s_mov_b32 s10, 16\n"
+             ".Lloop:\n"
+             "    global_load_dword v2, v1, s[4:5] %s\n" /* device scope: from L2, not L1 */
+             "    s_waitcnt vmcnt(0)\n"
+             "    v_add_f32 v3, v2, v3\n"
+             "    v_add_f32 v3, v2, v3\n"
+             "    s_sub_u32 s10, s10, 1\n"
+             "    s_cmp_lg_u32 s10, 0\n"
+             "    s_cbranch_scc1 .Lloop\n", TC_PRELUDE, t->cache_bits_sc ? "sc1" : "glc");
+    void *buf = zalloc(4096);
     assert_non_null(buf);
     void *ptrs[2] = {buf, NULL};
     size_t sizes[2] = {4096, 0};
@@ -331,7 +368,7 @@ static void occupancy(const char *arch)
     emu_stats sl = run_timed(&light, groups, 256, ptrs, sizes);
     emu_stats sh = run_timed(&heavy, groups, 256, ptrs, sizes);
     free(buf);
-    double ratio = (double)sh.model_cycles / (double)sl.model_cycles;
+    double ratio = kernel_cycles(&sh, arch) / kernel_cycles(&sl, arch);
     /* latency-bound: the light kernel overlaps all its waves' loads, the
        heavy one light_wps / heavy_wps times fewer */
     double want = (double)light_wps / heavy_wps;
@@ -348,6 +385,262 @@ static void test_occupancy(void **state)
 {
     (void)state;
     each_target(occupancy);
+}
+
+/* ---- coalescing: the same loads, stride-1 or one line per lane ---- */
+
+/* 64 iterations of 16 loads (or stores) of a dword per lane at lane x
+ * stride bytes, every wave at the same addresses (L1-resident after the
+ * first touch), 8 waves per SIMD on 2 CUs: enough in flight that the
+ * address path, not the latency, bounds even stride-1 stores. */
+static emu_stats strided(const char *arch, int stride, bool store)
+{
+    tc_sbuf b = {0};
+    tc_put(&b, "%s    v_and_b32 v1, 63, v0\n    v_mul_u32_u24 v1, %d, v1\n    v_mov_b32 v2, 0\n    s_mov_b32 s10, 64\n"
+               ".Lloop:\n", TC_PRELUDE, stride);
+    for (int i = 0; i < 16; i++)
+        tc_put(&b, store ? "    global_store_dword v1, v2, s[4:5]\n" : "    global_load_dword v%d, v1, s[4:5]\n", 3 + i);
+    tc_put(&b, "    s_waitcnt vmcnt(0)\n    s_sub_u32 s10, s10, 1\n    s_cmp_lg_u32 s10, 0\n    s_cbranch_scc1 .Lloop\n");
+    size_t bytes = (size_t)64 * (size_t)stride;
+    void *buf = zalloc(bytes);
+    assert_non_null(buf);
+    void *ptrs[2] = {buf, NULL};
+    size_t sizes[2] = {bytes, 0};
+    tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 24, .nptrs = 2, .num_cu = CUS};
+    emu_stats st = run_timed(&sn, 8 * CUS, 256, ptrs, sizes);
+    free(buf);
+    free(b.s);
+    return st;
+}
+
+static void coalescing(const char *arch)
+{
+    const timing_facts *f = &target_by_name(arch)->tm;
+    for (int store = 0; store < 2; store++) {
+        emu_stats one = strided(arch, 4, store), wide = strided(arch, f->line_bytes, store);
+        /* the address path takes a cycle per line: 64 lines against 256 / line_bytes */
+        double got = kernel_cycles(&wide, arch) / kernel_cycles(&one, arch), want = 64.0 / (256.0 / f->line_bytes);
+        char what[96];
+        snprintf(what, sizeof what, "global_%s_dword, a line per lane vs stride-1: time ratio", store ? "store" : "load");
+        row(arch, what, got, want, "x");
+        expect_near(arch, what, got, want, 0.1);
+        assert_true(got >= 8);
+    }
+    /* lines per useful byte, as --stats reports them */
+    emu_stats wide = strided(arch, f->line_bytes, false);
+    double per = (double)wide.model_line_loaded / (double)wide.model_useful_loaded;
+    expect_near(arch, "line bytes per useful byte", per, f->line_bytes / 4.0, 0.01);
+}
+
+static void test_coalescing(void **state)
+{
+    (void)state;
+    each_target(coalescing);
+}
+
+/* ---- L1: a re-read of L1-resident lines and a streaming read ---- */
+
+static void l1_reread(const char *arch)
+{
+    const target *t = target_by_name(arch);
+    /* every wave loads the same 1 KiB (dwordx4 per lane) 64 x 8 times */
+    tc_sbuf b = {0};
+    tc_put(&b, "%s    v_lshlrev_b32 v1, 4, v0\n    v_and_b32 v1, 0x3ff, v1\n    s_mov_b32 s10, 64\n.Lloop:\n", TC_PRELUDE);
+    for (int i = 0; i < 8; i++)
+        tc_put(&b, "    global_load_dwordx4 v[%d:%d], v1, s[4:5]\n", 4 + 4 * i, 7 + 4 * i);
+    tc_put(&b, "    s_waitcnt vmcnt(0)\n    s_sub_u32 s10, s10, 1\n    s_cmp_lg_u32 s10, 0\n    s_cbranch_scc1 .Lloop\n");
+    void *buf = zalloc(1024);
+    assert_non_null(buf);
+    void *ptrs[2] = {buf, NULL};
+    size_t sizes[2] = {1024, 0};
+    tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 40, .nptrs = 2, .num_cu = CUS};
+    unsigned groups = 4 * CUS;
+    emu_stats st = run_timed(&sn, groups, 256, ptrs, sizes);
+    free(buf);
+    free(b.s);
+    double bytes = (double)groups * 4 * 64 * 8 * 1024;
+    double got = bytes / kernel_cycles(&st, arch) / CUS, want = t->tm.l1_bytes_per_clk;
+    row(arch, "L1-resident re-read (dwordx4), 4 waves/SIMD", got, want, "B/clk/CU");
+    expect_near(arch, "L1 re-read bytes per CU per clock", got, want, 0.05);
+    double hit = (double)st.model_l1_hits / (double)st.model_l1_lookups;
+    if (hit < 0.99)
+        fail_msg("%s: L1 hit rate %.3f of a re-read of 1 KiB", arch, hit);
+}
+
+/* a streaming read of 64 MiB on every CU: HBM at its achievable rate */
+static void stream_read(const char *arch)
+{
+    const target *t = target_by_name(arch);
+    const char *body = TC_PRELUDE
+        "    s_lshl_b32 s8, s2, 12\n"
+        "    v_lshlrev_b32 v6, 4, v0\n"
+        "    v_add_u32 v6, s8, v6\n"
+        "    global_load_dwordx4 v[2:5], v6, s[4:5]\n"
+        "    s_waitcnt vmcnt(0)\n";
+    size_t bytes = (size_t)64 << 20;
+    void *src = zalloc(bytes);
+    assert_non_null(src);
+    void *ptrs[2] = {src, NULL};
+    size_t sizes[2] = {bytes, 0};
+    tc_snippet sn = {.arch = arch, .body = body, .vgprs = 8, .nptrs = 2};
+    emu_stats st = run_timed(&sn, (unsigned)(bytes / 4096), 256, ptrs, sizes);
+    free(src);
+    double secs = (double)st.model_cycles / (t->clock_ghz * 1e9);
+    double bw = t->tm.hbm_tbps * t->tm.hbm_achievable * 1e12;
+    double got = (double)bytes / secs / 1e12, want = (double)bytes / ((double)bytes / bw + t->tm.launch_us * 1e-6) / 1e12;
+    row(arch, "streaming read, 64 MiB", got, want, "TB/s");
+    expect_near(arch, "streaming read bandwidth (TB/s)", got, want, 0.03);
+    if (st.model_l1_hits)
+        fail_msg("%s: %llu L1 hits in a streaming read", arch, (unsigned long long)st.model_l1_hits);
+}
+
+static void test_l1(void **state)
+{
+    (void)state;
+    each_target(l1_reread);
+    each_target(stream_read);
+}
+
+/* ---- L2: a working set read twice, just under and just over one L2 ---- */
+
+/* One workgroup of 4 waves on one CU reads `bytes` twice (dwordx4 per
+ * lane, each wave a quarter, in order): the HBM bytes per byte of it. */
+static double reread(const char *arch, size_t bytes)
+{
+    size_t per_wave = bytes / 4, iters = per_wave / 1024;
+    tc_sbuf b = {0};
+    tc_put(&b, "%s    v_lshrrev_b32 v2, 6, v0\n    v_mul_u32_u24 v2, %zu, v2\n    v_and_b32 v3, 63, v0\n"
+               "    v_lshlrev_b32 v3, 4, v3\n    v_add_u32 v2, v2, v3\n    s_mov_b32 s11, 2\n.Lpass:\n"
+               "    v_mov_b32 v1, v2\n    s_mov_b32 s10, %zu\n.Lloop:\n"
+               "    global_load_dwordx4 v[4:7], v1, s[4:5]\n    v_add_u32 v1, 1024, v1\n    s_waitcnt vmcnt(0)\n"
+               "    s_sub_u32 s10, s10, 1\n"
+               "    s_cmp_lg_u32 s10, 0\n    s_cbranch_scc1 .Lloop\n    s_waitcnt vmcnt(0)\n"
+               "    s_sub_u32 s11, s11, 1\n    s_cmp_lg_u32 s11, 0\n    s_cbranch_scc1 .Lpass\n",
+           TC_PRELUDE, per_wave, iters);
+    void *buf = zalloc(bytes);
+    assert_non_null(buf);
+    void *ptrs[2] = {buf, NULL};
+    size_t sizes[2] = {bytes, 0};
+    tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 8, .nptrs = 2, .num_cu = 1};
+    emu_stats st = run_timed(&sn, 1, 256, ptrs, sizes);
+    free(buf);
+    free(b.s);
+    return (double)st.model_hbm_bytes / (double)bytes;
+}
+
+static void l2_working_set(const char *arch)
+{
+    const timing_facts *f = &target_by_name(arch)->tm;
+    /* one CU sees its own L2 (MI300X: its XCD's 4 MiB) */
+    size_t l2 = (size_t)f->l2_bytes / (size_t)(f->l2_instances > 1 ? f->l2_instances : 1);
+    size_t under = l2 / 10 * 9 / 4096 * 4096, over = l2 / 10 * 11 / 4096 * 4096;
+    /* LRU: under, the second pass hits (HBM reads the set once); over, a
+       sequential second pass finds none of its lines (twice) */
+    double u = reread(arch, under), o = reread(arch, over);
+    row(arch, "working set 0.9 x L2 read twice: HBM bytes / set", u, 1, "x");
+    row(arch, "working set 1.1 x L2 read twice: HBM bytes / set", o, 2, "x");
+    expect_near(arch, "HBM traffic of a set under L2", u, 1, 0.01);
+    expect_near(arch, "HBM traffic of a set over L2", o, 2, 0.01);
+}
+
+static void test_l2(void **state)
+{
+    (void)state;
+    each_target(l2_working_set);
+}
+
+/* ---- LDS bank conflicts ---- */
+
+/* The LDS loop of lds_peak with lane l at l x stride bytes. */
+static double lds_rate(const char *arch, int width, int stride)
+{
+    tc_sbuf b = {0};
+    tc_put(&b, "    s_mov_b32 m0, -1\n    v_and_b32 v1, 63, v0\n    v_mul_u32_u24 v1, %d, v1\n"
+               "    s_mov_b32 s10, 32\n.Lloop:\n", stride);
+    for (int i = 0; i < 8; i++)
+        if (width == 16)
+            tc_put(&b, "    ds_read_b128 v[%d:%d], v1\n", 2 + 4 * i, 5 + 4 * i);
+        else
+            tc_put(&b, "    ds_read_b32 v%d, v1\n", 2 + i);
+    tc_put(&b, "    s_waitcnt lgkmcnt(0)\n    s_sub_u32 s10, s10, 1\n    s_cmp_lg_u32 s10, 0\n"
+               "    s_cbranch_scc1 .Lloop\n");
+    tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 40, .lds_bytes = 64 * stride + 16, .num_cu = CUS};
+    unsigned groups = 4 * CUS;
+    emu_stats st = run_timed(&sn, groups, 256, NULL, NULL);
+    free(b.s);
+    double bytes = (double)groups * 4 * 32 * 8 * 64 * width;
+    return bytes / kernel_cycles(&st, arch) / CUS;
+}
+
+static void lds_conflicts(const char *arch)
+{
+    const timing_facts *f = &target_by_name(arch)->tm;
+    /* 32 banks of 4 bytes: a stride of s dwords puts min(s, 32) lanes of
+       a 32-lane (b32) group on one bank; b128's 8-lane groups: a stride of
+       16 x d bytes puts d of them on the same 4 banks (both groupings) */
+    static const struct { int width, stride, ways; } cases[] = {
+        {4, 4, 1}, {4, 8, 2}, {4, 16, 4}, {4, 128, 32}, {16, 16, 1}, {16, 32, 2}, {16, 64, 4}, {16, 128, 8},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double got = lds_rate(arch, cases[i].width, cases[i].stride), want = (double)f->lds_bytes_per_clk / cases[i].ways;
+        char what[96];
+        snprintf(what, sizeof what, "ds_read_b%d, %d-way conflict (stride %d B)", 8 * cases[i].width, cases[i].ways,
+                 cases[i].stride);
+        row(arch, what, got, want, "B/clk/CU");
+        expect_near(arch, what, got, want, 0.05);
+    }
+}
+
+static void test_lds_conflicts(void **state)
+{
+    (void)state;
+    each_target(lds_conflicts);
+}
+
+/* ---- launches: one copy, or the same bytes in 8 launches ---- */
+
+static double copy_cycles(const char *arch, char *src, char *dst, size_t bytes, int launches)
+{
+    const char *body = TC_PRELUDE
+        "    s_lshl_b32 s8, s2, 12\n"
+        "    v_lshlrev_b32 v6, 4, v0\n"
+        "    v_add_u32 v6, s8, v6\n"
+        "    global_load_dwordx4 v[2:5], v6, s[4:5]\n"
+        "    s_waitcnt vmcnt(0)\n"
+        "    global_store_dwordx4 v6, v[2:5], s[6:7]\n";
+    double cycles = 0;
+    size_t part = bytes / (size_t)launches;
+    for (int i = 0; i < launches; i++) {
+        void *ptrs[2] = {src + (size_t)i * part, dst + (size_t)i * part};
+        size_t sizes[2] = {part, part};
+        tc_snippet sn = {.arch = arch, .body = body, .vgprs = 8, .nptrs = 2};
+        cycles += (double)run_timed(&sn, (unsigned)(part / 4096), 256, ptrs, sizes).model_cycles;
+    }
+    return cycles;
+}
+
+static void launches(const char *arch)
+{
+    const target *t = target_by_name(arch);
+    /* 8 x 8 workgroups per CU: each launch fills every CU evenly */
+    size_t bytes = (size_t)t->num_cu * 64 * 4096;
+    char *src = zalloc(bytes), *dst = zalloc(bytes);
+    assert_non_null(src);
+    assert_non_null(dst);
+    double one = copy_cycles(arch, src, dst, bytes, 1), eight = copy_cycles(arch, src, dst, bytes, 8);
+    free(src);
+    free(dst);
+    /* bandwidth-bound: the same bytes at the achievable HBM rate, plus a dispatch each */
+    double move = 2.0 * (double)bytes / (t->tm.hbm_tbps * t->tm.hbm_achievable * 1e12), l = t->tm.launch_us * 1e-6;
+    double got = eight / one, want = (move + 8 * l) / (move + l);
+    row(arch, "copy in 8 launches vs 1: time ratio", got, want, "x");
+    expect_near(arch, "8 launches vs 1", got, want, 0.03);
+}
+
+static void test_launches(void **state)
+{
+    (void)state;
+    each_target(launches);
 }
 
 /* ---- real kernels: never above the roofline ---- */
@@ -447,6 +740,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fma_peak),   cmocka_unit_test(test_mfma_peak), cmocka_unit_test(test_lds_peak),
         cmocka_unit_test(test_stream_copy), cmocka_unit_test(test_latency),  cmocka_unit_test(test_occupancy),
+        cmocka_unit_test(test_coalescing),  cmocka_unit_test(test_l1),       cmocka_unit_test(test_l2),
+        cmocka_unit_test(test_lds_conflicts), cmocka_unit_test(test_launches),
         cmocka_unit_test(test_roofline),    cmocka_unit_test(test_cli_reports_modeled_time),
     };
     return cmocka_run_group_tests(tests, open_table, close_table);

@@ -43,6 +43,48 @@ typedef struct {
     size_t size;
 } buffer;
 
+/* "2.50": line bytes per useful byte, "-" with no useful bytes (buf: 16 bytes). */
+static const char *per_useful(char *buf, uint64_t line, uint64_t useful)
+{
+    if (!useful)
+        return "-";
+    snprintf(buf, 16, "%.2f", (double)line / (double)useful);
+    return buf;
+}
+
+static double pct(uint64_t part, uint64_t whole) { return whole ? 100.0 * (double)part / (double)whole : 0; }
+
+/* The timing model's memory lines of --stats (docs/TIMING.md "What --stats
+ * prints"): coalescing per direction and per buffer, cache hit rates, HBM
+ * traffic, LDS bank-conflict cycles. */
+static void print_model_memory(const emu_stats *st, const emu_kernel_info *ki, const buffer *bufs, int line)
+{
+    char x[16], y[16];
+    printf("  modeled memory (%d B lines, the whole grid extrapolated from the sampled workgroups):\n", line);
+    printf("    loads:  %llu line bytes for %llu useful bytes: %s per useful byte\n",
+           (unsigned long long)st->model_line_loaded, (unsigned long long)st->model_useful_loaded,
+           per_useful(x, st->model_line_loaded, st->model_useful_loaded));
+    printf("    stores: %llu line bytes for %llu useful bytes: %s per useful byte\n",
+           (unsigned long long)st->model_line_stored, (unsigned long long)st->model_useful_stored,
+           per_useful(x, st->model_line_stored, st->model_useful_stored));
+    for (int i = 0; i < EMU_MODEL_BUFFERS && st->model_buf[i].base; i++) {
+        const emu_model_buffer *b = &st->model_buf[i];
+        const char *name = "(unnamed buffer)";
+        for (int j = 0; j < ki->nargs; j++)
+            if (bufs[j].p && (uintptr_t)bufs[j].p == b->base)
+                name = ki->args[j].name;
+        printf("    %-16s loads %s, stores %s line bytes per useful byte\n", name,
+               per_useful(x, b->line_loaded, b->useful_loaded), per_useful(y, b->line_stored, b->useful_stored));
+    }
+    printf("    L1 hits %.1f%% of %llu load lines; L2 hits %.1f%% of %llu lines read; HBM %llu bytes\n",
+           pct(st->model_l1_hits, st->model_l1_lookups), (unsigned long long)st->model_l1_lookups,
+           pct(st->model_l2_hits, st->model_l2_reads), (unsigned long long)st->model_l2_reads,
+           (unsigned long long)st->model_hbm_bytes);
+    printf("    LDS: %llu pipe cycles, %llu of them bank conflicts (%.2fx conflict-free)\n",
+           (unsigned long long)st->model_lds_cycles, (unsigned long long)(st->model_lds_cycles - st->model_lds_ideal),
+           st->model_lds_ideal ? (double)st->model_lds_cycles / (double)st->model_lds_ideal : 1.0);
+}
+
 static void emu_run_help(void)
 {
     puts("usage: igemm emu-run --co FILE.hsaco --kernel NAME --grid GX,GY,GZ --block BX,BY,BZ\n"
@@ -56,7 +98,8 @@ static void emu_run_help(void)
          "(default 2^30): a kernel that never reaches s_endpgm cannot hang.\n"
          "--stats prints instruction counts, issue cycles and the timing model's modeled time\n"
          "(docs/TIMING.md; a model, not a measurement) on the target's reference product, or on\n"
-         "--cus N compute units at --clock-mhz N.\n"
+         "--cus N compute units at --clock-mhz N, and its memory view: line bytes per useful byte\n"
+         "(loads, stores, per buffer), L1 and L2 hit rates, HBM bytes, LDS bank-conflict cycles.\n"
          "Exit status: 0 clean run, 1 fault or strictness report, 2 bad usage.");
 }
 
@@ -405,6 +448,7 @@ int cmd_emu_run(int argc, char **argv)
             printf("  modeled busy cycles: vector ALU %llu, matrix %llu, LDS %llu, memory %llu\n",
                    (unsigned long long)st.model_busy[EL_COMPUTE], (unsigned long long)st.model_busy[EL_MATRIX],
                    (unsigned long long)st.model_busy[EL_LDS], (unsigned long long)st.model_busy[EL_MEMORY]);
+            print_model_memory(&st, ki, bufs, t->tm.line_bytes);
         } else {
             printf("  modeled time: not available (the timing model could not time this launch)\n");
         }

@@ -49,32 +49,8 @@ co=$tmp/miopen.hsaco
     2> "$tmp/mc.log" || { head -5 "$tmp/mc.log" >&2; die "llvm-mc cannot assemble $MIOPEN_S for gfx906"; }
 "$LLVM_BIN/ld.lld" -shared "$tmp/m.o" -o "$co" 2> "$tmp/ld.log" || { head -5 "$tmp/ld.log" >&2; die "ld.lld failed"; }
 
-# the value of a "key": "string" or "key": number field of a JSON line
-jfield() { printf '%s\n' "$1" | sed -n "s/.*\"$2\": \"\{0,1\}\([^\",}]*\).*/\1/p"; }
-# "modeled time: X us (...), limit: L" of emu-run --stats: "X L"
-modeled() { sed -n 's/^  modeled time: \([0-9.]*\) us .*limit: \([a-zA-Z]*\).*/\1 \2/p' "$1"; }
-add() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a + b }'; }
-
-# emu-run one launch: $1 label, then emu-run's arguments; adds its modeled
-# time to $tmp/us, keeps the limit of the longest launch in $tmp/limit;
-# returns 1 when it failed
-run_launch() {
-    label=$1
-    shift
-    if ! "$IGEMM" emu-run "$@" --stats > "$tmp/run.log" 2>&1; then
-        echo "  $label: emu-run failed:" >&2
-        tail -3 "$tmp/run.log" >&2
-        tail -1 "$tmp/run.log" | sed 's/^igemm: //; s/|/\\|/g' > "$tmp/fault"
-        return 1
-    fi
-    set -- $(modeled "$tmp/run.log")
-    [ $# -eq 2 ] || { echo "  $label: no modeled time (launch not timed)" >&2; return 1; }
-    echo "$(add "$(cat "$tmp/us")" "$1")" > "$tmp/us"
-    if awk -v a="$1" -v b="$(cat "$tmp/longest")" 'BEGIN { exit !(a > b) }'; then
-        echo "$1" > "$tmp/longest"
-        echo "$2" > "$tmp/limit"
-    fi
-}
+EMU_FLAGS=
+. "$(dirname "$0")/compare_miopen_lib.sh"
 
 # MIOpen's launches of problem $1 (plan lines in $tmp/plan); 0 when all ran
 # (the verification's line is left in $tmp/verify)
@@ -82,6 +58,7 @@ run_miopen() {
     problem=$1
     echo 0 > "$tmp/us"
     echo 0 > "$tmp/longest"
+    : > "$tmp/hazards"
     dx="zeros:$(sed -n 's/^dx //p' "$tmp/plan")"
     "$HELPER" fill --seed "$SEED" --dy "$tmp/dy.bin" --w "$tmp/w.bin" $problem || return 1
     i=0
@@ -97,10 +74,10 @@ run_miopen() {
         launch)
             k=$1 grid=$2 block=$3
             shift 3
-            args=""
-            for a in "$@"; do args="$args --arg $a"; done
-            run_launch "$k" --co "$co" --kernel "$k" --grid "$grid,1,1" --block "$block,1,1" --arg p_in="$dx" \
-                --arg p_wei=@"$tmp/w.bin" --arg p_out=@"$tmp/dy.bin" $args --dump p_in="$tmp/dx$i.bin" || return 1
+            [ -f "$tmp/$k.names" ] || kernel_args "$MIOPEN_S" "$k" > "$tmp/$k.names"
+            bind_args "$tmp/$k.names" "$@" || { echo "  $k: $(cat "$tmp/fault")" >&2; return 1; }
+            run_launch "$k" --co "$co" --kernel "$k" --grid "$grid,1,1" --block "$block,1,1" --arg "$pin=$dx" \
+                --arg "$pwei=@$tmp/w.bin" --arg "$pout=@$tmp/dy.bin" $args --dump "$pin=$tmp/dx$i.bin" || return 1
             echo "$k" >> "$tmp/kernels"
             ;;
         esac

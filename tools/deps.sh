@@ -7,7 +7,8 @@
 #     llvm-19, lld-19     llvm-mc, llvm-objdump and ld.lld for gfx906..gfx942
 #                         (llvm 14, Debian's default, stops before gfx942)
 #     clang-19            clang-offload-bundler, which writes the offload
-#                         bundle of every target's code object (build/co/igemm.hipfb)
+#                         bundle of every target's code object (build/co/igemm.hipfb),
+#                         and clang, which compiles the LLVM corpus (tests/llvm)
 #     libcmocka-dev       the test suites
 #     libamdhip64-dev     HIP headers for the HIP backend (libamdhip64 itself is
 #                         loaded with dlopen at run time, so it is optional)
@@ -27,7 +28,7 @@ case $group in
 build)
     [ -x "$LLVM_BIN/llvm-mc" ] && [ -x "$LLVM_BIN/llvm-objdump" ] || missing="$missing llvm-19"
     [ -x "$LLVM_BIN/ld.lld" ] || missing="$missing lld-19"
-    [ -x "$LLVM_BIN/clang-offload-bundler" ] || missing="$missing clang-19"
+    { [ -x "$LLVM_BIN/clang-offload-bundler" ] && [ -x "$LLVM_BIN/clang" ]; } || missing="$missing clang-19"
     [ -f /usr/include/cmocka.h ] || missing="$missing libcmocka-dev"
     [ -f /usr/include/hip/hip_runtime_api.h ] || missing="$missing libamdhip64-dev"
     command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"

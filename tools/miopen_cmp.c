@@ -11,11 +11,29 @@
  *       "skip REASON" when MIOpen's rule refuses the problem, else "dx BYTES"
  *       (the size of dx), then one line per launch in order: "zero GRID BLOCK DWORDS" (MIOpen's SetTensor of dx,
  *       timed with this project's fill kernel, same launch as plan_zero_fill)
- *       and "launch KERNEL GRID BLOCK NAME=VALUE..." (emu-run --arg values).
+ *       and "launch KERNEL GRID BLOCK VALUE..." (the values of the kernel's
+ *       arguments after its three pointers, in its order: the comparison
+ *       names them from the kernel's metadata).
  *   igemm-miopen fill --seed S --dy FILE --w FILE conv ...
  *       random dy and w (fp32), the sequence `igemm conv --seed S` uses.
  *   igemm-miopen verify --seed S --dx FILE conv ...
  *       dx against the float64 reference by the verify rule; exit 1 on FAIL.
+ *
+ * With --arch gfx908|gfx90a|gfx942 --miopen-root DIR plan gives the
+ * launches of MIOpen's xdlops kernels instead (tools/miopen_xdlops.c, the
+ * configuration lists read from the solver sources of the MIOpen checkout
+ * DIR; launch lines give values only, in the kernel's argument order after
+ * its three pointers; --fp16-alt 0|1 picks
+ * gfx90a fp16's implementation, 1 by default as in MIOpen), with more line
+ * kinds: "asm FILE SYM=VALUE..." (the kernel file and its --defsym values),
+ * "ws BYTES" (an fp32 workspace), "zero BUF KERNEL GRID BLOCK UNITS" (a
+ * SetTensor of dx or ws as this project's fill kernel), "cast ws dx"
+ * (MIOpen's CastTensor: `igemm-miopen cast`) and "model BUF KERNEL GRID BLOCK
+ * UNITS" (a launch timed in the cast's place, its data discarded).
+ * fill, verify and cast work in the problem's data type and layout
+ * (convfp16, convbfp16, --in_layout NHWC ...):
+ *   igemm-miopen cast --ws FILE --dx FILE conv...
+ *       fp32 ws to dx of the problem's type, rounded to nearest even.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +42,8 @@
 #include "../include/igemm.h"
 #include "../conv/problem.h"
 #include "../conv/solver.h"
+#include "../conv/half.h"
+#include "miopen_xdlops.h"
 
 static int fail(int status, const char *msg, const char *arg)
 {
@@ -118,10 +138,8 @@ static int cmd_plan(const igemm_problem *p)
         int xs = (ix + 1) * w.dot <= p->x ? w.dot : p->x % w.dot;
         if ((long)p->k * ys * xs <= 0)
             continue;
-        printf("launch %s %ld %d hi=%d wi=%d n_=%d k=%d c=%d ho=%d wo=%d stride_h=%d stride_w=%d dilation_h=%d "
-               "dilation_w=%d pad_h=%d pad_w=%d y_=%d x=%d dtile_iy=%d dtile_ix=%d dtile_dy=%d dtile_dx=%d "
-               "dtile_y=%d dtile_x=%d dtile_h=%d dtile_w=%d dslice_y=%d dslice_x=%d dslice_h=%d dslice_w=%d "
-               "dslice_h_left=%d dslice_w_left=%d __pack0=0\n",
+        printf("launch %s %ld %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d "
+               "%d %d 0\n",
                kernel, grid, tile == 128 ? 256 : 64, p->hi, p->wi, p->n, p->k, p->c, ho, wo, h.stride, w.stride,
                h.dil, w.dil, p->pad_h, p->pad_w, p->y, p->x, iy, ix, h.dtile_d, w.dtile_d, h.tilda, w.tilda,
                h.tilda_len, w.tilda_len, ys, xs, h.slice, w.slice, h.left, w.left);
@@ -129,25 +147,28 @@ static int cmd_plan(const igemm_problem *p)
     return 0;
 }
 
-static int write_floats(const char *path, const float *v, size_t n)
+static int write_bytes(const char *path, const void *v, size_t n)
 {
     FILE *f = fopen(path, "wb");
-    int bad = !f || fwrite(v, sizeof *v, n, f) != n;
+    int bad = !f || fwrite(v, 1, n, f) != n;
     if (f && fclose(f))
         bad = 1;
     return bad ? fail(1, "cannot write", path) : 0;
 }
 
-static int read_floats(const char *path, float *v, size_t n)
+static int read_bytes(const char *path, void *v, size_t n)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return fail(1, "cannot read", path);
-    int bad = fread(v, sizeof *v, n, f) != n || fgetc(f) != EOF;
+    int bad = fread(v, 1, n, f) != n || fgetc(f) != EOF;
     fclose(f);
-    return bad ? fail(1, "dx file does not hold exactly N*C*Hi*Wi floats", path) : 0;
+    return bad ? fail(1, "file does not hold exactly N*C*Hi*Wi elements of its type", path) : 0;
 }
 
+/* fill (verify = 0): random dy and w of the problem's type and layout, one
+ * sequence (dy, then w) as `igemm conv --seed` fills them; verify: dx (of
+ * the problem's type) against the float64 reference by the type's rule */
 static int cmd_data(const igemm_problem *p, int verify, unsigned long long seed, const char *dyf, const char *wf,
                     const char *dxf)
 {
@@ -155,28 +176,30 @@ static int cmd_data(const igemm_problem *p, int verify, unsigned long long seed,
     char why[256];
     if (igemm_shape_init(&sh, p, why, sizeof why))
         return fail(2, why, NULL);
+    size_t esz = p->dtype == IGEMM_FP32 ? 4 : 2;
     size_t ny = (size_t)sh.dy_elems, nw = (size_t)sh.w_elems, nx = (size_t)sh.dx_elems;
-    float *dy = malloc(ny * sizeof *dy), *w = malloc(nw * sizeof *w), *dx = NULL;
+    void *dy = malloc(ny * esz), *w = malloc(nw * esz), *dx = NULL;
     double *ref = NULL, *sum = NULL;
     unsigned char *cov = NULL;
     int rc = 1;
     if (!dy || !w)
         goto out;
-    igemm_fill_random(w, nw, igemm_fill_random(dy, ny, seed)); /* one sequence: dy, then w */
+    igemm_fill_random_dtype(w, nw, p->dtype, igemm_fill_random_dtype(dy, ny, p->dtype, seed));
     if (!verify) {
-        rc = write_floats(dyf, dy, ny) || write_floats(wf, w, nw);
+        rc = write_bytes(dyf, dy, ny * esz) || write_bytes(wf, w, nw * esz);
         goto out;
     }
-    dx = malloc(nx * sizeof *dx);
+    dx = malloc(nx * esz);
     ref = malloc(nx * sizeof *ref);
     sum = malloc(nx * sizeof *sum);
     cov = malloc(nx);
-    if (!dx || !ref || !sum || !cov || read_floats(dxf, dx, nx) ||
-        igemm_reference_bwd_data(p, dy, w, ref, sum, cov) != IGEMM_OK)
+    if (!dx || !ref || !sum || !cov || read_bytes(dxf, dx, nx * esz) ||
+        igemm_reference_bwd_data_ex(p, dy, w, ref, sum, cov) != IGEMM_OK)
         goto out;
     igemm_verify_result r;
-    int ok = igemm_verify(p, dx, ref, sum, cov, 1e-5, &r);
-    printf("verify: max abs err %.3g, max rel err %.3g: %s\n", r.max_abs_err, r.max_rel_err, ok ? "PASS" : "FAIL");
+    int ok = igemm_verify_ex(p, dx, ref, sum, cov, 1e-5, &r);
+    printf("verify: max abs err %.3g, max rel err %.3g, max err/allowed %.3g: %s\n", r.max_abs_err, r.max_rel_err,
+           r.max_err_ratio, ok ? "PASS" : "FAIL");
     rc = !ok;
 out:
     if (!dy || !w || (verify && (!dx || !ref || !sum || !cov)))
@@ -185,25 +208,59 @@ out:
     return rc;
 }
 
+/* cast: the fp32 workspace ws to dx of the problem's 16-bit type */
+static int cmd_cast(const igemm_problem *p, const char *wsf, const char *dxf)
+{
+    if (p->dtype == IGEMM_FP32)
+        return fail(2, "cast wants a 16-bit problem (convfp16 or convbfp16)", NULL);
+    size_t n = (size_t)p->n * p->c * p->hi * p->wi;
+    float *ws = malloc(n * sizeof *ws);
+    uint16_t *dx = malloc(n * sizeof *dx);
+    int rc = 1;
+    if (!ws || !dx)
+        fail(1, "out of memory", NULL);
+    else if (!read_bytes(wsf, ws, n * sizeof *ws)) {
+        for (size_t i = 0; i < n; i++)
+            dx[i] = p->dtype == IGEMM_FP16 ? igemm_f32_to_f16(ws[i]) : igemm_f32_to_bf16(ws[i]);
+        rc = write_bytes(dxf, dx, n * sizeof *dx);
+    }
+    free(ws), free(dx);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3)
-        return fail(2, "usage: igemm-miopen plan|fill|verify [--seed S] [--dy F --w F | --dx F] conv ...", NULL);
-    const char *cmd = argv[1], *dyf = NULL, *wf = NULL, *dxf = NULL;
+        return fail(2,
+                    "usage: igemm-miopen plan|fill|verify|cast [--arch A --miopen-root DIR] [--fp16-alt 0|1] [--seed S] "
+                    "[--dy F --w F | --dx F | --ws F --dx F] conv ...",
+                    NULL);
+    const char *cmd = argv[1], *dyf = NULL, *wf = NULL, *dxf = NULL, *wsf = NULL, *arch = NULL, *root = NULL;
     unsigned long long seed = 1;
-    int i = 2;
+    int alt = 1, i = 2;
     for (; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
+        const char *v = argv[i + 1];
         if (!strcmp(argv[i], "--seed")) {
             char *end;
-            seed = strtoull(argv[i + 1], &end, 0);
-            if (!*argv[i + 1] || *end || *argv[i + 1] == '-')
-                return fail(2, "--seed wants a number", argv[i + 1]);
-        } else if (!strcmp(argv[i], "--dy"))
-            dyf = argv[i + 1];
+            seed = strtoull(v, &end, 0);
+            if (!*v || *end || *v == '-')
+                return fail(2, "--seed wants a number", v);
+        } else if (!strcmp(argv[i], "--fp16-alt")) {
+            if (strcmp(v, "0") && strcmp(v, "1"))
+                return fail(2, "--fp16-alt wants 0 or 1", v);
+            alt = *v == '1';
+        } else if (!strcmp(argv[i], "--arch"))
+            arch = v;
+        else if (!strcmp(argv[i], "--miopen-root"))
+            root = v;
+        else if (!strcmp(argv[i], "--dy"))
+            dyf = v;
         else if (!strcmp(argv[i], "--w"))
-            wf = argv[i + 1];
+            wf = v;
         else if (!strcmp(argv[i], "--dx"))
-            dxf = argv[i + 1];
+            dxf = v;
+        else if (!strcmp(argv[i], "--ws"))
+            wsf = v;
         else
             return fail(2, "unknown flag", argv[i]);
     }
@@ -213,10 +270,12 @@ int main(int argc, char **argv)
         igemm_problem_check(&p, why, sizeof why))
         return fail(2, why, NULL);
     if (!strcmp(cmd, "plan"))
-        return cmd_plan(&p);
+        return arch && strcmp(arch, "gfx906") ? xdlops_plan(&p, arch, alt, root, stdout) : cmd_plan(&p);
     if (!strcmp(cmd, "fill") && dyf && wf)
         return cmd_data(&p, 0, seed, dyf, wf, NULL);
     if (!strcmp(cmd, "verify") && dxf)
         return cmd_data(&p, 1, seed, NULL, NULL, dxf);
-    return fail(2, "plan, fill --dy F --w F or verify --dx F", cmd);
+    if (!strcmp(cmd, "cast") && wsf && dxf)
+        return cmd_cast(&p, wsf, dxf);
+    return fail(2, "plan, fill --dy F --w F, verify --dx F or cast --ws F --dx F", cmd);
 }

@@ -16,24 +16,15 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from targets import families  # noqa: E402
+
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def die(msg):
     sys.stderr.write("gen_mfma.py: %s\n" % msg)
     sys.exit(1)
-
-
-def families():
-    """{"CDNA1": "GFX908", ...} from the IDENT/.family pairs of arch/target.c."""
-    text = open(os.path.join(TOP, "arch", "target.c")).read()
-    out = {}
-    for block in re.split(r"\nstatic const target ", text)[1:]:
-        ident = re.search(r"IDENT\(\w+,\s*(\w+)\)", block)
-        fam = re.search(r'\.family\s*=\s*"(\w+)', block)
-        if ident and fam:
-            out[fam.group(1)] = ident.group(1)
-    return out
 
 
 def op_targets():

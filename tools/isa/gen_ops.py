@@ -9,7 +9,8 @@ flags the generator and the hazard rules need (op_class, op_flags).
 
     python3 tools/isa/gen_ops.py [LLVM_BIN] > arch/ops.def
 
-A maintenance tool: the build does not run it; arch/ops.def is committed.
+arch/ops.def is committed; make test regenerates it (tools/isa/check.sh) and
+fails when the committed file differs.
 """
 import os
 import re
@@ -17,20 +18,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from targets import isa_targets  # noqa: E402
 
-
-def read_targets():
-    """(name, ID) of every TARGET(name, ID, mach) row of arch/targets.def."""
-    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    rows = []
-    for line in open(os.path.join(top, "arch", "targets.def")):
-        m = re.match(r"TARGET\((\w+),\s*(\w+),", line)
-        if m:
-            rows.append((m.group(1), m.group(2)))
-    return rows
-
-
-TARGET_IDS = dict(read_targets())
+TARGET_IDS = dict(isa_targets())
 TARGETS = list(TARGET_IDS)
 LLVM_BIN = sys.argv[1] if len(sys.argv) > 1 else "/usr/lib/llvm-19/bin"
 
@@ -42,6 +33,8 @@ OPFIELD = {
     "GLOBAL": (18, 7),
 }
 SRC_ONLY_SOP1 = {"s_setpc_b64"}
+# DS read-modify-write operations (LDS atomics; "_rtn_" ones return the old value)
+DS_ATOMIC = re.compile(r"ds_(add|sub|rsub|inc|dec|min|max|and|or|xor|mskor|wrxchg|cmpst)_")
 
 
 def op_class(fmt, name):
@@ -72,7 +65,7 @@ def op_flags(fmt, name, ops):
     if name.startswith("v_cmpx_") or name.endswith("_saveexec_b64"):
         f.append("ISAF_EXEC_W")
     if fmt in ("DS", "MUBUF", "FLAT", "GLOBAL", "SMEM"):
-        if "atomic" in name:
+        if "atomic" in name or (fmt == "DS" and DS_ATOMIC.match(name)):
             f.append("ISAF_ATOMIC")
         elif "store" in name or "write" in name:
             f.append("ISAF_STORE")
@@ -94,6 +87,21 @@ def op_flags(fmt, name, ops):
         f.append("ISAF_ACC_MOV")
     if name.startswith("v_dot"):
         f.append("ISAF_DOT")
+    if fmt in ("SOPC", "VOPC") or (fmt == "SOPK" and "cmpk" in name):
+        f.append("ISAF_COMPARE")
+    if fmt.startswith("VOP") and ("_f32" in name or name == "v_cndmask_b32"):
+        f.append("ISAF_FMOD")
+    if name.startswith(("v_rcp_", "v_rsq_", "v_sqrt_", "v_exp_", "v_log_", "v_sin_", "v_cos_")):
+        f.append("ISAF_TRANS")
+    if (fmt == "DS" and re.search(r"_[biu]8", name)) or (fmt in ("MUBUF", "FLAT", "GLOBAL") and "byte" in name):
+        f.append("ISAF_MEM8")
+    if (fmt == "DS" and re.search(r"_[biu]16", name)) or (fmt in ("MUBUF", "FLAT", "GLOBAL") and "short" in name):
+        f.append("ISAF_MEM16")
+    typed = name[name.rindex("_"):] if "_cvt_" in name else name  # a conversion: its source type
+    for t in ("f64", "f16", "f32"):
+        if t in typed:
+            f.append("ISAF_OT_" + t.upper())
+            break
     return " | ".join(f) if f else "0"
 
 
@@ -206,7 +214,10 @@ def widths(fmt, name, ops):
         if len(w) > 3:
             s2 = w[3]
     elif fmt == "DS":
-        if name.startswith("ds_read") or name in ("ds_swizzle_b32", "ds_permute_b32", "ds_bpermute_b32"):
+        if "_rtn_" in name:
+            d, s0, s1 = w[0], w[1], w[2]
+            s2 = w[3] if len(w) > 3 else 0
+        elif name.startswith("ds_read") or name in ("ds_swizzle_b32", "ds_permute_b32", "ds_bpermute_b32"):
             d, s0 = w[0], w[1]
             if len(w) > 2:
                 s1 = w[2]

@@ -1,0 +1,218 @@
+#!/bin/sh
+# make compare-miopen-xdlops MIOPEN_ROOT=DIR: this project's MFMA backward-data
+# kernels against MIOpen's xdlops ones (igemm_bwd_gtcx_nchw_fp32_* on gfx908,
+# igemm_bwd_gtcx2_nhwc_* on gfx90a, igemm_bwd_gtcx3_nhwc_* on gfx942), in the
+# timing model (docs/TIMING.md), layer by layer (docs/MIOPEN.md).
+#
+#   sh tools/compare_miopen_xdlops.sh /path/to/MIOpen
+#   ARCH=gfx942 DTYPE=fp16 LAYOUT=NHWC BATCH=8 SHAPES=tests/shapes/resnet50.txt
+#   B=build OUT=build/miopen-xdlops-resnet50-gfx942-fp16-nhwc-8.md VERIFY=1 SEED=1
+#   FP16_ALT=1 THREADS=1 HAZARDS=warn OURS_FLAGS= SUFFIX= (OUT defaults to
+#   build/miopen-xdlops-SHAPESNAME-ARCH-DTYPE-LAYOUT-BATCHSUFFIX.md)
+#
+# DIR is the user's own MIOpen checkout (its top directory); nothing of
+# MIOpen is fetched or kept. Per layer of SHAPES (its -n replaced by BATCH):
+# MIOpen's rule, default configuration and launches from `igemm-miopen plan
+# --arch ARCH --miopen-root DIR` (tools/miopen_xdlops.c; the configuration
+# lists read from DIR/src/solver/conv); the kernel file found under
+# DIR/src/kernels/dynamic_igemm by name, assembled with its directory's includes in a temporary directory with
+# llvm-mc 19 for ARCH:xnack- (MIOpen refuses XNACK targets) and the --defsym
+# values MIOpen's solver passes, linked with ld.lld; each launch through
+# `igemm emu-run --stats` on the same random dy and w (dx and MIOpen's fp32
+# workspace carried from launch to launch); MIOpen's dx verified against the
+# float64 reference by the type's rule (VERIFY=0 skips it); ours is `igemm
+# conv... --arch ARCH --json` (the heuristic's pick; OURS_FLAGS adds flags,
+# e.g. --fp16_mode flush). HAZARDS=warn (default) lets a run go on past a
+# hazard shortfall and names the rule in the table; HAZARDS=error stops it.
+# All times are modeled. Writes a Markdown table to OUT and prints it; exit 1
+# when a run or a verification failed, 2 on bad usage.
+set -u
+
+MIOPEN_ROOT=${1:-}
+B=${B:-build}
+LLVM_BIN=${LLVM_BIN:-/usr/lib/llvm-19/bin}
+ARCH=${ARCH:-gfx942}
+DTYPE=${DTYPE:-fp16}
+SHAPES=${SHAPES:-tests/shapes/resnet50.txt}
+BATCH=${BATCH:-8}
+VERIFY=${VERIFY:-1}
+SEED=${SEED:-1}
+FP16_ALT=${FP16_ALT:-1}
+THREADS=${THREADS:-1}
+HAZARDS=${HAZARDS:-warn}
+OURS_FLAGS=${OURS_FLAGS:-}
+SUFFIX=${SUFFIX:-}
+IGEMM=$B/bin/igemm
+HELPER=$B/bin/igemm-miopen
+
+die() { echo "compare-miopen-xdlops: $*" >&2; exit 2; }
+case "$ARCH" in gfx908) LAYOUT=${LAYOUT:-NCHW} ;; gfx90a|gfx942) LAYOUT=${LAYOUT:-NHWC} ;;
+    *) die "ARCH must be gfx908, gfx90a or gfx942, got '$ARCH'" ;; esac
+case "$DTYPE" in fp32) cmd=conv ;; fp16) cmd=convfp16 ;; bf16) cmd=convbfp16 ;;
+    *) die "DTYPE must be fp32, fp16 or bf16, got '$DTYPE'" ;; esac
+case "$LAYOUT" in NCHW|NHWC) ;; *) die "LAYOUT must be NCHW or NHWC, got '$LAYOUT'" ;; esac
+case "$BATCH" in ''|*[!0-9]*) die "BATCH must be a positive integer, got '$BATCH'" ;; esac
+case "$FP16_ALT" in 0|1) ;; *) die "FP16_ALT must be 0 or 1" ;; esac
+case "$HAZARDS" in warn|error) ;; *) die "HAZARDS must be warn or error" ;; esac
+OUT=${OUT:-$B/miopen-xdlops-$(basename "$SHAPES" .txt)-$ARCH-$DTYPE-$(echo "$LAYOUT" | tr A-Z a-z)-$BATCH$SUFFIX.md}
+[ -n "$MIOPEN_ROOT" ] || die "usage: compare_miopen_xdlops.sh /path/to/MIOpen (a MIOpen checkout)"
+KDIR=$MIOPEN_ROOT/src/kernels/dynamic_igemm
+[ -d "$KDIR" ] || die "$KDIR: no such directory (the argument must be a MIOpen checkout's top directory)"
+[ -f "$SHAPES" ] || die "$SHAPES: no such file"
+for f in "$IGEMM" "$HELPER"; do [ -x "$f" ] || die "$f is missing (run: make B=$B $f)"; done
+[ -f "$B/co/$ARCH.hsaco" ] || die "$B/co/$ARCH.hsaco is missing (run: make B=$B)"
+
+tmp=$(mktemp -d /tmp/igemm-miopen-xdlops.XXXXXX) || die "cannot create a temporary directory"
+trap 'rm -rf "$tmp"' EXIT INT TERM
+mkdir "$tmp/co"
+
+EMU_FLAGS="--threads $THREADS --hazards $HAZARDS"
+. "$(dirname "$0")/compare_miopen_lib.sh"
+
+# assemble the plan's "asm FILE SYM=V..." line once; the code object's path in $co
+assemble() {
+    file=$1
+    shift
+    key=$(printf '%s %s' "$file" "$*" | cksum | cut -d' ' -f1)
+    co=$tmp/co/$key.hsaco
+    [ -f "$co" ] && return 0
+    src=$(find "$KDIR" -name "$file" -print | head -1)
+    [ -n "$src" ] || { echo "$file not found under $KDIR" > "$tmp/fault"; return 1; }
+    defs=""
+    for d in "$@"; do defs="$defs --defsym $d"; done
+    if ! "$LLVM_BIN/llvm-mc" -triple=amdgcn-amd-amdhsa -mcpu="$ARCH" -mattr=-xnack -filetype=obj $defs \
+        -I "$(dirname "$src")" "$src" -o "$tmp/m.o" 2> "$tmp/mc.log"; then
+        head -3 "$tmp/mc.log" >&2
+        echo "llvm-mc cannot assemble $file for $ARCH" > "$tmp/fault"
+        return 1
+    fi
+    "$LLVM_BIN/ld.lld" -shared "$tmp/m.o" -o "$co" 2> "$tmp/ld.log" || { echo "ld.lld failed on $file" > "$tmp/fault"; return 1; }
+    # the kernel's argument names in order, read from its metadata (MIOpen's
+    # directories spell them differently, hi_ or hi; its invoker passes them
+    # by position, and the plan gives values only, in that order)
+    kernel_args "$src" "$(basename "$file" .s)" > "$co.names"
+}
+
+# MIOpen's launches of problem $1 (plan lines in $tmp/plan); 0 when all ran
+# (the verification's line is left in $tmp/verify)
+run_miopen() {
+    problem=$1
+    echo 0 > "$tmp/us"
+    echo 0 > "$tmp/longest"
+    : > "$tmp/hazards"
+    dx_bytes=$(sed -n 's/^dx //p' "$tmp/plan")
+    ws_bytes=$(sed -n 's/^ws //p' "$tmp/plan")
+    dx="zeros:$dx_bytes" ws="zeros:$ws_bytes"
+    "$HELPER" fill --seed "$SEED" --dy "$tmp/dy.bin" --w "$tmp/w.bin" $problem || return 1
+    i=0
+    while read -r kind rest; do
+        i=$((i + 1))
+        set -- $rest
+        case $kind in
+        dx|ws) continue ;;
+        asm) assemble "$@" || return 1 ;;
+        zero)
+            eval "cur=\$$1"
+            run_launch "zero fill" --co "$B/co/$ARCH.hsaco" --kernel "$2" --grid "$3,1,1" --block "$4,1,1" \
+                --arg p_out="$cur" --arg dwords="$5" --arg pad0=0 --dump p_out="$tmp/$1$i.bin" || return 1
+            eval "$1=@$tmp/$1$i.bin"
+            ;;
+        model)
+            eval "size=\$${1}_bytes"
+            run_launch "cast (stand-in)" --co "$B/co/$ARCH.hsaco" --kernel "$2" --grid "$3,1,1" --block "$4,1,1" \
+                --arg p_out="zeros:$size" --arg dwords="$5" --arg pad0=0 || return 1
+            ;;
+        launch)
+            k=$1 grid=$2 block=$3 buf=$4
+            shift 4
+            eval "cur=\$$buf"
+            bind_args "$co.names" "$@" || return 1
+            run_launch "$k" --co "$co" --kernel "$k" --grid "$grid,1,1" --block "$block,1,1" --arg "$pin=$cur" \
+                --arg "$pwei=@$tmp/w.bin" --arg "$pout=@$tmp/dy.bin" $args --dump "$pin=$tmp/$buf$i.bin" || return 1
+            eval "$buf=@$tmp/$buf$i.bin"
+            echo "$k" >> "$tmp/kernels"
+            ;;
+        cast)
+            "$HELPER" cast --ws "${ws#@}" --dx "$tmp/dx$i.bin" $problem || return 1
+            dx=@$tmp/dx$i.bin
+            ;;
+        esac
+    done < "$tmp/plan"
+    [ "$VERIFY" = 0 ] && { echo "not verified" > "$tmp/verify"; return 0; }
+    "$HELPER" verify --seed "$SEED" --dx "${dx#@}" $problem > "$tmp/verify" 2>&1 || true # read below
+}
+
+lay="-I $LAYOUT -O $LAYOUT -f $LAYOUT"
+{
+    echo "| layer | MIOpen kernel, launches | MIOpen us (limit) | MIOpen dx | ours | ours us (limit) | ours / MIOpen |"
+    echo "|---|---|---:|---|---|---:|---:|"
+} > "$OUT.rows"
+echo "compare-miopen-xdlops: $SHAPES at batch $BATCH, $ARCH $DTYPE $LAYOUT, timing model (modeled, not measured), MIOpen from $MIOPEN_ROOT"
+status=0 nrun=0 logsum=0 worst=0 worst_layer=- npass=0 logpass=0
+while IFS= read -r line; do
+    case "$line" in [[:space:]]*conv*|conv*) ;; *) continue ;; esac
+    prob=$(printf '%s\n' "${line%%#*}" | sed "s/[[:space:]]*$//; s/^[[:space:]]*conv[a-z0-9]* /$cmd /")
+    [ "$BATCH" = 0 ] || prob=$(printf '%s\n' "$prob" | sed "s/-n [0-9]*/-n $BATCH/")
+    prob="$prob $lay"
+    note=$(printf '%s\n' "$line" | sed -n 's/.*#[[:space:]]*//p')
+    if ! "$HELPER" plan --arch "$ARCH" --miopen-root "$MIOPEN_ROOT" --fp16-alt "$FP16_ALT" $prob > "$tmp/plan"; then
+        status=1
+        continue
+    fi
+    short=$(printf '%s\n' "$prob" | sed "s/^$cmd //; s/ -[lj] 1//g; s/ -g 1//; s/ -F 2//; s/ $lay//")
+    if grep -q '^skip' "$tmp/plan"; then
+        echo "  skip   $short: $(sed 's/^skip //' "$tmp/plan")"
+        echo "| \`$short\` $note | not applicable: $(sed 's/^skip //' "$tmp/plan") | | | | | |" >> "$OUT.rows"
+        continue
+    fi
+    : > "$tmp/kernels"
+    echo "the helper failed" > "$tmp/fault"
+    if ! run_miopen "$prob"; then
+        echo "  FAIL   $short: MIOpen's kernel did not run" >&2
+        echo "| \`$short\` $note | did not run on the emulator: $(cat "$tmp/fault") | | FAIL | | | |" >> "$OUT.rows"
+        status=1
+        continue
+    fi
+    m_us=$(cat "$tmp/us")
+    m_lim=$(cat "$tmp/limit")
+    m_ver=$(sed -n 's/.*: \(PASS\|FAIL\)$/\1/p; s/^not verified$/not verified/p' "$tmp/verify")
+    [ "$m_ver" = FAIL ] && { status=1; m_ver="FAIL ($(sed -n 's/.*max err\/allowed \([^:]*\):.*/\1/p' "$tmp/verify")x allowed)"; }
+    [ -n "$m_ver" ] || { m_ver=error; status=1; cat "$tmp/verify" >&2; }
+    hz=$(sort -u "$tmp/hazards" | tr '\n' ' ' | sed 's/ $//')
+    [ -n "$hz" ] && m_ver="$m_ver; hazard $hz"
+    m_k=$(sort -u "$tmp/kernels" | sed 's/^igemm_bwd_gtcx[0-9]*_n[a-z]*_[a-z0-9]*_//' | tr '\n' ' ' | sed 's/ $//')
+    m_n=$(grep -c '^zero\|^launch\|^cast' "$tmp/plan")
+    if ! js=$("$IGEMM" $prob --arch "$ARCH" --json --seed "$SEED" --threads "$THREADS" $OURS_FLAGS 2> "$tmp/ours.log"); then
+        echo "  FAIL   $short: igemm conv failed: $(tail -1 "$tmp/ours.log")" >&2
+        echo "| \`$short\` $note | $m_k, $m_n | $m_us ($m_lim) | $m_ver | failed: $(tail -1 "$tmp/ours.log" | cut -c1-200) | | |" >> "$OUT.rows"
+        status=1
+        continue
+    fi
+    o_us=$(jfield "$js" modeled_us)
+    o_sol=$(jfield "$js" solution | sed 's/^igemm_bwd_v4r1_[a-z0-9]*_[a-z0-9]*_[a-z0-9]*_//')
+    o_n=$(jfield "$js" launches)
+    o_lim=$(jfield "$js" limit)
+    ratio=$(awk -v o="$o_us" -v m="$m_us" 'BEGIN { printf "%.3f", o / m }')
+    nrun=$((nrun + 1))
+    logsum=$(awk -v s="$logsum" -v r="$ratio" 'BEGIN { printf "%.9f", s + log(r) }')
+    if awk -v a="$ratio" -v b="$worst" 'BEGIN { exit !(a > b) }'; then worst=$ratio worst_layer=$short; fi
+    case "$m_ver" in PASS*)
+        npass=$((npass + 1))
+        logpass=$(awk -v s="$logpass" -v r="$ratio" 'BEGIN { printf "%.9f", s + log(r) }') ;;
+    esac
+    echo "  ran    $short: MIOpen $m_us us ($m_ver), ours $o_us us ($o_sol), ratio $ratio"
+    echo "| \`$short\` $note | $m_k, $m_n | $m_us ($m_lim) | $m_ver | $o_sol, $o_n | $o_us ($o_lim) | $ratio |" >> "$OUT.rows"
+done < "$SHAPES"
+geomean() { awk -v s="$1" -v n="$2" 'BEGIN { if (n > 0) printf "%.3f", exp(s / n); else print "-" }'; }
+geo=$(geomean "$logsum" "$nrun")
+{
+    echo "Batch $BATCH, $SHAPES, $ARCH $DTYPE $LAYOUT, modeled by the timing model on the target's reference product (docs/TIMING.md):"
+    echo "$nrun layers where MIOpen's rule lets its kernels run and both ran; ours / MIOpen geomean $geo, worst $worst"
+    echo "(\`$worst_layer\`); over the $npass layers where MIOpen's dx passes the verification, geomean $(geomean "$logpass" "$npass")."
+    echo
+    cat "$OUT.rows"
+} > "$OUT"
+rm -f "$OUT.rows"
+echo
+cat "$OUT"
+exit $status
