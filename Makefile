@@ -84,7 +84,12 @@ obj = $(1:%.c=$(B)/obj/%.o)
 
 $(B)/obj/%.o: %.c | $(B)/.deps-ok
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(FILE_CFLAGS) $(SANFLAGS) -c $< -o $@
+
+# The emulator's lane loops (MFMA gather, LDS and buffer paths) vectorise at
+# -O3 (docs/EMULATOR.md "Speed"); -ffp-contract=off stays, so no FP result changes.
+EMU_HOT := emu/mfma.c emu/exec_mem.c
+$(call obj,$(EMU_HOT)): FILE_CFLAGS := -O3
 
 # ---- generator and code objects --------------------------------------------
 $(B)/bin/igemmgen: $(call obj,$(GEN_SRC) $(CORE_SRC))
@@ -181,7 +186,8 @@ LIB_PIC := $(call pic,$(CORE_SRC) $(EMU_SRC) $(RT_SRC)) $(B)/pic/gen/embed.o
 
 $(B)/pic/%.o: %.c | $(B)/.deps-ok
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -fPIC -c $< -o $@
+	$(CC) $(CFLAGS) $(FILE_CFLAGS) $(SANFLAGS) -fPIC -c $< -o $@
+$(call pic,$(EMU_HOT)): FILE_CFLAGS := -O3
 
 $(B)/pic/gen/embed.o: $(B)/gen/embed.c
 	@mkdir -p $(dir $@)
@@ -431,7 +437,7 @@ $(B)/bin/igemm-bench-emu: $(B)/obj/tools/bench_emu.o $(B)/lib/libigemm_internal.
 
 .PHONY: bench-emu
 bench-emu: all $(B)/bin/igemm-bench-emu
-	$(B)/bin/igemm-bench-emu --arch gfx906 --repeat 2
+	$(B)/bin/igemm-bench-emu --arch all --repeat 3
 
 # ---- modeled time against MIOpen's gfx906 v4r1 kernel (docs/MIOPEN.md) --------
 # MIOPEN_S: the user's own copy of MIOpen's igemm_bwd_gtc_dynamic.s (nothing of

@@ -176,6 +176,12 @@ void emu_reg_name(unsigned code, char *buf, size_t len);
 /* Report a fault for the current instruction of wave w; returns -1. */
 int emu_fault(wg_ctx *c, wave *w, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Does every register operand of in lie inside kernel k's allocation
+ * (VGPRs, AGPRs, SGPRs of its descriptor)? The loader records it in
+ * emu_inst.regs_ok, so the executor checks the bounds (and reports) only
+ * for the instructions that break them. */
+bool emu_regs_in_bounds(const emu_kernel *k, const emu_inst *in);
+
 /* Execute wave w until it reaches s_barrier, s_endpgm or a fault.
  * Returns 0 or -1. */
 int emu_run_wave(wg_ctx *c, wave *w);

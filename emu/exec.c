@@ -116,9 +116,56 @@ static int regs_fault(wg_ctx *c, wave *w, unsigned code)
     return emu_fault(c, w, "v%u beyond the %d VGPRs the descriptor allocates (the unified file's total)", r, w->nv);
 }
 
+/* The register counts of a wave of kernel k, as launch.c allocates them. */
+static void reg_counts(const emu_kernel_info *ki, int *nv, int *na)
+{
+    bool unified = ki->unified_total > 0;
+    *nv = unified ? ki->unified_total : ki->vgprs;
+    *na = unified ? (ki->unified_total > ki->accum_offset ? ki->unified_total - ki->accum_offset : 0) : ki->agprs;
+}
+
+bool emu_regs_in_bounds(const emu_kernel *k, const emu_inst *in)
+{
+    int nv, na;
+    reg_counts(&k->info, &nv, &na);
+    for (int pass = 0; pass < 2; pass++) {
+        int n = pass ? in->nwr : in->nrd;
+        const uint16_t *codes = pass ? in->wr : in->rd;
+        const uint8_t *widths = pass ? in->wrw : in->rdw;
+        for (int i = 0; i < n; i++) {
+            unsigned code = codes[i], wd = widths[i];
+            if (code >= R_A0 ? code - R_A0 + wd > (unsigned)na
+                : code >= R_V0 ? code - R_V0 + wd > (unsigned)nv
+                               : code + wd - 1 < 102 && code + wd > (unsigned)k->info.sgprs)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* Reads or overwrites of registers an outstanding load writes (the bounds
+ * are known to hold). */
+static int check_pending(wg_ctx *c, wave *w, const emu_inst *in)
+{
+    if (!w->vm_n && !w->lq_n) /* nothing outstanding: no register is pending */
+        return 0;
+    for (int pass = 0; pass < 2; pass++) {
+        int n = pass ? in->nwr : in->nrd;
+        const uint16_t *codes = pass ? in->wr : in->rd;
+        const uint8_t *widths = pass ? in->wrw : in->rdw;
+        for (int i = 0; i < n; i++)
+            for (unsigned j = 0; j < widths[i]; j++)
+                if (*pend_slot(w, codes[i] + j))
+                    return pending_fault(c, w, codes[i] + j, pass);
+    }
+    return 0;
+}
+
 static int check_regs(wg_ctx *c, wave *w, const emu_inst *in)
 {
     const emu_kernel_info *ki = &c->k->info;
+    if (in->regs_ok)
+        return check_pending(c, w, in);
     for (int pass = 0; pass < 2; pass++) {
         int n = pass ? in->nwr : in->nrd;
         const uint16_t *codes = pass ? in->wr : in->rd;

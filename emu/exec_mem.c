@@ -54,6 +54,81 @@ static int ds_bytes(isa_op op, int *stride)
     return 0;
 }
 
+/* Are the accesses of every lane of exec inside the workgroup's LDS and
+ * aligned? */
+static bool ds_in_bounds(const wg_ctx *c, const uint32_t *addr, const uint32_t *off, int nelem, int size, int align,
+                         uint64_t exec)
+{
+    uint64_t hi = 0;
+    uint32_t mis = 0;
+    for (int e = 0; e < nelem; e++)
+        for (int l = 0; l < 64; l++) {
+            uint32_t a = addr[l] + off[e];
+            uint64_t end = (exec >> l & 1) ? (uint64_t)a + (unsigned)size : 0;
+            hi = end > hi ? end : hi;
+            mis |= (exec >> l & 1) ? a : 0;
+        }
+    return hi <= (uint64_t)c->lds_size && !(mis % (uint32_t)align);
+}
+
+/* The race bookkeeping of ds_plain's accesses (all in bounds), skipped for
+ * an address an earlier lane of the instruction already recorded; kind is a
+ * constant at each call, so lds_track specializes. */
+static inline __attribute__((always_inline)) int ds_track_lanes(wg_ctx *c, wave *w, const uint32_t *addr,
+                                                                const uint32_t *off, int nelem, int size,
+                                                                uint64_t exec, uint32_t seq, int kind)
+{
+    uint32_t seen[64];
+    memset(seen, 0xff, sizeof seen);
+    for (int l = 0; l < 64; l++) {
+        if (!(exec >> l & 1))
+            continue;
+        for (int e = 0; e < nelem; e++) {
+            uint32_t a = addr[l] + off[e];
+            unsigned slot = (a >> 2) & 63;
+            if (seen[slot] == a)
+                continue;
+            if (lds_track(c, w, a / 4, (a + (uint32_t)size - 1) / 4, kind, seq))
+                return -1;
+            seen[slot] = a;
+        }
+    }
+    return 0;
+}
+
+/* The data of ds_plain's accesses (checked), lane by lane and within a
+ * lane element by element, as the hardware orders overlapping writes. */
+static void ds_move(uint32_t *lds, const uint32_t *addr, const uint32_t *off, int nelem, int dwords,
+                    uint32_t *const *regs, uint64_t exec, bool read)
+{
+    if (read && exec == ~0ull) { /* reads do not depend on the order: register by register */
+        for (int e = 0; e < nelem; e++) {
+            uint32_t idx[64];
+            for (int l = 0; l < 64; l++)
+                idx[l] = (addr[l] + off[e]) / 4;
+            for (int j = 0; j < dwords; j++) {
+                uint32_t *d = regs[e * dwords + j];
+                const uint32_t *p = lds + j;
+                for (int l = 0; l < 64; l++)
+                    d[l] = p[idx[l]];
+            }
+        }
+        return;
+    }
+    for (int l = 0; l < 64; l++)
+        for (int e = 0; e < nelem; e++) {
+            if (!(exec >> l & 1))
+                continue;
+            uint32_t *p = lds + (addr[l] + off[e]) / 4;
+            if (read)
+                for (int j = 0; j < dwords; j++)
+                    regs[e * dwords + j][l] = p[j];
+            else
+                for (int j = 0; j < dwords; j++)
+                    p[j] = regs[e * dwords + j][l];
+        }
+}
+
 /* The common case, kept fast: plain reads and writes of whole dwords
  * (b32/b64/b96/b128 and read2/write2 of dwords), every check of the general
  * path (bounds, alignment, races) done per lane, with the race bookkeeping
@@ -72,27 +147,32 @@ static int ds_plain(wg_ctx *c, wave *w, const emu_inst *in, int size, bool two, 
         for (int j = 0; j < dwords; j++)
             regs[e * dwords + j] =
                 read ? vdst(w, in->dst.code, e * dwords + j) : vdst(w, in->src[1 + e].code, j);
-    uint32_t seen[64];
-    memset(seen, 0xff, sizeof seen);
-    for (int l = 0; l < 64; l++) {
-        if (!(exec >> l & 1))
-            continue;
-        for (int e = 0; e < nelem; e++) {
-            uint32_t a = addr[l] + (two ? (uint32_t)((e ? in->offset1 : in->offset) * size * stride) : (uint32_t)in->offset);
-            unsigned slot = (a >> 2) & 63;
-            if (seen[slot] != a) {
-                if (lds_check(c, w, a, size, align, read ? LDS_READ : LDS_WRITE, seq))
-                    return -1;
-                seen[slot] = a;
+    uint32_t off[2] = {two ? (uint32_t)(in->offset * size * stride) : (uint32_t)in->offset,
+                       two ? (uint32_t)(in->offset1 * size * stride) : 0};
+    if (ds_in_bounds(c, addr, off, nelem, size, align, exec)) {
+        /* every access in bounds and aligned: only races can fault, and
+           they are found lane by lane in the same order as below */
+        if (read ? ds_track_lanes(c, w, addr, off, nelem, size, exec, seq, LDS_READ)
+                 : ds_track_lanes(c, w, addr, off, nelem, size, exec, seq, LDS_WRITE))
+            return -1;
+        ds_move(lds, addr, off, nelem, dwords, regs, exec, read);
+    } else {
+        uint32_t seen[64];
+        memset(seen, 0xff, sizeof seen);
+        for (int l = 0; l < 64; l++) {
+            if (!(exec >> l & 1))
+                continue;
+            for (int e = 0; e < nelem; e++) {
+                uint32_t a = addr[l] + off[e];
+                unsigned slot = (a >> 2) & 63;
+                if (seen[slot] != a) {
+                    if (lds_check(c, w, a, size, align, read ? LDS_READ : LDS_WRITE, seq))
+                        return -1;
+                    seen[slot] = a;
+                }
             }
-            uint32_t *p = lds + a / 4;
-            if (read)
-                for (int j = 0; j < dwords; j++)
-                    regs[e * dwords + j][l] = p[j];
-            else
-                for (int j = 0; j < dwords; j++)
-                    p[j] = regs[e * dwords + j][l];
         }
+        ds_move(lds, addr, off, nelem, dwords, regs, exec, read);
     }
     uint64_t bytes = (uint64_t)__builtin_popcountll(exec) * (uint64_t)(size * nelem);
     if (read) {
@@ -485,12 +565,16 @@ static inline int raw_in_range(wg_ctx *c, wave *w, int l, uint64_t o, int size, 
     return a_in;
 }
 
-/* buffer_load_dword / buffer_store_dword with offen and a raw (stride 0)
- * resource, the kernels' common case: the same checks as the general path
- * below (range check per reading, registered memory, alignment), without its
- * per-element bookkeeping. */
-static int mubuf_dword(wg_ctx *c, wave *w, const emu_inst *in, uint64_t base, uint32_t num, uint32_t soff, uint64_t exec)
+/* One-register buffer loads and stores of a dword or a 16-bit element
+ * (buffer_load_dword/ushort/short_d16[_hi], buffer_store_dword/short[_d16_hi])
+ * with offen and no idxen, the kernels' common case: the same checks and
+ * results as the general path below (range check per reading, registered
+ * memory, alignment, the sub-dword merge), without its per-element
+ * bookkeeping. */
+static int mubuf_simple(wg_ctx *c, wave *w, const emu_inst *in, uint64_t base, uint32_t num, uint32_t soff,
+                        uint64_t exec, int size)
 {
+    isa_op op = (isa_op)in->op;
     buf_range b = {0};
     /* once settled, every lane's address lies in [lo, last = hi - 4] */
     uintptr_t lo = 1, last = 0;
@@ -502,28 +586,37 @@ static int mubuf_dword(wg_ctx *c, wave *w, const emu_inst *in, uint64_t base, ui
         if (!(exec >> l & 1))
             continue;
         uint64_t o = (uint64_t)voff[l] + (uint32_t)in->offset;
-        int in_range = raw_in_range(c, w, l, o, 4, num, soff);
+        int in_range = raw_in_range(c, w, l, o, size, num, soff);
         if (in_range < 0)
             return -1;
         if (!in_range) {
             if (load)
-                data[l] = 0;
+                data[l] = size == 4 ? 0 : load_merge(op, data[l], 0);
             continue;
         }
         uintptr_t a = (uintptr_t)(base + soff + o);
         if (a < lo || a > last) {
-            if (b.found || !buf_settle(c, &b, a, 4))
-                return buf_fault(c, w, in, &b, l, a, 4);
+            if (b.found || !buf_settle(c, &b, a, (size_t)size))
+                return buf_fault(c, w, in, &b, l, a, size);
             lo = b.lo;
-            last = b.hi - 4;
+            last = b.hi - (uintptr_t)size;
         }
-        if (a & 3)
-            return emu_fault(c, w, "lane %d accesses 0x%llx, not 4-byte aligned", l, (unsigned long long)a);
-        if (load)
-            memcpy(&data[l], (const void *)a, 4);
-        else
-            memcpy((void *)a, &data[l], 4);
-        bytes += 4;
+        if (a & (uintptr_t)(size - 1))
+            return emu_fault(c, w, "lane %d accesses 0x%llx, not %d-byte aligned", l, (unsigned long long)a, size);
+        if (size == 4) {
+            if (load)
+                memcpy(&data[l], (const void *)a, 4);
+            else
+                memcpy((void *)a, &data[l], 4);
+        } else if (load) {
+            uint16_t h;
+            memcpy(&h, (const void *)a, 2);
+            data[l] = load_merge(op, data[l], h);
+        } else {
+            uint16_t h = (uint16_t)store_value(op, data[l]);
+            memcpy((void *)a, &h, 2);
+        }
+        bytes += (uint64_t)size;
     }
     if (load) {
         c->stats.global_read += bytes;
@@ -551,8 +644,13 @@ static int exec_mubuf(wg_ctx *c, wave *w, const emu_inst *in)
        non-zero stride (structured, in records): the instruction's IDXEN
        bit, not the stride alone, decides (LLVM D44401) */
     bool structured = in->idxen && stride != 0;
-    if ((op == OP_BUFFER_LOAD_DWORD || op == OP_BUFFER_STORE_DWORD) && in->offen && !in->idxen)
-        return mubuf_dword(c, w, in, base, num, soff, exec);
+    if (in->offen && !in->idxen) {
+        if (op == OP_BUFFER_LOAD_DWORD || op == OP_BUFFER_STORE_DWORD)
+            return mubuf_simple(c, w, in, base, num, soff, exec, 4);
+        if (op == OP_BUFFER_LOAD_USHORT || op == OP_BUFFER_LOAD_SHORT_D16 || op == OP_BUFFER_LOAD_SHORT_D16_HI ||
+            op == OP_BUFFER_STORE_SHORT || op == OP_BUFFER_STORE_SHORT_D16_HI)
+            return mubuf_simple(c, w, in, base, num, soff, exec, 2);
+    }
     buf_range b = {0};
     int size = access_bytes(op);
     int n = in->is_atomic ? 1 : (size == 4 ? in->dst.width : 1);

@@ -10,6 +10,9 @@
  * in double and rounded: the hardware is accurate to 1 ULP, so results can
  * differ in the last bit. */
 #include <pthread.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 #include <stdio.h>
 #include <string.h>
 
@@ -437,25 +440,59 @@ static int exec_vop3p(wg_ctx *c, wave *w, const emu_inst *in, vctx *v)
 
 /* ---- v_fmac_f32 ----
  * d = fma(a, b, d) on the lanes of exec, with a single rounding. Where the
- * host CPU has FMA instructions a clone compiled for them is used (the
- * 64-lane loop then vectorises); otherwise libm's fmaf, also exact. */
+ * host CPU has FMA instructions a clone compiled for them is used (eight
+ * lanes an instruction); otherwise libm's fmaf, also exact. */
 
 #if defined(__x86_64__) && defined(__GNUC__)
+/* A NaN result, as the first implementation's vectorised fmaf loop gave it
+ * on x86 (found by running it on every combination of NaN, infinity, zero
+ * and ordinary operands, tests/test_mfma_exact.c): the first NaN of b
+ * (src1), a (src0), d, quieted; an invalid operation (inf * 0) without NaN
+ * operands gives the default NaN. Made explicit so that the compiler's
+ * choice among the FMA forms (which orders the operands, differently in
+ * different builds of the same loop) cannot change the bits. */
+static uint32_t fma_nan(uint32_t a, uint32_t b, uint32_t d)
+{
+    const uint32_t quiet = 0x400000;
+    if ((b & 0x7fffffff) > 0x7f800000)
+        return b | quiet;
+    if ((a & 0x7fffffff) > 0x7f800000)
+        return a | quiet;
+    if ((d & 0x7fffffff) > 0x7f800000)
+        return d | quiet;
+    return 0xffc00000u;
+}
+
+/* Eight lanes at a time straight from the registers (d may be a or b: each
+ * group of lanes is read before it is written). */
 __attribute__((target("fma"))) static void fmac_fma(uint32_t *d, const uint32_t *a, const uint32_t *b, uint64_t exec)
 {
-    float fd[64], fa[64], fb[64];
-    memcpy(fd, d, sizeof fd);
-    memcpy(fa, a, sizeof fa);
-    memcpy(fb, b, sizeof fb);
-    for (int l = 0; l < 64; l++)
-        fa[l] = __builtin_fmaf(fa[l], fb[l], fd[l]);
-    if (exec == ~0ull) {
-        memcpy(d, fa, sizeof fa);
-        return;
+    for (int l0 = 0; l0 < 64; l0 += 8) {
+        unsigned m = (unsigned)(exec >> l0) & 0xff;
+        if (!m)
+            continue;
+        __m256 x = _mm256_loadu_ps((const float *)(const void *)(a + l0));
+        __m256 y = _mm256_loadu_ps((const float *)(const void *)(b + l0));
+        __m256 z = _mm256_loadu_ps((const float *)(const void *)(d + l0));
+        __m256 r = _mm256_fmadd_ps(x, y, z);
+        bool nan = _mm256_movemask_ps(_mm256_cmp_ps(r, r, _CMP_UNORD_Q)) != 0;
+        if (m == 0xff && !nan) {
+            _mm256_storeu_ps((float *)(void *)(d + l0), r);
+            continue;
+        }
+        uint32_t out[8];
+        _mm256_storeu_ps((float *)(void *)out, r);
+        if (nan)
+            for (int i = 0; i < 8; i++)
+                if ((out[i] & 0x7fffffff) > 0x7f800000)
+                    out[i] = fma_nan(a[l0 + i], b[l0 + i], d[l0 + i]);
+        if (m == 0xff)
+            memcpy(d + l0, out, sizeof out);
+        else
+            for (int i = 0; i < 8; i++)
+                if (m >> i & 1)
+                    d[l0 + i] = out[i];
     }
-    for (int l = 0; l < 64; l++)
-        if (exec >> l & 1)
-            memcpy(&d[l], &fa[l], 4);
 }
 #endif
 

@@ -275,6 +275,8 @@ static int mfma_reads(wg_ctx *c, wave *w, const emu_inst *in, const hazard_facts
         if (o->kind != K_VGPR && o->kind != K_AGPR)
             continue;
         bool is_c = s == 2;
+        uint64_t tuple_at = 0; /* same_tuple of the last MFMA writer seen in this operand */
+        bool tuple_same = false;
         for (unsigned r = o->code; r < (unsigned)o->code + o->width; r++) {
             writer wr = last_write(w, r);
             long h = waits(w, wr.at);
@@ -297,7 +299,8 @@ static int mfma_reads(wg_ctx *c, wave *w, const emu_inst *in, const hazard_facts
                     need = pass_need(hz->mfma_ab[!wr.xdl], wr.passes);
                     rule = "mfma-ab";
                     what = "an MFMA wrote the register, then an MFMA reads it as A/B";
-                } else if (same_tuple(w, o->code, o->width, wr.at)) {
+                } else if (wr.at == tuple_at ? tuple_same
+                                             : (tuple_at = wr.at, tuple_same = same_tuple(w, o->code, o->width, wr.at))) {
                     need = wr.passes == 2 ? hz->mfma_same_c_2pass : 0;
                     rule = "mfma-same-c";
                     what = "a 2-pass MFMA wrote its result, then an MFMA reads exactly that as C";

@@ -80,6 +80,8 @@ typedef struct emu_inst {
     uint8_t mem_bytes;    /* VMEM/DS: bytes per lane moved (the timing model's bytes: 1 or 2 for
                              the byte and 16-bit forms, else 4 x mem_dwords) */
     uint16_t cycles;
+    uint8_t regs_ok;      /* every register operand inside the kernel's allocation (emu_regs_in_bounds,
+                             set by the loader): execution then checks only outstanding loads */
 } emu_inst;
 
 /* The type inline float constants take for an operation's sources: the

@@ -94,13 +94,16 @@ static int unit_of(const emu_inst *in)
 
 static double dmax(double a, double b) { return a > b ? a : b; }
 
+/* x mod 4 for 0 <= x < 2^53, exactly fmod(x, 4.0) (x / 4 is exact, its
+ * truncation is its floor) without libm's general fmod, which the issue
+ * loop calls every cycle. */
+static double mod4(double x) { return x - 4.0 * (double)(int64_t)(x * 0.25); }
+
 /* The next cycle >= t that is SIMD s's turn. */
 static double turn_at(double t, int s)
 {
     double c = ceil(t);
-    double r = fmod(c - s, 4.0);
-    if (r < 0)
-        r += 4;
+    double r = mod4(c - s + 4); /* c - s >= -3; the same residue */
     return r ? c + 4 - r : c;
 }
 
@@ -400,7 +403,7 @@ int tm_simulate_cu(const tm_machine *m, emu_trace *const *traces, int nwg, tm_cu
     double t = 0;
     dispatch(&c, traces, nwg, &next, t, r);
     while (c.live_wg || next < nwg) {
-        int s = (int)fmod(t, 4.0);
+        int s = (int)mod4(t);
         unsigned used = 0;
         /* oldest first: c.order holds the live waves in dispatch order */
         for (int oi = 0; oi < c.norder; oi++) {
