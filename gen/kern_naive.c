@@ -1,18 +1,23 @@
-/* The naive dynamic backward-data kernel and the zero-fill kernel.
+/* The naive dynamic backward-data kernels and the zero-fill kernel.
  *
- * Naive: work-item gid computes dx[n][c][hi][wi] (gid in NCHW order):
+ * Naive: work-item gid computes dx[n][c][hi][wi] for the gid-th element
+ * (n, c, band pixel) of its launch, any layout (byte strides):
  *
  *   acc = 0
  *   for y < Y:  h = hi + Ph - y*Dh; valid if h >= 0, h % Sh == 0, h / Sh < Ho
  *     for x < X: (same for w)
  *       exec = lanes valid in both
  *       for kk < K/G: acc += w[g*Kg + kk][c % Cg][y][x] * dy[n][g*Kg + kk][ho][wo]
- *   dx[gid] = acc
+ *   dx = acc (rounded to nearest even for 16-bit types)
  *
- * Loops over y, x and kk are scalar (uniform); the per-lane validity becomes
- * the exec mask. Every dx element of the launch is written, so the naive
- * kernel needs no zero fill. It is slow by design: it is the reference the
- * fast kernels are checked against on real GPUs. */
+ * Only the terms that exist are summed: an invalid tap is no term (never
+ * 0 x w). Loops over y, x and kk are scalar (uniform); the per-lane
+ * validity becomes the exec mask. With only_nan, a lane whose dx element
+ * is not NaN does nothing: the fixup after a v4r1 launch, whose masked dy
+ * taps (loaded as 0) make NaN out of an infinite or NaN weight, and only
+ * there (docs/KERNELS.md, "Non-finite data"). The naive solver's launch
+ * covers every pixel and needs no zero fill. It is slow by design: it is
+ * the reference the fast kernels are checked against on real GPUs. */
 #include <stddef.h>
 
 #include "../arch/kargs.h"
@@ -21,9 +26,74 @@
 
 #define ARG(field) (int)(offsetof(igemm_naive_args, field) / 4)
 
-void kern_naive(emit *e)
+/* Load the element at byte offset off of rs into v as fp32. */
+static void load_f32(emit *e, igemm_dtype dt, opnd v, opnd off, opnd rs)
 {
-    e_kernel_begin(e, KERNEL_NAIVE, NAIVE_BLOCK);
+    e_mubuf(e, dt == IGEMM_FP32 ? "buffer_load_dword" : "buffer_load_ushort", v, off, rs, imm(0), 0);
+}
+
+static void widen(emit *e, igemm_dtype dt, opnd v)
+{
+    if (dt == IGEMM_FP16)
+        e_vop1(e, "v_cvt_f32_f16", v, v);
+    else if (dt == IGEMM_BF16)
+        e_vop2(e, "v_lshlrev_b32", v, imm(16), v);
+}
+
+/* gid -> (n, c in group, g, hi, wi) through the band (kargs.h). */
+static void band_coords(emit *e, opnd s_args, opnd v_gid, opnd v_n, opnd v_cl, opnd v_g, opnd v_hi, opnd v_wi)
+{
+    opnd v_t = vreg(e, "v_t", 4, 1), v_idx = vreg(e, "v_idx", 1, 1);
+    e_comment(e, "gid -> (n, c, band pixel idx); c -> (g, c in group)");
+    h_mdiv_rem_v(e, v_idx, at(v_t, 0), v_gid, at(s_args, ARG(mdiv_band)), at(s_args, ARG(shift_band)),
+                 at(s_args, ARG(band_px)));
+    h_mdiv_rem_v(e, at(v_t, 1), v_n, at(v_t, 0), at(s_args, ARG(mdiv_c)), at(s_args, ARG(shift_c)),
+                 at(s_args, ARG(c)));
+    h_mdiv_rem_v(e, v_cl, v_g, at(v_t, 1), at(s_args, ARG(mdiv_cg)), at(s_args, ARG(shift_cg)), at(s_args, ARG(cg)));
+    e_comment(e, "top and bottom rows: (idx / wi, idx %% wi), rows past top moved down by rows_skip");
+    h_mdiv_rem_v(e, v_wi, v_hi, v_idx, at(s_args, ARG(mdiv_wi)), at(s_args, ARG(shift_wi)), at(s_args, ARG(wi)));
+    h_vmov(e, at(v_t, 0), at(s_args, ARG(rows_skip)));
+    e_vopc(e, "v_cmp_le_u32", VCC, at(s_args, ARG(top)), v_hi);
+    e_cndmask(e, at(v_t, 0), imm(0), at(v_t, 0), VCC);
+    h_vadd(e, v_hi, v_hi, at(v_t, 0));
+    e_comment(e, "rows between: j = idx - rows_px, (top + j / lr, j %% lr), columns past left moved by cols_skip");
+    h_vsub(e, at(v_t, 0), v_idx, at(s_args, ARG(rows_px)));
+    h_mdiv_rem_v(e, at(v_t, 1), at(v_t, 2), at(v_t, 0), at(s_args, ARG(mdiv_lr)), at(s_args, ARG(shift_lr)),
+                 at(s_args, ARG(lr)));
+    h_vadd(e, at(v_t, 2), at(s_args, ARG(top)), at(v_t, 2));
+    h_vmov(e, at(v_t, 3), at(s_args, ARG(cols_skip)));
+    e_vopc(e, "v_cmp_le_u32", VCC, at(s_args, ARG(left)), at(v_t, 1));
+    e_cndmask(e, at(v_t, 3), imm(0), at(v_t, 3), VCC);
+    h_vadd(e, at(v_t, 1), at(v_t, 1), at(v_t, 3));
+    h_vmov(e, at(v_t, 3), at(s_args, ARG(rows_px)));
+    e_vopc(e, "v_cmp_gt_u32", VCC, at(v_t, 3), v_idx);
+    e_cndmask(e, v_hi, at(v_t, 2), v_hi, VCC);
+    e_cndmask(e, v_wi, at(v_t, 1), v_wi, VCC);
+    rfree(e, v_idx);
+    rfree(e, v_t);
+}
+
+/* fp32 v to dt in its low half, rounded to nearest even (bf16: NaN kept a
+ * quiet NaN). */
+static void narrow(emit *e, igemm_dtype dt, opnd v, opnd v_tmp, opnd s_m)
+{
+    if (dt == IGEMM_FP16) {
+        e_vop1(e, "v_cvt_f16_f32", v, v);
+    } else if (dt == IGEMM_BF16) {
+        e_vopc(e, "v_cmp_u_f32", s_m, v, v);
+        e_vop3(e, "v_bfe_u32", v_tmp, v, imm(16), imm(1));
+        h_vadd(e, v, v, v_tmp);
+        h_vadd(e, v, imm(0x7fff), v);
+        e_vop2(e, "v_lshrrev_b32", v, imm(16), v);
+        h_vmov(e, v_tmp, imm(0x7fc0));
+        e_cndmask(e, v, v, v_tmp, s_m);
+    }
+}
+
+static void naive(emit *e, const char *name, igemm_dtype dt)
+{
+    const int esz = dt == IGEMM_FP32 ? 4 : 2;
+    e_kernel_begin(e, name, NAIVE_BLOCK);
 #define KARG_STRUCT igemm_naive_args
     IGEMM_NAIVE_ARGS(KARG_DECLARE)
 #undef KARG_STRUCT
@@ -37,30 +107,7 @@ void kern_naive(emit *e)
     opnd p_dx = alias(e, "s_p_dx", sub(s_args, ARG(p_dx), 2));
     opnd p_dy = alias(e, "s_p_dy", sub(s_args, ARG(p_dy), 2));
     opnd p_w = alias(e, "s_p_w", sub(s_args, ARG(p_w), 2));
-    opnd a_total = alias(e, "s_total", at(s_args, ARG(total)));
-    opnd a_batch = alias(e, "s_batch", at(s_args, ARG(batch)));
-    opnd a_hi = alias(e, "s_hi", at(s_args, ARG(hi)));
-    opnd a_wi = alias(e, "s_wi", at(s_args, ARG(wi)));
-    opnd a_c = alias(e, "s_c", at(s_args, ARG(c)));
-    opnd a_k = alias(e, "s_k", at(s_args, ARG(k)));
-    opnd a_ho = alias(e, "s_ho", at(s_args, ARG(ho)));
-    opnd a_wo = alias(e, "s_wo", at(s_args, ARG(wo)));
-    opnd a_fy = alias(e, "s_fy", at(s_args, ARG(fy)));
-    opnd a_fx = alias(e, "s_fx", at(s_args, ARG(fx)));
-    opnd a_cg = alias(e, "s_cg", at(s_args, ARG(cg)));
-    opnd a_kg = alias(e, "s_kg", at(s_args, ARG(kg)));
-    opnd a_sh = alias(e, "s_stride_h", at(s_args, ARG(stride_h)));
-    opnd a_sw = alias(e, "s_stride_w", at(s_args, ARG(stride_w)));
-    opnd a_dh = alias(e, "s_dil_h", at(s_args, ARG(dil_h)));
-    opnd a_dw = alias(e, "s_dil_w", at(s_args, ARG(dil_w)));
-    opnd a_ph = alias(e, "s_pad_h", at(s_args, ARG(pad_h)));
-    opnd a_pw = alias(e, "s_pad_w", at(s_args, ARG(pad_w)));
-    opnd m_wi = at(s_args, ARG(mdiv_wi)), sh_wi = at(s_args, ARG(shift_wi));
-    opnd m_hi = at(s_args, ARG(mdiv_hi)), sh_hi = at(s_args, ARG(shift_hi));
-    opnd m_c = at(s_args, ARG(mdiv_c)), sh_c = at(s_args, ARG(shift_c));
-    opnd m_cg = at(s_args, ARG(mdiv_cg)), sh_cg = at(s_args, ARG(shift_cg));
-    opnd m_sh = at(s_args, ARG(mdiv_sh)), sh_sh = at(s_args, ARG(shift_sh));
-    opnd m_sw = at(s_args, ARG(mdiv_sw)), sh_sw = at(s_args, ARG(shift_sw));
+#define A(f) at(s_args, ARG(f))
 
     opnd v_tid = h_workitem_id(e);
     opnd v_gid = vreg(e, "v_gid", 1, 1);
@@ -72,56 +119,64 @@ void kern_naive(emit *e)
     e_sop2(e, "s_lshl_b32", at(s_tmp, 0), s_bx, imm(8));
     e_waitcnt(e, -1, 0);
     h_vadd(e, v_gid, at(s_tmp, 0), v_tid);
-    e_vopc(e, "v_cmp_gt_u32", VCC, a_total, v_gid);
+    e_vopc(e, "v_cmp_gt_u32", VCC, A(total), v_gid);
     h_smov(e, s_valid, VCC);
     h_smov(e, EXEC, VCC);
     e_branch(e, "s_cbranch_execz", l_end);
 
-    e_comment(e, "gid -> (n, c, hi, wi); c -> (g, c in group)");
-    opnd v_wi = vreg(e, "v_wi", 1, 1), v_hi = vreg(e, "v_hi", 1, 1), v_c = vreg(e, "v_c", 1, 1);
-    opnd v_t = vreg(e, "v_t", 2, 1);
-    h_mdiv_rem_v(e, v_wi, at(v_t, 0), v_gid, m_wi, sh_wi, a_wi);
-    h_mdiv_rem_v(e, v_hi, at(v_t, 1), at(v_t, 0), m_hi, sh_hi, a_hi);
-    h_mdiv_rem_v(e, v_c, at(v_t, 0), at(v_t, 1), m_c, sh_c, a_c); /* v_t[0] = n */
-    opnd v_n = alias(e, "v_n", at(v_t, 0));
-    opnd v_cl = vreg(e, "v_cl", 1, 1);
-    opnd v_g = alias(e, "v_g", at(v_t, 1));
-    h_mdiv_rem_v(e, v_cl, v_g, v_c, m_cg, sh_cg, a_cg);
+    opnd v_n = vreg(e, "v_n", 1, 1), v_cl = vreg(e, "v_cl", 1, 1), v_g = vreg(e, "v_g", 1, 1);
+    opnd v_hi = vreg(e, "v_hi", 1, 1), v_wi = vreg(e, "v_wi", 1, 1);
+    band_coords(e, s_args, v_gid, v_n, v_cl, v_g, v_hi, v_wi);
 
-    e_comment(e, "w base (bytes): ((g*Kg)*Cg + cl) * Y*X*4; dy base: (n*K + g*Kg) * Ho*Wo*4");
-    opnd s_yx = sreg(e, "s_yx", 1, 1), s_howo = sreg(e, "s_howo", 1, 1);
-    opnd s_step_w = sreg(e, "s_step_w", 1, 1), s_step_dy = sreg(e, "s_step_dy", 1, 1);
-    e_sop2(e, "s_mul_i32", s_yx, a_fy, a_fx);
-    e_sop2(e, "s_mul_i32", s_howo, a_ho, a_wo);
-    e_sop2(e, "s_mul_i32", s_step_w, a_cg, s_yx);
-    e_sop2(e, "s_lshl_b32", s_step_w, s_step_w, imm(2));
-    e_sop2(e, "s_lshl_b32", s_step_dy, s_howo, imm(2));
-    opnd v_gk = vreg(e, "v_gk", 1, 1); /* g * Kg */
-    opnd v_wbase = vreg(e, "v_wbase", 1, 1), v_dybase = vreg(e, "v_dybase", 1, 1);
-    h_vmul_lo(e, v_gk, v_g, a_kg);
-    h_vmul_lo(e, v_wbase, v_gk, a_cg);
-    h_vadd(e, v_wbase, v_wbase, v_cl);
-    h_vmul_lo(e, v_wbase, v_wbase, s_yx);
-    e_vop2(e, "v_lshlrev_b32", v_wbase, imm(2), v_wbase);
-    h_vmul_lo(e, v_dybase, v_n, a_k);
+    e_comment(e, "dx offset = n*dx_sn + (g*cg + cl)*dx_sc + hi*dx_sh + wi*dx_sw");
+    opnd v_dxoff = vreg(e, "v_dxoff", 1, 1), v_t = vreg(e, "v_tt", 1, 1);
+    h_vmul_lo(e, v_t, v_g, A(cg));
+    h_vadd(e, v_t, v_t, v_cl);
+    h_vmul_lo(e, v_dxoff, v_t, A(dx_sc));
+    h_vmul_lo(e, v_t, v_n, A(dx_sn));
+    h_vadd(e, v_dxoff, v_dxoff, v_t);
+    h_vmul_lo(e, v_t, v_hi, A(dx_sh));
+    h_vadd(e, v_dxoff, v_dxoff, v_t);
+    h_vmul_lo(e, v_t, v_wi, A(dx_sw));
+    h_vadd(e, v_dxoff, v_dxoff, v_t);
+    opnd s_rsrc_dx = sreg(e, "s_rsrc_dx", 4, 4), s_bytes = at(s_tmp, 0);
+    e_sop2(e, "s_mul_i32", s_bytes, A(dx_sn), A(batch));
+    h_buffer_rsrc(e, s_rsrc_dx, p_dx, s_bytes);
+
+    opnd v_acc = vreg(e, "v_acc", 1, 1);
+    label l_all = e_label_new(e, "compute");
+    e_comment(e, "only_nan: lanes whose dx element is not NaN keep it");
+    e_sopc(e, "s_cmp_eq_u32", A(only_nan), imm(0));
+    e_branch(e, "s_cbranch_scc1", l_all);
+    load_f32(e, dt, v_acc, v_dxoff, s_rsrc_dx);
+    e_waitcnt(e, 0, -1);
+    widen(e, dt, v_acc);
+    e_vopc(e, "v_cmp_u_f32", VCC, v_acc, v_acc);
+    e_sop2(e, "s_and_b64", s_valid, s_valid, VCC);
+    h_smov(e, EXEC, s_valid);
+    e_branch(e, "s_cbranch_execz", l_end);
+    e_label(e, l_all);
+
+    e_comment(e, "w base: (g*kg)*w_sk + cl*w_sc; dy base: n*dy_sn + (g*kg)*dy_sk");
+    opnd v_gk = v_t, v_wbase = vreg(e, "v_wbase", 1, 1), v_dybase = vreg(e, "v_dybase", 1, 1);
+    h_vmul_lo(e, v_gk, v_g, A(kg));
+    h_vmul_lo(e, v_wbase, v_gk, A(w_sk));
+    h_vmul_lo(e, v_dybase, v_cl, A(w_sc));
+    h_vadd(e, v_wbase, v_wbase, v_dybase);
+    h_vmul_lo(e, v_dybase, v_gk, A(dy_sk));
+    h_vmul_lo(e, v_gk, v_n, A(dy_sn));
     h_vadd(e, v_dybase, v_dybase, v_gk);
-    h_vmul_lo(e, v_dybase, v_dybase, s_howo);
-    e_vop2(e, "v_lshlrev_b32", v_dybase, imm(2), v_dybase);
-    rfree(e, v_gk);
     rfree(e, v_cl);
-    rfree(e, v_c);
-    rfree(e, v_t);
+    rfree(e, v_g);
+    rfree(e, v_n);
 
     e_comment(e, "buffer resources: dy and w with their byte sizes");
     opnd s_rsrc_dy = sreg(e, "s_rsrc_dy", 4, 4), s_rsrc_w = sreg(e, "s_rsrc_w", 4, 4);
-    opnd s_bytes = at(s_tmp, 0);
-    e_sop2(e, "s_mul_i32", s_bytes, a_k, s_step_dy);
-    e_sop2(e, "s_mul_i32", s_bytes, s_bytes, a_batch);
+    e_sop2(e, "s_mul_i32", s_bytes, A(dy_sn), A(batch));
     h_buffer_rsrc(e, s_rsrc_dy, p_dy, s_bytes);
-    e_sop2(e, "s_mul_i32", s_bytes, a_k, s_step_w);
+    e_sop2(e, "s_mul_i32", s_bytes, A(k), A(w_sk));
     h_buffer_rsrc(e, s_rsrc_w, p_w, s_bytes);
 
-    opnd v_acc = vreg(e, "v_acc", 1, 1);
     h_vmov(e, v_acc, imm(0));
 
     e_comment(e, "for y < Y: h = hi + Ph - y*Dh must be >= 0, divisible by Sh, h/Sh < Ho");
@@ -137,83 +192,91 @@ void kern_naive(emit *e)
     label l_k = e_label_new(e, "loop_k");
 
     h_smov(e, s_y, imm(0));
-    h_smov(e, s_hoff, a_ph);
+    h_smov(e, s_hoff, A(pad_h));
     e_label(e, l_y);
     h_smov(e, EXEC, s_valid);
     h_vadd(e, v_h, s_hoff, v_hi);
     e_vopc(e, "v_cmp_le_i32", s_vh, imm(0), v_h);
-    h_mdiv_rem_v(e, v_r, v_ho, v_h, m_sh, sh_sh, a_sh);
+    h_mdiv_rem_v(e, v_r, v_ho, v_h, A(mdiv_sh), A(shift_sh), A(stride_h));
     e_vopc(e, "v_cmp_eq_u32", sub(s_tmp, 0, 2), imm(0), v_r);
     e_sop2(e, "s_and_b64", s_vh, s_vh, sub(s_tmp, 0, 2));
-    e_vopc(e, "v_cmp_gt_u32", sub(s_tmp, 0, 2), a_ho, v_ho);
+    e_vopc(e, "v_cmp_gt_u32", sub(s_tmp, 0, 2), A(ho), v_ho);
     e_sop2(e, "s_and_b64", s_vh, s_vh, sub(s_tmp, 0, 2));
     e_sop2(e, "s_and_b64", s_vh, s_vh, s_valid);
     h_smov(e, EXEC, s_vh);
     e_branch(e, "s_cbranch_execz", l_y_next);
 
     h_smov(e, s_x, imm(0));
-    h_smov(e, s_woff, a_pw);
+    h_smov(e, s_woff, A(pad_w));
     e_label(e, l_x);
     e_comment(e, "for x < X: w = wi + Pw - x*Dw, same conditions with Sw, Wo");
     h_smov(e, EXEC, s_vh);
     h_vadd(e, v_w, s_woff, v_wi);
     e_vopc(e, "v_cmp_le_i32", s_vw, imm(0), v_w);
-    h_mdiv_rem_v(e, v_r, v_wo, v_w, m_sw, sh_sw, a_sw);
+    h_mdiv_rem_v(e, v_r, v_wo, v_w, A(mdiv_sw), A(shift_sw), A(stride_w));
     e_vopc(e, "v_cmp_eq_u32", sub(s_tmp, 0, 2), imm(0), v_r);
     e_sop2(e, "s_and_b64", s_vw, s_vw, sub(s_tmp, 0, 2));
-    e_vopc(e, "v_cmp_gt_u32", sub(s_tmp, 0, 2), a_wo, v_wo);
+    e_vopc(e, "v_cmp_gt_u32", sub(s_tmp, 0, 2), A(wo), v_wo);
     e_sop2(e, "s_and_b64", s_vw, s_vw, sub(s_tmp, 0, 2));
     e_sop2(e, "s_and_b64", EXEC, s_vw, s_vh);
     e_branch(e, "s_cbranch_execz", l_x_next);
 
-    e_comment(e, "w offset = wbase + (y*X + x)*4, dy offset = dybase + (ho*Wo + wo)*4");
-    e_sop2(e, "s_mul_i32", at(s_tmp, 2), s_y, a_fx);
-    e_sop2(e, "s_add_u32", at(s_tmp, 2), at(s_tmp, 2), s_x);
-    e_sop2(e, "s_lshl_b32", at(s_tmp, 2), at(s_tmp, 2), imm(2));
+    e_comment(e, "w offset = wbase + y*w_sy + x*w_sx, dy offset = dybase + ho*dy_sh + wo*dy_sw");
+    e_sop2(e, "s_mul_i32", at(s_tmp, 2), s_y, A(w_sy));
+    e_sop2(e, "s_mul_i32", at(s_tmp, 3), s_x, A(w_sx));
+    e_sop2(e, "s_add_u32", at(s_tmp, 2), at(s_tmp, 2), at(s_tmp, 3));
     h_vadd(e, v_ow, at(s_tmp, 2), v_wbase);
-    e_vop3(e, "v_mad_u32_u24", v_od, v_ho, a_wo, v_wo);
-    e_vop2(e, "v_lshlrev_b32", v_od, imm(2), v_od);
+    h_vmul_lo(e, v_od, v_ho, A(dy_sh));
+    h_vmul_lo(e, v_r, v_wo, A(dy_sw));
+    h_vadd(e, v_od, v_od, v_r);
     h_vadd(e, v_od, v_od, v_dybase);
 
     h_smov(e, s_kk, imm(0));
     e_label(e, l_k);
-    e_mubuf(e, "buffer_load_dword", v_a, v_ow, s_rsrc_w, imm(0), 0);
-    e_mubuf(e, "buffer_load_dword", v_b, v_od, s_rsrc_dy, imm(0), 0);
-    h_vadd(e, v_ow, s_step_w, v_ow);
-    h_vadd(e, v_od, s_step_dy, v_od);
+    load_f32(e, dt, v_a, v_ow, s_rsrc_w);
+    load_f32(e, dt, v_b, v_od, s_rsrc_dy);
+    h_vadd(e, v_ow, A(w_sk), v_ow);
+    h_vadd(e, v_od, A(dy_sk), v_od);
     e_sop2(e, "s_add_u32", s_kk, s_kk, imm(1));
     e_waitcnt(e, 0, -1);
+    widen(e, dt, v_a);
+    widen(e, dt, v_b);
     e_vop2(e, "v_fmac_f32", v_acc, v_a, v_b);
-    e_sopc(e, "s_cmp_lt_u32", s_kk, a_kg);
+    e_sopc(e, "s_cmp_lt_u32", s_kk, A(kg));
     e_branch(e, "s_cbranch_scc1", l_k);
 
     e_label(e, l_x_next);
-    e_sop2(e, "s_sub_u32", s_woff, s_woff, a_dw);
+    e_sop2(e, "s_sub_u32", s_woff, s_woff, A(dil_w));
     e_sop2(e, "s_add_u32", s_x, s_x, imm(1));
-    e_sopc(e, "s_cmp_lt_u32", s_x, a_fx);
+    e_sopc(e, "s_cmp_lt_u32", s_x, A(fx));
     e_branch(e, "s_cbranch_scc1", l_x);
 
     e_label(e, l_y_next);
-    e_sop2(e, "s_sub_u32", s_hoff, s_hoff, a_dh);
+    e_sop2(e, "s_sub_u32", s_hoff, s_hoff, A(dil_h));
     e_sop2(e, "s_add_u32", s_y, s_y, imm(1));
-    e_sopc(e, "s_cmp_lt_u32", s_y, a_fy);
+    e_sopc(e, "s_cmp_lt_u32", s_y, A(fy));
     e_branch(e, "s_cbranch_scc1", l_y);
 
-    e_comment(e, "dx[gid] = acc");
+    e_comment(e, "dx = acc");
     h_smov(e, EXEC, s_valid);
-    opnd s_rsrc_dx = sreg(e, "s_rsrc_dx", 4, 4);
-    e_sop2(e, "s_lshl_b32", s_bytes, a_total, imm(2));
-    h_buffer_rsrc(e, s_rsrc_dx, p_dx, s_bytes);
-    e_vop2(e, "v_lshlrev_b32", v_gid, imm(2), v_gid);
-    e_mubuf(e, "buffer_store_dword", v_acc, v_gid, s_rsrc_dx, imm(0), 0);
+    narrow(e, dt, v_acc, v_a, s_vh);
+    e_mubuf(e, esz == 4 ? "buffer_store_dword" : "buffer_store_short", v_acc, v_dxoff, s_rsrc_dx, imm(0), 0);
 
     e_label(e, l_end);
+#undef A
     opnd all[] = {v_acc, s_y, s_x, s_kk, s_hoff, s_woff, s_vh, s_vw, v_h, v_ho, v_r, v_w, v_wo, v_ow, v_od, v_a,
-                  v_b, s_rsrc_dx, s_rsrc_dy, s_rsrc_w, s_yx, s_howo, s_step_w, s_step_dy, v_wbase, v_dybase,
+                  v_b, s_rsrc_dx, s_rsrc_dy, s_rsrc_w, v_wbase, v_dybase, v_dxoff, v_t,
                   v_wi, v_hi, v_gid, s_tmp, s_valid, s_args, v_tid, s_bx, s_ka};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         rfree(e, all[i]);
     e_kernel_end(e);
+}
+
+void kern_naive(emit *e)
+{
+    naive(e, KERNEL_NAIVE, IGEMM_FP32);
+    naive(e, KERNEL_NAIVE_FP16, IGEMM_FP16);
+    naive(e, KERNEL_NAIVE_BF16, IGEMM_BF16);
 }
 
 /* Work-item i zeroes elements [Q*i, Q*i + Q) (Q = 16 bytes of elements):

@@ -187,7 +187,11 @@ typedef struct {
  *              (65520 for fp16) with ref's sign: IEEE overflow.
  *   uncovered: exactly 0.
  *   NaN/Inf:   none, unless ref itself is NaN or +-inf (a NaN or Inf input
- *              reaches the element): then dx must be NaN, or that same inf.
+ *              reaches the element): then dx must be NaN, or that same inf;
+ *              or S * (1 + rel_tol) >= FLT_MAX, where the fp32 sum of the
+ *              terms may overflow on the way (+-inf, or NaN from inf - inf).
+ *              A term that does not exist contributes nothing: 0 x inf in
+ *              a masked tap is no NaN.
  * igemm_verify reads dx as fp32 (16-bit results widened by the caller) and
  * applies the rule of p->dtype; igemm_verify_ex reads dx as p->dtype.
  * Both return 1 when every element passes, else 0; out (may be NULL)

@@ -752,8 +752,9 @@ static void embedded_code_objects(void **state)
 }
 
 /* The naive plan of n=3, c=2, 4x5 images: 3*2*4*5 = 120 dx elements, one
- * workgroup of 256; 8-byte pointers dx, dy, w at offsets 0, 8, 16 and 30
- * 32-bit values after them: 144 bytes. Launched by hand on the emulator
+ * workgroup of 256; 8-byte pointers dx, dy, w at offsets 0, 8, 16 and 52
+ * 32-bit values after them (sizes, the pixel band, byte strides, magic
+ * numbers): 232 bytes. Launched by hand on the emulator
  * with the embedded code object, as a library embedding them would. */
 static void launch_plan_by_hand(void **state)
 {
@@ -773,7 +774,7 @@ static void launch_plan_by_hand(void **state)
     assert_int_equal(l[0].grid[0], 1);
     assert_int_equal(l[0].grid[1], 1);
     assert_int_equal(l[0].block[0], 256);
-    assert_int_equal(l[0].args_size, 144);
+    assert_int_equal(l[0].args_size, 232);
     assert_int_equal(l[0].ptr_offset[0], 0);
     assert_int_equal(l[0].ptr_offset[1], 8);
     assert_int_equal(l[0].ptr_offset[2], 16);

@@ -609,6 +609,64 @@ static void item10_messages(void **state)
     expect_run(rel, &lim, 2, NEEDLES("relocatable object (ELF ET_REL"));
 }
 
+/* ---- 11: non-finite data (issue 25) ---- */
+
+/* Inf, -Inf, NaN, the largest finite values and a subnormal in dy and in w,
+ * on shapes with masked taps (padding, strides, dilation, K/G and C/G not
+ * multiples of the tiles): dx equals the float64 reference element by
+ * element, NaN and Inf exactly where it has them (tc_run_case_ex). Before
+ * the guard, every v4r1 kernel wrote NaN where a masked dy tap (loaded as
+ * 0) met an infinite or NaN weight. A sample of configurations per target,
+ * type and layout; `make fuzz` runs them all. */
+static void item11_nonfinite_data(void **state)
+{
+    (void)state;
+    const char *archs[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
+    const igemm_dtype types[] = {IGEMM_FP32, IGEMM_FP16, IGEMM_BF16};
+    igemm_problem shapes[2] = {IGEMM_PROBLEM_INIT, IGEMM_PROBLEM_INIT};
+    /* 3x3, pad 1, stride 2: four phases with border taps on both sides */
+    shapes[0].n = 2, shapes[0].c = 6, shapes[0].k = 5, shapes[0].hi = 7, shapes[0].wi = 6;
+    shapes[0].y = shapes[0].x = 3, shapes[0].pad_h = shapes[0].pad_w = 1, shapes[0].stride_h = shapes[0].stride_w = 2;
+    /* 3x2, dilation 2, pad 2 and 1, two groups */
+    shapes[1].n = 1, shapes[1].c = 8, shapes[1].k = 10, shapes[1].hi = 5, shapes[1].wi = 7, shapes[1].groups = 2;
+    shapes[1].y = 3, shapes[1].x = 2, shapes[1].pad_h = 2, shapes[1].pad_w = 1, shapes[1].dil_h = shapes[1].dil_w = 2;
+    int runs = 0, failures = 0;
+    for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
+        igemm_handle *h = tc_emu_handle(archs[a], NULL, 1);
+        for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+            for (int l = 0; l < 2; l++)
+                for (int si = 0; si < 2; si++) {
+                    igemm_problem p = shapes[si];
+                    p.dtype = types[t];
+                    p.layout = l ? IGEMM_LAYOUT_NHWC : IGEMM_LAYOUT_NCHW;
+                    /* every 5th applicable configuration, from an offset
+                       that moves with the case: FMA and MFMA ones both */
+                    int seen = 0, off = (int)(a * 7 + t * 3 + (size_t)l * 2 + (size_t)si) % 5;
+                    for (int i = 0; i < igemm_solution_count(); i++) {
+                        const char *sol = igemm_solution_name(i);
+                        char why[256];
+                        if (igemm_applicable(h, &p, sol, why, sizeof why) != IGEMM_OK || seen++ % 5 != off)
+                            continue;
+                        for (unsigned sp = 1; sp <= 7; sp += (sp & 3) == 3 ? 2 : 1) {
+                            tc_case_result r;
+                            char msg[1024];
+                            runs++;
+                            if (tc_run_case_ex(h, &p, sol, 25 + (uint64_t)i, sp, &r, msg, sizeof msg)) {
+                                failures++;
+                                print_message("%s %s %s shape %d %s in %s: %s\n", archs[a], sol,
+                                              p.layout ? "nhwc" : "nchw", si, sp & 4 ? "largest finite" : "inf/nan", (sp & 3) == 1 ? "dy" : (sp & 3) == 2 ? "w" : "dy and w",
+                                              msg);
+                            }
+                        }
+                    }
+                }
+        igemm_destroy(h);
+    }
+    print_message("non-finite data: %d runs, %d failures\n", runs, failures);
+    assert_true(runs > 0);
+    assert_int_equal(failures, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -627,6 +685,9 @@ int main(void)
         cmocka_unit_test(item8_check_before_allocating),
         cmocka_unit_test(item9_invalid_costs_not_stored),
         cmocka_unit_test(item10_messages),
+        cmocka_unit_test(item11_nonfinite_data),
     };
+    if (getenv("TEST_FILTER")) /* one test by name pattern, while developing */
+        cmocka_set_test_filter(getenv("TEST_FILTER"));
     return cmocka_run_group_tests(tests, setup, teardown);
 }
