@@ -435,6 +435,13 @@ fuzz:
 	build-asan/bin/igemm-fuzz --igemm build-asan/bin/igemm --co build-asan/co/gfx906.hsaco --dir build-asan/fuzz \
 	    --seed $(FUZZ_SEED) --cli $(FUZZ_CLI) --co-mutants $(FUZZ_CO) --timeout $(FUZZ_TIMEOUT) \
 	    --nonfinite $(FUZZ_NONFINITE)
+# ---- the perf-db under concurrent finds (tests/test_faults.c item12, docs/HARDENING.md)
+# PERFDB_TRIALS trials of 6 processes running find on one perf-db at once, on a
+# fresh file and on a 20000-record one; make test runs 2.
+PERFDB_TRIALS ?= 100
+.PHONY: perfdb-stress
+perfdb-stress: $(B)/tests/test_faults all
+	IGEMM_PERFDB_TRIALS=$(PERFDB_TRIALS) TEST_FILTER='item12_perfdb_concurrent*' $(B)/tests/test_faults
 # ---- the timing model's microkernel table (docs/TIMING.md) ---------------------
 # tests/test_timing.c runs the microkernels on every target, checks them against
 # the target facts and writes the table; it replaces the block between the

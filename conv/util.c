@@ -94,7 +94,7 @@ int text_line(FILE *f, char *buf, size_t cap)
 {
     size_t n = 0;
     int c, bad = 0;
-    while ((c = getc(f)) != EOF && c != '\n') {
+    while ((c = getc_unlocked(f)) != EOF && c != '\n') {
         if (!c)
             bad = bad ? bad : TEXT_NUL;
         else if (n + 1 >= cap)

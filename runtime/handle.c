@@ -664,6 +664,26 @@ static igemm_status measure(igemm_handle *h, const igemm_shape *sh, const solver
     return st;
 }
 
+/* Record best as the handle's choice for p and, with store, store it in
+ * the handle's performance database file, if any (perfdb_store: locked,
+ * merged). */
+static igemm_status find_save(igemm_handle *h, const igemm_problem *p, const igemm_perf *best, bool store, char *why,
+                              size_t len)
+{
+    perfdb_rec rec;
+    memset(&rec, 0, sizeof rec);
+    snprintf(rec.arch, sizeof rec.arch, "%s", h->t->name);
+    perfdb_key(p, h->b->num_cu, rec.key, sizeof rec.key);
+    snprintf(rec.solution, sizeof rec.solution, "%s", best->solution);
+    rec.cost = best->cost;
+    snprintf(rec.unit, sizeof rec.unit, "%s", best->unit);
+    if (perfdb_put(&h->db, &rec)) {
+        why_printf(why, len, "out of memory");
+        return IGEMM_ERR_NO_MEMORY;
+    }
+    return h->perfdb && store ? perfdb_store(h->perfdb, &rec, why, len) : IGEMM_OK;
+}
+
 /* Order: configurations that ran, cheapest first; failures last. */
 static int perf_before(const igemm_perf *a, const igemm_perf *b)
 {
@@ -693,8 +713,8 @@ igemm_status igemm_find(igemm_handle *h, const igemm_problem *p, void *dx, const
     igemm_perf *perf = calloc((size_t)solver_count() + 1, sizeof *perf);
     if (!perf)
         return fail(h, IGEMM_ERR_NO_MEMORY, "out of memory");
-    igemm_status first_fail = IGEMM_OK, last = IGEMM_OK;
-    char first_msg[sizeof h->err] = "";
+    igemm_status first_fail = IGEMM_OK, last = IGEMM_OK, save_st = IGEMM_OK;
+    char first_msg[sizeof h->err] = "", save_msg[512] = "";
     heuristic_ctx hc = {h, &sh};
     bool naive_too = heuristic_naive_worth_timing(&sh, &h->dev_t, heuristic_ok, &hc);
     for (int i = 0; i < solver_count(); i++) {
@@ -707,12 +727,18 @@ igemm_status igemm_find(igemm_handle *h, const igemm_problem *p, void *dx, const
             snprintf(first_msg, sizeof first_msg, "%s", h->err);
         }
         /* insertion keeps perf[0..n] ordered */
-        for (int j = n; j > 0 && perf_before(&perf[j], &perf[j - 1]); j--) {
+        int j = n;
+        for (; j > 0 && perf_before(&perf[j], &perf[j - 1]); j--) {
             igemm_perf t = perf[j];
             perf[j] = perf[j - 1];
             perf[j - 1] = t;
         }
         n++;
+        /* a new best is stored at once: a find killed midway keeps it */
+        if (!j && perf[0].status == IGEMM_OK) {
+            igemm_status sv = find_save(h, p, &perf[0], save_st == IGEMM_OK, save_msg, sizeof save_msg);
+            save_st = save_st == IGEMM_OK ? sv : save_st; /* after a failed write, the handle only */
+        }
     }
     if (count)
         *count = n;
@@ -735,23 +761,10 @@ igemm_status igemm_find(igemm_handle *h, const igemm_problem *p, void *dx, const
             return st;
         }
     }
-    perfdb_rec rec;
-    memset(&rec, 0, sizeof rec);
-    snprintf(rec.arch, sizeof rec.arch, "%s", h->t->name);
-    perfdb_key(p, h->b->num_cu, rec.key, sizeof rec.key);
-    snprintf(rec.solution, sizeof rec.solution, "%s", perf[0].solution);
-    rec.cost = perf[0].cost;
-    snprintf(rec.unit, sizeof rec.unit, "%s", perf[0].unit);
     free(perf);
-    if (perfdb_put(&h->db, &rec))
-        return fail(h, IGEMM_ERR_NO_MEMORY, "out of memory");
     h->err[0] = 0;
-    if (h->perfdb) {
-        char why[512];
-        st = perfdb_store(h->perfdb, &rec, why, sizeof why);
-        if (st != IGEMM_OK)
-            return fail(h, st, "find: %s", why);
-    }
+    if (save_st != IGEMM_OK)
+        return fail(h, save_st, "find: %s", save_msg);
     return IGEMM_OK;
 }
 

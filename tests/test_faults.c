@@ -20,6 +20,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "../arch/kargs.h"
@@ -667,6 +669,189 @@ static void item11_nonfinite_data(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* ---- 12: the performance database (issue 25) ---- */
+
+/* A find of the 4-channel 6x6 3x3 problem with batch n on gfx906 into db. */
+static void find_args(const char **a, char *nbuf, size_t len, int n, const char *db)
+{
+    snprintf(nbuf, len, "%d", n);
+    const char *v[] = {"conv", "-n", nbuf, "-c", "4", "-H", "6", "-W", "6", "-k", "4", "-y", "3", "-x", "3",
+                       "-p", "1", "-q", "1", "-s", "1", "--arch", "gfx906", "--perfdb", db, NULL};
+    memcpy(a, v, sizeof v);
+}
+
+/* Records of the file, by the library's reader (-1: it refuses the file). */
+static int count_records(const char *path)
+{
+    perfdb d;
+    char why[512];
+    if (perfdb_load(&d, path, NULL, 0, why, sizeof why) != IGEMM_OK)
+        return -1;
+    int n = d.n;
+    perfdb_free(&d);
+    return n;
+}
+
+/* n lines of other targets' records (tX: never one of ours). */
+static void big_db(const char *path, int n)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "# igemm performance database: target problem configuration cost unit\n# a comment\n");
+    for (int i = 0; i < n; i++)
+        fprintf(f, "t%d n%d,c1 naive %d cycles\n", i % 7, i, i);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Comments and lines this version does not understand survive a find; a
+ * file that is no database is refused with exit 2 and left as it was; a
+ * write that fails exits 1 and keeps the old file. Before: find rewrote
+ * the file with the records it could parse (comments gone), turned any
+ * file into a database with exit 0, and a failed write exited 0. */
+static void item12_perfdb_keeps_and_refuses(void **state)
+{
+    (void)state;
+    tc_limits lim = {.timeout_s = 120};
+    char db[300], nb[16];
+    const char *a[32];
+    in_dir(db, sizeof db, "keep.db");
+    static const char old[] = "# igemm performance database: target problem configuration cost unit\n"
+                              "# my notes on these records\n"
+                              "gfx906 n9,c1 naive 5 cycles   # measured by hand\n"
+                              "a line of some future version with more fields than five\n";
+    put_file(db, old, sizeof old - 1);
+    find_args(a, nb, sizeof nb, 1, db);
+    tc_result r;
+    tc_run_igemm_ex(&r, a, &lim);
+    assert_int_equal(r.status, 0);
+    tc_result_free(&r);
+    size_t size = 0;
+    char *text = read_file(db, &size);
+    assert_non_null(text);
+    assert_memory_equal(text, old, sizeof old - 1); /* every old line, byte for byte, in place */
+    tc_expect_contains(text + sizeof old - 1, "gfx906 n1,c4,H6,W6,k4,y3,x3,p1,q1");
+    free(text);
+    assert_int_equal(count_records(db), 2);
+
+    /* not a database: refused, untouched */
+    char other[300];
+    in_dir(other, sizeof other, "notes.txt");
+    static const char notes[] = "Shopping list\n\neggs, milk\n\x01\x02 binary junk\n";
+    put_file(other, notes, sizeof notes - 1);
+    find_args(a, nb, sizeof nb, 1, other);
+    expect_run(a, &lim, 2, NEEDLES(other, "is not a performance database"));
+    text = read_file(other, &size);
+    assert_non_null(text);
+    assert_int_equal(size, sizeof notes - 1);
+    assert_memory_equal(text, notes, size);
+    free(text);
+
+    /* a write that fails (a file-size limit below the database's size) */
+    char sub[300], full[320];
+    in_dir(sub, sizeof sub, "efbig");
+    assert_int_equal(mkdir(sub, 0700), 0);
+    snprintf(full, sizeof full, "%s/big.db", sub);
+    big_db(full, 400); /* about 10 kB */
+    char *before = read_file(full, &size);
+    assert_non_null(before);
+    size_t before_size = size;
+    lim.fsize = 4096;
+    find_args(a, nb, sizeof nb, 2, full);
+    tc_run_igemm_ex(&r, a, &lim);
+    assert_int_equal(r.status, 1);
+    tc_expect_contains(r.err, "find results not saved");
+    tc_result_free(&r);
+    text = read_file(full, &size);
+    assert_non_null(text);
+    assert_int_equal(size, before_size);
+    assert_memory_equal(text, before, size);
+    free(text);
+    free(before);
+}
+
+/* procs finds at once, each its own problem, into db; 0 when every record
+ * is there afterwards (extra: records the file held before). */
+static int concurrent_finds(const char *db, int procs, int extra)
+{
+    pid_t pid[16];
+    for (int i = 0; i < procs; i++) {
+        if ((pid[i] = fork()) == 0) {
+            char nb[16], out[300];
+            const char *a[32];
+            find_args(a, nb, sizeof nb, 1 + i, db);
+            const char *argv[34] = {BUILD_DIR "/bin/igemm"};
+            memcpy(argv + 1, a, sizeof a);
+            snprintf(out, sizeof out, "%s.out%d", db, i);
+            int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+                _exit(127);
+            execv(argv[0], (char **)argv);
+            _exit(127);
+        }
+        assert_true(pid[i] > 0);
+    }
+    int bad = 0;
+    for (int i = 0; i < procs; i++) {
+        int ws;
+        waitpid(pid[i], &ws, 0);
+        bad += !WIFEXITED(ws) || WEXITSTATUS(ws);
+    }
+    int n = count_records(db);
+    if (bad || n != procs + extra)
+        print_message("%d of %d finds failed; %d records, want %d\n", bad, procs, n, procs + extra);
+    return bad || n != procs + extra;
+}
+
+/* N processes running find on one database at once lose nothing, on a
+ * fresh file and on a large one (20000 records of other targets).
+ * IGEMM_PERFDB_TRIALS trials of each (default 2; `make perfdb-stress` runs
+ * 100). Before the lock and the merge under it: 4 of 40 trials lost
+ * records on a fresh file, 20 of 20 on a large one. */
+static void item12_perfdb_concurrent_finds(void **state)
+{
+    (void)state;
+    const char *env = getenv("IGEMM_PERFDB_TRIALS");
+    int trials = env ? atoi(env) : 2, lost = 0, procs = 6;
+    char db[300];
+    for (int t = 0; t < trials; t++) {
+        in_dir(db, sizeof db, "fresh.db");
+        unlink(db);
+        lost += concurrent_finds(db, procs, 0);
+        in_dir(db, sizeof db, "large.db");
+        big_db(db, 20000);
+        lost += concurrent_finds(db, procs, 20000);
+    }
+    print_message("perf-db: %d trials of %d concurrent finds on a fresh and a 20000-record file: %d lost records\n",
+                  trials, procs, lost);
+    assert_int_equal(lost, 0);
+}
+
+/* 100000 records load, all of them findable (the load is linear: a hash
+ * index; before, each record was compared with all before it). */
+static void item12_perfdb_large_load(void **state)
+{
+    (void)state;
+    char db[300];
+    in_dir(db, sizeof db, "huge.db");
+    big_db(db, 100000);
+    perfdb d;
+    char warn[256], why[256];
+    assert_int_equal(perfdb_load(&d, db, warn, sizeof warn, why, sizeof why), IGEMM_OK);
+    assert_int_equal(d.n, 100000);
+    assert_string_equal(warn, "");
+    for (int i = 0; i < 100000; i += 997) {
+        char arch[16], key[32];
+        snprintf(arch, sizeof arch, "t%d", i % 7);
+        snprintf(key, sizeof key, "n%d,c1", i);
+        const perfdb_rec *r = perfdb_find(&d, arch, key, "cycles");
+        assert_non_null(r);
+        assert_true(r->cost == i);
+        assert_null(perfdb_find(&d, arch, key, "ms"));
+    }
+    perfdb_free(&d);
+    unlink(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -686,6 +871,9 @@ int main(void)
         cmocka_unit_test(item9_invalid_costs_not_stored),
         cmocka_unit_test(item10_messages),
         cmocka_unit_test(item11_nonfinite_data),
+        cmocka_unit_test(item12_perfdb_keeps_and_refuses),
+        cmocka_unit_test(item12_perfdb_concurrent_finds),
+        cmocka_unit_test(item12_perfdb_large_load),
     };
     if (getenv("TEST_FILTER")) /* one test by name pattern, while developing */
         cmocka_set_test_filter(getenv("TEST_FILTER"));
