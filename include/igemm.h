@@ -318,9 +318,13 @@ int igemm_version_number(void);
  * sizes); a buffer of the user's own must hold the whole tensor, which the
  * library cannot check. Errors: IGEMM_ERR_INVALID_ARG (NULL handle or
  * pointer, a copy past an allocation's end), IGEMM_ERR_NO_MEMORY (alloc),
- * IGEMM_ERR_BACKEND (copy). */
+ * IGEMM_ERR_BACKEND (copy). igemm_free frees only what this handle's
+ * igemm_alloc returned, once: NULL is IGEMM_OK (nothing to do); another
+ * handle's or the user's own pointer, a pointer inside an allocation, or
+ * one already freed is IGEMM_ERR_INVALID_ARG with the reason in
+ * igemm_last_error, and nothing is freed. */
 igemm_status igemm_alloc(igemm_handle *h, void **p, size_t bytes);
-void igemm_free(igemm_handle *h, void *p);
+igemm_status igemm_free(igemm_handle *h, void *p);
 igemm_status igemm_copy_to_device(igemm_handle *h, void *dst, const void *src, size_t bytes);
 igemm_status igemm_copy_to_host(igemm_handle *h, void *dst, const void *src, size_t bytes);
 

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "../arch/kargs.h"
+#include "../emu/emu.h"
 #include "../runtime/perfdb.h"
 #include "common.h"
 
@@ -249,6 +250,57 @@ static void item2_misaligned_symbol_table(void **state)
     assert_int_equal(tc_load_image(&l, "gfx906", 1, img, size, err, sizeof err), -1);
     tc_expect_contains(err, "descriptor symbol");
     free(img);
+}
+
+/* A code object at an odd offset (a bundle entry need not be 8-byte
+ * aligned): its header is read through a copy, not as a misaligned
+ * Elf64_Ehdr (UBSan's alignment check, make check-asan, reported it). */
+static void item13_code_object_at_odd_offset(void **state)
+{
+    (void)state;
+    char path[256];
+    size_t size = 0;
+    uint8_t *img = read_file(tc_codeobj_path("gfx906", path, sizeof path), &size);
+    assert_non_null(img);
+    uint8_t *odd = malloc(size + 3);
+    assert_non_null(odd);
+    memcpy(odd + 3, img, size);
+    assert_string_equal(emu_elf_target(odd + 3, size), "gfx906");
+    tc_loaded l;
+    char err[512];
+    if (tc_load_image(&l, "gfx906", 1, odd + 3, size, err, sizeof err))
+        fail_msg("%s", err);
+    tc_unload(&l);
+    free(odd);
+    free(img);
+}
+
+/* igemm_free frees only the handle's own live allocations: another
+ * handle's pointer, an interior pointer, a pointer freed already and a
+ * pointer of the user's own are refused with IGEMM_ERR_INVALID_ARG, nothing
+ * freed (before: each went to free(), and the C library aborted). */
+static void item13_free_checks(void **state)
+{
+    (void)state;
+    igemm_handle *h = tc_emu_handle("gfx906", NULL, 1), *h2 = tc_emu_handle("gfx906", NULL, 1);
+    void *a, *b;
+    assert_int_equal(igemm_alloc(h, &a, 256), IGEMM_OK);
+    assert_int_equal(igemm_alloc(h2, &b, 256), IGEMM_OK);
+    assert_int_equal(igemm_free(h, NULL), IGEMM_OK);
+    assert_int_equal(igemm_free(h, (char *)a + 16), IGEMM_ERR_INVALID_ARG);
+    tc_expect_contains(igemm_last_error(h), "inside an igemm_alloc buffer");
+    assert_int_equal(igemm_free(h, b), IGEMM_ERR_INVALID_ARG);
+    tc_expect_contains(igemm_last_error(h), "not a live igemm_alloc buffer of this handle");
+    static float mine[16];
+    assert_int_equal(igemm_free(h, mine), IGEMM_ERR_INVALID_ARG);
+    /* a is still usable: nothing was freed */
+    assert_int_equal(igemm_copy_to_device(h, a, mine, sizeof mine), IGEMM_OK);
+    assert_int_equal(igemm_free(h, a), IGEMM_OK);
+    assert_int_equal(igemm_free(h, a), IGEMM_ERR_INVALID_ARG);
+    assert_int_equal(igemm_free(NULL, a), IGEMM_ERR_INVALID_ARG);
+    assert_int_equal(igemm_free(h2, b), IGEMM_OK);
+    igemm_destroy(h);
+    igemm_destroy(h2);
 }
 
 /* ---- 3: hangs ---- */
@@ -874,6 +926,8 @@ int main(void)
         cmocka_unit_test(item12_perfdb_keeps_and_refuses),
         cmocka_unit_test(item12_perfdb_concurrent_finds),
         cmocka_unit_test(item12_perfdb_large_load),
+        cmocka_unit_test(item13_code_object_at_odd_offset),
+        cmocka_unit_test(item13_free_checks),
     };
     if (getenv("TEST_FILTER")) /* one test by name pattern, while developing */
         cmocka_set_test_filter(getenv("TEST_FILTER"));
