@@ -38,8 +38,9 @@ int text_line(FILE *f, char *buf, size_t cap);
  * bytes", "NUL byte in the line", "read error"). */
 const char *text_line_error(int r, size_t cap, char *buf, size_t len);
 
-/* The decimal integer s (the whole string) into *out when it lies in
- * [lo, hi]: returns 0, else -1 (s NULL or empty included). */
+/* The decimal integer s (the whole string: an optional '-' then digits; no
+ * blanks, no '+') into *out when it lies in [lo, hi]: returns 0, else -1
+ * (s NULL or empty included). */
 int parse_long(const char *s, long lo, long hi, long *out);
 
 #endif

@@ -218,7 +218,8 @@ typedef struct {
                                 offload bundle igemm.hipfb, instead of the embedded code objects */
     const char *perfdb;      /* performance database file (NULL: none): read by igemm_create,
                                 consulted by igemm_select, updated by igemm_find */
-    int emu_threads;         /* emulator worker threads (0: one per CPU) */
+    int emu_threads;         /* emulator worker threads (0: one per CPU; more than the
+                                CPUs run time-shared, and igemm_handle_warning says so) */
     uint64_t emu_max_wave_insts; /* emulator: instructions one wave may execute before the
                                     run stops with a fault (0: the emulator's default,
                                     2^30; a kernel that never ends cannot hang the caller) */
@@ -259,6 +260,9 @@ typedef struct igemm_handle igemm_handle;
  *   IGEMM_ERR_IO              the perfdb file cannot be read or is not a regular
  *                             file; a missing file is empty, malformed lines are
  *                             skipped (igemm_handle_warning says which)
+ *   IGEMM_ERR_INVALID_ARG     also: the perfdb file is not a performance
+ *                             database (lines, none of them a record, and no
+ *                             "# igemm performance database" header)
  *   IGEMM_ERR_NO_MEMORY
  * With IGEMM_BACKEND_AUTO a HIP failure is not an error: the handle uses
  * the emulator and igemm_handle_fallback() says why HIP was not used.
@@ -285,7 +289,9 @@ const char *igemm_handle_fallback(const igemm_handle *h);
 
 /* What igemm_create tolerated rather than failed on: a malformed line of
  * the perfdb file, skipped ("FILE:LINE: reason; the line is skipped", the
- * first one and how many in all); "" when nothing. NULL for a NULL handle. */
+ * first one and how many in all); emu_threads above the online CPU count
+ * (the threads run, time-shared: not clamped); "" when nothing. NULL for a
+ * NULL handle. */
 const char *igemm_handle_warning(const igemm_handle *h);
 /* The device's target ID as HIP reports it, with its features
  * ("gfx90a:sramecc+:xnack-"; the emulator: the bare target), and its

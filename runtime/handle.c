@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "allocs.h"
 #include "backend.h"
@@ -197,6 +198,15 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
             igemm_destroy(h);
             return st;
         }
+    }
+    /* more emulator threads than CPUs: they run (time-shared), and the
+       handle says so rather than quietly using fewer */
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (!strcmp(h->b->name, "emu") && ncpu > 0 && o.emu_threads > ncpu) {
+        size_t used = strlen(h->warning);
+        snprintf(h->warning + used, sizeof h->warning - used,
+                 "%semu_threads %d is more than the %ld online CPUs: %d threads share them", used ? "; " : "",
+                 o.emu_threads, ncpu, o.emu_threads);
     }
     *out = h;
     return IGEMM_OK;

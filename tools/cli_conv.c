@@ -148,7 +148,7 @@ static int parse_run_opt(conv_opts *o, const driver_flag *f, const char *a, cons
         }
     /* -S / --solution: a name, "list", a number of `igemm solutions` (from
        1), or MIOpen's -1 / 0 (the library's selection) */
-    if (!parse_long(v, LONG_MIN, LONG_MAX, &x)) {
+    if (!parse_long(v, -1, INT_MAX, &x)) {
         if (x > solver_count())
             return usage_error("flag '%s %s': there are %d solutions ('igemm solutions' lists them)", a, v,
                                solver_count());
