@@ -152,14 +152,16 @@ int igemm_problem_wo(const igemm_problem *p);
  * receives, per dx element, the sum of |w * dy| over all terms, and when
  * covered is not NULL it receives 1 for elements that get at least one term
  * (0: the element must be exactly 0). dy and w are read as fp32 whatever
- * p->dtype says (16-bit data widened by the caller).
+ * p->dtype says (16-bit data widened by the caller). It allocates nothing
+ * (every layout is read in place through strides), so buffers allocated
+ * before a run are all a verification needs.
  * Returns IGEMM_OK or IGEMM_ERR_INVALID_ARG. */
 igemm_status igemm_reference_bwd_data(const igemm_problem *p, const float *dy, const float *w,
                                       double *dx, double *abs_sum, unsigned char *covered);
 
 /* The same for tensors of p->dtype: dy and w hold fp32, fp16 or bf16
  * elements (2 bytes each for the 16-bit types), widened exactly to double.
- * Returns IGEMM_OK, IGEMM_ERR_INVALID_ARG or IGEMM_ERR_NO_MEMORY. */
+ * Allocates nothing. Returns IGEMM_OK or IGEMM_ERR_INVALID_ARG. */
 igemm_status igemm_reference_bwd_data_ex(const igemm_problem *p, const void *dy, const void *w, double *dx,
                                          double *abs_sum, unsigned char *covered);
 

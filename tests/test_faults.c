@@ -596,6 +596,30 @@ static void item8_check_before_allocating(void **state)
     tc_result_free(&r);
 }
 
+/* -V 1 needs no memory after the run: an NHWC problem's reference used to
+ * allocate transposed copies (dy, w, and two dx-sized float64 arrays: 84 MB
+ * here) after the run; under an address-space limit that held the tensors
+ * and the verify buffers it failed, unchecked, and verify reported a FAIL.
+ * 2048 x 2048 pixels, 1 channel: 16 MB per tensor, 132 MB with the
+ * emulator's copies and the reference's 17 bytes per element; the limit is
+ * 200000 KiB (the process's own image included). */
+static void item13_verify_allocates_before_run(void **state)
+{
+    (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+    return; /* AddressSanitizer reserves terabytes of shadow */
+#endif
+    const char *args[] = {"conv", "-n", "1", "-c", "1", "-H", "2048", "-W", "2048", "-k", "1", "-y", "1", "-x", "1",
+                          "--in_layout", "NHWC", "--out_layout", "NHWC", "--fil_layout", "NHWC", "-V", "1",
+                          "--threads", "1", "--arch", "gfx906", NULL};
+    tc_limits lim = {.timeout_s = 120, .as_bytes = 200000ul << 10};
+    tc_result r;
+    tc_run_igemm_ex(&r, args, &lim);
+    if (r.status != 0 || !strstr(r.out, "PASS"))
+        fail_msg("%s: exit %d, stdout %s, stderr %s", r.cmd, r.status, r.out, r.err);
+    tc_result_free(&r);
+}
+
 /* ---- 9: find mode's costs ---- */
 
 static void item9_invalid_costs_not_stored(void **state)
@@ -928,6 +952,7 @@ int main(void)
         cmocka_unit_test(item12_perfdb_large_load),
         cmocka_unit_test(item13_code_object_at_odd_offset),
         cmocka_unit_test(item13_free_checks),
+        cmocka_unit_test(item13_verify_allocates_before_run),
     };
     if (getenv("TEST_FILTER")) /* one test by name pattern, while developing */
         cmocka_set_test_filter(getenv("TEST_FILTER"));

@@ -349,7 +349,10 @@ static int run_one(igemm_handle *h, const igemm_problem *p, const conv_opts *o, 
             rc = cli_error(1, "%s", igemm_last_error(h));
             goto out;
         }
-        igemm_reference_bwd_data_ex(p, b.hy, b.hw, b.ref, b.abs_sum, b.cov);
+        if ((st = igemm_reference_bwd_data_ex(p, b.hy, b.hw, b.ref, b.abs_sum, b.cov)) != IGEMM_OK) {
+            rc = cli_error(1, "the reference failed: %s", igemm_status_name(st));
+            goto out;
+        }
         res->verified = 1;
         res->ok = igemm_verify_ex(p, b.hx, b.ref, b.abs_sum, b.cov, 1e-5, &res->vr);
         res->rms = miopen_rms_range(p, b.ref, b.hx, nx);
