@@ -620,6 +620,36 @@ static void item13_verify_allocates_before_run(void **state)
     tc_result_free(&r);
 }
 
+/* Numbers are plain decimals (no blank, no '+'), -S's number is -1 .. the
+ * solution count; "tensors too large" names the tensor and the limit;
+ * more emulator threads than CPUs is said, not hidden. */
+static void item13_messages(void **state)
+{
+    (void)state;
+    tc_limits lim = {.timeout_s = 30};
+    const char *blank[] = {"conv", "-n", " 1", "-c", "4", "-H", "6", "-W", "6", "-k", "4", NULL};
+    expect_run(blank, &lim, 2, NEEDLES("flag '-n' needs an integer, got ' 1'"));
+    const char *plus[] = {"conv", "-n", "1", "-c", "+4", "-H", "6", "-W", "6", "-k", "4", NULL};
+    expect_run(plus, &lim, 2, NEEDLES("got '+4'"));
+    const char *sol[] = {"conv", "-n", "1", "-c", "4", "-H", "6", "-W", "6", "-k", "4", "-S", "-2147483649", NULL};
+    expect_run(sol, &lim, 2, NEEDLES("unknown solution '-2147483649'"));
+    /* 2^20 * 2^20 * 2 pixels of one channel: dx has 2^41 elements */
+    const char *big[] = {"conv", "-n", "2", "-c", "1", "-H", "1048576", "-W", "1048576", "-k", "1", NULL};
+    expect_run(big, &lim, 2, NEEDLES("tensors too large: dx (n*c*H*W elements) exceeds the limit of 2^40"));
+    igemm_options o = IGEMM_OPTIONS_INIT;
+    o.backend = IGEMM_BACKEND_EMU;
+    o.emu_threads = (int)sysconf(_SC_NPROCESSORS_ONLN) + 1;
+    igemm_handle *h;
+    char why[256];
+    assert_int_equal(igemm_create(&h, &o, why, sizeof why), IGEMM_OK);
+    tc_expect_contains(igemm_handle_warning(h), "online CPUs");
+    igemm_destroy(h);
+    o.emu_threads = 1;
+    assert_int_equal(igemm_create(&h, &o, why, sizeof why), IGEMM_OK);
+    assert_string_equal(igemm_handle_warning(h), "");
+    igemm_destroy(h);
+}
+
 /* ---- 9: find mode's costs ---- */
 
 static void item9_invalid_costs_not_stored(void **state)
@@ -953,6 +983,7 @@ int main(void)
         cmocka_unit_test(item13_code_object_at_odd_offset),
         cmocka_unit_test(item13_free_checks),
         cmocka_unit_test(item13_verify_allocates_before_run),
+        cmocka_unit_test(item13_messages),
     };
     if (getenv("TEST_FILTER")) /* one test by name pattern, while developing */
         cmocka_set_test_filter(getenv("TEST_FILTER"));
