@@ -195,6 +195,23 @@ def _staged(h, p, sol, bdx, bdy, bw, ri):
             lib.igemm_free(h.h, d)
 
 
+def _empty_batch(bdy, bw, input_size, stride, padding, dilation, groups, arch, backend, return_info):
+    """Batch 0, as torch answers it: an empty dx (0, C, H, W), after the same
+    checks of every other argument (made on one image); nothing runs."""
+    one = (1,) + tuple(bdy.shape[1:])
+    size = input_size
+    if isinstance(input_size, (tuple, list)) and len(input_size) == 4:
+        size = (1,) + tuple(input_size[1:])
+    p = _problem(one, bw.shape, size, stride, padding, dilation, groups, bdy.dtype, bdy.layout)
+    h = _handle(backend, arch, bdy.device)
+    dx = bdy.empty((0, p.c, p.hi, p.wi), "dx").obj
+    if not return_info:
+        return dx
+    return dx, RunInfo(solution="", source="empty batch", launches=0, kernels=(), backend=h.backend, arch=h.arch,
+                       time_ms=None if h.backend == "emu" else 0.0, modeled_cycles=0 if h.backend == "emu" else None,
+                       instructions=0 if h.backend == "emu" else None)
+
+
 def conv_bwd_data(dy, w, input_size, stride=1, padding=0, dilation=1, groups=1, arch=None, backend="auto",
                   solution=None, return_info=False):
     """dx, the gradient of a 2-D convolution's input, from dy (N, K, Ho, Wo)
@@ -208,12 +225,16 @@ def conv_bwd_data(dy, w, input_size, stride=1, padding=0, dilation=1, groups=1, 
     stream; "emu" and "hip" force one (HIP on host data copies through
     device buffers). solution: a configuration name (igemm.solutions());
     None lets the library choose. With return_info=True the result is
-    (dx, RunInfo). Errors: IgemmError with the library's message (an
+    (dx, RunInfo). Batch 0 gives an empty dx (0, C, H, W) as torch does,
+    nothing run. An expanded (stride-0) dy or w is refused before any copy
+    (ValueError). Errors: IgemmError with the library's message (an
     unsupported dtype or layout, an invalid problem, no GPU for 'hip'),
     ValueError / TypeError for arguments the library never sees.
     """
     global _runs
     bdy, bw = _buffers(dy, w)
+    if bdy.shape[0] == 0:
+        return _empty_batch(bdy, bw, input_size, stride, padding, dilation, groups, arch, backend, return_info)
     p = _problem(bdy.shape, bw.shape, input_size, stride, padding, dilation, groups, bdy.dtype, bdy.layout)
     h = _handle(backend, arch, bdy.device)
     bdx = bdy.empty((p.n, p.c, p.hi, p.wi), "dx")

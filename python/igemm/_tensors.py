@@ -56,6 +56,7 @@ class Buffer:
         elif a.transpose(0, 2, 3, 1).flags.c_contiguous:
             self.layout = _lib.LAYOUT_NHWC
         else:
+            _refuse_expanded(a.shape, a.strides, name, a.size)
             a = np.ascontiguousarray(a)
             self.layout = _lib.LAYOUT_NCHW
         self.obj, self.shape, self.dtype, self.device = a, tuple(a.shape), _NP_DTYPES[a.dtype], HOST
@@ -74,6 +75,7 @@ class Buffer:
         elif t.is_contiguous(memory_format=torch.channels_last):
             self.layout = _lib.LAYOUT_NHWC
         else:
+            _refuse_expanded(tuple(t.shape), t.stride(), name, t.numel())
             t = t.contiguous()
             self.layout = _lib.LAYOUT_NCHW
         self.obj, self.shape, self.dtype = t, tuple(t.shape), dtypes[t.dtype]
@@ -102,6 +104,17 @@ class Buffer:
             n, c, h, w = shape
             return Buffer(np.empty((n, h, w, c), dtype=self.obj.dtype).transpose(0, 3, 1, 2), name)
         return Buffer(np.empty(shape, dtype=self.obj.dtype), name)
+
+
+def _refuse_expanded(shape, strides, name, elements):
+    """An expanded (broadcast) array repeats its data through a stride of 0:
+    copying it to one of the layouts would allocate every repeat (gigabytes
+    for a modest view). Refused before any copy."""
+    for i, (n, st) in enumerate(zip(shape, strides)):
+        if st == 0 and n > 1:
+            raise ValueError(f"igemm: {name} {tuple(shape)} is expanded (stride 0 along dimension {i}); igemm would "
+                             f"copy all {elements} elements of it to NCHW: pass a contiguous tensor (.contiguous()) "
+                             "if that is meant")
 
 
 def _check_4d(shape, name):

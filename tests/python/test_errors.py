@@ -163,5 +163,47 @@ class ArgumentErrors(unittest.TestCase):
             igemm.conv_bwd_data(dy.to("meta"), w.to("meta"), size, padding=1)
 
 
+class SharpEdges(unittest.TestCase):
+    """Issue 25: each failed before its fix (the expanded view was copied,
+    17 GB in the report; batch 0 raised IgemmError; the arch's newline
+    reached the message; igemm_free of a foreign pointer aborted)."""
+
+    def test_expanded_tensor_refused_before_any_copy(self):
+        # a 1-element tensor expanded to 2^31 elements (8 GiB as fp32): refused
+        # at once, without the copy that would take the memory
+        dy = torch.ones(1, 1, 1, 1).expand(8, 64, 2048, 2048)
+        w = torch.ones(64, 3, 3, 3)
+        with self.assertRaises(ValueError) as cm:
+            igemm.conv_bwd_data(dy, w, (8, 3, 2048, 2048), padding=1)
+        self.assertIn("expanded (stride 0 along dimension 0)", str(cm.exception))
+        a = np.broadcast_to(np.ones((1, 4, 5, 5), np.float32), (2, 4, 5, 5))
+        with self.assertRaises(ValueError):
+            igemm.conv_bwd_data(a, np.ones((4, 3, 3, 3), np.float32), (2, 3, 5, 5), padding=1)
+
+    def test_batch_zero_like_torch(self):
+        dy, w = torch.rand(0, 4, 5, 5), torch.rand(4, 3, 3, 3)
+        dx, info = igemm.conv_bwd_data(dy, w, (0, 3, 5, 5), padding=1, return_info=True)
+        self.assertEqual(tuple(dx.shape), (0, 3, 5, 5))
+        self.assertEqual(dx.dtype, torch.float32)
+        self.assertEqual(info.launches, 0)
+        # the other arguments are still checked
+        with self.assertRaises(ValueError):
+            igemm.conv_bwd_data(dy, w, (0, 3, 6, 6), padding=1)
+        # the module works where nn.Conv2d does
+        ref = torch.nn.Conv2d(3, 4, 3, padding=1)
+        conv = itorch.Conv2d(3, 4, 3, padding=1)
+        for m in (ref, conv):
+            x = torch.rand(0, 3, 5, 5, requires_grad=True)
+            m(x).sum().backward()
+            self.assertEqual(tuple(x.grad.shape), (0, 3, 5, 5))
+
+    def test_arch_with_a_newline_one_line(self):
+        dy, w, size = problem()
+        with self.assertRaises(igemm.IgemmError) as cm:
+            igemm.conv_bwd_data(dy, w, size, padding=1, arch="gfx\n906")
+        self.assertNotIn("\n", str(cm.exception))
+        self.assertIn("gfx\\n906", str(cm.exception))
+
+
 if __name__ == "__main__":
     unittest.main()
