@@ -148,7 +148,9 @@ static int field(char *dst, size_t cap, const char *src)
     return 0;
 }
 
-/* Parse one line: 1 record, 0 blank/comment, -1 error (reason in why). */
+/* Parse one line: 1 record, 0 blank/comment, -1 error (reason in why), -2
+ * an error in a line shaped like a record (five fields, the last a unit:
+ * a perf-db line with a bad value, which still marks the file as one). */
 static int parse_line(char *line, perfdb_rec *r, char *why, size_t len)
 {
     char *hash = strchr(line, '#');
@@ -168,21 +170,21 @@ static int parse_line(char *line, perfdb_rec *r, char *why, size_t len)
         return -1;
     }
     memset(r, 0, sizeof *r);
+    if (strcmp(f[4], "cycles") && strcmp(f[4], "ms")) {
+        why_printf(why, len, "unit '%s' is neither 'cycles' nor 'ms'", f[4]);
+        return -1;
+    }
     if (field(r->arch, sizeof r->arch, f[0]) || field(r->key, sizeof r->key, f[1]) ||
         field(r->solution, sizeof r->solution, f[2])) {
         why_printf(why, len, "a field is too long");
-        return -1;
+        return -2;
     }
     char *end;
     errno = 0;
     r->cost = strtod(f[3], &end);
     if (*end || errno || !perfdb_cost_ok(r->cost)) {
         why_printf(why, len, "cost '%s' is not a number >= 0", f[3]);
-        return -1;
-    }
-    if (strcmp(f[4], "cycles") && strcmp(f[4], "ms")) {
-        why_printf(why, len, "unit '%s' is neither 'cycles' nor 'ms'", f[4]);
-        return -1;
+        return -2;
     }
     snprintf(r->unit, sizeof r->unit, "%s", f[4]);
     return 1;
@@ -226,6 +228,7 @@ igemm_status perfdb_load(perfdb *db, const char *path, char *warning, size_t wle
         int k = got < 0 ? -1 : parse_line(line, &r, reason, sizeof reason);
         if (got < 0)
             text_line_error(got, sizeof line, reason, sizeof reason);
+        header |= k == -2; /* a record with a bad value: still a perf-db line */
         if (k < 0) {
             if (!skipped++) {
                 first_bad = lineno;
@@ -346,8 +349,8 @@ static igemm_status merge(const char *path, const char *text, size_t size, const
             char reason[256];
             k = parse_line(line, &x, reason, sizeof reason);
         }
-        records += k > 0;
-        others += k < 0;
+        records += k > 0 || k == -2;
+        others += k == -1;
         if (k > 0 && !strcmp(x.arch, r->arch) && !strcmp(x.key, r->key) && !strcmp(x.unit, r->unit)) {
             if (!placed++)
                 put_record(o, r);
