@@ -90,6 +90,97 @@ static void narrow(emit *e, igemm_dtype dt, opnd v, opnd v_tmp, opnd s_m)
     }
 }
 
+/* The sum over the filter taps and the channels of the group: for each
+ * tap whose dy pixel exists (exec: the lanes where it does), acc += w * dy
+ * over kk < K/G. */
+static void tap_loops(emit *e, igemm_dtype dt, opnd s_args, opnd s_valid, opnd s_tmp, opnd v_acc, opnd v_hi,
+                      opnd v_wi, opnd v_wbase, opnd v_dybase, opnd s_rsrc_w, opnd s_rsrc_dy)
+{
+#define A(f) at(s_args, ARG(f))
+    e_comment(e, "for y < Y: h = hi + Ph - y*Dh must be >= 0, divisible by Sh, h/Sh < Ho");
+    opnd s_y = sreg(e, "s_y", 1, 1), s_x = sreg(e, "s_x", 1, 1), s_kk = sreg(e, "s_kk", 1, 1);
+    opnd s_hoff = sreg(e, "s_hoff", 1, 1), s_woff = sreg(e, "s_woff", 1, 1);
+    opnd s_vh = sreg(e, "s_vh", 2, 2), s_vw = sreg(e, "s_vw", 2, 2);
+    opnd v_h = vreg(e, "v_h", 1, 1), v_ho = vreg(e, "v_ho", 1, 1), v_r = vreg(e, "v_r", 1, 1);
+    opnd v_w = vreg(e, "v_w", 1, 1), v_wo = vreg(e, "v_wo", 1, 1);
+    opnd v_ow = vreg(e, "v_ow", 1, 1), v_od = vreg(e, "v_od", 1, 1);
+    opnd v_a = vreg(e, "v_a", 1, 1), v_b = vreg(e, "v_b", 1, 1);
+    label l_y = e_label_new(e, "loop_y"), l_y_next = e_label_new(e, "next_y");
+    label l_x = e_label_new(e, "loop_x"), l_x_next = e_label_new(e, "next_x");
+    label l_k = e_label_new(e, "loop_k");
+
+    h_smov(e, s_y, imm(0));
+    h_smov(e, s_hoff, A(pad_h));
+    e_label(e, l_y);
+    h_smov(e, EXEC, s_valid);
+    h_vadd(e, v_h, s_hoff, v_hi);
+    e_vopc(e, "v_cmp_le_i32", s_vh, imm(0), v_h);
+    h_mdiv_rem_v(e, v_r, v_ho, v_h, A(mdiv_sh), A(shift_sh), A(stride_h));
+    e_vopc(e, "v_cmp_eq_u32", sub(s_tmp, 0, 2), imm(0), v_r);
+    e_sop2(e, "s_and_b64", s_vh, s_vh, sub(s_tmp, 0, 2));
+    e_vopc(e, "v_cmp_gt_u32", sub(s_tmp, 0, 2), A(ho), v_ho);
+    e_sop2(e, "s_and_b64", s_vh, s_vh, sub(s_tmp, 0, 2));
+    e_sop2(e, "s_and_b64", s_vh, s_vh, s_valid);
+    h_smov(e, EXEC, s_vh);
+    e_branch(e, "s_cbranch_execz", l_y_next);
+
+    h_smov(e, s_x, imm(0));
+    h_smov(e, s_woff, A(pad_w));
+    e_label(e, l_x);
+    e_comment(e, "for x < X: w = wi + Pw - x*Dw, same conditions with Sw, Wo");
+    h_smov(e, EXEC, s_vh);
+    h_vadd(e, v_w, s_woff, v_wi);
+    e_vopc(e, "v_cmp_le_i32", s_vw, imm(0), v_w);
+    h_mdiv_rem_v(e, v_r, v_wo, v_w, A(mdiv_sw), A(shift_sw), A(stride_w));
+    e_vopc(e, "v_cmp_eq_u32", sub(s_tmp, 0, 2), imm(0), v_r);
+    e_sop2(e, "s_and_b64", s_vw, s_vw, sub(s_tmp, 0, 2));
+    e_vopc(e, "v_cmp_gt_u32", sub(s_tmp, 0, 2), A(wo), v_wo);
+    e_sop2(e, "s_and_b64", s_vw, s_vw, sub(s_tmp, 0, 2));
+    e_sop2(e, "s_and_b64", EXEC, s_vw, s_vh);
+    e_branch(e, "s_cbranch_execz", l_x_next);
+
+    e_comment(e, "w offset = wbase + y*w_sy + x*w_sx, dy offset = dybase + ho*dy_sh + wo*dy_sw");
+    e_sop2(e, "s_mul_i32", at(s_tmp, 2), s_y, A(w_sy));
+    e_sop2(e, "s_mul_i32", at(s_tmp, 3), s_x, A(w_sx));
+    e_sop2(e, "s_add_u32", at(s_tmp, 2), at(s_tmp, 2), at(s_tmp, 3));
+    h_vadd(e, v_ow, at(s_tmp, 2), v_wbase);
+    h_vmul_lo(e, v_od, v_ho, A(dy_sh));
+    h_vmul_lo(e, v_r, v_wo, A(dy_sw));
+    h_vadd(e, v_od, v_od, v_r);
+    h_vadd(e, v_od, v_od, v_dybase);
+
+    h_smov(e, s_kk, imm(0));
+    e_label(e, l_k);
+    load_f32(e, dt, v_a, v_ow, s_rsrc_w);
+    load_f32(e, dt, v_b, v_od, s_rsrc_dy);
+    h_vadd(e, v_ow, A(w_sk), v_ow);
+    h_vadd(e, v_od, A(dy_sk), v_od);
+    e_sop2(e, "s_add_u32", s_kk, s_kk, imm(1));
+    e_waitcnt(e, 0, -1);
+    widen(e, dt, v_a);
+    widen(e, dt, v_b);
+    e_vop2(e, "v_fmac_f32", v_acc, v_a, v_b);
+    e_sopc(e, "s_cmp_lt_u32", s_kk, A(kg));
+    e_branch(e, "s_cbranch_scc1", l_k);
+
+    e_label(e, l_x_next);
+    e_sop2(e, "s_sub_u32", s_woff, s_woff, A(dil_w));
+    e_sop2(e, "s_add_u32", s_x, s_x, imm(1));
+    e_sopc(e, "s_cmp_lt_u32", s_x, A(fx));
+    e_branch(e, "s_cbranch_scc1", l_x);
+
+    e_label(e, l_y_next);
+    e_sop2(e, "s_sub_u32", s_hoff, s_hoff, A(dil_h));
+    e_sop2(e, "s_add_u32", s_y, s_y, imm(1));
+    e_sopc(e, "s_cmp_lt_u32", s_y, A(fy));
+    e_branch(e, "s_cbranch_scc1", l_y);
+
+    opnd all[] = {s_y, s_x, s_kk, s_hoff, s_woff, s_vh, s_vw, v_h, v_ho, v_r, v_w, v_wo, v_ow, v_od, v_a, v_b};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        rfree(e, all[i]);
+#undef A
+}
+
 static void naive(emit *e, const char *name, igemm_dtype dt)
 {
     const int esz = dt == IGEMM_FP32 ? 4 : 2;
@@ -179,93 +270,17 @@ static void naive(emit *e, const char *name, igemm_dtype dt)
 
     h_vmov(e, v_acc, imm(0));
 
-    e_comment(e, "for y < Y: h = hi + Ph - y*Dh must be >= 0, divisible by Sh, h/Sh < Ho");
-    opnd s_y = sreg(e, "s_y", 1, 1), s_x = sreg(e, "s_x", 1, 1), s_kk = sreg(e, "s_kk", 1, 1);
-    opnd s_hoff = sreg(e, "s_hoff", 1, 1), s_woff = sreg(e, "s_woff", 1, 1);
-    opnd s_vh = sreg(e, "s_vh", 2, 2), s_vw = sreg(e, "s_vw", 2, 2);
-    opnd v_h = vreg(e, "v_h", 1, 1), v_ho = vreg(e, "v_ho", 1, 1), v_r = vreg(e, "v_r", 1, 1);
-    opnd v_w = vreg(e, "v_w", 1, 1), v_wo = vreg(e, "v_wo", 1, 1);
-    opnd v_ow = vreg(e, "v_ow", 1, 1), v_od = vreg(e, "v_od", 1, 1);
-    opnd v_a = vreg(e, "v_a", 1, 1), v_b = vreg(e, "v_b", 1, 1);
-    label l_y = e_label_new(e, "loop_y"), l_y_next = e_label_new(e, "next_y");
-    label l_x = e_label_new(e, "loop_x"), l_x_next = e_label_new(e, "next_x");
-    label l_k = e_label_new(e, "loop_k");
-
-    h_smov(e, s_y, imm(0));
-    h_smov(e, s_hoff, A(pad_h));
-    e_label(e, l_y);
-    h_smov(e, EXEC, s_valid);
-    h_vadd(e, v_h, s_hoff, v_hi);
-    e_vopc(e, "v_cmp_le_i32", s_vh, imm(0), v_h);
-    h_mdiv_rem_v(e, v_r, v_ho, v_h, A(mdiv_sh), A(shift_sh), A(stride_h));
-    e_vopc(e, "v_cmp_eq_u32", sub(s_tmp, 0, 2), imm(0), v_r);
-    e_sop2(e, "s_and_b64", s_vh, s_vh, sub(s_tmp, 0, 2));
-    e_vopc(e, "v_cmp_gt_u32", sub(s_tmp, 0, 2), A(ho), v_ho);
-    e_sop2(e, "s_and_b64", s_vh, s_vh, sub(s_tmp, 0, 2));
-    e_sop2(e, "s_and_b64", s_vh, s_vh, s_valid);
-    h_smov(e, EXEC, s_vh);
-    e_branch(e, "s_cbranch_execz", l_y_next);
-
-    h_smov(e, s_x, imm(0));
-    h_smov(e, s_woff, A(pad_w));
-    e_label(e, l_x);
-    e_comment(e, "for x < X: w = wi + Pw - x*Dw, same conditions with Sw, Wo");
-    h_smov(e, EXEC, s_vh);
-    h_vadd(e, v_w, s_woff, v_wi);
-    e_vopc(e, "v_cmp_le_i32", s_vw, imm(0), v_w);
-    h_mdiv_rem_v(e, v_r, v_wo, v_w, A(mdiv_sw), A(shift_sw), A(stride_w));
-    e_vopc(e, "v_cmp_eq_u32", sub(s_tmp, 0, 2), imm(0), v_r);
-    e_sop2(e, "s_and_b64", s_vw, s_vw, sub(s_tmp, 0, 2));
-    e_vopc(e, "v_cmp_gt_u32", sub(s_tmp, 0, 2), A(wo), v_wo);
-    e_sop2(e, "s_and_b64", s_vw, s_vw, sub(s_tmp, 0, 2));
-    e_sop2(e, "s_and_b64", EXEC, s_vw, s_vh);
-    e_branch(e, "s_cbranch_execz", l_x_next);
-
-    e_comment(e, "w offset = wbase + y*w_sy + x*w_sx, dy offset = dybase + ho*dy_sh + wo*dy_sw");
-    e_sop2(e, "s_mul_i32", at(s_tmp, 2), s_y, A(w_sy));
-    e_sop2(e, "s_mul_i32", at(s_tmp, 3), s_x, A(w_sx));
-    e_sop2(e, "s_add_u32", at(s_tmp, 2), at(s_tmp, 2), at(s_tmp, 3));
-    h_vadd(e, v_ow, at(s_tmp, 2), v_wbase);
-    h_vmul_lo(e, v_od, v_ho, A(dy_sh));
-    h_vmul_lo(e, v_r, v_wo, A(dy_sw));
-    h_vadd(e, v_od, v_od, v_r);
-    h_vadd(e, v_od, v_od, v_dybase);
-
-    h_smov(e, s_kk, imm(0));
-    e_label(e, l_k);
-    load_f32(e, dt, v_a, v_ow, s_rsrc_w);
-    load_f32(e, dt, v_b, v_od, s_rsrc_dy);
-    h_vadd(e, v_ow, A(w_sk), v_ow);
-    h_vadd(e, v_od, A(dy_sk), v_od);
-    e_sop2(e, "s_add_u32", s_kk, s_kk, imm(1));
-    e_waitcnt(e, 0, -1);
-    widen(e, dt, v_a);
-    widen(e, dt, v_b);
-    e_vop2(e, "v_fmac_f32", v_acc, v_a, v_b);
-    e_sopc(e, "s_cmp_lt_u32", s_kk, A(kg));
-    e_branch(e, "s_cbranch_scc1", l_k);
-
-    e_label(e, l_x_next);
-    e_sop2(e, "s_sub_u32", s_woff, s_woff, A(dil_w));
-    e_sop2(e, "s_add_u32", s_x, s_x, imm(1));
-    e_sopc(e, "s_cmp_lt_u32", s_x, A(fx));
-    e_branch(e, "s_cbranch_scc1", l_x);
-
-    e_label(e, l_y_next);
-    e_sop2(e, "s_sub_u32", s_hoff, s_hoff, A(dil_h));
-    e_sop2(e, "s_add_u32", s_y, s_y, imm(1));
-    e_sopc(e, "s_cmp_lt_u32", s_y, A(fy));
-    e_branch(e, "s_cbranch_scc1", l_y);
+    tap_loops(e, dt, s_args, s_valid, s_tmp, v_acc, v_hi, v_wi, v_wbase, v_dybase, s_rsrc_w, s_rsrc_dy);
 
     e_comment(e, "dx = acc");
     h_smov(e, EXEC, s_valid);
-    narrow(e, dt, v_acc, v_a, s_vh);
+    opnd v_tmp = vreg(e, "v_tmp", 1, 1), s_m = sreg(e, "s_m", 2, 2);
+    narrow(e, dt, v_acc, v_tmp, s_m);
     e_mubuf(e, esz == 4 ? "buffer_store_dword" : "buffer_store_short", v_acc, v_dxoff, s_rsrc_dx, imm(0), 0);
 
     e_label(e, l_end);
 #undef A
-    opnd all[] = {v_acc, s_y, s_x, s_kk, s_hoff, s_woff, s_vh, s_vw, v_h, v_ho, v_r, v_w, v_wo, v_ow, v_od, v_a,
-                  v_b, s_rsrc_dx, s_rsrc_dy, s_rsrc_w, v_wbase, v_dybase, v_dxoff, v_t,
+    opnd all[] = {v_acc, v_tmp, s_m, s_rsrc_dx, s_rsrc_dy, s_rsrc_w, v_wbase, v_dybase, v_dxoff, v_t,
                   v_wi, v_hi, v_gid, s_tmp, s_valid, s_args, v_tid, s_bx, s_ka};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         rfree(e, all[i]);
