@@ -169,16 +169,24 @@ class SharpEdges(unittest.TestCase):
     reached the message; igemm_free of a foreign pointer aborted)."""
 
     def test_expanded_tensor_refused_before_any_copy(self):
-        # a 1-element tensor expanded to 2^31 elements (8 GiB as fp32): refused
-        # at once, without the copy that would take the memory
-        dy = torch.ones(1, 1, 1, 1).expand(8, 64, 2048, 2048)
+        # one element expanded to 2^34 (64 GiB as fp32) for a problem the
+        # library refuses (one dx image over 2 GiB): refused at once, without
+        # the copy to NCHW that would take the memory
+        dy = torch.ones(1, 1, 1, 1).expand(1, 64, 16384, 16384)
         w = torch.ones(64, 3, 3, 3)
-        with self.assertRaises(ValueError) as cm:
-            igemm.conv_bwd_data(dy, w, (8, 3, 2048, 2048), padding=1)
-        self.assertIn("expanded (stride 0 along dimension 0)", str(cm.exception))
+        with self.assertRaises(igemm.IgemmError) as cm:
+            igemm.conv_bwd_data(dy, w, (1, 3, 16384, 16384), padding=1)
+        self.assertIn("one image of dx is", str(cm.exception))
+        self.assertFalse(igemm.applicable(dy, w, (1, 3, 16384, 16384), padding=1))
+        # an expanded dy the library accepts (the gradient of .sum()) runs
+        dy = torch.ones(1, 1, 1, 1).expand(2, 4, 5, 5)
+        w = torch.rand(4, 3, 3, 3)
+        dx = igemm.conv_bwd_data(dy, w, (2, 3, 5, 5), padding=1)
+        want = torch.nn.grad.conv2d_input((2, 3, 5, 5), w, dy.contiguous(), padding=1)
+        self.assertTrue(torch.allclose(dx, want, atol=1e-5))
         a = np.broadcast_to(np.ones((1, 4, 5, 5), np.float32), (2, 4, 5, 5))
-        with self.assertRaises(ValueError):
-            igemm.conv_bwd_data(a, np.ones((4, 3, 3, 3), np.float32), (2, 3, 5, 5), padding=1)
+        self.assertEqual(igemm.conv_bwd_data(a, np.ones((4, 3, 3, 3), np.float32), (2, 3, 5, 5), padding=1).shape,
+                         (2, 3, 5, 5))
 
     def test_batch_zero_like_torch(self):
         dy, w = torch.rand(0, 4, 5, 5), torch.rand(4, 3, 3, 3)
