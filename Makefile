@@ -506,12 +506,16 @@ demo-torch: $(B)/lib/libigemm.so $(B)/.deps-python-ok
 # ---- fuzzing: bad inputs under ASan + UBSan (tools/fuzz.c, docs/HARDENING.md)
 # A fresh corpus from FUZZ_SEED each run: FUZZ_CLI conv argument vectors and
 # FUZZ_CO code-object mutants of gfx906.hsaco through emu-run, FUZZ_TIMEOUT
-# seconds each; exit status 1 when anything crashed, hung, tripped a
-# sanitizer or failed without a one-line message (build-asan/fuzz/findings.log).
+# seconds each, and FUZZ_NONFINITE random shapes per target run by every
+# configuration, type and layout with Inf/NaN/largest/subnormal values in dy
+# and w against the float64 reference; exit status 1 when anything crashed,
+# hung, tripped a sanitizer, failed without a one-line message or differed
+# from the reference (build-asan/fuzz/findings.log).
 FUZZ_SEED    ?= 13
 FUZZ_CLI     ?= 1000
 FUZZ_CO      ?= 800
 FUZZ_TIMEOUT ?= 30
+FUZZ_NONFINITE ?= 2
 $(B)/bin/igemm-fuzz: $(B)/obj/tools/fuzz.o $(B)/lib/libigemm_internal.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) $^ -o $@ $(LDLIBS)
@@ -520,7 +524,15 @@ $(B)/bin/igemm-fuzz: $(B)/obj/tools/fuzz.o $(B)/lib/libigemm_internal.a
 fuzz:
 	$(MAKE) B=build-asan OPT=-O1 SANFLAGS="$(ASAN_FLAGS)" build-asan/bin/igemm build-asan/bin/igemm-fuzz
 	build-asan/bin/igemm-fuzz --igemm build-asan/bin/igemm --co build-asan/co/gfx906.hsaco --dir build-asan/fuzz \
-	    --seed $(FUZZ_SEED) --cli $(FUZZ_CLI) --co-mutants $(FUZZ_CO) --timeout $(FUZZ_TIMEOUT)
+	    --seed $(FUZZ_SEED) --cli $(FUZZ_CLI) --co-mutants $(FUZZ_CO) --timeout $(FUZZ_TIMEOUT) \
+	    --nonfinite $(FUZZ_NONFINITE)
+# ---- the perf-db under concurrent finds (tests/test_faults.c item12, docs/HARDENING.md)
+# PERFDB_TRIALS trials of 6 processes running find on one perf-db at once, on a
+# fresh file and on a 20000-record one; make test runs 2.
+PERFDB_TRIALS ?= 100
+.PHONY: perfdb-stress
+perfdb-stress: $(B)/tests/test_faults all
+	IGEMM_PERFDB_TRIALS=$(PERFDB_TRIALS) TEST_FILTER='item12_perfdb_concurrent*' $(B)/tests/test_faults
 # ---- the timing model's microkernel table (docs/TIMING.md) ---------------------
 # tests/test_timing.c runs the microkernels on every target, checks them against
 # the target facts and writes the table; it replaces the block between the

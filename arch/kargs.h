@@ -13,8 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Names and block sizes of the fixed kernels (identical in every target's code object). */
+/* Names and block sizes of the fixed kernels (identical in every target's code object).
+ * The naive kernel exists per data type; the fp32 one keeps the name it had
+ * before it took strides (the naive solver's NCHW fp32 kernel). */
 #define KERNEL_NAIVE "igemm_bwd_naive_nchw_fp32"
+#define KERNEL_NAIVE_FP16 "igemm_bwd_naive_fp16"
+#define KERNEL_NAIVE_BF16 "igemm_bwd_naive_bf16"
 #define KERNEL_FILL "igemm_fill_zero_b32"
 #define KERNEL_FILL16 "igemm_fill_zero_b16"
 #define NAIVE_BLOCK 256
@@ -24,13 +28,20 @@
 #define KARG_U32 uint32_t
 #define KARG_FIELD(type, name, desc) KARG_##type name;
 
-/* The naive kernel: one work-item per dx element. */
+/* The naive kernel: one work-item per dx element of a band of pixels (every
+ * pixel for the naive solver; the border pixels, where a v4r1 kernel's
+ * masked dy taps meet the filter, for the non-finite fixup after a v4r1
+ * launch), any layout through byte strides. A band is the first `top` and
+ * the last hi - top - rows_skip rows, then of the rows between them the
+ * first `left` and the last lr - left columns. */
 #define IGEMM_NAIVE_ARGS(X)                                                    \
     X(PTR, p_dx, "dx, written")                                                \
     X(PTR, p_dy, "dy")                                                         \
     X(PTR, p_w, "w")                                                           \
-    X(U32, total, "dx elements of this launch (< 2^31)")                       \
+    X(U32, total, "work-items of this launch: batch * c * band_px (< 2^31)")   \
     X(U32, batch, "images of this launch")                                     \
+    X(U32, band_px, "pixels of an image's channel in the band")                \
+    X(U32, only_nan, "1: compute only the elements that hold NaN (fixup)")     \
     X(U32, hi, "dx height")                                                    \
     X(U32, wi, "dx width")                                                     \
     X(U32, c, "dx channels")                                                   \
@@ -47,10 +58,30 @@
     X(U32, dil_w, "dilation width")                                            \
     X(U32, pad_h, "pad height")                                                \
     X(U32, pad_w, "pad width")                                                 \
+    X(U32, top, "band: first rows")                                            \
+    X(U32, rows_skip, "band: rows between the top and the bottom rows")        \
+    X(U32, rows_px, "band: pixels of its top and bottom rows")                 \
+    X(U32, left, "band: first columns of the rows between")                    \
+    X(U32, lr, "band: columns of the rows between (>= 1)")                     \
+    X(U32, cols_skip, "band: columns between the left and right ones")         \
+    X(U32, dx_sn, "dx bytes per image")                                        \
+    X(U32, dx_sc, "dx bytes per channel")                                      \
+    X(U32, dx_sh, "dx bytes per row")                                          \
+    X(U32, dx_sw, "dx bytes per column")                                       \
+    X(U32, dy_sn, "dy bytes per image")                                        \
+    X(U32, dy_sk, "dy bytes per channel")                                      \
+    X(U32, dy_sh, "dy bytes per row")                                          \
+    X(U32, dy_sw, "dy bytes per column")                                       \
+    X(U32, w_sk, "w bytes per output channel k")                               \
+    X(U32, w_sc, "w bytes per channel of a group")                             \
+    X(U32, w_sy, "w bytes per filter row")                                     \
+    X(U32, w_sx, "w bytes per filter column")                                  \
     X(U32, mdiv_wi, "magic for / wi")                                          \
     X(U32, shift_wi, "shift for / wi")                                         \
-    X(U32, mdiv_hi, "magic for / hi")                                          \
-    X(U32, shift_hi, "shift for / hi")                                         \
+    X(U32, mdiv_band, "magic for / band_px")                                   \
+    X(U32, shift_band, "shift for / band_px")                                  \
+    X(U32, mdiv_lr, "magic for / lr")                                          \
+    X(U32, shift_lr, "shift for / lr")                                         \
     X(U32, mdiv_c, "magic for / c")                                            \
     X(U32, shift_c, "shift for / c")                                           \
     X(U32, mdiv_cg, "magic for / cg")                                          \

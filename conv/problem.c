@@ -116,11 +116,20 @@ igemm_status igemm_problem_check(const igemm_problem *p, char *why, size_t why_l
         return IGEMM_ERR_INVALID_ARG;
     }
     /* dx, dy and w element counts; the last bounds the FLOP count (2 * this). */
-    if (PRODUCT_EXCEEDS(INT64_C(1) << 40, p->n, p->c, p->hi, p->wi) ||
-        PRODUCT_EXCEEDS(INT64_C(1) << 40, p->n, p->k, ho, wo) ||
-        PRODUCT_EXCEEDS(INT64_C(1) << 31, p->k, p->c / p->groups, p->y, p->x) ||
-        PRODUCT_EXCEEDS(INT64_C(1) << 61, p->n, p->k, ho, wo, p->c / p->groups, p->y, p->x)) {
-        why_printf(why, why_len, "tensors too large");
+    const char *big = NULL;
+    int lim = 0;
+    if (PRODUCT_EXCEEDS(INT64_C(1) << 40, p->n, p->c, p->hi, p->wi))
+        big = "dx (n*c*H*W elements)", lim = 40;
+    else if (PRODUCT_EXCEEDS(INT64_C(1) << 40, p->n, p->k, ho, wo))
+        big = "dy (n*k*Ho*Wo elements)", lim = 40;
+    else if (PRODUCT_EXCEEDS(INT64_C(1) << 31, p->k, p->c / p->groups, p->y, p->x))
+        big = "w (k*c/g*y*x elements)", lim = 31;
+    else if (PRODUCT_EXCEEDS(INT64_C(1) << 61, p->n, p->k, ho, wo, p->c / p->groups, p->y, p->x))
+        big = "the work (n*k*Ho*Wo*c/g*y*x multiply-adds)", lim = 61;
+    if (big) {
+        why_printf(why, why_len, "tensors too large: %s exceeds the limit of 2^%d (n=%d c=%d H=%d W=%d k=%d y=%d x=%d "
+                                 "g=%d, Ho=%d Wo=%d)",
+                   big, lim, p->n, p->c, p->hi, p->wi, p->k, p->y, p->x, p->groups, ho, wo);
         return IGEMM_ERR_INVALID_ARG;
     }
     if (p->layout != IGEMM_LAYOUT_NCHW && p->layout != IGEMM_LAYOUT_NHWC) {

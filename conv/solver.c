@@ -2,6 +2,7 @@
 #include "solver.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,56 +118,120 @@ static igemm_status naive_applicable(const solver *s, const igemm_shape *sh, con
     return plan_check_tensors(sh, why, len);
 }
 
+void plan_band_all(const igemm_shape *sh, plan_band *b)
+{
+    *b = (plan_band){.top = sh->p.hi, .left = 0, .right = 0, .bottom = 0};
+}
+
+/* Clamp v to [0, n]. */
+static int clamp_to(int64_t v, int n) { return v < 0 ? 0 : v > n ? n : (int)v; }
+
+void plan_band_border(const igemm_shape *sh, plan_band *b)
+{
+    const igemm_problem *p = &sh->p;
+    /* a tap y of pixel hi reads dy row (hi + Ph - y*Dh) / Sh: before row 0
+       only when hi < (Y-1)*Dh - Ph, past row Ho-1 only when hi + Ph >= Ho*Sh
+       (y = 0 reads the lowest row); the same along w */
+    b->top = clamp_to((int64_t)(p->y - 1) * p->dil_h - p->pad_h, p->hi);
+    b->bottom = clamp_to((int64_t)p->hi - ((int64_t)sh->ho * p->stride_h - p->pad_h), p->hi);
+    b->left = clamp_to((int64_t)(p->x - 1) * p->dil_w - p->pad_w, p->wi);
+    b->right = clamp_to((int64_t)p->wi - ((int64_t)sh->wo * p->stride_w - p->pad_w), p->wi);
+    if (b->top + b->bottom >= p->hi)
+        b->top = p->hi, b->bottom = 0;
+    if (b->left + b->right >= p->wi)
+        b->left = p->wi, b->right = 0;
+}
+
+int64_t plan_band_pixels(const igemm_shape *sh, const plan_band *b)
+{
+    int rows = b->top + b->bottom;
+    return (int64_t)rows * sh->p.wi + (int64_t)(sh->p.hi - rows) * (b->left + b->right);
+}
+
+int plan_naive(launch_plan *plan, const igemm_shape *sh, int n0, int nb, const plan_band *b, int only_nan)
+{
+    const igemm_problem *p = &sh->p;
+    const uint32_t esz = (uint32_t)igemm_dtype_get(p->dtype)->bytes;
+    const bool nhwc = p->layout == IGEMM_LAYOUT_NHWC;
+    launch_desc *d = plan_add(plan);
+    if (!d)
+        return -1;
+    igemm_naive_args a = {0};
+    a.band_px = (uint32_t)plan_band_pixels(sh, b);
+    a.total = (uint32_t)((uint64_t)a.band_px * (uint64_t)p->c * (uint64_t)nb);
+    a.batch = (uint32_t)nb;
+    a.only_nan = (uint32_t)only_nan;
+    a.hi = (uint32_t)p->hi;
+    a.wi = (uint32_t)p->wi;
+    a.c = (uint32_t)p->c;
+    a.k = (uint32_t)p->k;
+    a.ho = (uint32_t)sh->ho;
+    a.wo = (uint32_t)sh->wo;
+    a.fy = (uint32_t)p->y;
+    a.fx = (uint32_t)p->x;
+    a.cg = (uint32_t)sh->cg;
+    a.kg = (uint32_t)sh->kg;
+    a.stride_h = (uint32_t)p->stride_h;
+    a.stride_w = (uint32_t)p->stride_w;
+    a.dil_h = (uint32_t)p->dil_h;
+    a.dil_w = (uint32_t)p->dil_w;
+    a.pad_h = (uint32_t)p->pad_h;
+    a.pad_w = (uint32_t)p->pad_w;
+    a.top = (uint32_t)b->top;
+    a.rows_skip = (uint32_t)(p->hi - b->top - b->bottom);
+    a.rows_px = (uint32_t)((b->top + b->bottom) * p->wi);
+    a.left = (uint32_t)b->left;
+    a.lr = (uint32_t)(b->left + b->right > 0 ? b->left + b->right : 1);
+    a.cols_skip = (uint32_t)(p->wi - b->left - b->right);
+    uint32_t hw_in = (uint32_t)(p->hi * p->wi), hw_out = (uint32_t)(sh->ho * sh->wo);
+    uint32_t yx = (uint32_t)(p->y * p->x), cg = (uint32_t)sh->cg;
+    /* byte strides: NCHW (n, c, h, w), NHWC (n, h, w, c); the filter
+       K, C/G, Y, X or K, Y, X, C/G */
+    a.dx_sn = (uint32_t)sh->dx_image * esz;
+    a.dx_sc = (nhwc ? 1 : hw_in) * esz;
+    a.dx_sh = (nhwc ? (uint32_t)p->wi * a.c : (uint32_t)p->wi) * esz;
+    a.dx_sw = (nhwc ? a.c : 1) * esz;
+    a.dy_sn = (uint32_t)sh->dy_image * esz;
+    a.dy_sk = (nhwc ? 1 : hw_out) * esz;
+    a.dy_sh = (nhwc ? (uint32_t)sh->wo * a.k : (uint32_t)sh->wo) * esz;
+    a.dy_sw = (nhwc ? a.k : 1) * esz;
+    a.w_sk = cg * yx * esz;
+    a.w_sc = (nhwc ? 1 : yx) * esz;
+    a.w_sy = (nhwc ? (uint32_t)p->x * cg : (uint32_t)p->x) * esz;
+    a.w_sx = (nhwc ? cg : 1) * esz;
+    igemm_magic m;
+    m = igemm_magic_for(a.wi), a.mdiv_wi = m.magic, a.shift_wi = m.shift;
+    m = igemm_magic_for(a.band_px), a.mdiv_band = m.magic, a.shift_band = m.shift;
+    m = igemm_magic_for(a.lr), a.mdiv_lr = m.magic, a.shift_lr = m.shift;
+    m = igemm_magic_for(a.c), a.mdiv_c = m.magic, a.shift_c = m.shift;
+    m = igemm_magic_for(a.cg), a.mdiv_cg = m.magic, a.shift_cg = m.shift;
+    m = igemm_magic_for(a.stride_h), a.mdiv_sh = m.magic, a.shift_sh = m.shift;
+    m = igemm_magic_for(a.stride_w), a.mdiv_sw = m.magic, a.shift_sw = m.shift;
+    snprintf(d->kernel, sizeof d->kernel, "%s",
+             p->dtype == IGEMM_FP16 ? KERNEL_NAIVE_FP16 : p->dtype == IGEMM_BF16 ? KERNEL_NAIVE_BF16 : KERNEL_NAIVE);
+    d->block = NAIVE_BLOCK;
+    d->grid = (a.total + NAIVE_BLOCK - 1) / NAIVE_BLOCK;
+    memcpy(d->args, &a, sizeof a);
+    d->args_size = sizeof a;
+    d->ptr_off[ARG_DX] = (int)offsetof(igemm_naive_args, p_dx);
+    d->ptr_off[ARG_DY] = (int)offsetof(igemm_naive_args, p_dy);
+    d->ptr_off[ARG_W] = (int)offsetof(igemm_naive_args, p_w);
+    d->ptr_add[ARG_DX] = (uint64_t)a.dx_sn * (uint64_t)n0;
+    d->ptr_add[ARG_DY] = (uint64_t)a.dy_sn * (uint64_t)n0;
+    d->ptr_add[ARG_W] = 0;
+    return 0;
+}
+
 static int naive_plan(const solver *s, const igemm_shape *sh, const target *t, launch_plan *plan)
 {
     (void)s;
     (void)t;
-    const igemm_problem *p = &sh->p;
     int chunk = plan_batch_chunk(sh);
-    uint64_t dx_image = (uint64_t)sh->dx_image, dy_image = (uint64_t)sh->dy_image;
-    for (int n0 = 0; n0 < p->n; n0 += chunk) {
-        int nb = p->n - n0 < chunk ? p->n - n0 : chunk;
-        launch_desc *d = plan_add(plan);
-        if (!d)
+    plan_band all;
+    plan_band_all(sh, &all);
+    for (int n0 = 0; n0 < sh->p.n; n0 += chunk)
+        if (plan_naive(plan, sh, n0, sh->p.n - n0 < chunk ? sh->p.n - n0 : chunk, &all, 0))
             return -1;
-        igemm_naive_args a = {0};
-        a.total = (uint32_t)(dx_image * (uint64_t)nb);
-        a.batch = (uint32_t)nb;
-        a.hi = (uint32_t)p->hi;
-        a.wi = (uint32_t)p->wi;
-        a.c = (uint32_t)p->c;
-        a.k = (uint32_t)p->k;
-        a.ho = (uint32_t)sh->ho;
-        a.wo = (uint32_t)sh->wo;
-        a.fy = (uint32_t)p->y;
-        a.fx = (uint32_t)p->x;
-        a.cg = (uint32_t)sh->cg;
-        a.kg = (uint32_t)sh->kg;
-        a.stride_h = (uint32_t)p->stride_h;
-        a.stride_w = (uint32_t)p->stride_w;
-        a.dil_h = (uint32_t)p->dil_h;
-        a.dil_w = (uint32_t)p->dil_w;
-        a.pad_h = (uint32_t)p->pad_h;
-        a.pad_w = (uint32_t)p->pad_w;
-        igemm_magic m;
-        m = igemm_magic_for(a.wi), a.mdiv_wi = m.magic, a.shift_wi = m.shift;
-        m = igemm_magic_for(a.hi), a.mdiv_hi = m.magic, a.shift_hi = m.shift;
-        m = igemm_magic_for(a.c), a.mdiv_c = m.magic, a.shift_c = m.shift;
-        m = igemm_magic_for(a.cg), a.mdiv_cg = m.magic, a.shift_cg = m.shift;
-        m = igemm_magic_for(a.stride_h), a.mdiv_sh = m.magic, a.shift_sh = m.shift;
-        m = igemm_magic_for(a.stride_w), a.mdiv_sw = m.magic, a.shift_sw = m.shift;
-        snprintf(d->kernel, sizeof d->kernel, "%s", KERNEL_NAIVE);
-        d->block = NAIVE_BLOCK;
-        d->grid = (a.total + NAIVE_BLOCK - 1) / NAIVE_BLOCK;
-        memcpy(d->args, &a, sizeof a);
-        d->args_size = sizeof a;
-        d->ptr_off[ARG_DX] = (int)offsetof(igemm_naive_args, p_dx);
-        d->ptr_off[ARG_DY] = (int)offsetof(igemm_naive_args, p_dy);
-        d->ptr_off[ARG_W] = (int)offsetof(igemm_naive_args, p_w);
-        d->ptr_add[ARG_DX] = dx_image * (uint64_t)n0 * 4;
-        d->ptr_add[ARG_DY] = dy_image * (uint64_t)n0 * 4;
-        d->ptr_add[ARG_W] = 0;
-    }
     return 0;
 }
 

@@ -87,6 +87,25 @@ int plan_batch_chunk(const igemm_shape *sh);
  * for every solver, so that a refusal by all of them is said once). */
 igemm_status plan_check_tensors(const igemm_shape *sh, char *why, size_t len);
 
+/* A band of dx pixels (arch/kargs.h, the naive kernel): the first `top`
+ * and the last `bottom` rows, and of the rows between them the first `left`
+ * and the last `right` columns. */
+typedef struct {
+    int top, bottom, left, right;
+} plan_band;
+
+/* Every pixel. */
+void plan_band_all(const igemm_shape *sh, plan_band *b);
+/* The pixels a v4r1 kernel computes with a masked dy tap (one that falls
+ * outside dy), or a superset of them: where 0 x an infinite weight is NaN. */
+void plan_band_border(const igemm_shape *sh, plan_band *b);
+int64_t plan_band_pixels(const igemm_shape *sh, const plan_band *b);
+
+/* A naive launch over band b of dx images [n0, n0+nb), any layout and data
+ * type; with only_nan it computes only the elements that hold NaN (the
+ * fixup after the v4r1 launches of those images). 0, or -1 (out of memory). */
+int plan_naive(launch_plan *plan, const igemm_shape *sh, int n0, int nb, const plan_band *b, int only_nan);
+
 /* Zero fill of dx images [n0, n0+nb) (used when some dx pixels get no
  * contribution from any phase GEMM). */
 int plan_zero_fill(launch_plan *p, const igemm_shape *sh, int n0, int nb);

@@ -54,7 +54,8 @@ void *read_file(const char *path, size_t *size)
 
 int parse_long(const char *s, long lo, long hi, long *out)
 {
-    if (!s || !*s)
+    /* plain decimal only: strtol would also take leading blanks and a '+' */
+    if (!s || !(*s == '-' ? s[1] >= '0' && s[1] <= '9' : *s >= '0' && *s <= '9'))
         return -1;
     char *end;
     errno = 0;
@@ -94,7 +95,7 @@ int text_line(FILE *f, char *buf, size_t cap)
 {
     size_t n = 0;
     int c, bad = 0;
-    while ((c = getc(f)) != EOF && c != '\n') {
+    while ((c = getc_unlocked(f)) != EOF && c != '\n') {
         if (!c)
             bad = bad ? bad : TEXT_NUL;
         else if (n + 1 >= cap)

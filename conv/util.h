@@ -47,8 +47,9 @@ bool list_next(const char **p, const char **item, size_t *n);
 /* Whether list has the item name[0..n). */
 bool list_has(const char *list, const char *name, size_t n);
 
-/* The decimal integer s (the whole string) into *out when it lies in
- * [lo, hi]: returns 0, else -1 (s NULL or empty included). */
+/* The decimal integer s (the whole string: an optional '-' then digits; no
+ * blanks, no '+') into *out when it lies in [lo, hi]: returns 0, else -1
+ * (s NULL or empty included). */
 int parse_long(const char *s, long lo, long hi, long *out);
 
 #endif

@@ -285,8 +285,11 @@ static const char *mach_name(const Elf64_Ehdr *eh)
 
 const char *emu_elf_target(const void *image, size_t size)
 {
-    const Elf64_Ehdr *eh = image;
-    return image && size >= sizeof *eh && amdgpu_elf64(eh) ? mach_name(eh) : NULL;
+    Elf64_Ehdr eh; /* a copy: the image may sit at any offset (a bundle entry) */
+    if (!image || size < sizeof eh)
+        return NULL;
+    memcpy(&eh, image, sizeof eh);
+    return amdgpu_elf64(&eh) ? mach_name(&eh) : NULL;
 }
 
 /* The optional amdhsa.target: "amdgcn-amd-amdhsa--" and a target ID whose
@@ -416,7 +419,11 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
     *out = NULL;
     if (!image || size < sizeof(Elf64_Ehdr))
         return say(err, errlen, "code object too small (%zu bytes)", size);
-    elf e = {.img = image, .size = size, .eh = image};
+    /* the header is checked on a copy: the image may sit at any offset (a
+       bundle entry), and an Elf64_Ehdr needs 8-byte alignment */
+    Elf64_Ehdr hdr;
+    memcpy(&hdr, image, sizeof hdr);
+    elf e = {.img = image, .size = size, .eh = &hdr};
     if (!amdgpu_elf64(e.eh))
         return say(err, errlen, "not an AMDGPU ELF64 code object");
     if (e.eh->e_type == ET_REL)

@@ -1,18 +1,23 @@
-/* The naive dynamic backward-data kernel and the zero-fill kernel.
+/* The naive dynamic backward-data kernels and the zero-fill kernel.
  *
- * Naive: work-item gid computes dx[n][c][hi][wi] (gid in NCHW order):
+ * Naive: work-item gid computes dx[n][c][hi][wi] for the gid-th element
+ * (n, c, band pixel) of its launch, any layout (byte strides):
  *
  *   acc = 0
  *   for y < Y:  h = hi + Ph - y*Dh; valid if h >= 0, h % Sh == 0, h / Sh < Ho
  *     for x < X: (same for w)
  *       exec = lanes valid in both
  *       for kk < K/G: acc += w[g*Kg + kk][c % Cg][y][x] * dy[n][g*Kg + kk][ho][wo]
- *   dx[gid] = acc
+ *   dx = acc (rounded to nearest even for 16-bit types)
  *
- * Loops over y, x and kk are scalar (uniform); the per-lane validity becomes
- * the exec mask. Every dx element of the launch is written, so the naive
- * kernel needs no zero fill. It is slow by design: it is the reference the
- * fast kernels are checked against on real GPUs. */
+ * Only the terms that exist are summed: an invalid tap is no term (never
+ * 0 x w). Loops over y, x and kk are scalar (uniform); the per-lane
+ * validity becomes the exec mask. With only_nan, a lane whose dx element
+ * is not NaN does nothing: the fixup after a v4r1 launch, whose masked dy
+ * taps (loaded as 0) make NaN out of an infinite or NaN weight, and only
+ * there (docs/KERNELS.md, "Non-finite data"). The naive solver's launch
+ * covers every pixel and needs no zero fill. It is slow by design: it is
+ * the reference the fast kernels are checked against on real GPUs. */
 #include <stddef.h>
 
 #include "../arch/kargs.h"
@@ -21,256 +26,272 @@
 
 #define ARG(field) (int)(offsetof(igemm_naive_args, field) / 4)
 
-/* The naive kernel's registers, stage by stage (the order of the
- * allocations is the generated code's register numbering). */
-typedef struct {
-    emit *e;
-    /* arguments (aliases into s_args) */
-    opnd s_ka, s_bx, s_args;
-    opnd p_dx, p_dy, p_w, a_total, a_batch, a_hi, a_wi, a_c, a_k, a_ho, a_wo, a_fy, a_fx, a_cg, a_kg;
-    opnd a_sh, a_sw, a_dh, a_dw, a_ph, a_pw;
-    opnd m_wi, sh_wi, m_hi, sh_hi, m_c, sh_c, m_cg, sh_cg, m_sh, sh_sh, m_sw, sh_sw;
-    /* decode: the lane's element, its validity, the tensors' bases */
-    opnd v_tid, v_gid, s_tmp, s_valid, v_wi, v_hi;
-    opnd s_yx, s_howo, s_step_w, s_step_dy, v_wbase, v_dybase;
-    label l_end;
-    /* the dy and w resources, the accumulator */
-    opnd s_rsrc_dy, s_rsrc_w, s_bytes, v_acc;
-} naive_kw;
-
-static void naive_args(naive_kw *n)
+/* Load the element at byte offset off of rs into v as fp32. */
+static void load_f32(emit *e, igemm_dtype dt, opnd v, opnd off, opnd rs)
 {
-    emit *e = n->e;
-    n->s_ka = sreg_fixed(e, "s_karg", 0, 2);
-    n->s_bx = sreg_fixed(e, "s_bx", 2, 1);
-    int nargs = (int)(sizeof(igemm_naive_args) / 4);
-    opnd s_args = n->s_args = sreg(e, "s_args", nargs, 4);
-    e_comment(e, "kernel arguments");
-    h_load_kargs(e, n->s_ka, s_args, 0, nargs);
-    n->p_dx = alias(e, "s_p_dx", sub(s_args, ARG(p_dx), 2));
-    n->p_dy = alias(e, "s_p_dy", sub(s_args, ARG(p_dy), 2));
-    n->p_w = alias(e, "s_p_w", sub(s_args, ARG(p_w), 2));
-    n->a_total = alias(e, "s_total", at(s_args, ARG(total)));
-    n->a_batch = alias(e, "s_batch", at(s_args, ARG(batch)));
-    n->a_hi = alias(e, "s_hi", at(s_args, ARG(hi)));
-    n->a_wi = alias(e, "s_wi", at(s_args, ARG(wi)));
-    n->a_c = alias(e, "s_c", at(s_args, ARG(c)));
-    n->a_k = alias(e, "s_k", at(s_args, ARG(k)));
-    n->a_ho = alias(e, "s_ho", at(s_args, ARG(ho)));
-    n->a_wo = alias(e, "s_wo", at(s_args, ARG(wo)));
-    n->a_fy = alias(e, "s_fy", at(s_args, ARG(fy)));
-    n->a_fx = alias(e, "s_fx", at(s_args, ARG(fx)));
-    n->a_cg = alias(e, "s_cg", at(s_args, ARG(cg)));
-    n->a_kg = alias(e, "s_kg", at(s_args, ARG(kg)));
-    n->a_sh = alias(e, "s_stride_h", at(s_args, ARG(stride_h)));
-    n->a_sw = alias(e, "s_stride_w", at(s_args, ARG(stride_w)));
-    n->a_dh = alias(e, "s_dil_h", at(s_args, ARG(dil_h)));
-    n->a_dw = alias(e, "s_dil_w", at(s_args, ARG(dil_w)));
-    n->a_ph = alias(e, "s_pad_h", at(s_args, ARG(pad_h)));
-    n->a_pw = alias(e, "s_pad_w", at(s_args, ARG(pad_w)));
-    n->m_wi = at(s_args, ARG(mdiv_wi)), n->sh_wi = at(s_args, ARG(shift_wi));
-    n->m_hi = at(s_args, ARG(mdiv_hi)), n->sh_hi = at(s_args, ARG(shift_hi));
-    n->m_c = at(s_args, ARG(mdiv_c)), n->sh_c = at(s_args, ARG(shift_c));
-    n->m_cg = at(s_args, ARG(mdiv_cg)), n->sh_cg = at(s_args, ARG(shift_cg));
-    n->m_sh = at(s_args, ARG(mdiv_sh)), n->sh_sh = at(s_args, ARG(shift_sh));
-    n->m_sw = at(s_args, ARG(mdiv_sw)), n->sh_sw = at(s_args, ARG(shift_sw));
+    e_mubuf(e, dt == IGEMM_FP32 ? "buffer_load_dword" : "buffer_load_ushort", v, off, rs, imm(0), 0);
 }
 
-/* gid, the lanes past the end masked off, gid -> (n, c, hi, wi), the w and
- * dy bases of the lane */
-static void naive_decode(naive_kw *n)
+static void widen(emit *e, igemm_dtype dt, opnd v)
 {
-    emit *e = n->e;
-    n->v_tid = h_workitem_id(e);
-    opnd v_gid = n->v_gid = vreg(e, "v_gid", 1, 1);
-    opnd s_tmp = n->s_tmp = sreg(e, "s_tmp", 4, 2);
-    n->s_valid = sreg(e, "s_valid", 2, 2);
-    n->l_end = e_label_new(e, "end");
+    if (dt == IGEMM_FP16)
+        e_vop1(e, "v_cvt_f32_f16", v, v);
+    else if (dt == IGEMM_BF16)
+        e_vop2(e, "v_lshlrev_b32", v, imm(16), v);
+}
 
-    e_comment(e, "gid = block * %d + tid; lanes past the end do nothing", NAIVE_BLOCK);
-    e_sop2(e, "s_lshl_b32", at(s_tmp, 0), n->s_bx, imm(8));
-    e_waitcnt(e, -1, 0);
-    h_vadd(e, v_gid, at(s_tmp, 0), n->v_tid);
-    e_vopc(e, "v_cmp_gt_u32", VCC, n->a_total, v_gid);
-    h_smov(e, n->s_valid, VCC);
-    h_smov(e, EXEC, VCC);
-    e_branch(e, "s_cbranch_execz", n->l_end);
-
-    e_comment(e, "gid -> (n, c, hi, wi); c -> (g, c in group)");
-    n->v_wi = vreg(e, "v_wi", 1, 1), n->v_hi = vreg(e, "v_hi", 1, 1);
-    opnd v_c = vreg(e, "v_c", 1, 1);
-    opnd v_t = vreg(e, "v_t", 2, 1);
-    h_mdiv_rem_v(e, n->v_wi, at(v_t, 0), v_gid, n->m_wi, n->sh_wi, n->a_wi);
-    h_mdiv_rem_v(e, n->v_hi, at(v_t, 1), at(v_t, 0), n->m_hi, n->sh_hi, n->a_hi);
-    h_mdiv_rem_v(e, v_c, at(v_t, 0), at(v_t, 1), n->m_c, n->sh_c, n->a_c); /* v_t[0] = n */
-    opnd v_n = alias(e, "v_n", at(v_t, 0));
-    opnd v_cl = vreg(e, "v_cl", 1, 1);
-    opnd v_g = alias(e, "v_g", at(v_t, 1));
-    h_mdiv_rem_v(e, v_cl, v_g, v_c, n->m_cg, n->sh_cg, n->a_cg);
-
-    e_comment(e, "w base (bytes): ((g*Kg)*Cg + cl) * Y*X*4; dy base: (n*K + g*Kg) * Ho*Wo*4");
-    n->s_yx = sreg(e, "s_yx", 1, 1), n->s_howo = sreg(e, "s_howo", 1, 1);
-    n->s_step_w = sreg(e, "s_step_w", 1, 1), n->s_step_dy = sreg(e, "s_step_dy", 1, 1);
-    e_sop2(e, "s_mul_i32", n->s_yx, n->a_fy, n->a_fx);
-    e_sop2(e, "s_mul_i32", n->s_howo, n->a_ho, n->a_wo);
-    e_sop2(e, "s_mul_i32", n->s_step_w, n->a_cg, n->s_yx);
-    e_sop2(e, "s_lshl_b32", n->s_step_w, n->s_step_w, imm(2));
-    e_sop2(e, "s_lshl_b32", n->s_step_dy, n->s_howo, imm(2));
-    opnd v_gk = vreg(e, "v_gk", 1, 1); /* g * Kg */
-    opnd v_wbase = n->v_wbase = vreg(e, "v_wbase", 1, 1), v_dybase = n->v_dybase = vreg(e, "v_dybase", 1, 1);
-    h_vmul_lo(e, v_gk, v_g, n->a_kg);
-    h_vmul_lo(e, v_wbase, v_gk, n->a_cg);
-    h_vadd(e, v_wbase, v_wbase, v_cl);
-    h_vmul_lo(e, v_wbase, v_wbase, n->s_yx);
-    e_vop2(e, "v_lshlrev_b32", v_wbase, imm(2), v_wbase);
-    h_vmul_lo(e, v_dybase, v_n, n->a_k);
-    h_vadd(e, v_dybase, v_dybase, v_gk);
-    h_vmul_lo(e, v_dybase, v_dybase, n->s_howo);
-    e_vop2(e, "v_lshlrev_b32", v_dybase, imm(2), v_dybase);
-    rfree(e, v_gk);
-    rfree(e, v_cl);
-    rfree(e, v_c);
+/* gid -> (n, c in group, g, hi, wi) through the band (kargs.h). */
+static void band_coords(emit *e, opnd s_args, opnd v_gid, opnd v_n, opnd v_cl, opnd v_g, opnd v_hi, opnd v_wi)
+{
+    opnd v_t = vreg(e, "v_t", 4, 1), v_idx = vreg(e, "v_idx", 1, 1);
+    e_comment(e, "gid -> (n, c, band pixel idx); c -> (g, c in group)");
+    h_mdiv_rem_v(e, v_idx, at(v_t, 0), v_gid, at(s_args, ARG(mdiv_band)), at(s_args, ARG(shift_band)),
+                 at(s_args, ARG(band_px)));
+    h_mdiv_rem_v(e, at(v_t, 1), v_n, at(v_t, 0), at(s_args, ARG(mdiv_c)), at(s_args, ARG(shift_c)),
+                 at(s_args, ARG(c)));
+    h_mdiv_rem_v(e, v_cl, v_g, at(v_t, 1), at(s_args, ARG(mdiv_cg)), at(s_args, ARG(shift_cg)), at(s_args, ARG(cg)));
+    e_comment(e, "top and bottom rows: (idx / wi, idx %% wi), rows past top moved down by rows_skip");
+    h_mdiv_rem_v(e, v_wi, v_hi, v_idx, at(s_args, ARG(mdiv_wi)), at(s_args, ARG(shift_wi)), at(s_args, ARG(wi)));
+    h_vmov(e, at(v_t, 0), at(s_args, ARG(rows_skip)));
+    e_vopc(e, "v_cmp_le_u32", VCC, at(s_args, ARG(top)), v_hi);
+    e_cndmask(e, at(v_t, 0), imm(0), at(v_t, 0), VCC);
+    h_vadd(e, v_hi, v_hi, at(v_t, 0));
+    e_comment(e, "rows between: j = idx - rows_px, (top + j / lr, j %% lr), columns past left moved by cols_skip");
+    h_vsub(e, at(v_t, 0), v_idx, at(s_args, ARG(rows_px)));
+    h_mdiv_rem_v(e, at(v_t, 1), at(v_t, 2), at(v_t, 0), at(s_args, ARG(mdiv_lr)), at(s_args, ARG(shift_lr)),
+                 at(s_args, ARG(lr)));
+    h_vadd(e, at(v_t, 2), at(s_args, ARG(top)), at(v_t, 2));
+    h_vmov(e, at(v_t, 3), at(s_args, ARG(cols_skip)));
+    e_vopc(e, "v_cmp_le_u32", VCC, at(s_args, ARG(left)), at(v_t, 1));
+    e_cndmask(e, at(v_t, 3), imm(0), at(v_t, 3), VCC);
+    h_vadd(e, at(v_t, 1), at(v_t, 1), at(v_t, 3));
+    h_vmov(e, at(v_t, 3), at(s_args, ARG(rows_px)));
+    e_vopc(e, "v_cmp_gt_u32", VCC, at(v_t, 3), v_idx);
+    e_cndmask(e, v_hi, at(v_t, 2), v_hi, VCC);
+    e_cndmask(e, v_wi, at(v_t, 1), v_wi, VCC);
+    rfree(e, v_idx);
     rfree(e, v_t);
 }
 
-static void naive_resources(naive_kw *n)
+/* fp32 v to dt in its low half, rounded to nearest even (bf16: NaN kept a
+ * quiet NaN). */
+static void narrow(emit *e, igemm_dtype dt, opnd v, opnd v_tmp, opnd s_m)
 {
-    emit *e = n->e;
-    e_comment(e, "buffer resources: dy and w with their byte sizes");
-    n->s_rsrc_dy = sreg(e, "s_rsrc_dy", 4, 4), n->s_rsrc_w = sreg(e, "s_rsrc_w", 4, 4);
-    opnd s_bytes = n->s_bytes = at(n->s_tmp, 0);
-    e_sop2(e, "s_mul_i32", s_bytes, n->a_k, n->s_step_dy);
-    e_sop2(e, "s_mul_i32", s_bytes, s_bytes, n->a_batch);
-    h_buffer_rsrc(e, n->s_rsrc_dy, n->p_dy, s_bytes);
-    e_sop2(e, "s_mul_i32", s_bytes, n->a_k, n->s_step_w);
-    h_buffer_rsrc(e, n->s_rsrc_w, n->p_w, s_bytes);
-
-    n->v_acc = vreg(e, "v_acc", 1, 1);
-    h_vmov(e, n->v_acc, imm(0));
+    if (dt == IGEMM_FP16) {
+        e_vop1(e, "v_cvt_f16_f32", v, v);
+    } else if (dt == IGEMM_BF16) {
+        e_vopc(e, "v_cmp_u_f32", s_m, v, v);
+        e_vop3(e, "v_bfe_u32", v_tmp, v, imm(16), imm(1));
+        h_vadd(e, v, v, v_tmp);
+        h_vadd(e, v, imm(0x7fff), v);
+        e_vop2(e, "v_lshrrev_b32", v, imm(16), v);
+        h_vmov(e, v_tmp, imm(0x7fc0));
+        e_cndmask(e, v, v, v_tmp, s_m);
+    }
 }
 
-/* The registers of the tap loops. */
-typedef struct {
-    opnd s_y, s_x, s_kk, s_hoff, s_woff, s_vh, s_vw, v_h, v_ho, v_r, v_w, v_wo, v_ow, v_od, v_a, v_b;
-} naive_taps;
-
-/* exec = the lanes whose dy coordinate along one dimension is valid for
- * the current tap: pos = in + off >= 0, divisible by the stride, pos /
- * stride < out (the quotient into v_q, valid lanes into s_v) */
-static void naive_valid(naive_kw *n, opnd s_v, opnd v_pos, opnd v_q, opnd v_r, opnd m, opnd sh, opnd stride,
-                        opnd out)
+/* The sum over the filter taps and the channels of the group: for each
+ * tap whose dy pixel exists (exec: the lanes where it does), acc += w * dy
+ * over kk < K/G. */
+static void tap_loops(emit *e, igemm_dtype dt, opnd s_args, opnd s_valid, opnd s_tmp, opnd v_acc, opnd v_hi,
+                      opnd v_wi, opnd v_wbase, opnd v_dybase, opnd s_rsrc_w, opnd s_rsrc_dy)
 {
-    emit *e = n->e;
-    e_vopc(e, "v_cmp_le_i32", s_v, imm(0), v_pos);
-    h_mdiv_rem_v(e, v_r, v_q, v_pos, m, sh, stride);
-    e_vopc(e, "v_cmp_eq_u32", sub(n->s_tmp, 0, 2), imm(0), v_r);
-    e_sop2(e, "s_and_b64", s_v, s_v, sub(n->s_tmp, 0, 2));
-    e_vopc(e, "v_cmp_gt_u32", sub(n->s_tmp, 0, 2), out, v_q);
-    e_sop2(e, "s_and_b64", s_v, s_v, sub(n->s_tmp, 0, 2));
-}
-
-/* The K/G products of one tap (y, x) into the accumulator. */
-static void naive_tap(naive_kw *n, const naive_taps *t)
-{
-    emit *e = n->e;
-    label l_k = e_label_new(e, "loop_k");
-    e_comment(e, "w offset = wbase + (y*X + x)*4, dy offset = dybase + (ho*Wo + wo)*4");
-    e_sop2(e, "s_mul_i32", at(n->s_tmp, 2), t->s_y, n->a_fx);
-    e_sop2(e, "s_add_u32", at(n->s_tmp, 2), at(n->s_tmp, 2), t->s_x);
-    e_sop2(e, "s_lshl_b32", at(n->s_tmp, 2), at(n->s_tmp, 2), imm(2));
-    h_vadd(e, t->v_ow, at(n->s_tmp, 2), n->v_wbase);
-    e_vop3(e, "v_mad_u32_u24", t->v_od, t->v_ho, n->a_wo, t->v_wo);
-    e_vop2(e, "v_lshlrev_b32", t->v_od, imm(2), t->v_od);
-    h_vadd(e, t->v_od, t->v_od, n->v_dybase);
-
-    h_smov(e, t->s_kk, imm(0));
-    e_label(e, l_k);
-    e_mubuf(e, "buffer_load_dword", t->v_a, t->v_ow, n->s_rsrc_w, imm(0), 0);
-    e_mubuf(e, "buffer_load_dword", t->v_b, t->v_od, n->s_rsrc_dy, imm(0), 0);
-    h_vadd(e, t->v_ow, n->s_step_w, t->v_ow);
-    h_vadd(e, t->v_od, n->s_step_dy, t->v_od);
-    e_sop2(e, "s_add_u32", t->s_kk, t->s_kk, imm(1));
-    e_waitcnt(e, 0, -1);
-    e_vop2(e, "v_fmac_f32", n->v_acc, t->v_a, t->v_b);
-    e_sopc(e, "s_cmp_lt_u32", t->s_kk, n->a_kg);
-    e_branch(e, "s_cbranch_scc1", l_k);
-}
-
-/* for y < Y, x < X: the lanes whose tap is valid accumulate it */
-static void naive_loops(naive_kw *n)
-{
-    emit *e = n->e;
-    naive_taps t;
+#define A(f) at(s_args, ARG(f))
     e_comment(e, "for y < Y: h = hi + Ph - y*Dh must be >= 0, divisible by Sh, h/Sh < Ho");
-    t.s_y = sreg(e, "s_y", 1, 1), t.s_x = sreg(e, "s_x", 1, 1), t.s_kk = sreg(e, "s_kk", 1, 1);
-    t.s_hoff = sreg(e, "s_hoff", 1, 1), t.s_woff = sreg(e, "s_woff", 1, 1);
-    t.s_vh = sreg(e, "s_vh", 2, 2), t.s_vw = sreg(e, "s_vw", 2, 2);
-    t.v_h = vreg(e, "v_h", 1, 1), t.v_ho = vreg(e, "v_ho", 1, 1), t.v_r = vreg(e, "v_r", 1, 1);
-    t.v_w = vreg(e, "v_w", 1, 1), t.v_wo = vreg(e, "v_wo", 1, 1);
-    t.v_ow = vreg(e, "v_ow", 1, 1), t.v_od = vreg(e, "v_od", 1, 1);
-    t.v_a = vreg(e, "v_a", 1, 1), t.v_b = vreg(e, "v_b", 1, 1);
+    opnd s_y = sreg(e, "s_y", 1, 1), s_x = sreg(e, "s_x", 1, 1), s_kk = sreg(e, "s_kk", 1, 1);
+    opnd s_hoff = sreg(e, "s_hoff", 1, 1), s_woff = sreg(e, "s_woff", 1, 1);
+    opnd s_vh = sreg(e, "s_vh", 2, 2), s_vw = sreg(e, "s_vw", 2, 2);
+    opnd v_h = vreg(e, "v_h", 1, 1), v_ho = vreg(e, "v_ho", 1, 1), v_r = vreg(e, "v_r", 1, 1);
+    opnd v_w = vreg(e, "v_w", 1, 1), v_wo = vreg(e, "v_wo", 1, 1);
+    opnd v_ow = vreg(e, "v_ow", 1, 1), v_od = vreg(e, "v_od", 1, 1);
+    opnd v_a = vreg(e, "v_a", 1, 1), v_b = vreg(e, "v_b", 1, 1);
     label l_y = e_label_new(e, "loop_y"), l_y_next = e_label_new(e, "next_y");
     label l_x = e_label_new(e, "loop_x"), l_x_next = e_label_new(e, "next_x");
+    label l_k = e_label_new(e, "loop_k");
 
-    h_smov(e, t.s_y, imm(0));
-    h_smov(e, t.s_hoff, n->a_ph);
+    h_smov(e, s_y, imm(0));
+    h_smov(e, s_hoff, A(pad_h));
     e_label(e, l_y);
-    h_smov(e, EXEC, n->s_valid);
-    h_vadd(e, t.v_h, t.s_hoff, n->v_hi);
-    naive_valid(n, t.s_vh, t.v_h, t.v_ho, t.v_r, n->m_sh, n->sh_sh, n->a_sh, n->a_ho);
-    e_sop2(e, "s_and_b64", t.s_vh, t.s_vh, n->s_valid);
-    h_smov(e, EXEC, t.s_vh);
+    h_smov(e, EXEC, s_valid);
+    h_vadd(e, v_h, s_hoff, v_hi);
+    e_vopc(e, "v_cmp_le_i32", s_vh, imm(0), v_h);
+    h_mdiv_rem_v(e, v_r, v_ho, v_h, A(mdiv_sh), A(shift_sh), A(stride_h));
+    e_vopc(e, "v_cmp_eq_u32", sub(s_tmp, 0, 2), imm(0), v_r);
+    e_sop2(e, "s_and_b64", s_vh, s_vh, sub(s_tmp, 0, 2));
+    e_vopc(e, "v_cmp_gt_u32", sub(s_tmp, 0, 2), A(ho), v_ho);
+    e_sop2(e, "s_and_b64", s_vh, s_vh, sub(s_tmp, 0, 2));
+    e_sop2(e, "s_and_b64", s_vh, s_vh, s_valid);
+    h_smov(e, EXEC, s_vh);
     e_branch(e, "s_cbranch_execz", l_y_next);
 
-    h_smov(e, t.s_x, imm(0));
-    h_smov(e, t.s_woff, n->a_pw);
+    h_smov(e, s_x, imm(0));
+    h_smov(e, s_woff, A(pad_w));
     e_label(e, l_x);
     e_comment(e, "for x < X: w = wi + Pw - x*Dw, same conditions with Sw, Wo");
-    h_smov(e, EXEC, t.s_vh);
-    h_vadd(e, t.v_w, t.s_woff, n->v_wi);
-    naive_valid(n, t.s_vw, t.v_w, t.v_wo, t.v_r, n->m_sw, n->sh_sw, n->a_sw, n->a_wo);
-    e_sop2(e, "s_and_b64", EXEC, t.s_vw, t.s_vh);
+    h_smov(e, EXEC, s_vh);
+    h_vadd(e, v_w, s_woff, v_wi);
+    e_vopc(e, "v_cmp_le_i32", s_vw, imm(0), v_w);
+    h_mdiv_rem_v(e, v_r, v_wo, v_w, A(mdiv_sw), A(shift_sw), A(stride_w));
+    e_vopc(e, "v_cmp_eq_u32", sub(s_tmp, 0, 2), imm(0), v_r);
+    e_sop2(e, "s_and_b64", s_vw, s_vw, sub(s_tmp, 0, 2));
+    e_vopc(e, "v_cmp_gt_u32", sub(s_tmp, 0, 2), A(wo), v_wo);
+    e_sop2(e, "s_and_b64", s_vw, s_vw, sub(s_tmp, 0, 2));
+    e_sop2(e, "s_and_b64", EXEC, s_vw, s_vh);
     e_branch(e, "s_cbranch_execz", l_x_next);
 
-    naive_tap(n, &t);
+    e_comment(e, "w offset = wbase + y*w_sy + x*w_sx, dy offset = dybase + ho*dy_sh + wo*dy_sw");
+    e_sop2(e, "s_mul_i32", at(s_tmp, 2), s_y, A(w_sy));
+    e_sop2(e, "s_mul_i32", at(s_tmp, 3), s_x, A(w_sx));
+    e_sop2(e, "s_add_u32", at(s_tmp, 2), at(s_tmp, 2), at(s_tmp, 3));
+    h_vadd(e, v_ow, at(s_tmp, 2), v_wbase);
+    h_vmul_lo(e, v_od, v_ho, A(dy_sh));
+    h_vmul_lo(e, v_r, v_wo, A(dy_sw));
+    h_vadd(e, v_od, v_od, v_r);
+    h_vadd(e, v_od, v_od, v_dybase);
+
+    h_smov(e, s_kk, imm(0));
+    e_label(e, l_k);
+    load_f32(e, dt, v_a, v_ow, s_rsrc_w);
+    load_f32(e, dt, v_b, v_od, s_rsrc_dy);
+    h_vadd(e, v_ow, A(w_sk), v_ow);
+    h_vadd(e, v_od, A(dy_sk), v_od);
+    e_sop2(e, "s_add_u32", s_kk, s_kk, imm(1));
+    e_waitcnt(e, 0, -1);
+    widen(e, dt, v_a);
+    widen(e, dt, v_b);
+    e_vop2(e, "v_fmac_f32", v_acc, v_a, v_b);
+    e_sopc(e, "s_cmp_lt_u32", s_kk, A(kg));
+    e_branch(e, "s_cbranch_scc1", l_k);
 
     e_label(e, l_x_next);
-    e_sop2(e, "s_sub_u32", t.s_woff, t.s_woff, n->a_dw);
-    e_sop2(e, "s_add_u32", t.s_x, t.s_x, imm(1));
-    e_sopc(e, "s_cmp_lt_u32", t.s_x, n->a_fx);
+    e_sop2(e, "s_sub_u32", s_woff, s_woff, A(dil_w));
+    e_sop2(e, "s_add_u32", s_x, s_x, imm(1));
+    e_sopc(e, "s_cmp_lt_u32", s_x, A(fx));
     e_branch(e, "s_cbranch_scc1", l_x);
 
     e_label(e, l_y_next);
-    e_sop2(e, "s_sub_u32", t.s_hoff, t.s_hoff, n->a_dh);
-    e_sop2(e, "s_add_u32", t.s_y, t.s_y, imm(1));
-    e_sopc(e, "s_cmp_lt_u32", t.s_y, n->a_fy);
+    e_sop2(e, "s_sub_u32", s_hoff, s_hoff, A(dil_h));
+    e_sop2(e, "s_add_u32", s_y, s_y, imm(1));
+    e_sopc(e, "s_cmp_lt_u32", s_y, A(fy));
     e_branch(e, "s_cbranch_scc1", l_y);
+
+    opnd all[] = {s_y, s_x, s_kk, s_hoff, s_woff, s_vh, s_vw, v_h, v_ho, v_r, v_w, v_wo, v_ow, v_od, v_a, v_b};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        rfree(e, all[i]);
+#undef A
+}
+
+static void naive(emit *e, const char *name, igemm_dtype dt)
+{
+    const int esz = dt == IGEMM_FP32 ? 4 : 2;
+    e_kernel_begin(e, name, NAIVE_BLOCK);
+#define KARG_STRUCT igemm_naive_args
+    IGEMM_NAIVE_ARGS(KARG_DECLARE)
+#undef KARG_STRUCT
+
+    opnd s_ka = sreg_fixed(e, "s_karg", 0, 2);
+    opnd s_bx = sreg_fixed(e, "s_bx", 2, 1);
+    int nargs = (int)(sizeof(igemm_naive_args) / 4);
+    opnd s_args = sreg(e, "s_args", nargs, 4);
+    e_comment(e, "kernel arguments");
+    h_load_kargs(e, s_ka, s_args, 0, nargs);
+    opnd p_dx = alias(e, "s_p_dx", sub(s_args, ARG(p_dx), 2));
+    opnd p_dy = alias(e, "s_p_dy", sub(s_args, ARG(p_dy), 2));
+    opnd p_w = alias(e, "s_p_w", sub(s_args, ARG(p_w), 2));
+#define A(f) at(s_args, ARG(f))
+
+    opnd v_tid = h_workitem_id(e);
+    opnd v_gid = vreg(e, "v_gid", 1, 1);
+    opnd s_tmp = sreg(e, "s_tmp", 4, 2);
+    opnd s_valid = sreg(e, "s_valid", 2, 2);
+    label l_end = e_label_new(e, "end");
+
+    e_comment(e, "gid = block * %d + tid; lanes past the end do nothing", NAIVE_BLOCK);
+    e_sop2(e, "s_lshl_b32", at(s_tmp, 0), s_bx, imm(8));
+    e_waitcnt(e, -1, 0);
+    h_vadd(e, v_gid, at(s_tmp, 0), v_tid);
+    e_vopc(e, "v_cmp_gt_u32", VCC, A(total), v_gid);
+    h_smov(e, s_valid, VCC);
+    h_smov(e, EXEC, VCC);
+    e_branch(e, "s_cbranch_execz", l_end);
+
+    opnd v_n = vreg(e, "v_n", 1, 1), v_cl = vreg(e, "v_cl", 1, 1), v_g = vreg(e, "v_g", 1, 1);
+    opnd v_hi = vreg(e, "v_hi", 1, 1), v_wi = vreg(e, "v_wi", 1, 1);
+    band_coords(e, s_args, v_gid, v_n, v_cl, v_g, v_hi, v_wi);
+
+    e_comment(e, "dx offset = n*dx_sn + (g*cg + cl)*dx_sc + hi*dx_sh + wi*dx_sw");
+    opnd v_dxoff = vreg(e, "v_dxoff", 1, 1), v_t = vreg(e, "v_tt", 1, 1);
+    h_vmul_lo(e, v_t, v_g, A(cg));
+    h_vadd(e, v_t, v_t, v_cl);
+    h_vmul_lo(e, v_dxoff, v_t, A(dx_sc));
+    h_vmul_lo(e, v_t, v_n, A(dx_sn));
+    h_vadd(e, v_dxoff, v_dxoff, v_t);
+    h_vmul_lo(e, v_t, v_hi, A(dx_sh));
+    h_vadd(e, v_dxoff, v_dxoff, v_t);
+    h_vmul_lo(e, v_t, v_wi, A(dx_sw));
+    h_vadd(e, v_dxoff, v_dxoff, v_t);
+    opnd s_rsrc_dx = sreg(e, "s_rsrc_dx", 4, 4), s_bytes = at(s_tmp, 0);
+    e_sop2(e, "s_mul_i32", s_bytes, A(dx_sn), A(batch));
+    h_buffer_rsrc(e, s_rsrc_dx, p_dx, s_bytes);
+
+    opnd v_acc = vreg(e, "v_acc", 1, 1);
+    label l_all = e_label_new(e, "compute");
+    e_comment(e, "only_nan: lanes whose dx element is not NaN keep it");
+    e_sopc(e, "s_cmp_eq_u32", A(only_nan), imm(0));
+    e_branch(e, "s_cbranch_scc1", l_all);
+    load_f32(e, dt, v_acc, v_dxoff, s_rsrc_dx);
+    e_waitcnt(e, 0, -1);
+    widen(e, dt, v_acc);
+    e_vopc(e, "v_cmp_u_f32", VCC, v_acc, v_acc);
+    e_sop2(e, "s_and_b64", s_valid, s_valid, VCC);
+    h_smov(e, EXEC, s_valid);
+    e_branch(e, "s_cbranch_execz", l_end);
+    e_label(e, l_all);
+
+    e_comment(e, "w base: (g*kg)*w_sk + cl*w_sc; dy base: n*dy_sn + (g*kg)*dy_sk");
+    opnd v_gk = v_t, v_wbase = vreg(e, "v_wbase", 1, 1), v_dybase = vreg(e, "v_dybase", 1, 1);
+    h_vmul_lo(e, v_gk, v_g, A(kg));
+    h_vmul_lo(e, v_wbase, v_gk, A(w_sk));
+    h_vmul_lo(e, v_dybase, v_cl, A(w_sc));
+    h_vadd(e, v_wbase, v_wbase, v_dybase);
+    h_vmul_lo(e, v_dybase, v_gk, A(dy_sk));
+    h_vmul_lo(e, v_gk, v_n, A(dy_sn));
+    h_vadd(e, v_dybase, v_dybase, v_gk);
+    rfree(e, v_cl);
+    rfree(e, v_g);
+    rfree(e, v_n);
+
+    e_comment(e, "buffer resources: dy and w with their byte sizes");
+    opnd s_rsrc_dy = sreg(e, "s_rsrc_dy", 4, 4), s_rsrc_w = sreg(e, "s_rsrc_w", 4, 4);
+    e_sop2(e, "s_mul_i32", s_bytes, A(dy_sn), A(batch));
+    h_buffer_rsrc(e, s_rsrc_dy, p_dy, s_bytes);
+    e_sop2(e, "s_mul_i32", s_bytes, A(k), A(w_sk));
+    h_buffer_rsrc(e, s_rsrc_w, p_w, s_bytes);
+
+    h_vmov(e, v_acc, imm(0));
+
+    tap_loops(e, dt, s_args, s_valid, s_tmp, v_acc, v_hi, v_wi, v_wbase, v_dybase, s_rsrc_w, s_rsrc_dy);
+
+    e_comment(e, "dx = acc");
+    h_smov(e, EXEC, s_valid);
+    opnd v_tmp = vreg(e, "v_tmp", 1, 1), s_m = sreg(e, "s_m", 2, 2);
+    narrow(e, dt, v_acc, v_tmp, s_m);
+    e_mubuf(e, esz == 4 ? "buffer_store_dword" : "buffer_store_short", v_acc, v_dxoff, s_rsrc_dx, imm(0), 0);
+
+    e_label(e, l_end);
+#undef A
+    opnd all[] = {v_acc, v_tmp, s_m, s_rsrc_dx, s_rsrc_dy, s_rsrc_w, v_wbase, v_dybase, v_dxoff, v_t,
+                  v_wi, v_hi, v_gid, s_tmp, s_valid, s_args, v_tid, s_bx, s_ka};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        rfree(e, all[i]);
+    e_kernel_end(e);
 }
 
 void kern_naive(emit *e)
 {
-    e_kernel_begin(e, KERNEL_NAIVE, NAIVE_BLOCK);
-    e_scope_begin(e, "naive"); /* every register of the kernel, released at its end */
-#define KARG_STRUCT igemm_naive_args
-    IGEMM_NAIVE_ARGS(KARG_DECLARE)
-#undef KARG_STRUCT
-    naive_kw n = {.e = e};
-    naive_args(&n);
-    naive_decode(&n);
-    naive_resources(&n);
-    naive_loops(&n);
-
-    e_comment(e, "dx[gid] = acc");
-    h_smov(e, EXEC, n.s_valid);
-    opnd s_rsrc_dx = sreg(e, "s_rsrc_dx", 4, 4);
-    e_sop2(e, "s_lshl_b32", n.s_bytes, n.a_total, imm(2));
-    h_buffer_rsrc(e, s_rsrc_dx, n.p_dx, n.s_bytes);
-    e_vop2(e, "v_lshlrev_b32", n.v_gid, imm(2), n.v_gid);
-    e_mubuf(e, "buffer_store_dword", n.v_acc, n.v_gid, s_rsrc_dx, imm(0), 0);
-
-    e_label(e, n.l_end);
-    e_scope_end(e, "naive", true);
-    e_kernel_end(e);
+    naive(e, KERNEL_NAIVE, IGEMM_FP32);
+    naive(e, KERNEL_NAIVE_FP16, IGEMM_FP16);
+    naive(e, KERNEL_NAIVE_BF16, IGEMM_BF16);
 }
 
 /* Work-item i zeroes elements [Q*i, Q*i + Q) (Q = 16 bytes of elements):
@@ -281,7 +302,6 @@ static void fill_zero(emit *e, const char *name, int esz)
 {
     const int q = 16 / esz, lq = esz == 4 ? 2 : 3; /* elements per quad, log2 */
     e_kernel_begin(e, name, FILL_BLOCK);
-    e_scope_begin(e, "fill"); /* every register of the kernel, released at its end */
 #define KARG_STRUCT igemm_fill_args
     IGEMM_FILL_ARGS(KARG_DECLARE)
 #undef KARG_STRUCT
@@ -319,7 +339,9 @@ static void fill_zero(emit *e, const char *name, int esz)
     for (int j = 0; j < q; j++)
         e_mubuf(e, esz == 4 ? "buffer_store_dword" : "buffer_store_short", at(v_z, j % 4), v_off, s_rsrc, imm(0),
                 esz * j);
-    e_scope_end(e, "fill", true);
+    opnd all[] = {v_z, v_off, v_i, s_save, s_t, s_rsrc, v_tid, s_args, s_bx, s_ka};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        rfree(e, all[i]);
     e_kernel_end(e);
 }
 

@@ -152,14 +152,16 @@ int igemm_problem_wo(const igemm_problem *p);
  * receives, per dx element, the sum of |w * dy| over all terms, and when
  * covered is not NULL it receives 1 for elements that get at least one term
  * (0: the element must be exactly 0). dy and w are read as fp32 whatever
- * p->dtype says (16-bit data widened by the caller).
+ * p->dtype says (16-bit data widened by the caller). It allocates nothing
+ * (every layout is read in place through strides), so buffers allocated
+ * before a run are all a verification needs.
  * Returns IGEMM_OK or IGEMM_ERR_INVALID_ARG. */
 igemm_status igemm_reference_bwd_data(const igemm_problem *p, const float *dy, const float *w,
                                       double *dx, double *abs_sum, unsigned char *covered);
 
 /* The same for tensors of p->dtype: dy and w hold fp32, fp16 or bf16
  * elements (2 bytes each for the 16-bit types), widened exactly to double.
- * Returns IGEMM_OK, IGEMM_ERR_INVALID_ARG or IGEMM_ERR_NO_MEMORY. */
+ * Allocates nothing. Returns IGEMM_OK or IGEMM_ERR_INVALID_ARG. */
 igemm_status igemm_reference_bwd_data_ex(const igemm_problem *p, const void *dy, const void *w, double *dx,
                                          double *abs_sum, unsigned char *covered);
 
@@ -187,7 +189,11 @@ typedef struct {
  *              (65520 for fp16) with ref's sign: IEEE overflow.
  *   uncovered: exactly 0.
  *   NaN/Inf:   none, unless ref itself is NaN or +-inf (a NaN or Inf input
- *              reaches the element): then dx must be NaN, or that same inf.
+ *              reaches the element): then dx must be NaN, or that same inf;
+ *              or S * (1 + rel_tol) >= FLT_MAX, where the fp32 sum of the
+ *              terms may overflow on the way (+-inf, or NaN from inf - inf).
+ *              A term that does not exist contributes nothing: 0 x inf in
+ *              a masked tap is no NaN.
  * igemm_verify reads dx as fp32 (16-bit results widened by the caller) and
  * applies the rule of p->dtype; igemm_verify_ex reads dx as p->dtype.
  * Both return 1 when every element passes, else 0; out (may be NULL)
@@ -214,7 +220,8 @@ typedef struct {
                                 offload bundle igemm.hipfb, instead of the embedded code objects */
     const char *perfdb;      /* performance database file (NULL: none): read by igemm_create,
                                 consulted by igemm_select, updated by igemm_find */
-    int emu_threads;         /* emulator worker threads (0: one per CPU) */
+    int emu_threads;         /* emulator worker threads (0: one per CPU; more than the
+                                CPUs run time-shared, and igemm_handle_warning says so) */
     uint64_t emu_max_wave_insts; /* emulator: instructions one wave may execute before the
                                     run stops with a fault (0: the emulator's default,
                                     2^30; a kernel that never ends cannot hang the caller) */
@@ -255,6 +262,9 @@ typedef struct igemm_handle igemm_handle;
  *   IGEMM_ERR_IO              the perfdb file cannot be read or is not a regular
  *                             file; a missing file is empty, malformed lines are
  *                             skipped (igemm_handle_warning says which)
+ *   IGEMM_ERR_INVALID_ARG     also: the perfdb file is not a performance
+ *                             database (lines, none of them a record, and no
+ *                             "# igemm performance database" header)
  *   IGEMM_ERR_NO_MEMORY
  * With IGEMM_BACKEND_AUTO a HIP failure is not an error: the handle uses
  * the emulator and igemm_handle_fallback() says why HIP was not used.
@@ -281,7 +291,9 @@ const char *igemm_handle_fallback(const igemm_handle *h);
 
 /* What igemm_create tolerated rather than failed on: a malformed line of
  * the perfdb file, skipped ("FILE:LINE: reason; the line is skipped", the
- * first one and how many in all); "" when nothing. NULL for a NULL handle. */
+ * first one and how many in all); emu_threads above the online CPU count
+ * (the threads run, time-shared: not clamped); "" when nothing. NULL for a
+ * NULL handle. */
 const char *igemm_handle_warning(const igemm_handle *h);
 /* The device's target ID as HIP reports it, with its features
  * ("gfx90a:sramecc+:xnack-"; the emulator: the bare target), and its
@@ -314,9 +326,13 @@ int igemm_version_number(void);
  * sizes); a buffer of the user's own must hold the whole tensor, which the
  * library cannot check. Errors: IGEMM_ERR_INVALID_ARG (NULL handle or
  * pointer, a copy past an allocation's end), IGEMM_ERR_NO_MEMORY (alloc),
- * IGEMM_ERR_BACKEND (copy). */
+ * IGEMM_ERR_BACKEND (copy). igemm_free frees only what this handle's
+ * igemm_alloc returned, once: NULL is IGEMM_OK (nothing to do); another
+ * handle's or the user's own pointer, a pointer inside an allocation, or
+ * one already freed is IGEMM_ERR_INVALID_ARG with the reason in
+ * igemm_last_error, and nothing is freed. */
 igemm_status igemm_alloc(igemm_handle *h, void **p, size_t bytes);
-void igemm_free(igemm_handle *h, void *p);
+igemm_status igemm_free(igemm_handle *h, void *p);
 igemm_status igemm_copy_to_device(igemm_handle *h, void *dst, const void *src, size_t bytes);
 igemm_status igemm_copy_to_host(igemm_handle *h, void *dst, const void *src, size_t bytes);
 

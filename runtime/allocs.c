@@ -17,13 +17,20 @@ int allocs_add(alloc_table *t, const void *p, size_t size)
     return 0;
 }
 
-void allocs_remove(alloc_table *t, const void *p)
+int allocs_remove(alloc_table *t, const void *p, int *inside)
 {
-    for (int i = 0; i < t->n; i++)
-        if (t->r[i].base == (uintptr_t)p) {
+    uintptr_t a = (uintptr_t)p;
+    if (inside)
+        *inside = 0;
+    for (int i = 0; i < t->n; i++) {
+        if (t->r[i].base == a) {
             t->r[i] = t->r[--t->n];
-            return;
+            return 0;
         }
+        if (inside && a > t->r[i].base && a - t->r[i].base < t->r[i].size)
+            *inside = 1;
+    }
+    return -1;
 }
 
 void allocs_free(alloc_table *t)

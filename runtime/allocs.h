@@ -20,7 +20,9 @@ typedef struct {
 
 /* Record [p, p + size); returns 0 or -1 (out of memory). */
 int allocs_add(alloc_table *t, const void *p, size_t size);
-void allocs_remove(alloc_table *t, const void *p);
+/* Forget the allocation that starts at p: 0, or -1 when none does (*inside,
+ * may be NULL, set when p lies inside one). */
+int allocs_remove(alloc_table *t, const void *p, int *inside);
 void allocs_free(alloc_table *t);
 
 /* 0 when [p, p + bytes) lies in the allocation that holds p, or p is in none;

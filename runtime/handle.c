@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "handle_int.h"
 
@@ -118,6 +119,12 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
             free(h);
             return IGEMM_ERR_BACKEND;
         }
+        /* more emulator threads than CPUs: they run (time-shared), and the
+           handle says so rather than quietly using fewer */
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        if (ncpu > 0 && o.emu_threads > ncpu)
+            snprintf(h->warning, sizeof h->warning, "emu_threads %d is more than the %ld online CPUs: %d threads share them",
+                     o.emu_threads, ncpu, o.emu_threads);
     }
     h->t = h->b->t;
     h->dev_t = *h->t;

@@ -63,8 +63,8 @@ igemm_status igemm_find(igemm_handle *h, const igemm_problem *p, void *dx, const
     igemm_perf *perf = calloc((size_t)solver_count() + 1, sizeof *perf);
     if (!perf)
         return handle_fail(h, IGEMM_ERR_NO_MEMORY, "out of memory");
-    igemm_status first_fail = IGEMM_OK, last = IGEMM_OK;
-    char first_msg[sizeof h->err] = "";
+    igemm_status first_fail = IGEMM_OK, last = IGEMM_OK, save_st = IGEMM_OK;
+    char first_msg[sizeof h->err] = "", save_msg[512] = "";
     handle_heuristic_ctx hc = {h, &sh};
     bool naive_too = heuristic_naive_worth_timing(&sh, &h->dev_t, handle_heuristic_ok, &hc);
     for (int i = 0; i < solver_count(); i++) {
@@ -77,12 +77,18 @@ igemm_status igemm_find(igemm_handle *h, const igemm_problem *p, void *dx, const
             snprintf(first_msg, sizeof first_msg, "%s", h->err);
         }
         /* insertion keeps perf[0..n] ordered */
-        for (int j = n; j > 0 && perf_before(&perf[j], &perf[j - 1]); j--) {
+        int j = n;
+        for (; j > 0 && perf_before(&perf[j], &perf[j - 1]); j--) {
             igemm_perf t = perf[j];
             perf[j] = perf[j - 1];
             perf[j - 1] = t;
         }
         n++;
+        /* a new best is stored at once: a find killed midway keeps it */
+        if (!j && perf[0].status == IGEMM_OK) {
+            igemm_status sv = handle_perfdb_remember(h, p, &perf[0], save_st == IGEMM_OK, save_msg, sizeof save_msg);
+            save_st = save_st == IGEMM_OK ? sv : save_st; /* after a failed write, the handle only */
+        }
     }
     if (count)
         *count = n;
@@ -105,7 +111,9 @@ igemm_status igemm_find(igemm_handle *h, const igemm_problem *p, void *dx, const
             return st;
         }
     }
-    igemm_perf best = perf[0];
     free(perf);
-    return handle_perfdb_remember(h, p, &best);
+    h->err[0] = 0;
+    if (save_st != IGEMM_OK)
+        return handle_fail(h, save_st, "find: %s", save_msg);
+    return IGEMM_OK;
 }

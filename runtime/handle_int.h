@@ -76,6 +76,7 @@ igemm_status handle_run(igemm_handle *h, const igemm_shape *sh, const solver *s,
 /* The performance database's configuration for sh on h, when it names an
  * applicable one. */
 const solver *handle_perfdb_solver(igemm_handle *h, const igemm_shape *sh);
-igemm_status handle_perfdb_remember(igemm_handle *h, const igemm_problem *p, const igemm_perf *best);
+igemm_status handle_perfdb_remember(igemm_handle *h, const igemm_problem *p, const igemm_perf *best, bool store,
+                                    char *why, size_t len);
 
 #endif

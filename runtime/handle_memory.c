@@ -22,12 +22,21 @@ igemm_status igemm_alloc(igemm_handle *h, void **p, size_t bytes)
     return IGEMM_OK;
 }
 
-void igemm_free(igemm_handle *h, void *p)
+igemm_status igemm_free(igemm_handle *h, void *p)
 {
-    if (h && p) {
-        allocs_remove(&h->allocs, p);
-        h->b->ops->free(h->b, p);
-    }
+    if (!h)
+        return IGEMM_ERR_INVALID_ARG;
+    h->err[0] = 0;
+    if (!p)
+        return IGEMM_OK;
+    int inside;
+    if (allocs_remove(&h->allocs, p, &inside))
+        return handle_fail(h, IGEMM_ERR_INVALID_ARG, "igemm_free: %p %s", p,
+                           inside ? "lies inside an igemm_alloc buffer, not at its start: nothing freed"
+                                  : "is not a live igemm_alloc buffer of this handle (freed already, or never its "
+                                    "own): nothing freed");
+    h->b->ops->free(h->b, p);
+    return IGEMM_OK;
 }
 
 igemm_status handle_fits_alloc(igemm_handle *h, const char *what, const void *p, size_t bytes)

@@ -17,9 +17,11 @@ const solver *handle_perfdb_solver(igemm_handle *h, const igemm_shape *sh)
     return s && handle_solver_ok(h, s, sh) ? s : NULL;
 }
 
-/* Find's winner into the handle's records and, with a database file, into
- * the file. */
-igemm_status handle_perfdb_remember(igemm_handle *h, const igemm_problem *p, const igemm_perf *best)
+/* Find's best so far into the handle's records and, with store and a
+ * database file, into the file (perfdb_store: locked, merged). Returns the
+ * status with the reason in why (the caller reports it). */
+igemm_status handle_perfdb_remember(igemm_handle *h, const igemm_problem *p, const igemm_perf *best, bool store,
+                                    char *why, size_t len)
 {
     perfdb_rec rec;
     memset(&rec, 0, sizeof rec);
@@ -28,14 +30,9 @@ igemm_status handle_perfdb_remember(igemm_handle *h, const igemm_problem *p, con
     snprintf(rec.solution, sizeof rec.solution, "%s", best->solution);
     rec.cost = best->cost;
     snprintf(rec.unit, sizeof rec.unit, "%s", best->unit);
-    if (perfdb_put(&h->db, &rec))
-        return handle_fail(h, IGEMM_ERR_NO_MEMORY, "out of memory");
-    h->err[0] = 0;
-    if (h->perfdb) {
-        char why[512];
-        igemm_status st = perfdb_store(h->perfdb, &rec, why, sizeof why);
-        if (st != IGEMM_OK)
-            return handle_fail(h, st, "find: %s", why);
+    if (perfdb_put(&h->db, &rec)) {
+        why_printf(why, len, "out of memory");
+        return IGEMM_ERR_NO_MEMORY;
     }
-    return IGEMM_OK;
+    return h->perfdb && store ? perfdb_store(h->perfdb, &rec, why, len) : IGEMM_OK;
 }

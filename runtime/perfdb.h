@@ -17,6 +17,7 @@
 #define IGEMM_PERFDB_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../include/igemm.h"
 #include "../conv/problem.h"
@@ -32,6 +33,8 @@ typedef struct {
 typedef struct {
     int n, cap;
     perfdb_rec *r;
+    uint32_t *hash;   /* of each record's target, key and unit */
+    int *slot, nslot; /* open-addressing index of r by them (-1: empty) */
 } perfdb;
 
 /* The key of a problem on a device of num_cu compute units:
@@ -39,13 +42,15 @@ typedef struct {
  * FP32, FP16, FP16-FLUSH (fp16_mode IGEMM_FP16_FLUSH) or BF16. */
 void perfdb_key(const igemm_problem *p, int num_cu, char *buf, size_t len);
 
-/* Read a database file into db (which must be zeroed or freed). A file that
- * does not exist is an empty database. A malformed line (bad fields, a cost
- * that is not a number >= 0, too long, a NUL byte) is skipped: warning
- * (may be NULL) gets "FILE:LINE: reason; the line is skipped" for the first
- * one and the count of them ("" when none). Returns IGEMM_OK, or
- * IGEMM_ERR_IO (unreadable, not a regular file) / IGEMM_ERR_NO_MEMORY with
- * the reason in why. */
+/* Read a database file into db (which must be zeroed or freed), in time
+ * linear in its size. A file that does not exist is an empty database. A
+ * malformed line (bad fields, a cost that is not a number >= 0, too long, a
+ * NUL byte) is skipped: warning (may be NULL) gets "FILE:LINE: reason; the
+ * line is skipped" for the first one and the count of them ("" when none).
+ * Returns IGEMM_OK, or IGEMM_ERR_IO (unreadable, not a regular file) /
+ * IGEMM_ERR_NO_MEMORY with the reason in why, or IGEMM_ERR_INVALID_ARG
+ * for a file that is not a performance database: lines of which none is a
+ * record, and no header line ("# igemm performance database"). */
 igemm_status perfdb_load(perfdb *db, const char *path, char *warning, size_t wlen, char *why, size_t len);
 
 /* A cost the database stores and loads: finite and >= 0. */
@@ -59,12 +64,16 @@ const perfdb_rec *perfdb_find(const perfdb *db, const char *arch, const char *ke
  * Returns 0 or -1 (out of memory). */
 int perfdb_put(perfdb *db, const perfdb_rec *r);
 
-/* Store r in the file at path: re-read the file (so records other handles
- * wrote meanwhile survive; malformed lines are dropped), put r, write a
- * temporary file next to it and rename it over the old one (conv/ofile.h).
- * Returns IGEMM_OK, IGEMM_ERR_INVALID_ARG (r's cost fails perfdb_cost_ok:
- * nothing is written), IGEMM_ERR_IO or IGEMM_ERR_NO_MEMORY with the reason
- * in why. */
+/* Store r in the file at path, as MIOpen stores its user perf-db: under an
+ * exclusive lock (flock of PATH.lock, which stays beside it), re-read the
+ * file (so records other processes wrote meanwhile survive), merge r in
+ * (replacing the record of its target, key and unit; every other line,
+ * comments and lines this version does not understand included, kept byte
+ * for byte), write a temporary file next to it and rename it over the old
+ * one (conv/ofile.h), then unlock. Returns IGEMM_OK, IGEMM_ERR_INVALID_ARG
+ * (r's cost fails perfdb_cost_ok, or the file is not a performance
+ * database: nothing is written), IGEMM_ERR_IO or IGEMM_ERR_NO_MEMORY with
+ * the reason in why. */
 igemm_status perfdb_store(const char *path, const perfdb_rec *r, char *why, size_t len);
 
 #endif

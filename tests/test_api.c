@@ -227,12 +227,22 @@ static void create_errors(void **state)
     }
     FILE *nul = fopen(path, "wb");
     assert_non_null(nul);
-    assert_int_equal(fwrite("gfx906 n1 na\0ive 10 cycles\n", 1, 28, nul), 28);
+    assert_int_equal(fwrite("gfx906 n1 na\0ive 10 cycles\ngfx906 n1 naive 10 cycles\n", 1, 54, nul), 54);
     assert_int_equal(fclose(nul), 0);
     bad = o;
     bad.perfdb = path;
     assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_OK);
     tc_expect_contains(igemm_handle_warning(h), ":1: NUL byte");
+    igemm_destroy(h);
+    /* a file none of whose lines is a record, and without the header, is no
+     * database (issue 25): refused, not read as an empty one */
+    write_text(path, "Dear diary,\ntoday I wrote no records.\n");
+    assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_ERR_INVALID_ARG);
+    tc_expect_contains(why, "is not a performance database");
+    /* the header alone is an empty database */
+    write_text(path, "# igemm performance database: target problem configuration cost unit\nnot a record\n");
+    assert_int_equal(igemm_create(&h, &bad, why, sizeof why), IGEMM_OK);
+    tc_expect_contains(igemm_handle_warning(h), ":2: expected 5 fields");
     igemm_destroy(h);
     /* a good file warns about nothing */
     write_text(path, "gfx906 n1 naive 10 cycles\n");
@@ -752,8 +762,9 @@ static void embedded_code_objects(void **state)
 }
 
 /* The naive plan of n=3, c=2, 4x5 images: 3*2*4*5 = 120 dx elements, one
- * workgroup of 256; 8-byte pointers dx, dy, w at offsets 0, 8, 16 and 30
- * 32-bit values after them: 144 bytes. Launched by hand on the emulator
+ * workgroup of 256; 8-byte pointers dx, dy, w at offsets 0, 8, 16 and 52
+ * 32-bit values after them (sizes, the pixel band, byte strides, magic
+ * numbers): 232 bytes. Launched by hand on the emulator
  * with the embedded code object, as a library embedding them would. */
 static void launch_plan_by_hand(void **state)
 {
@@ -773,7 +784,7 @@ static void launch_plan_by_hand(void **state)
     assert_int_equal(l[0].grid[0], 1);
     assert_int_equal(l[0].grid[1], 1);
     assert_int_equal(l[0].block[0], 256);
-    assert_int_equal(l[0].args_size, 144);
+    assert_int_equal(l[0].args_size, 232);
     assert_int_equal(l[0].ptr_offset[0], 0);
     assert_int_equal(l[0].ptr_offset[1], 8);
     assert_int_equal(l[0].ptr_offset[2], 16);

@@ -20,9 +20,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "../arch/kargs.h"
+#include "../emu/emu.h"
 #include "../runtime/perfdb.h"
 #include "common.h"
 
@@ -247,6 +250,57 @@ static void item2_misaligned_symbol_table(void **state)
     assert_int_equal(tc_load_image(&l, "gfx906", 1, img, size, err, sizeof err), -1);
     tc_expect_contains(err, "descriptor symbol");
     free(img);
+}
+
+/* A code object at an odd offset (a bundle entry need not be 8-byte
+ * aligned): its header is read through a copy, not as a misaligned
+ * Elf64_Ehdr (UBSan's alignment check, make check-asan, reported it). */
+static void item13_code_object_at_odd_offset(void **state)
+{
+    (void)state;
+    char path[256];
+    size_t size = 0;
+    uint8_t *img = read_file(tc_codeobj_path("gfx906", path, sizeof path), &size);
+    assert_non_null(img);
+    uint8_t *odd = malloc(size + 3);
+    assert_non_null(odd);
+    memcpy(odd + 3, img, size);
+    assert_string_equal(emu_elf_target(odd + 3, size), "gfx906");
+    tc_loaded l;
+    char err[512];
+    if (tc_load_image(&l, "gfx906", 1, odd + 3, size, err, sizeof err))
+        fail_msg("%s", err);
+    tc_unload(&l);
+    free(odd);
+    free(img);
+}
+
+/* igemm_free frees only the handle's own live allocations: another
+ * handle's pointer, an interior pointer, a pointer freed already and a
+ * pointer of the user's own are refused with IGEMM_ERR_INVALID_ARG, nothing
+ * freed (before: each went to free(), and the C library aborted). */
+static void item13_free_checks(void **state)
+{
+    (void)state;
+    igemm_handle *h = tc_emu_handle("gfx906", NULL, 1), *h2 = tc_emu_handle("gfx906", NULL, 1);
+    void *a, *b;
+    assert_int_equal(igemm_alloc(h, &a, 256), IGEMM_OK);
+    assert_int_equal(igemm_alloc(h2, &b, 256), IGEMM_OK);
+    assert_int_equal(igemm_free(h, NULL), IGEMM_OK);
+    assert_int_equal(igemm_free(h, (char *)a + 16), IGEMM_ERR_INVALID_ARG);
+    tc_expect_contains(igemm_last_error(h), "inside an igemm_alloc buffer");
+    assert_int_equal(igemm_free(h, b), IGEMM_ERR_INVALID_ARG);
+    tc_expect_contains(igemm_last_error(h), "not a live igemm_alloc buffer of this handle");
+    static float mine[16];
+    assert_int_equal(igemm_free(h, mine), IGEMM_ERR_INVALID_ARG);
+    /* a is still usable: nothing was freed */
+    assert_int_equal(igemm_copy_to_device(h, a, mine, sizeof mine), IGEMM_OK);
+    assert_int_equal(igemm_free(h, a), IGEMM_OK);
+    assert_int_equal(igemm_free(h, a), IGEMM_ERR_INVALID_ARG);
+    assert_int_equal(igemm_free(NULL, a), IGEMM_ERR_INVALID_ARG);
+    assert_int_equal(igemm_free(h2, b), IGEMM_OK);
+    igemm_destroy(h);
+    igemm_destroy(h2);
 }
 
 /* ---- 3: hangs ---- */
@@ -542,6 +596,60 @@ static void item8_check_before_allocating(void **state)
     tc_result_free(&r);
 }
 
+/* -V 1 needs no memory after the run: an NHWC problem's reference used to
+ * allocate transposed copies (dy, w, and two dx-sized float64 arrays: 84 MB
+ * here) after the run; under an address-space limit that held the tensors
+ * and the verify buffers it failed, unchecked, and verify reported a FAIL.
+ * 2048 x 2048 pixels, 1 channel: 16 MB per tensor, 132 MB with the
+ * emulator's copies and the reference's 17 bytes per element; the limit is
+ * 200000 KiB (the process's own image included). */
+static void item13_verify_allocates_before_run(void **state)
+{
+    (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+    return; /* AddressSanitizer reserves terabytes of shadow */
+#endif
+    const char *args[] = {"conv", "-n", "1", "-c", "1", "-H", "2048", "-W", "2048", "-k", "1", "-y", "1", "-x", "1",
+                          "--in_layout", "NHWC", "--out_layout", "NHWC", "--fil_layout", "NHWC", "-V", "1",
+                          "--threads", "1", "--arch", "gfx906", NULL};
+    tc_limits lim = {.timeout_s = 120, .as_bytes = 200000ul << 10};
+    tc_result r;
+    tc_run_igemm_ex(&r, args, &lim);
+    if (r.status != 0 || !strstr(r.out, "PASS"))
+        fail_msg("%s: exit %d, stdout %s, stderr %s", r.cmd, r.status, r.out, r.err);
+    tc_result_free(&r);
+}
+
+/* Numbers are plain decimals (no blank, no '+'), -S's number is -1 .. the
+ * solution count; "tensors too large" names the tensor and the limit;
+ * more emulator threads than CPUs is said, not hidden. */
+static void item13_messages(void **state)
+{
+    (void)state;
+    tc_limits lim = {.timeout_s = 30};
+    const char *blank[] = {"conv", "-n", " 1", "-c", "4", "-H", "6", "-W", "6", "-k", "4", NULL};
+    expect_run(blank, &lim, 2, NEEDLES("flag '-n' needs an integer, got ' 1'"));
+    const char *plus[] = {"conv", "-n", "1", "-c", "+4", "-H", "6", "-W", "6", "-k", "4", NULL};
+    expect_run(plus, &lim, 2, NEEDLES("got '+4'"));
+    const char *sol[] = {"conv", "-n", "1", "-c", "4", "-H", "6", "-W", "6", "-k", "4", "-S", "-2147483649", NULL};
+    expect_run(sol, &lim, 2, NEEDLES("unknown solution '-2147483649'"));
+    /* 2^20 * 2^20 * 2 pixels of one channel: dx has 2^41 elements */
+    const char *big[] = {"conv", "-n", "2", "-c", "1", "-H", "1048576", "-W", "1048576", "-k", "1", NULL};
+    expect_run(big, &lim, 2, NEEDLES("tensors too large: dx (n*c*H*W elements) exceeds the limit of 2^40"));
+    igemm_options o = IGEMM_OPTIONS_INIT;
+    o.backend = IGEMM_BACKEND_EMU;
+    o.emu_threads = (int)sysconf(_SC_NPROCESSORS_ONLN) + 1;
+    igemm_handle *h;
+    char why[256];
+    assert_int_equal(igemm_create(&h, &o, why, sizeof why), IGEMM_OK);
+    tc_expect_contains(igemm_handle_warning(h), "online CPUs");
+    igemm_destroy(h);
+    o.emu_threads = 1;
+    assert_int_equal(igemm_create(&h, &o, why, sizeof why), IGEMM_OK);
+    assert_string_equal(igemm_handle_warning(h), "");
+    igemm_destroy(h);
+}
+
 /* ---- 9: find mode's costs ---- */
 
 static void item9_invalid_costs_not_stored(void **state)
@@ -609,6 +717,247 @@ static void item10_messages(void **state)
     expect_run(rel, &lim, 2, NEEDLES("relocatable object (ELF ET_REL"));
 }
 
+/* ---- 11: non-finite data (issue 25) ---- */
+
+/* Inf, -Inf, NaN, the largest finite values and a subnormal in dy and in w,
+ * on shapes with masked taps (padding, strides, dilation, K/G and C/G not
+ * multiples of the tiles): dx equals the float64 reference element by
+ * element, NaN and Inf exactly where it has them (tc_run_case_ex). Before
+ * the guard, every v4r1 kernel wrote NaN where a masked dy tap (loaded as
+ * 0) met an infinite or NaN weight. A sample of configurations per target,
+ * type and layout; `make fuzz` runs them all. */
+static void item11_nonfinite_data(void **state)
+{
+    (void)state;
+    const char *archs[] = {"gfx906", "gfx908", "gfx90a", "gfx942"};
+    const igemm_dtype types[] = {IGEMM_FP32, IGEMM_FP16, IGEMM_BF16};
+    igemm_problem shapes[2] = {IGEMM_PROBLEM_INIT, IGEMM_PROBLEM_INIT};
+    /* 3x3, pad 1, stride 2: four phases with border taps on both sides */
+    shapes[0].n = 2, shapes[0].c = 6, shapes[0].k = 5, shapes[0].hi = 7, shapes[0].wi = 6;
+    shapes[0].y = shapes[0].x = 3, shapes[0].pad_h = shapes[0].pad_w = 1, shapes[0].stride_h = shapes[0].stride_w = 2;
+    /* 3x2, dilation 2, pad 2 and 1, two groups */
+    shapes[1].n = 1, shapes[1].c = 8, shapes[1].k = 10, shapes[1].hi = 5, shapes[1].wi = 7, shapes[1].groups = 2;
+    shapes[1].y = 3, shapes[1].x = 2, shapes[1].pad_h = 2, shapes[1].pad_w = 1, shapes[1].dil_h = shapes[1].dil_w = 2;
+    int runs = 0, failures = 0;
+    for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
+        igemm_handle *h = tc_emu_handle(archs[a], NULL, 1);
+        for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+            for (int l = 0; l < 2; l++)
+                for (int si = 0; si < 2; si++) {
+                    igemm_problem p = shapes[si];
+                    p.dtype = types[t];
+                    p.layout = l ? IGEMM_LAYOUT_NHWC : IGEMM_LAYOUT_NCHW;
+                    /* every 5th applicable configuration, from an offset
+                       that moves with the case: FMA and MFMA ones both */
+                    int seen = 0, off = (int)(a * 7 + t * 3 + (size_t)l * 2 + (size_t)si) % 5;
+                    for (int i = 0; i < igemm_solution_count(); i++) {
+                        const char *sol = igemm_solution_name(i);
+                        char why[256];
+                        if (igemm_applicable(h, &p, sol, why, sizeof why) != IGEMM_OK || seen++ % 5 != off)
+                            continue;
+                        for (unsigned sp = 1; sp <= 7; sp += (sp & 3) == 3 ? 2 : 1) {
+                            tc_case_result r;
+                            char msg[1024];
+                            runs++;
+                            if (tc_run_case_ex(h, &p, sol, 25 + (uint64_t)i, sp, &r, msg, sizeof msg)) {
+                                failures++;
+                                print_message("%s %s %s shape %d %s in %s: %s\n", archs[a], sol,
+                                              p.layout ? "nhwc" : "nchw", si, sp & 4 ? "largest finite" : "inf/nan", (sp & 3) == 1 ? "dy" : (sp & 3) == 2 ? "w" : "dy and w",
+                                              msg);
+                            }
+                        }
+                    }
+                }
+        igemm_destroy(h);
+    }
+    print_message("non-finite data: %d runs, %d failures\n", runs, failures);
+    assert_true(runs > 0);
+    assert_int_equal(failures, 0);
+}
+
+/* ---- 12: the performance database (issue 25) ---- */
+
+/* A find of the 4-channel 6x6 3x3 problem with batch n on gfx906 into db. */
+static void find_args(const char **a, char *nbuf, size_t len, int n, const char *db)
+{
+    snprintf(nbuf, len, "%d", n);
+    const char *v[] = {"conv", "-n", nbuf, "-c", "4", "-H", "6", "-W", "6", "-k", "4", "-y", "3", "-x", "3",
+                       "-p", "1", "-q", "1", "-s", "1", "--arch", "gfx906", "--perfdb", db, NULL};
+    memcpy(a, v, sizeof v);
+}
+
+/* Records of the file, by the library's reader (-1: it refuses the file). */
+static int count_records(const char *path)
+{
+    perfdb d;
+    char why[512];
+    if (perfdb_load(&d, path, NULL, 0, why, sizeof why) != IGEMM_OK)
+        return -1;
+    int n = d.n;
+    perfdb_free(&d);
+    return n;
+}
+
+/* n lines of other targets' records (tX: never one of ours). */
+static void big_db(const char *path, int n)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "# igemm performance database: target problem configuration cost unit\n# a comment\n");
+    for (int i = 0; i < n; i++)
+        fprintf(f, "t%d n%d,c1 naive %d cycles\n", i % 7, i, i);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Comments and lines this version does not understand survive a find; a
+ * file that is no database is refused with exit 2 and left as it was; a
+ * write that fails exits 1 and keeps the old file. Before: find rewrote
+ * the file with the records it could parse (comments gone), turned any
+ * file into a database with exit 0, and a failed write exited 0. */
+static void item12_perfdb_keeps_and_refuses(void **state)
+{
+    (void)state;
+    tc_limits lim = {.timeout_s = 120};
+    char db[300], nb[16];
+    const char *a[32];
+    in_dir(db, sizeof db, "keep.db");
+    static const char old[] = "# igemm performance database: target problem configuration cost unit\n"
+                              "# my notes on these records\n"
+                              "gfx906 n9,c1 naive 5 cycles   # measured by hand\n"
+                              "a line of some future version with more fields than five\n";
+    put_file(db, old, sizeof old - 1);
+    find_args(a, nb, sizeof nb, 1, db);
+    tc_result r;
+    tc_run_igemm_ex(&r, a, &lim);
+    assert_int_equal(r.status, 0);
+    tc_result_free(&r);
+    size_t size = 0;
+    char *text = read_file(db, &size);
+    assert_non_null(text);
+    assert_memory_equal(text, old, sizeof old - 1); /* every old line, byte for byte, in place */
+    tc_expect_contains(text + sizeof old - 1, "gfx906 n1,c4,H6,W6,k4,y3,x3,p1,q1");
+    free(text);
+    assert_int_equal(count_records(db), 2);
+
+    /* not a database: refused, untouched */
+    char other[300];
+    in_dir(other, sizeof other, "notes.txt");
+    static const char notes[] = "Shopping list\n\neggs, milk\n\x01\x02 binary junk\n";
+    put_file(other, notes, sizeof notes - 1);
+    find_args(a, nb, sizeof nb, 1, other);
+    expect_run(a, &lim, 2, NEEDLES(other, "is not a performance database"));
+    text = read_file(other, &size);
+    assert_non_null(text);
+    assert_int_equal(size, sizeof notes - 1);
+    assert_memory_equal(text, notes, size);
+    free(text);
+
+    /* a write that fails (a file-size limit below the database's size) */
+    char sub[300], full[320];
+    in_dir(sub, sizeof sub, "efbig");
+    assert_int_equal(mkdir(sub, 0700), 0);
+    snprintf(full, sizeof full, "%s/big.db", sub);
+    big_db(full, 400); /* about 10 kB */
+    char *before = read_file(full, &size);
+    assert_non_null(before);
+    size_t before_size = size;
+    lim.fsize = 4096;
+    find_args(a, nb, sizeof nb, 2, full);
+    tc_run_igemm_ex(&r, a, &lim);
+    assert_int_equal(r.status, 1);
+    tc_expect_contains(r.err, "find results not saved");
+    tc_result_free(&r);
+    text = read_file(full, &size);
+    assert_non_null(text);
+    assert_int_equal(size, before_size);
+    assert_memory_equal(text, before, size);
+    free(text);
+    free(before);
+}
+
+/* procs finds at once, each its own problem, into db; 0 when every record
+ * is there afterwards (extra: records the file held before). */
+static int concurrent_finds(const char *db, int procs, int extra)
+{
+    pid_t pid[16];
+    for (int i = 0; i < procs; i++) {
+        if ((pid[i] = fork()) == 0) {
+            char nb[16], out[300];
+            const char *a[32];
+            find_args(a, nb, sizeof nb, 1 + i, db);
+            const char *argv[34] = {BUILD_DIR "/bin/igemm"};
+            memcpy(argv + 1, a, sizeof a);
+            snprintf(out, sizeof out, "%s.out%d", db, i);
+            int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+                _exit(127);
+            execv(argv[0], (char **)argv);
+            _exit(127);
+        }
+        assert_true(pid[i] > 0);
+    }
+    int bad = 0;
+    for (int i = 0; i < procs; i++) {
+        int ws;
+        waitpid(pid[i], &ws, 0);
+        bad += !WIFEXITED(ws) || WEXITSTATUS(ws);
+    }
+    int n = count_records(db);
+    if (bad || n != procs + extra)
+        print_message("%d of %d finds failed; %d records, want %d\n", bad, procs, n, procs + extra);
+    return bad || n != procs + extra;
+}
+
+/* N processes running find on one database at once lose nothing, on a
+ * fresh file and on a large one (20000 records of other targets).
+ * IGEMM_PERFDB_TRIALS trials of each (default 2; `make perfdb-stress` runs
+ * 100). Before the lock and the merge under it: 4 of 40 trials lost
+ * records on a fresh file, 20 of 20 on a large one. */
+static void item12_perfdb_concurrent_finds(void **state)
+{
+    (void)state;
+    const char *env = getenv("IGEMM_PERFDB_TRIALS");
+    int trials = env ? atoi(env) : 2, lost = 0, procs = 6;
+    char db[300];
+    for (int t = 0; t < trials; t++) {
+        in_dir(db, sizeof db, "fresh.db");
+        unlink(db);
+        lost += concurrent_finds(db, procs, 0);
+        in_dir(db, sizeof db, "large.db");
+        big_db(db, 20000);
+        lost += concurrent_finds(db, procs, 20000);
+    }
+    print_message("perf-db: %d trials of %d concurrent finds on a fresh and a 20000-record file: %d lost records\n",
+                  trials, procs, lost);
+    assert_int_equal(lost, 0);
+}
+
+/* 100000 records load, all of them findable (the load is linear: a hash
+ * index; before, each record was compared with all before it). */
+static void item12_perfdb_large_load(void **state)
+{
+    (void)state;
+    char db[300];
+    in_dir(db, sizeof db, "huge.db");
+    big_db(db, 100000);
+    perfdb d;
+    char warn[256], why[256];
+    assert_int_equal(perfdb_load(&d, db, warn, sizeof warn, why, sizeof why), IGEMM_OK);
+    assert_int_equal(d.n, 100000);
+    assert_string_equal(warn, "");
+    for (int i = 0; i < 100000; i += 997) {
+        char arch[16], key[32];
+        snprintf(arch, sizeof arch, "t%d", i % 7);
+        snprintf(key, sizeof key, "n%d,c1", i);
+        const perfdb_rec *r = perfdb_find(&d, arch, key, "cycles");
+        assert_non_null(r);
+        assert_true(r->cost == i);
+        assert_null(perfdb_find(&d, arch, key, "ms"));
+    }
+    perfdb_free(&d);
+    unlink(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -627,6 +976,16 @@ int main(void)
         cmocka_unit_test(item8_check_before_allocating),
         cmocka_unit_test(item9_invalid_costs_not_stored),
         cmocka_unit_test(item10_messages),
+        cmocka_unit_test(item11_nonfinite_data),
+        cmocka_unit_test(item12_perfdb_keeps_and_refuses),
+        cmocka_unit_test(item12_perfdb_concurrent_finds),
+        cmocka_unit_test(item12_perfdb_large_load),
+        cmocka_unit_test(item13_code_object_at_odd_offset),
+        cmocka_unit_test(item13_free_checks),
+        cmocka_unit_test(item13_verify_allocates_before_run),
+        cmocka_unit_test(item13_messages),
     };
+    if (getenv("TEST_FILTER")) /* one test by name pattern, while developing */
+        cmocka_set_test_filter(getenv("TEST_FILTER"));
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -147,7 +147,7 @@ static int parse_run_opt(conv_opts *o, const driver_flag *f, const char *a, cons
         }
     /* -S / --solution: a name, "list", a number of `igemm solutions` (from
        1), or MIOpen's -1 / 0 (the library's selection) */
-    if (!parse_long(v, LONG_MIN, LONG_MAX, &x)) {
+    if (!parse_long(v, -1, INT_MAX, &x)) {
         if (x > igemm_solution_count())
             return usage_error("flag '%s %s': there are %d solutions ('igemm solutions' lists them)", a, v,
                                igemm_solution_count());
@@ -348,7 +348,10 @@ static int run_one(igemm_handle *h, const igemm_problem *p, const conv_opts *o, 
             rc = cli_error(1, "%s", igemm_last_error(h));
             goto out;
         }
-        igemm_reference_bwd_data_ex(p, b.hy, b.hw, b.ref, b.abs_sum, b.cov);
+        if ((st = igemm_reference_bwd_data_ex(p, b.hy, b.hw, b.ref, b.abs_sum, b.cov)) != IGEMM_OK) {
+            rc = cli_error(1, "the reference failed: %s", igemm_status_name(st));
+            goto out;
+        }
         res->verified = 1;
         res->ok = igemm_verify_ex(p, b.hx, b.ref, b.abs_sum, b.cov, 1e-5, &res->vr);
         res->rms = miopen_rms_range(p, b.ref, b.hx, nx);
@@ -356,6 +359,8 @@ static int run_one(igemm_handle *h, const igemm_problem *p, const conv_opts *o, 
         res->miopen_ok = isfinite(res->rms) && res->rms <= res->tol;
         rc = res->ok && res->miopen_ok ? 0 : 1;
     }
+    if (!rc && res->not_saved)
+        rc = 1; /* the results stand, but the perf-db did not get them */
 out:
     bufs_free(h, &b);
     return rc;

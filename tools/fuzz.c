@@ -5,7 +5,8 @@
  * line. docs/HARDENING.md has the last run's figures.
  *
  *   igemm-fuzz --igemm build-asan/bin/igemm --co build-asan/co/gfx906.hsaco
- *              [--dir DIR] [--seed N] [--cli N] [--co-mutants N] [--timeout S]
+ *              [--dir DIR] [--seed N] [--cli N] [--co-mutants N] [--nonfinite SHAPES]
+ *              [--timeout S]
  *
  * The corpus: `conv` argument vectors (a valid problem with one to three
  * flags set to edge values: 0, negatives, INT_MIN/INT_MAX, 2^24, 2^32, text,
@@ -15,12 +16,19 @@
  * metadata note and the kernel descriptors). Valid problems that the
  * library accepts and that are large (more than 2e8 FLOPs or 2e7 dx
  * elements), and more than 10 iterations (-i, -w), are left out: they are
- * legitimately long runs, not hangs. Exit status 0 when every
- * count is zero. */
+ * legitimately long runs, not hangs. Then, in this process through the
+ * library, --nonfinite random shapes (default 2) per target with masked
+ * taps, run by every configuration, data type and layout with Inf, -Inf,
+ * NaN, the largest finite values and subnormals in dy and/or w, each dx
+ * compared with the float64 reference by igemm_verify_ex (NaN and Inf
+ * exactly where the reference has them). Exit status 0 when every count is
+ * zero. */
 #include <fcntl.h>
 #include <limits.h>
 #include <elf.h>
+#include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +37,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../arch/target.h"
+#include "../conv/half.h"
 #include "../conv/problem.h"
+#include "../conv/types.h"
 #include "../conv/util.h"
 #include "../include/igemm.h"
 
@@ -232,10 +243,153 @@ static void co_mutant(const uint8_t *img, size_t size, uint8_t *out, size_t *out
     }
 }
 
+/* ---- non-finite data through every configuration ---- */
+
+typedef struct {
+    int runs, wrong, errors;
+} nf_tally;
+
+static double type_max(igemm_dtype d) { return d == IGEMM_FP32 ? 0x1.fffffep127 : d == IGEMM_FP16 ? 65504.0 : 0x1.fep127; }
+static double type_subnormal(igemm_dtype d) { return d == IGEMM_FP32 ? 0x1p-149 : d == IGEMM_FP16 ? 0x1p-24 : 0x1p-133; }
+
+/* Special values at random positions of an n-element tensor, one of each
+ * per 512 elements (at least one): family 0 Inf, -Inf, NaN and the smallest
+ * subnormal; family 1 the largest finite values of both signs and the
+ * subnormal (not mixed with infinities: an fp32 sum of the largest values
+ * may overflow on the way, and +Inf plus an input's -Inf is NaN by summation
+ * order). sub: whether subnormals are drawn. */
+static void put_specials(void *v, size_t n, igemm_dtype d, int family, bool sub)
+{
+    const double inf[] = {INFINITY, -INFINITY, NAN, type_subnormal(d)};
+    const double fin[] = {type_max(d), -type_max(d), type_subnormal(d)};
+    int nv = family ? 3 : 4;
+    if (!sub)
+        nv--; /* the subnormal is last */
+    for (size_t r = 0; r < 1 + n / 512; r++)
+        for (int j = 0; j < nv; j++)
+            igemm_elem_set(d, v, (size_t)(next() % n), family ? fin[j] : inf[j]);
+}
+
+/* A random valid shape of a few hundred dx elements with masked taps in
+ * most of them (padding, strides, dilation, groups). */
+static igemm_problem nf_shape(void)
+{
+    for (;;) {
+        igemm_problem p = IGEMM_PROBLEM_INIT;
+        p.groups = 1 + pick(2);
+        p.n = 1 + pick(2), p.c = p.groups * (1 + pick(7)), p.k = p.groups * (1 + pick(9));
+        p.hi = 1 + pick(9), p.wi = 1 + pick(9), p.y = 1 + pick(4), p.x = 1 + pick(4);
+        p.pad_h = pick(p.y + 1), p.pad_w = pick(p.x + 1);
+        p.stride_h = 1 + pick(3), p.stride_w = 1 + pick(3), p.dil_h = 1 + pick(2), p.dil_w = 1 + pick(2);
+        if (igemm_problem_check(&p, NULL, 0) == IGEMM_OK)
+            return p;
+    }
+}
+
+/* One run: data with specials (mode bit 0: dy, bit 1: w, bit 2: the
+ * largest-finite family), the configuration's dx against the float64
+ * reference by igemm_verify_ex (NaN and Inf exactly where it has them). */
+static void nf_run(igemm_handle *h, const igemm_problem *p, const char *sol, int mode, bool sub, nf_tally *t)
+{
+    igemm_shape sh;
+    if (igemm_shape_init(&sh, p, NULL, 0) != IGEMM_OK)
+        return;
+    size_t eb = (size_t)igemm_dtype_get(p->dtype)->bytes;
+    size_t nx = (size_t)sh.dx_elems, ny = (size_t)sh.dy_elems, nw = (size_t)sh.w_elems;
+    void *hy = malloc(ny * eb), *hw = malloc(nw * eb), *hx = malloc(nx * eb);
+    double *ref = malloc(nx * sizeof *ref), *as = malloc(nx * sizeof *as);
+    unsigned char *cov = malloc(nx);
+    void *dx = NULL, *dy = NULL, *dw = NULL;
+    const char *what = NULL;
+    igemm_verify_result vr = {0};
+    t->runs++;
+    if (!hy || !hw || !hx || !ref || !as || !cov) {
+        what = "out of host memory";
+        goto out;
+    }
+    igemm_fill_random_dtype(hy, ny, p->dtype, next());
+    igemm_fill_random_dtype(hw, nw, p->dtype, next());
+    if (mode & 1)
+        put_specials(hy, ny, p->dtype, mode >> 2, sub);
+    if (mode & 2)
+        put_specials(hw, nw, p->dtype, mode >> 2, sub);
+    if (igemm_alloc(h, &dx, nx * eb) || igemm_alloc(h, &dy, ny * eb) || igemm_alloc(h, &dw, nw * eb) ||
+        igemm_copy_to_device(h, dy, hy, ny * eb) || igemm_copy_to_device(h, dw, hw, nw * eb) ||
+        igemm_conv_bwd_data_ex(h, p, sol, dx, dy, dw, NULL) || igemm_copy_to_host(h, hx, dx, nx * eb)) {
+        what = igemm_last_error(h);
+        goto out;
+    }
+    if (igemm_reference_bwd_data_ex(p, hy, hw, ref, as, cov) != IGEMM_OK) {
+        what = "the reference failed";
+        goto out;
+    }
+    if (!igemm_verify_ex(p, hx, ref, as, cov, 1e-5, &vr))
+        what = "differs from the reference";
+out:
+    if (what) {
+        char text[512];
+        igemm_problem_format(p, text, sizeof text);
+        fprintf(findings, "non-finite %s: %s %s %s, specials in %s (%s): %s (NaN/Inf %lld, over %lld, uncovered %lld)\n",
+                strcmp(what, "differs from the reference") ? "error" : "wrong", igemm_handle_arch(h), sol, text,
+                (mode & 3) == 1 ? "dy" : (mode & 3) == 2 ? "w" : "dy and w", mode & 4 ? "largest finite" : "inf/nan",
+                what, (long long)vr.nan_count, (long long)vr.over_tolerance, (long long)vr.uncovered_nonzero);
+        if (strcmp(what, "differs from the reference"))
+            t->errors++;
+        else
+            t->wrong++;
+    }
+    igemm_free(h, dx);
+    igemm_free(h, dy);
+    igemm_free(h, dw);
+    free(hy), free(hw), free(hx), free(ref), free(as), free(cov);
+}
+
+/* Every target, type, layout and configuration, on nshapes random shapes
+ * each, with the six kinds of special data. */
+static void nf_corpus(int nshapes, nf_tally *t)
+{
+    static const igemm_dtype types[] = {IGEMM_FP32, IGEMM_FP16, IGEMM_BF16};
+    for (int ti = 0; ti < igemm_codeobj_count(); ti++) {
+        const char *arch = NULL;
+        igemm_codeobj_get(ti, &arch, NULL, NULL);
+        const target *tg = target_by_name(arch);
+        igemm_options o = IGEMM_OPTIONS_INIT;
+        o.backend = IGEMM_BACKEND_EMU;
+        o.arch = arch;
+        o.emu_threads = 1;
+        igemm_handle *h;
+        if (!tg || igemm_create(&h, &o, NULL, 0) != IGEMM_OK) {
+            t->errors++;
+            continue;
+        }
+        for (int si = 0; si < nshapes; si++) {
+            igemm_problem base = nf_shape();
+            for (size_t d = 0; d < sizeof types / sizeof types[0]; d++)
+                for (int l = 0; l < 2; l++) {
+                    igemm_problem p = base;
+                    p.dtype = types[d];
+                    p.layout = l ? IGEMM_LAYOUT_NHWC : IGEMM_LAYOUT_NCHW;
+                    for (int i = 0; i < igemm_solution_count(); i++) {
+                        const char *sol = igemm_solution_name(i);
+                        if (igemm_applicable(h, &p, sol, NULL, 0) != IGEMM_OK)
+                            continue;
+                        /* gfx90a's bf16 MFMAs flush subnormal inputs
+                           (docs/EMULATOR.md): no subnormals there */
+                        bool sub = !(p.dtype == IGEMM_BF16 && tg->mfma_16bit_ftz && strstr(sol, "mfma"));
+                        for (int mode = 1; mode < 8; mode++)
+                            if (mode & 3)
+                                nf_run(h, &p, sol, mode, sub, t);
+                    }
+                }
+        }
+        igemm_destroy(h);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *co = NULL;
-    int ncli = 1000, nco = 800;
+    int ncli = 1000, nco = 800, nnf = 2;
     rng = 13;
     dir = "build-asan/fuzz";
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -252,6 +406,8 @@ int main(int argc, char **argv)
             ncli = (int)v;
         else if (!parse_long(argv[i + 1], 0, 1L << 30, &v) && !strcmp(argv[i], "--co-mutants"))
             nco = (int)v;
+        else if (!parse_long(argv[i + 1], 0, 1000, &v) && !strcmp(argv[i], "--nonfinite"))
+            nnf = (int)v;
         else if (!parse_long(argv[i + 1], 1, 3600, &v) && !strcmp(argv[i], "--timeout"))
             timeout_s = (unsigned)v;
         else {
@@ -263,7 +419,7 @@ int main(int argc, char **argv)
     uint8_t *img = co ? read_file(co, &size) : NULL;
     if (!igemm || !img || size < sizeof(Elf64_Ehdr)) {
         fprintf(stderr, "usage: igemm-fuzz --igemm IGEMM --co FILE.hsaco [--dir DIR] [--seed N] [--cli N] "
-                        "[--co-mutants N] [--timeout S]\n");
+                        "[--co-mutants N] [--nonfinite SHAPES] [--timeout S]\n");
         return 2;
     }
     mkdir(dir, 0700);
@@ -311,7 +467,8 @@ int main(int argc, char **argv)
     }
     free(mut);
     igemm_destroy(h);
-    fclose(findings);
+    nf_tally nf = {0};
+    nf_corpus(nnf, &nf);
     free(img);
     const tally *ts[2] = {&cli, &cos};
     const char *names[2] = {"conv argument vectors", "code-object mutants (emu-run)"};
@@ -324,6 +481,9 @@ int main(int argc, char **argv)
                t->multiline);
         bad += t->crashes + t->hangs + t->sanitizer + t->multiline;
     }
+    printf("%-30s %5d runs: wrong %d, errors %d\n", "non-finite data (every config)", nf.runs, nf.wrong, nf.errors);
+    bad += nf.wrong + nf.errors;
+    fclose(findings);
     printf("findings: %s\n", bad ? logp : "none");
     return bad ? 1 : 0;
 }

@@ -133,13 +133,15 @@ def _handle(backend, arch, device):
     return _handles.get(_lib.BACKEND_EMU, arch, 0)
 
 
-def _buffers(dy, w):
-    bdy, bw = Buffer(dy, "dy"), Buffer(w, "w")
+def _buffers(dy, w, defer=False):
+    """dy and w as Buffers; with defer, copies to NCHW wait for
+    materialize() (and w's to dy's layout with them)."""
+    bdy, bw = Buffer(dy, "dy", defer), Buffer(w, "w", defer)
     if bdy.dtype != bw.dtype:
         raise TypeError(f"igemm: dy is {dtype_name(bdy.dtype)} but w is {dtype_name(bw.dtype)}")
     if bdy.device != bw.device:
         raise ValueError("igemm: dy and w are on different devices")
-    return bdy, bw.to_layout(bdy.layout)
+    return (bdy, bw) if defer else (bdy, bw.to_layout(bdy.layout))
 
 
 def applicable(dy, w, input_size, stride=1, padding=0, dilation=1, groups=1, arch=None, backend="auto",
@@ -152,7 +154,7 @@ def applicable(dy, w, input_size, stride=1, padding=0, dilation=1, groups=1, arc
     if all(shapes):
         dy_shape, w_shape, dtype, layout, device = shapes[0], shapes[1], _lib.FP32, _lib.LAYOUT_NCHW, HOST
     else:
-        bdy, bw = _buffers(dy, w)
+        bdy, bw = _buffers(dy, w, defer=True)  # shapes only: nothing copied
         dy_shape, w_shape, dtype, layout, device = bdy.shape, bw.shape, bdy.dtype, bdy.layout, bdy.device
     try:
         p = _problem(dy_shape, w_shape, input_size, stride, padding, dilation, groups, dtype, layout)
@@ -195,6 +197,23 @@ def _staged(h, p, sol, bdx, bdy, bw, ri):
             lib.igemm_free(h.h, d)
 
 
+def _empty_batch(bdy, bw, input_size, stride, padding, dilation, groups, arch, backend, return_info):
+    """Batch 0, as torch answers it: an empty dx (0, C, H, W), after the same
+    checks of every other argument (made on one image); nothing runs."""
+    one = (1,) + tuple(bdy.shape[1:])
+    size = input_size
+    if isinstance(input_size, (tuple, list)) and len(input_size) == 4:
+        size = (1,) + tuple(input_size[1:])
+    p = _problem(one, bw.shape, size, stride, padding, dilation, groups, bdy.dtype, bdy.layout)
+    h = _handle(backend, arch, bdy.device)
+    dx = bdy.empty((0, p.c, p.hi, p.wi), "dx").obj
+    if not return_info:
+        return dx
+    return dx, RunInfo(solution="", source="empty batch", launches=0, kernels=(), backend=h.backend, arch=h.arch,
+                       time_ms=None if h.backend == "emu" else 0.0, modeled_cycles=0 if h.backend == "emu" else None,
+                       instructions=0 if h.backend == "emu" else None)
+
+
 def conv_bwd_data(dy, w, input_size, stride=1, padding=0, dilation=1, groups=1, arch=None, backend="auto",
                   solution=None, return_info=False):
     """dx, the gradient of a 2-D convolution's input, from dy (N, K, Ho, Wo)
@@ -208,16 +227,30 @@ def conv_bwd_data(dy, w, input_size, stride=1, padding=0, dilation=1, groups=1, 
     stream; "emu" and "hip" force one (HIP on host data copies through
     device buffers). solution: a configuration name (igemm.solutions());
     None lets the library choose. With return_info=True the result is
-    (dx, RunInfo). Errors: IgemmError with the library's message (an
+    (dx, RunInfo). Batch 0 gives an empty dx (0, C, H, W) as torch does,
+    nothing run. Data that must be copied to a layout (an expanded,
+    stride-0 view among them) is copied only after the library accepted
+    the problem. Errors: IgemmError with the library's message (an
     unsupported dtype or layout, an invalid problem, no GPU for 'hip'),
     ValueError / TypeError for arguments the library never sees.
     """
     global _runs
-    bdy, bw = _buffers(dy, w)
+    bdy, bw = _buffers(dy, w, defer=True)
+    if bdy.shape[0] == 0:
+        return _empty_batch(bdy, bw, input_size, stride, padding, dilation, groups, arch, backend, return_info)
     p = _problem(bdy.shape, bw.shape, input_size, stride, padding, dilation, groups, bdy.dtype, bdy.layout)
     h = _handle(backend, arch, bdy.device)
-    bdx = bdy.empty((p.n, p.c, p.hi, p.wi), "dx")
     sol = solution.encode() if solution else None
+    # the library's refusal comes before any copy (an expanded dy of a
+    # problem it refuses would otherwise be materialized first)
+    why = ctypes.create_string_buffer(4096)
+    with h.lock:
+        st = _lib.lib.igemm_applicable(h.h, ctypes.byref(p), sol, why, len(why))
+    if st != _lib.OK:
+        raise IgemmError(st, why.value.decode())
+    bdy = bdy.materialize()
+    bw = bw.materialize().to_layout(bdy.layout)
+    bdx = bdy.empty((p.n, p.c, p.hi, p.wi), "dx")
     ri = _lib.RunInfoC()
     with h.lock:
         if h.backend == "hip" and bdy.device == HOST:

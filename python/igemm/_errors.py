@@ -1,6 +1,16 @@
 """IgemmError: a failed libigemm call, with the library's one-line message."""
 
 
+def one_line(text):
+    """text with control characters written as the CLI writes them (\\n, \\t,
+    \\xNN): a message that echoes a value stays one line."""
+    out = []
+    for ch in text:
+        o = ord(ch)
+        out.append("\\n" if ch == "\n" else "\\t" if ch == "\t" else f"\\x{o:02x}" if o < 32 or o == 127 else ch)
+    return "".join(out)
+
+
 class IgemmError(RuntimeError):
     """A libigemm call failed.
 
@@ -10,6 +20,7 @@ class IgemmError(RuntimeError):
 
     def __init__(self, status, message):
         from ._lib import status_name
+        message = one_line(message)
         super().__init__(message)
         self.status = status
         self.status_name = status_name(status)

@@ -115,7 +115,7 @@ def _declare(lib):
         "igemm_handle_backend": (c_char_p, [c_void_p]),
         "igemm_set_stream": (c_int, [c_void_p, c_void_p]),
         "igemm_alloc": (c_int, [c_void_p, P(c_void_p), c_size_t]),
-        "igemm_free": (None, [c_void_p, c_void_p]),
+        "igemm_free": (c_int, [c_void_p, c_void_p]),
         "igemm_copy_to_device": (c_int, [c_void_p, c_void_p, c_void_p, c_size_t]),
         "igemm_copy_to_host": (c_int, [c_void_p, c_void_p, c_void_p, c_size_t]),
         "igemm_codeobj_count": (c_int, []),

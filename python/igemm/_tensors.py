@@ -37,7 +37,9 @@ class Buffer:
     dtype (igemm_dtype), layout (igemm_layout), device (HOST or ("hip", i)),
     ptr and nbytes."""
 
-    def __init__(self, obj, name):
+    def __init__(self, obj, name, defer=False):
+        self._pending = None  # a deferred copy to NCHW (materialize() makes it)
+        self._defer = defer
         if is_torch(obj):
             self._from_torch(obj, name)
         elif isinstance(obj, np.ndarray):
@@ -56,10 +58,13 @@ class Buffer:
         elif a.transpose(0, 2, 3, 1).flags.c_contiguous:
             self.layout = _lib.LAYOUT_NHWC
         else:
-            a = np.ascontiguousarray(a)
             self.layout = _lib.LAYOUT_NCHW
+            if self._defer:
+                self._pending = np.ascontiguousarray
+            else:
+                a = np.ascontiguousarray(a)
         self.obj, self.shape, self.dtype, self.device = a, tuple(a.shape), _NP_DTYPES[a.dtype], HOST
-        self.ptr, self.nbytes = a.ctypes.data, a.nbytes
+        self.ptr, self.nbytes = (None if self._pending else a.ctypes.data), a.size * a.itemsize
 
     def _from_torch(self, t, name):
         torch = _torch()
@@ -74,14 +79,28 @@ class Buffer:
         elif t.is_contiguous(memory_format=torch.channels_last):
             self.layout = _lib.LAYOUT_NHWC
         else:
-            t = t.contiguous()
             self.layout = _lib.LAYOUT_NCHW
+            if self._defer:
+                self._pending = lambda x: x.contiguous()
+            else:
+                t = t.contiguous()
         self.obj, self.shape, self.dtype = t, tuple(t.shape), dtypes[t.dtype]
         self.device = torch_device(t, name)
-        self.ptr, self.nbytes = t.data_ptr(), t.numel() * t.element_size()
+        self.ptr, self.nbytes = (None if self._pending else t.data_ptr()), t.numel() * t.element_size()
+
+    def materialize(self):
+        """Make the deferred copy (data in neither layout, an expanded view):
+        after the problem was checked, so that a refused problem never pays
+        for it. Returns self."""
+        if self._pending:
+            self.obj = self._pending(self.obj)
+            self._pending = None
+            self.ptr = self.obj.data_ptr() if is_torch(self.obj) else self.obj.ctypes.data
+        return self
 
     def to_layout(self, layout):
         """This buffer's data in `layout` (a copy when it differs)."""
+        self.materialize()
         if layout == self.layout:
             return self
         if is_torch(self.obj):

@@ -163,5 +163,55 @@ class ArgumentErrors(unittest.TestCase):
             igemm.conv_bwd_data(dy.to("meta"), w.to("meta"), size, padding=1)
 
 
+class SharpEdges(unittest.TestCase):
+    """Issue 25: each failed before its fix (the expanded view was copied,
+    17 GB in the report; batch 0 raised IgemmError; the arch's newline
+    reached the message; igemm_free of a foreign pointer aborted)."""
+
+    def test_expanded_tensor_refused_before_any_copy(self):
+        # one element expanded to 2^34 (64 GiB as fp32) for a problem the
+        # library refuses (one dx image over 2 GiB): refused at once, without
+        # the copy to NCHW that would take the memory
+        dy = torch.ones(1, 1, 1, 1).expand(1, 64, 16384, 16384)
+        w = torch.ones(64, 3, 3, 3)
+        with self.assertRaises(igemm.IgemmError) as cm:
+            igemm.conv_bwd_data(dy, w, (1, 3, 16384, 16384), padding=1)
+        self.assertIn("one image of dx is", str(cm.exception))
+        self.assertFalse(igemm.applicable(dy, w, (1, 3, 16384, 16384), padding=1))
+        # an expanded dy the library accepts (the gradient of .sum()) runs
+        dy = torch.ones(1, 1, 1, 1).expand(2, 4, 5, 5)
+        w = torch.rand(4, 3, 3, 3)
+        dx = igemm.conv_bwd_data(dy, w, (2, 3, 5, 5), padding=1)
+        want = torch.nn.grad.conv2d_input((2, 3, 5, 5), w, dy.contiguous(), padding=1)
+        self.assertTrue(torch.allclose(dx, want, atol=1e-5))
+        a = np.broadcast_to(np.ones((1, 4, 5, 5), np.float32), (2, 4, 5, 5))
+        self.assertEqual(igemm.conv_bwd_data(a, np.ones((4, 3, 3, 3), np.float32), (2, 3, 5, 5), padding=1).shape,
+                         (2, 3, 5, 5))
+
+    def test_batch_zero_like_torch(self):
+        dy, w = torch.rand(0, 4, 5, 5), torch.rand(4, 3, 3, 3)
+        dx, info = igemm.conv_bwd_data(dy, w, (0, 3, 5, 5), padding=1, return_info=True)
+        self.assertEqual(tuple(dx.shape), (0, 3, 5, 5))
+        self.assertEqual(dx.dtype, torch.float32)
+        self.assertEqual(info.launches, 0)
+        # the other arguments are still checked
+        with self.assertRaises(ValueError):
+            igemm.conv_bwd_data(dy, w, (0, 3, 6, 6), padding=1)
+        # the module works where nn.Conv2d does
+        ref = torch.nn.Conv2d(3, 4, 3, padding=1)
+        conv = itorch.Conv2d(3, 4, 3, padding=1)
+        for m in (ref, conv):
+            x = torch.rand(0, 3, 5, 5, requires_grad=True)
+            m(x).sum().backward()
+            self.assertEqual(tuple(x.grad.shape), (0, 3, 5, 5))
+
+    def test_arch_with_a_newline_one_line(self):
+        dy, w, size = problem()
+        with self.assertRaises(igemm.IgemmError) as cm:
+            igemm.conv_bwd_data(dy, w, size, padding=1, arch="gfx\n906")
+        self.assertNotIn("\n", str(cm.exception))
+        self.assertIn("gfx\\n906", str(cm.exception))
+
+
 if __name__ == "__main__":
     unittest.main()
