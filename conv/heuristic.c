@@ -154,7 +154,8 @@ static double step_lines(const v4r1_config *c, const igemm_shape *sh, const targ
  * per 64 border elements, about 70 instructions each (arguments, the band
  * decomposition, one dx load and its test: 4 issue cycles per wave64 VALU
  * op on a 16-lane SIMD), behind two dependent memory latencies (the
- * arguments, then dx). 0 when the band is empty (no extra launch). */
+ * arguments, then dx), plus its dispatch. 0 when the band is empty (no extra
+ * launch). */
 static double fixup_estimate(const igemm_shape *sh, const target *t)
 {
     plan_band b;
@@ -165,7 +166,8 @@ static double fixup_estimate(const igemm_shape *sh, const target *t)
     double issue = 70 * 4, waves = ceil_div(elems, 64);
     double busy = ceil_div(waves, (double)t->simds_per_cu * t->num_cu) * issue;
     double chain = 2.0 * t->tm.lat_hbm + issue;
-    return busy > chain ? busy : chain;
+    /* and, being a launch of its own, a dispatch (timing model: launch_us) */
+    return (busy > chain ? busy : chain) + t->tm.launch_us * 1e3 * t->clock_ghz;
 }
 
 double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t, double *work)
