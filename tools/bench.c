@@ -129,13 +129,20 @@ static int run_plan(const opts *o, const igemm_problem *p, const solver *s, cons
     const target *t = target_by_name(o->arch);
     emu_options eo = {.threads = o->threads, .timing = true};
     emu_device *d = emu_create(t, &eo);
-    emu_module *m = NULL;
+    emu_module *m = NULL, *dyn = NULL;
     char err[1024];
     int rc = -1;
     launch_plan plan = {0};
     memset(out, 0, sizeof *out);
     if (!d || emu_load(d, img, size, &m, err, sizeof err)) {
         fprintf(stderr, "igemm-bench: %s\n", d ? err : "no emulator");
+        goto out;
+    }
+    /* a twin's module holds its GEMM kernels (and the zero fill); the plan's
+       other launches (the non-finite fixup's naive kernel) come from the
+       library's code object, as they do for the dynamic kernel */
+    if (twin && emu_load(d, o->co, o->co_size, &dyn, err, sizeof err)) {
+        fprintf(stderr, "igemm-bench: %s\n", err);
         goto out;
     }
     if (s->plan(s, &sh, t, &plan))
@@ -191,6 +198,8 @@ static int run_plan(const opts *o, const igemm_problem *p, const solver *s, cons
             nargs = sizeof a;
         }
         const emu_kernel *k = emu_find_kernel(m, name);
+        if (!k && dyn && l->part < 0)
+            k = emu_find_kernel(dyn, name);
         unsigned grid[3] = {l->grid, 1, 1}, block[3] = {l->block, 1, 1};
         emu_stats st = {0};
         if (l->part < 0)
@@ -227,6 +236,7 @@ static int run_plan(const opts *o, const igemm_problem *p, const solver *s, cons
 out:
     plan_free(&plan);
     emu_module_free(m);
+    emu_module_free(dyn);
     emu_destroy(d);
     return rc;
 }
