@@ -472,7 +472,8 @@ static void edge_gfx942(void **state)
  * the phases of the GEMM launch (YTilda * XTilda when the empty phases
  * store the zeros; only the non-empty ones after a zero fill), whether a
  * zero fill comes first, HTildaSlice * WTildaSlice (GEMM N per image), and
- * whether padding puts some border pixel's taps outside dy, so that the
+ * whether some border pixel's taps lie outside dy (padding, or a tilde
+ * slice past Ho), so that the
  * non-finite fixup (the naive kernel over the border band) follows as a
  * last launch. Shapes not in edge.txt are also verified here. */
 static const struct {
@@ -484,8 +485,10 @@ static const struct {
 } zero_shapes[] = {
     {"-n 2 -c 16 -H 14 -W 14 -k 16 -y 1 -x 1 -p 0 -q 0 -u 2 -v 2 -l 1 -j 1 -g 1", "1x1 stride 2 (edge.txt)", 4,
      false, 7 * 7, false, false},
+    /* HTilda = Ho + ceil(d (Y - 1) / s) = 3 + 1: the last tilde row's tap
+       lies past dy's Ho, a masked term at the edge: the fixup follows */
     {"-n 1 -c 8 -H 9 -W 9 -k 8 -y 2 -x 2 -p 0 -q 0 -u 3 -v 3 -l 1 -j 1 -g 1", "2x2 stride 3 (edge.txt)", 9, false,
-     4 * 4, false, false},
+     4 * 4, false, true},
     /* H: Ho 6, slice 6, hi = 2ht + iy; W: Wo 4, slice 5, wi = 4wt + ix - 1 */
     {"-n 2 -c 5 -H 11 -W 13 -k 3 -y 1 -x 3 -p 0 -q 1 -u 2 -v 4 -l 1 -j 1 -g 1", "1x3 stride 2x4, padded", 8, false,
      6 * 5, true, true},
