@@ -77,7 +77,7 @@ RT_SRC   := runtime/handle.c runtime/codeobj.c runtime/backend_emu.c \
             runtime/backend_hip.c
 RT_SRC   += runtime/perfdb.c runtime/allocs.c runtime/bundle.c runtime/sha256.c runtime/coinfo.c
 CLI_SRC  := tools/igemm.c tools/cli_conv.c tools/cli_emu_run.c
-CLI_SRC  += tools/cli_manifest.c tools/cli_plan.c tools/json.c tools/cli_miopen.c tools/cli_solutions.c tools/cli_arch.c
+CLI_SRC  += tools/cli_manifest.c tools/cli_plan.c tools/json.c tools/cli_miopen.c tools/miopen_solvers.c tools/cli_solutions.c tools/cli_arch.c
 
 obj = $(1:%.c=$(B)/obj/%.o)
 

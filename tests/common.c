@@ -534,8 +534,8 @@ int tc_load_shapes(tc_shape_list *l, const char *file)
         lineno++;
         igemm_problem p;
         int r = igemm_problem_parse_line(&p, line, why, sizeof why);
-        if (r < 0 || (r > 0 && l->n == TC_MAX_SHAPES)) {
-            fprintf(stderr, "%s:%d: %s\n", path, lineno, r < 0 ? why : "too many shapes");
+        if (r < 0 || r == 3 || (r == 1 && l->n == TC_MAX_SHAPES)) {
+            fprintf(stderr, "%s:%d: %s\n", path, lineno, r != 1 ? why : "too many shapes");
             fclose(f);
             return -1;
         }

@@ -42,11 +42,13 @@
 #include "../conv/util.h"
 #include "cli.h"
 #include "cli_miopen.h"
+#include "miopen_solvers.h"
 
 typedef struct {
     int verify, time, iters, warmup, wall, json, batch, threads, find, device;
     unsigned long long seed, max_wave_insts;
     const char *arch, *backend, *solution, *input, *codeobj_dir, *perfdb;
+    const miopen_solver *miopen; /* -S: a MIOpen solver, resolved per problem */
 } conv_opts;
 
 #define MAX_FIND 64
@@ -77,7 +79,8 @@ static void conv_help(void)
            "MIOpenDriver flags (short, long, what igemm does with them):\n",
            target_names_generated());
     static const char *const kind[] = {"problem", "problem", "direction", "checked", "checked",
-                                       "honoured", "accepted, no effect", "only its default"};
+                                       "honoured", "accepted, no effect", "only its default",
+                                       "noted, ignored"};
     for (int i = 0; driver_flag_get(i); i++) {
         const driver_flag *f = driver_flag_get(i);
         char shrt[4] = "  ";
@@ -146,17 +149,41 @@ static int parse_run_opt(conv_opts *o, const driver_flag *f, const char *a, cons
             *num[i].dst = (int)x;
             return 0;
         }
-    /* -S / --solution: a name, "list", a number of `igemm solutions` (from
-       1), or MIOpen's -1 / 0 (the library's selection) */
+    /* -S / --solution: MIOpen's -1 / 0 (the library's selection), a MIOpen
+       solver id or name (its family here, miopen_solvers.c), one of our
+       configuration names, or "list" */
+    o->solution = NULL;
+    o->miopen = NULL;
     if (!parse_long(v, LONG_MIN, LONG_MAX, &x)) {
-        if (x > solver_count())
-            return usage_error("flag '%s %s': there are %d solutions ('igemm solutions' lists them)", a, v,
-                               solver_count());
-        o->solution = x > 0 ? solver_get((int)x - 1)->name : NULL;
+        if (x <= 0)
+            return 0;
+        if (!(o->miopen = miopen_solver_by_id(x)))
+            return usage_error("flag '%s %s': MIOpen has no backward-data solver with that id (our own "
+                               "configurations: --solution NAME, 'igemm solutions' lists them)", a, v);
         return 0;
     }
+    if (!solver_find(v) && (o->miopen = miopen_solver_by_name(v)))
+        return 0;
     o->solution = v;
     return 0;
+}
+
+/* The configuration that o's MIOpen solver (-S) stands for on p, into buf,
+ * or NULL (our selection), with one note saying which. */
+static const char *miopen_choice(igemm_handle *h, const igemm_problem *p, const conv_opts *o, char *buf, size_t len)
+{
+    const miopen_solver *ms = o->miopen;
+    static const char *const fam[] = {"", "naive kernel", "v4r1 fma configurations", "v4r1 mfma configurations"};
+    if (ms->family != MS_NONE && !miopen_solver_pick(h, p, ms, buf, len)) {
+        cli_note("-S %d (MIOpen's %s, %s): runs %s, of our %s", ms->id, ms->name, ms->what, buf, fam[ms->family]);
+        return buf;
+    }
+    if (ms->family == MS_NONE)
+        cli_note("-S %d (MIOpen's %s, %s) has no counterpart here: our selection is used", ms->id, ms->name, ms->what);
+    else
+        cli_note("-S %d (MIOpen's %s): none of our %s applies to this problem on %s: our selection is used", ms->id,
+                 ms->name, fam[ms->family], igemm_handle_arch(h));
+    return NULL;
 }
 
 /* Split argv into problem flags (for igemm_problem_parse_args) and driver
@@ -194,6 +221,8 @@ static int parse(int argc, char **argv, conv_opts *o, int *pargc, char **pargv)
             i++;
             continue;
         }
+        if (f && driver_flag_noted(f, v))
+            cli_note("'%s %s': %s", a, v ? v : "", f->what);
         pargv[(*pargc)++] = argv[i];
         if (a[0] == '-' && v) {
             pargv[(*pargc)++] = argv[i + 1];
@@ -466,17 +495,42 @@ static void report(const igemm_handle *h, const igemm_problem *p, const conv_opt
         miopen_print_verify(r->rms, r->tol);
 }
 
-/* A shape list's line of another direction: a note, and counted. */
+/* A shape list's line of another direction (skipped[0]) or, in a log, a
+ * command igemm cannot run (skipped[1]): a note, and counted. */
 static void list_skip(void *ctx, const char *path, int line, const char *why)
 {
-    ++*(int *)ctx;
+    ++((int *)ctx)[strncmp(why, "-F ", 3) != 0];
     cli_note("%s:%d: skipped: %s", path, line, why);
+}
+
+/* The problems of a list once each, in first-seen order, with how many
+ * times the list has each (times[], malloc'd); returns the count. */
+static int distinct(igemm_problem *probs, int n, int **times)
+{
+    int m = 0;
+    *times = calloc((size_t)n, sizeof **times);
+    if (!*times)
+        return n;
+    for (int i = 0; i < n; i++) {
+        char a[512], b[512];
+        igemm_problem_format(&probs[i], a, sizeof a);
+        int j = 0;
+        for (; j < m; j++) {
+            igemm_problem_format(&probs[j], b, sizeof b);
+            if (probs[j].dtype == probs[i].dtype && !strcmp(a, b))
+                break;
+        }
+        if (j == m)
+            probs[m++] = probs[i];
+        (*times)[j]++;
+    }
+    return m;
 }
 
 int cmd_conv(int argc, char **argv)
 {
     conv_opts o = {.iters = 1, .seed = 1};
-    int nskipped = 0;
+    int nskipped[2] = {0, 0}, not_commands = 0, *times = NULL;
     char **pargv = calloc((size_t)argc + 1, sizeof *pargv);
     int pargc, rc;
     if (!pargv)
@@ -500,10 +554,17 @@ int cmd_conv(int argc, char **argv)
             return rc;
         }
         char why[512];
-        if (igemm_problem_read_list(o.input, o.batch, &probs, &nprobs, NULL, list_skip, &nskipped, why, sizeof why) != IGEMM_OK) {
+        if (igemm_problem_read_log(o.input, o.batch, &probs, &nprobs, NULL, list_skip, nskipped, &not_commands, why,
+                                   sizeof why) != IGEMM_OK) {
             free(pargv);
             return usage_error("%s", why);
         }
+        int lines = nprobs;
+        nprobs = distinct(probs, nprobs, &times);
+        if (not_commands || nprobs < lines)
+            cli_note("%s: %d command line%s, %d distinct problem%s (each run once), %d other line%s left out", o.input,
+                     lines, lines == 1 ? "" : "s", nprobs, nprobs == 1 ? "" : "s", not_commands,
+                     not_commands == 1 ? "" : "s");
         for (int i = 0; i < nprobs && strcmp(argv[0], "conv"); i++) /* convfp16/convbfp16: every problem */
             probs[i].dtype = igemm_dtype_by_command(argv[0])->id;
     } else {
@@ -531,7 +592,7 @@ int cmd_conv(int argc, char **argv)
         }
     }
     free(pargv);
-    if (o.find && o.solution) {
+    if (o.find && (o.solution || o.miopen)) {
         free(probs);
         return usage_error("-s 1 (find) and --solution exclude each other");
     }
@@ -585,26 +646,39 @@ int cmd_conv(int argc, char **argv)
             igemm_problem_format(&probs[i], args, sizeof args);
             struct timespec now;
             clock_gettime(CLOCK_MONOTONIC, &now);
-            fprintf(stderr, "[%d/%d] conv %s  (%.1f s elapsed, %d failed)\n", i + 1, nprobs, args,
-                    (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9, failed);
+            double el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+            char left[64] = "";
+            if (i > 0) /* the mean time of the problems so far, for the rest */
+                snprintf(left, sizeof left, ", about %.0f s left", el / i * (nprobs - i));
+            fprintf(stderr, "[%d/%d] %s %s  (%.1f s elapsed%s, %d failed)\n", i + 1, nprobs,
+                    igemm_problem_command(&probs[i]), args, el, left, failed);
         }
+        conv_opts po = o;
+        char picked[128];
+        if (o.miopen)
+            po.solution = miopen_choice(h, &probs[i], &o, picked, sizeof picked);
         conv_result r;
-        rc = run_one(h, &probs[i], &o, &r);
+        rc = run_one(h, &probs[i], &po, &r);
         if (r.ok || r.verified)
-            report(h, &probs[i], &o, &r);
+            report(h, &probs[i], &po, &r);
+        if (times && times[i] > 1 && !o.json && (r.ok || r.verified))
+            printf("  %s has this problem %d times: run once\n", o.input, times[i]);
         if (rc) {
             failed++;
             if (rc > worst)
                 worst = rc;
         }
     }
-    if ((nprobs > 1 || nskipped) && !o.json) {
+    if ((nprobs > 1 || nskipped[0] || nskipped[1]) && !o.json) {
         printf("%d of %d problems %s", nprobs - failed, nprobs, o.verify ? "passed" : "ran");
-        if (nskipped)
-            printf(", %d skipped (other directions than backward data)", nskipped);
+        if (nskipped[0])
+            printf(", %d skipped (other directions than backward data)", nskipped[0]);
+        if (nskipped[1])
+            printf(", %d skipped (commands igemm cannot run: see the notes)", nskipped[1]);
         printf("\n");
     }
     igemm_destroy(h);
+    free(times);
     free(probs);
     return worst;
 }

@@ -110,6 +110,10 @@ static int run(int argc, char **argv)
         printf("igemm %s (library %s)\n", IGEMM_VERSION, igemm_version());
         return 0;
     }
+    while (argc > 2 && driver_is_env_assignment(argv[1])) { /* "igemm MIOPEN_FIND_MODE=1 ./bin/MIOpenDriver ..." */
+        argc--;
+        argv++;
+    }
     if (driver_is_program(argv[1])) { /* "igemm ./bin/MIOpenDriver conv ...": a pasted command line */
         argc--;
         argv++;
