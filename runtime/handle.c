@@ -34,6 +34,9 @@ struct igemm_handle {
     int nk;
     target dev_t;          /* t with the device's CU count (the heuristic's view of the device) */
     int timing;            /* igemm_options.timing */
+    int log_cmd;           /* IGEMM_ENABLE_LOGGING_CMD: each call's command line on stderr */
+    void (*progress)(void *ctx, const char *what, int done, int total);
+    void *progress_ctx;
     char *perfdb;          /* database file (NULL: none) */
     perfdb db;             /* its records, and what find mode learned */
     char warning[1024];    /* what igemm_create tolerated (a skipped perfdb line) */
@@ -157,6 +160,16 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
     h->dev_t.num_cu = h->b->num_cu;
     h->timing = o.timing;
     h->disabled_math = no_math;
+    h->progress = o.progress;
+    h->progress_ctx = o.progress_ctx;
+    const char *env = getenv(IGEMM_ENV_LOGGING_CMD);
+    h->log_cmd = env && *env && strcmp(env, "0");
+    char udb[4096];
+    env = getenv(IGEMM_ENV_USER_DB_PATH);
+    if (!o.perfdb && env && *env) { /* the default perf-db, as MIOPEN_USER_DB_PATH */
+        snprintf(udb, sizeof udb, "%s/%s", env, IGEMM_USER_DB_FILE);
+        o.perfdb = udb;
+    }
 
     const void *image = NULL;
     size_t size = 0;
@@ -608,6 +621,18 @@ static igemm_status run(igemm_handle *h, const igemm_shape *sh, const solver *s,
     return st;
 }
 
+/* IGEMM_ENABLE_LOGGING_CMD: the call's problem as an igemm command line. */
+static void log_call(const igemm_handle *h, const char *call, const igemm_problem *p, const char *solution)
+{
+    if (!h->log_cmd || !p)
+        return;
+    char args[512];
+    igemm_problem_format(p, args, sizeof args);
+    fprintf(stderr, "igemm(%s): Command [%s] igemm %s %s -F 2%s%s%s%s\n", h->b->name, call,
+            igemm_problem_command(p), args, is_emu(h) ? " --arch " : "", is_emu(h) ? h->t->name : "",
+            solution ? " --solution " : "", solution ? solution : "");
+}
+
 igemm_status igemm_conv_bwd_data_ex(igemm_handle *h, const igemm_problem *p, const char *solution, void *dx,
                                    const void *dy, const void *w, igemm_run_info *info)
 {
@@ -616,6 +641,7 @@ igemm_status igemm_conv_bwd_data_ex(igemm_handle *h, const igemm_problem *p, con
     h->err[0] = 0;
     if (!dx || !dy || !w)
         return fail(h, IGEMM_ERR_INVALID_ARG, "%s must not be NULL", !dx ? "dx" : !dy ? "dy" : "w");
+    log_call(h, "igemm_conv_bwd_data", p, solution);
     igemm_shape sh;
     const solver *s;
     const char *source;
@@ -697,10 +723,16 @@ igemm_status igemm_find(igemm_handle *h, const igemm_problem *p, void *dx, const
     char first_msg[sizeof h->err] = "";
     heuristic_ctx hc = {h, &sh};
     bool naive_too = heuristic_naive_worth_timing(&sh, &h->dev_t, heuristic_ok, &hc);
+    log_call(h, "igemm_find", p, NULL);
+    int total = 0;
+    for (int i = 0; h->progress && i < solver_count(); i++)
+        total += handle_solver_ok(h, solver_get(i), &sh) && (solver_get(i)->kind != SOLVER_NAIVE || naive_too);
     for (int i = 0; i < solver_count(); i++) {
         const solver *s = solver_get(i);
         if (!handle_solver_ok(h, s, &sh) || (s->kind == SOLVER_NAIVE && !naive_too))
             continue;
+        if (h->progress)
+            h->progress(h->progress_ctx, s->name, n, total);
         last = measure(h, &sh, s, dx, dy, w, &perf[n]);
         if (last != IGEMM_OK && first_fail == IGEMM_OK) {
             first_fail = last;

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -474,6 +475,62 @@ static void raw_log_with_repeats(void **state)
     tc_result_free(&r);
 }
 
+/* Find mode's progress (--progress): one line per configuration it times,
+ * numbered up to the count the report gives, with the time left from the
+ * second on; -i 3 on the emulator runs once and says so; with
+ * IGEMM_ENABLE_LOGGING_CMD=1 the library logs each call's command line,
+ * and IGEMM_USER_DB_PATH gives the default perf-db that find writes. */
+static void progress_iterations_env(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/igemm_udb_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    setenv("IGEMM_ENABLE_LOGGING_CMD", "1", 1);
+    setenv("IGEMM_USER_DB_PATH", dir, 1);
+    tc_result r;
+    const char *args[] = {"conv", "-n", "1", "-c", "8", "-H", "5", "-W", "5", "-k", "8", "-y", "3", "-x", "3",
+                          "-s", "1", "--progress", "-i", "3", "-t", "1", NULL};
+    tc_run_igemm(&r, args);
+    unsetenv("IGEMM_ENABLE_LOGGING_CMD");
+    unsetenv("IGEMM_USER_DB_PATH");
+    expect_status(&r, 0);
+    char line[512];
+    line_starting(r.out, "  find: ", line, sizeof line);
+    int tried = atoi(line + strlen("  find: "));
+    assert_true(tried > 1);
+    for (int i = 1; i <= tried; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "igemm progress: find [%d/%d] ", i, tried);
+        tc_expect_contains(r.err, key);
+    }
+    char over[64];
+    snprintf(over, sizeof over, "[%d/%d]", tried + 1, tried);
+    assert_null(strstr(r.err, over));
+    tc_expect_contains(r.err, "s left)");
+    tc_expect_contains(r.err, "igemm note: -i 3: ");
+    tc_expect_contains(r.err, "emulated once");
+    /* the library's call log: find, then the run, each with the problem's command line */
+    tc_expect_contains(r.err, "igemm(emu): Command [igemm_find] igemm conv -n 1 -c 8 -H 5 -W 5 -k 8 -y 3 -x 3 ");
+    tc_expect_contains(r.err, "igemm(emu): Command [igemm_conv_bwd_data] igemm conv -n 1 -c 8 -H 5 -W 5 -k 8 ");
+    /* one emulated run: the average is its modeled time */
+    line_starting(r.out, "  modeled time: ", line, sizeof line);
+    double us = atof(line + strlen("  modeled time: "));
+    line_starting(r.out, "Modeled Kernel Time Backward Data Conv. Elapsed: ", line, sizeof line);
+    double ms = atof(line + strlen("Modeled Kernel Time Backward Data Conv. Elapsed: "));
+    assert_true(fabs(ms * 1e3 - us) <= 1e-3 * us);
+    tc_result_free(&r);
+    /* the default perf-db holds the best configuration find reported */
+    char db[512];
+    snprintf(db, sizeof db, "%s/igemm.udb", dir);
+    size_t n;
+    char *text = read_file(db, &n);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "gfx906"));
+    free(text);
+    unlink(db);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -490,6 +547,7 @@ int main(void)
         cmocka_unit_test(todays_driver_line),
         cmocka_unit_test(miopen_solver_ids),
         cmocka_unit_test(raw_log_with_repeats),
+        cmocka_unit_test(progress_iterations_env),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,7 +20,9 @@
  *                --input FILE (a shape list, progress on stderr; lines of other
  *                directions skipped), --batch N (override -n of every problem),
  *                --warmup N, --seed N, --threads N, --codeobj-dir DIR, --perfdb FILE,
- *                --device N, --json, --max-wave-insts N (emulator: per-wave instruction budget)
+ *                --device N, --json, --max-wave-insts N (emulator: per-wave instruction budget),
+ *                --progress (find mode: each configuration on stderr with the time left; on by
+ *                default when stderr is a terminal)
  */
 #include <limits.h>
 #include <math.h>
@@ -45,7 +47,7 @@
 #include "miopen_solvers.h"
 
 typedef struct {
-    int verify, time, iters, warmup, wall, json, batch, threads, find, device;
+    int verify, time, iters, warmup, wall, json, batch, threads, find, device, progress;
     unsigned long long seed, max_wave_insts;
     const char *arch, *backend, *solution, *input, *codeobj_dir, *perfdb;
     const miopen_solver *miopen; /* -S: a MIOpen solver, resolved per problem */
@@ -59,7 +61,7 @@ static void conv_help(void)
            "                  [-V 1] [-t 1 [-w 1]] [-i ITERS] [--warmup N] [-s 1 [--perfdb FILE]]\n"
            "                  [--arch TARGET] [--backend auto|emu|hip] [--device N]\n"
            "                  [--solution NAME|N|list] [--seed N] [--threads N] [--codeobj-dir DIR] [--json]\n"
-           "                  [--max-wave-insts N]\n"
+           "                  [--max-wave-insts N] [--progress]\n"
            "       igemm conv --input SHAPES.txt [--batch N] [same options]\n"
            "       igemm convfp16 ... / igemm convbfp16 ...  [--fp16_mode accurate|flush]\n"
            "       igemm [./bin/]MIOpenDriver conv ...  (a pasted MIOpenDriver command line)\n"
@@ -193,8 +195,8 @@ static int parse(int argc, char **argv, conv_opts *o, int *pargc, char **pargv)
     *pargc = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--json")) {
-            o->json = 1;
+        if (!strcmp(a, "--json") || !strcmp(a, "--progress")) {
+            *(a[2] == 'j' ? &o->json : &o->progress) = 1;
             continue;
         }
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -311,6 +313,21 @@ static int bufs_make(igemm_handle *h, const igemm_shape *sh, const conv_opts *o,
     return 0;
 }
 
+/* igemm_options.progress: find mode's configurations as they are timed, with
+ * an estimate of the time left from the mean time of those so far. */
+static void find_progress(void *ctx, const char *what, int done, int total)
+{
+    struct timespec *t0 = ctx, now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (!done)
+        *t0 = now;
+    double el = (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+    char left[64] = "";
+    if (done)
+        snprintf(left, sizeof left, ", about %.0f s left", el / done * (total - done));
+    fprintf(stderr, "igemm progress: find [%d/%d] %s  (%.1f s%s)\n", done + 1, total, what, el, left);
+}
+
 static int status_exit(igemm_status st)
 {
     return st == IGEMM_ERR_INVALID_ARG || st == IGEMM_ERR_NOT_APPLICABLE || st == IGEMM_ERR_UNSUPPORTED ? 2 : 1;
@@ -347,7 +364,12 @@ static int run_one(igemm_handle *h, const igemm_problem *p, const conv_opts *o, 
         }
     }
     int warmup = o->warmup + (o->wall == 2); /* MIOpenDriver's -w 2: warm the library up first */
-    for (int it = 0; it < warmup + o->iters; it++) {
+    /* the emulator's run and modeled time are the same every time: once */
+    bool once = !strcmp(igemm_handle_backend(h), "emu");
+    int iters = once ? 1 : o->iters;
+    if (once)
+        warmup = 0;
+    for (int it = 0; it < warmup + iters; it++) {
         igemm_run_info ri;
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -368,6 +390,10 @@ static int run_one(igemm_handle *h, const igemm_problem *p, const conv_opts *o, 
         }
         res->total_ms += ms;
         res->wall_ms += wall;
+    }
+    if (once && o->iters > 1) { /* N identical iterations: the first and the average are the one run's */
+        res->total_ms *= o->iters;
+        res->wall_ms *= o->iters;
     }
     res->ri.ms = res->total_ms / o->iters;
     rc = 0;
@@ -605,6 +631,11 @@ int cmd_conv(int argc, char **argv)
     opt.perfdb = o.perfdb;
     opt.device = o.device;
     opt.timing = o.time; /* HIP: events on the stream; untimed launches do not wait */
+    struct timespec find_t0 = {0};
+    if (o.find && (o.progress || isatty(2))) {
+        opt.progress = find_progress;
+        opt.progress_ctx = &find_t0;
+    }
     if (!o.backend || !strcmp(o.backend, "auto"))
         opt.backend = o.arch ? IGEMM_BACKEND_EMU : IGEMM_BACKEND_AUTO;
     else if (!strcmp(o.backend, "emu"))
@@ -635,6 +666,8 @@ int cmd_conv(int argc, char **argv)
         cli_note("running on the emulator (%s): %s", igemm_handle_arch(h), igemm_handle_fallback(h));
     if (!o.json && o.verify)
         cli_note("random data in [-1, 1) with seed %llu", o.seed);
+    if (o.iters > 1 && !strcmp(igemm_handle_backend(h), "emu") && !o.json)
+        cli_note("-i %d: the emulator's result and modeled time are the same each time: emulated once", o.iters);
     if (o.wall && !o.time) /* MIOpenDriver's words */
         cli_note("'--wall %d' is ignored because '--time' is not set", o.wall);
     int failed = 0, worst = 0;
