@@ -197,6 +197,8 @@ $(B)/lib/libigemm.so: $(LIB_PIC) $(B)/lib/libigemm.map
 
 # igemm.pc for PREFIX; install writes it again, for the PREFIX given to install
 IGEMM_PC = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' runtime/igemm.pc.in
+# The CMake package (find_package(igemm CONFIG), igemm::igemm): relocatable, no PREFIX inside.
+IGEMM_CMAKE = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOMAJOR@|$(SOMAJOR)|g' -e 's|@VERSION_MAJOR@|$(SOMAJOR)|g'
 
 $(B)/lib/pkgconfig/igemm.pc: runtime/igemm.pc.in include/igemm.h
 	@mkdir -p $(dir $@)
@@ -222,6 +224,9 @@ install: all
 	ln -sf libigemm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libigemm.so.$(SOMAJOR)
 	ln -sf libigemm.so.$(SOMAJOR) $(DESTDIR)$(PREFIX)/lib/libigemm.so
 	$(IGEMM_PC) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/igemm.pc
+	install -d $(DESTDIR)$(PREFIX)/lib/cmake/igemm
+	$(IGEMM_CMAKE) runtime/igemmConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/igemm/igemmConfig.cmake
+	$(IGEMM_CMAKE) runtime/igemmConfigVersion.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/igemm/igemmConfigVersion.cmake
 	install -m 755 $(B)/bin/igemm $(B)/bin/igemmgen $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(B)/share/igemm/*.hsaco $(B)/share/igemm/igemm.hipfb $(B)/share/igemm/manifest.json \
 	    $(DESTDIR)$(PREFIX)/share/igemm/
@@ -233,7 +238,7 @@ uninstall:
 	    $(DESTDIR)$(PREFIX)/lib/libigemm.so $(DESTDIR)$(PREFIX)/lib/libigemm.so.$(SOMAJOR) \
 	    $(DESTDIR)$(PREFIX)/lib/libigemm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/pkgconfig/igemm.pc \
 	    $(DESTDIR)$(PREFIX)/bin/igemm $(DESTDIR)$(PREFIX)/bin/igemmgen
-	rm -rf $(DESTDIR)$(PREFIX)/share/igemm $(DESTDIR)$(PREFIX)/$(PY_SITE)/igemm
+	rm -rf $(DESTDIR)$(PREFIX)/share/igemm $(DESTDIR)$(PREFIX)/$(PY_SITE)/igemm $(DESTDIR)$(PREFIX)/lib/cmake/igemm
 
 # The Python package goes where Debian's python3 looks: PREFIX/lib/python3.X/
 # dist-packages (on sys.path for /usr and /usr/local); it finds libigemm.so.0
