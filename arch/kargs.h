@@ -15,6 +15,8 @@
 
 /* Names and block sizes of the fixed kernels (identical in every target's code object). */
 #define KERNEL_NAIVE "igemm_bwd_naive_nchw_fp32"
+#define KERNEL_NAIVE_FP16 "igemm_bwd_naive_nchw_fp16"
+#define KERNEL_NAIVE_BF16 "igemm_bwd_naive_nchw_bf16"
 #define KERNEL_FILL "igemm_fill_zero_b32"
 #define KERNEL_FILL16 "igemm_fill_zero_b16"
 #define NAIVE_BLOCK 256

@@ -107,11 +107,11 @@ static int naive_available(const solver *s, const target *t)
  * every other product it forms stay below them. */
 static igemm_status naive_applicable(const solver *s, const igemm_shape *sh, const target *t, char *why, size_t len)
 {
-    (void)s;
     (void)t;
-    if (sh->p.layout != IGEMM_LAYOUT_NCHW || sh->p.dtype != IGEMM_FP32) {
-        why_printf(why, len, "written for nchw fp32 tensors (the naive kernel), not %s %s",
-                   igemm_layout_get(sh->p.layout)->name, igemm_dtype_get(sh->p.dtype)->name);
+    if (sh->p.layout != IGEMM_LAYOUT_NCHW || sh->p.dtype != s->dtype) {
+        why_printf(why, len, "written for nchw %s tensors (the naive kernel), not %s %s",
+                   igemm_dtype_get(s->dtype)->name, igemm_layout_get(sh->p.layout)->name,
+                   igemm_dtype_get(sh->p.dtype)->name);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
     return plan_check_tensors(sh, why, len);
@@ -119,9 +119,11 @@ static igemm_status naive_applicable(const solver *s, const igemm_shape *sh, con
 
 static int naive_plan(const solver *s, const igemm_shape *sh, const target *t, launch_plan *plan)
 {
-    (void)s;
     (void)t;
     const igemm_problem *p = &sh->p;
+    const uint64_t es = (uint64_t)igemm_dtype_get(s->dtype)->bytes;
+    const char *kernel = s->dtype == IGEMM_FP16 ? KERNEL_NAIVE_FP16 : s->dtype == IGEMM_BF16 ? KERNEL_NAIVE_BF16
+                                                                                              : KERNEL_NAIVE;
     int chunk = plan_batch_chunk(sh);
     uint64_t dx_image = (uint64_t)sh->dx_image, dy_image = (uint64_t)sh->dy_image;
     for (int n0 = 0; n0 < p->n; n0 += chunk) {
@@ -155,7 +157,7 @@ static int naive_plan(const solver *s, const igemm_shape *sh, const target *t, l
         m = igemm_magic_for(a.cg), a.mdiv_cg = m.magic, a.shift_cg = m.shift;
         m = igemm_magic_for(a.stride_h), a.mdiv_sh = m.magic, a.shift_sh = m.shift;
         m = igemm_magic_for(a.stride_w), a.mdiv_sw = m.magic, a.shift_sw = m.shift;
-        snprintf(d->kernel, sizeof d->kernel, "%s", KERNEL_NAIVE);
+        snprintf(d->kernel, sizeof d->kernel, "%s", kernel);
         d->block = NAIVE_BLOCK;
         d->grid = (a.total + NAIVE_BLOCK - 1) / NAIVE_BLOCK;
         memcpy(d->args, &a, sizeof a);
@@ -163,23 +165,21 @@ static int naive_plan(const solver *s, const igemm_shape *sh, const target *t, l
         d->ptr_off[ARG_DX] = (int)offsetof(igemm_naive_args, p_dx);
         d->ptr_off[ARG_DY] = (int)offsetof(igemm_naive_args, p_dy);
         d->ptr_off[ARG_W] = (int)offsetof(igemm_naive_args, p_w);
-        d->ptr_add[ARG_DX] = dx_image * (uint64_t)n0 * 4;
-        d->ptr_add[ARG_DY] = dy_image * (uint64_t)n0 * 4;
+        d->ptr_add[ARG_DX] = dx_image * (uint64_t)n0 * es;
+        d->ptr_add[ARG_DY] = dy_image * (uint64_t)n0 * es;
         d->ptr_add[ARG_W] = 0;
     }
     return 0;
 }
 
-static const solver naive = {
-    .layout = IGEMM_LAYOUT_NCHW,
-    .dtype = IGEMM_FP32,
-    .math = IGEMM_MATH_FMA,
-    .name = "naive",
-    .kind = SOLVER_NAIVE,
-    .available = naive_available,
-    .applicable = naive_applicable,
-    .plan = naive_plan,
-};
+#define NAIVE_SOLVER(dt, solver_name)                                                                        \
+    {                                                                                                          \
+        .layout = IGEMM_LAYOUT_NCHW, .dtype = dt, .math = IGEMM_MATH_FMA, .name = solver_name,               \
+        .kind = SOLVER_NAIVE, .available = naive_available, .applicable = naive_applicable, .plan = naive_plan, \
+    }
+/* fp32 first (the reference); the 16-bit ones after the v4r1 configurations */
+static const solver naive = NAIVE_SOLVER(IGEMM_FP32, "naive");
+static const solver naive16[2] = {NAIVE_SOLVER(IGEMM_FP16, "naive_fp16"), NAIVE_SOLVER(IGEMM_BF16, "naive_bf16")};
 
 /* ---- registry ---- */
 
@@ -191,7 +191,9 @@ static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 static void registry_init(void)
 {
     registry[0] = naive;
-    registry_n = 1 + v4r1_solvers(registry + 1, registry_cfgs, SOLVER_MAX - 1);
+    registry_n = 1 + v4r1_solvers(registry + 1, registry_cfgs, SOLVER_MAX - 3);
+    registry[registry_n++] = naive16[0];
+    registry[registry_n++] = naive16[1];
 }
 
 int solver_count(void)

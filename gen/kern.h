@@ -8,7 +8,7 @@
 
 /* The naive dynamic backward-data kernel: one work-item per dx element,
  * loops over y, x and k; every size an argument; the device-side reference. */
-void kern_naive(emit *e);
+void kern_naive(emit *e, igemm_dtype dt);
 
 /* Zero a buffer of 32-bit words / of 16-bit halves (dx pixels no phase GEMM
  * writes). */

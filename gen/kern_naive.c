@@ -12,7 +12,10 @@
  * Loops over y, x and kk are scalar (uniform); the per-lane validity becomes
  * the exec mask. Every dx element of the launch is written, so the naive
  * kernel needs no zero fill. It is slow by design: it is the reference the
- * fast kernels are checked against on real GPUs. */
+ * fast kernels are checked against on real GPUs. The fp16 and bf16 kernels
+ * load 16-bit elements, widen them, accumulate in fp32 and round the sum
+ * to nearest even once: depthwise and grouped layers of a few channels a
+ * group, where the GEMM tiles are mostly empty, run on them. */
 #include <stddef.h>
 
 #include "../arch/kargs.h"
@@ -21,9 +24,11 @@
 
 #define ARG(field) (int)(offsetof(igemm_naive_args, field) / 4)
 
-void kern_naive(emit *e)
+void kern_naive(emit *e, igemm_dtype dt)
 {
-    e_kernel_begin(e, KERNEL_NAIVE, NAIVE_BLOCK);
+    const char *name = dt == IGEMM_FP16 ? KERNEL_NAIVE_FP16 : dt == IGEMM_BF16 ? KERNEL_NAIVE_BF16 : KERNEL_NAIVE;
+    const int lg = dt == IGEMM_FP32 ? 2 : 1; /* log2 of the element size */
+    e_kernel_begin(e, name, NAIVE_BLOCK);
 #define KARG_STRUCT igemm_naive_args
     IGEMM_NAIVE_ARGS(KARG_DECLARE)
 #undef KARG_STRUCT
@@ -88,25 +93,25 @@ void kern_naive(emit *e)
     opnd v_g = alias(e, "v_g", at(v_t, 1));
     h_mdiv_rem_v(e, v_cl, v_g, v_c, m_cg, sh_cg, a_cg);
 
-    e_comment(e, "w base (bytes): ((g*Kg)*Cg + cl) * Y*X*4; dy base: (n*K + g*Kg) * Ho*Wo*4");
+    e_comment(e, "w base (bytes): ((g*Kg)*Cg + cl) * Y*X*%d; dy base: (n*K + g*Kg) * Ho*Wo*%d", 1 << lg, 1 << lg);
     opnd s_yx = sreg(e, "s_yx", 1, 1), s_howo = sreg(e, "s_howo", 1, 1);
     opnd s_step_w = sreg(e, "s_step_w", 1, 1), s_step_dy = sreg(e, "s_step_dy", 1, 1);
     e_sop2(e, "s_mul_i32", s_yx, a_fy, a_fx);
     e_sop2(e, "s_mul_i32", s_howo, a_ho, a_wo);
     e_sop2(e, "s_mul_i32", s_step_w, a_cg, s_yx);
-    e_sop2(e, "s_lshl_b32", s_step_w, s_step_w, imm(2));
-    e_sop2(e, "s_lshl_b32", s_step_dy, s_howo, imm(2));
+    e_sop2(e, "s_lshl_b32", s_step_w, s_step_w, imm(lg));
+    e_sop2(e, "s_lshl_b32", s_step_dy, s_howo, imm(lg));
     opnd v_gk = vreg(e, "v_gk", 1, 1); /* g * Kg */
     opnd v_wbase = vreg(e, "v_wbase", 1, 1), v_dybase = vreg(e, "v_dybase", 1, 1);
     h_vmul_lo(e, v_gk, v_g, a_kg);
     h_vmul_lo(e, v_wbase, v_gk, a_cg);
     h_vadd(e, v_wbase, v_wbase, v_cl);
     h_vmul_lo(e, v_wbase, v_wbase, s_yx);
-    e_vop2(e, "v_lshlrev_b32", v_wbase, imm(2), v_wbase);
+    e_vop2(e, "v_lshlrev_b32", v_wbase, imm(lg), v_wbase);
     h_vmul_lo(e, v_dybase, v_n, a_k);
     h_vadd(e, v_dybase, v_dybase, v_gk);
     h_vmul_lo(e, v_dybase, v_dybase, s_howo);
-    e_vop2(e, "v_lshlrev_b32", v_dybase, imm(2), v_dybase);
+    e_vop2(e, "v_lshlrev_b32", v_dybase, imm(lg), v_dybase);
     rfree(e, v_gk);
     rfree(e, v_cl);
     rfree(e, v_c);
@@ -166,23 +171,26 @@ void kern_naive(emit *e)
     e_sop2(e, "s_and_b64", EXEC, s_vw, s_vh);
     e_branch(e, "s_cbranch_execz", l_x_next);
 
-    e_comment(e, "w offset = wbase + (y*X + x)*4, dy offset = dybase + (ho*Wo + wo)*4");
+    e_comment(e, "w offset = wbase + (y*X + x)*%d, dy offset = dybase + (ho*Wo + wo)*%d", 1 << lg, 1 << lg);
     e_sop2(e, "s_mul_i32", at(s_tmp, 2), s_y, a_fx);
     e_sop2(e, "s_add_u32", at(s_tmp, 2), at(s_tmp, 2), s_x);
-    e_sop2(e, "s_lshl_b32", at(s_tmp, 2), at(s_tmp, 2), imm(2));
+    e_sop2(e, "s_lshl_b32", at(s_tmp, 2), at(s_tmp, 2), imm(lg));
     h_vadd(e, v_ow, at(s_tmp, 2), v_wbase);
     e_vop3(e, "v_mad_u32_u24", v_od, v_ho, a_wo, v_wo);
-    e_vop2(e, "v_lshlrev_b32", v_od, imm(2), v_od);
+    e_vop2(e, "v_lshlrev_b32", v_od, imm(lg), v_od);
     h_vadd(e, v_od, v_od, v_dybase);
 
     h_smov(e, s_kk, imm(0));
     e_label(e, l_k);
-    e_mubuf(e, "buffer_load_dword", v_a, v_ow, s_rsrc_w, imm(0), 0);
-    e_mubuf(e, "buffer_load_dword", v_b, v_od, s_rsrc_dy, imm(0), 0);
+    const char *load = dt == IGEMM_FP32 ? "buffer_load_dword" : "buffer_load_ushort";
+    e_mubuf(e, load, v_a, v_ow, s_rsrc_w, imm(0), 0);
+    e_mubuf(e, load, v_b, v_od, s_rsrc_dy, imm(0), 0);
     h_vadd(e, v_ow, s_step_w, v_ow);
     h_vadd(e, v_od, s_step_dy, v_od);
     e_sop2(e, "s_add_u32", s_kk, s_kk, imm(1));
     e_waitcnt(e, 0, -1);
+    h_widen16(e, dt, v_a); /* 16-bit: the products and the sum in fp32 */
+    h_widen16(e, dt, v_b);
     e_vop2(e, "v_fmac_f32", v_acc, v_a, v_b);
     e_sopc(e, "s_cmp_lt_u32", s_kk, a_kg);
     e_branch(e, "s_cbranch_scc1", l_k);
@@ -199,13 +207,16 @@ void kern_naive(emit *e)
     e_sopc(e, "s_cmp_lt_u32", s_y, a_fy);
     e_branch(e, "s_cbranch_scc1", l_y);
 
-    e_comment(e, "dx[gid] = acc");
+    e_comment(e, dt == IGEMM_FP32 ? "dx[gid] = acc" : "dx[gid] = acc rounded to nearest even");
     h_smov(e, EXEC, s_valid);
     opnd s_rsrc_dx = sreg(e, "s_rsrc_dx", 4, 4);
-    e_sop2(e, "s_lshl_b32", s_bytes, a_total, imm(2));
+    e_sop2(e, "s_lshl_b32", s_bytes, a_total, imm(lg));
     h_buffer_rsrc(e, s_rsrc_dx, p_dx, s_bytes);
-    e_vop2(e, "v_lshlrev_b32", v_gid, imm(2), v_gid);
-    e_mubuf(e, "buffer_store_dword", v_acc, v_gid, s_rsrc_dx, imm(0), 0);
+    e_vop2(e, "v_lshlrev_b32", v_gid, imm(lg), v_gid);
+    if (dt == IGEMM_BF16)
+        h_vmov(e, v_b, imm(0x7fc0));
+    h_narrow16(e, dt, v_acc, v_a, v_b, sub(s_tmp, 0, 2));
+    e_mubuf(e, dt == IGEMM_FP32 ? "buffer_store_dword" : "buffer_store_short", v_acc, v_gid, s_rsrc_dx, imm(0), 0);
 
     e_label(e, l_end);
     opnd all[] = {v_acc, s_y, s_x, s_kk, s_hoff, s_woff, s_vh, s_vw, v_h, v_ho, v_r, v_w, v_wo, v_ow, v_od, v_a,

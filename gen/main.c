@@ -45,7 +45,9 @@ static int write_file(const char *path, const char *text, size_t len)
 
 static int dynamic_kernels(emit *e)
 {
-    kern_naive(e);
+    kern_naive(e, IGEMM_FP32);
+    kern_naive(e, IGEMM_FP16);
+    kern_naive(e, IGEMM_BF16);
     kern_fill_zero(e);
     kern_fill_zero16(e);
     for (int i = 0; i < v4r1_family_count(); i++) {
