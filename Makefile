@@ -358,6 +358,12 @@ BENCH_ENV = B=$(B) TARGETS="$(BENCH_TARGETS)" DTYPES="$(BENCH_DTYPES)" LAYOUTS="
 bench-twins: all $(B)/bin/igemm-bench
 	$(BENCH_ENV) BATCH=$(BENCH_BATCH) DIR=docs sh tools/bench_twins.sh
 
+# ---- 16-bit depthwise layers: the heuristic's pick against find (tools/bench_depthwise.py) --
+.PHONY: bench-depthwise
+bench-depthwise: all
+	B=$(B) $(PYTHON) tools/bench_depthwise.py > $(B)/depthwise.md
+	@cat $(B)/depthwise.md
+
 # ---- every network layer on the emulator, verified (tools/check_networks.sh) --
 # $(SHAPES_DIR)/{resnet50,resnext101,inception3}.txt at batch CHECK_BATCH,
 # default kernel selection on every target of CHECK_ARCHS in every layout of

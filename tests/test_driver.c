@@ -252,10 +252,15 @@ static void mixed_direction_list(void **state)
 static void check_row(const char *row, const char *name)
 {
     char math[8], type[8], lay[8], tile[32], threads[8];
-    if (!strcmp(name, "naive")) {
-        assert_non_null(strstr(row, " naive fma  fp32  nchw  -"));
-        return;
-    }
+    static const char *const naive[][2] = {{"naive", "fp32"}, {"naive_fp16", "fp16"}, {"naive_bf16", "bf16"}};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(name, naive[i][0])) {
+            char want[64];
+            snprintf(want, sizeof want, " naive fma  %s  nchw  -", naive[i][1]);
+            if (!strstr(row, want))
+                fail_msg("row '%s' does not say '%s'", row, want);
+            return;
+        }
     assert_int_equal(sscanf(name, "igemm_bwd_v4r1_%7[^_]_%7[^_]_%7[^_]_%31[^_]_t%7[0-9]", math, type, lay, tile,
                             threads),
                      5);
