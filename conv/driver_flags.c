@@ -37,7 +37,7 @@ static const driver_flag flags[] = {
     {"iter", 'i', DF_RUN, 0, NULL, "iterations", 0, 0},
     {"wall", 'w', DF_RUN, 0, NULL, "wall-clock time of the calls (with -t 1)", 0, 0},
     {"search", 's', DF_RUN, 0, NULL, "find mode", 0, 0},
-    {"solution", 'S', DF_RUN, 0, NULL, "configuration: a name, a number of 'igemm solutions', -1/0 the selection", 0, 0},
+    {"solution", 'S', DF_RUN, 0, NULL, "a MIOpen solver id or name (its family here), our configuration's name, -1/0 the selection", 0, 0},
     {"printconv", 'P', DF_NO_EFFECT, 0, NULL, "print convolution dimensions (the report always does)", 0, 0},
     {"dump_output", 'o', DF_NO_EFFECT, 0, NULL, "dump output buffers", 0, 0},
     {"verification_cache", 'C', DF_NO_EFFECT, 0, NULL, "verification cache directory", 0, 0},

@@ -12,7 +12,9 @@
  *                     of the calls (with -t 1; 2: after one warm-up run)
  *                -s 1 find mode: run every applicable configuration, keep
  *                     the best (in the --perfdb file when given), then run it
- *                -S / --solution NAME, N (of 'igemm solutions'), -1/0
+ *                -S / --solution: a MIOpen solver id or name (its family here,
+ *                     tools/miopen_solvers.c, or one note), one of our
+ *                     configuration names, -1/0 (the selection) or list
  *                     (the selection) or list
  * Commands:      conv (fp32), convfp16, convbfp16 (the data type; --input lists
  *                run as written under conv, all in the command's type otherwise)
