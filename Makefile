@@ -78,7 +78,7 @@ RT_SRC   := runtime/handle.c runtime/handle_memory.c runtime/handle_select.c run
             runtime/backend_hip.c
 RT_SRC   += runtime/perfdb.c runtime/allocs.c runtime/bundle.c runtime/sha256.c runtime/coinfo.c
 CLI_SRC  := tools/igemm.c tools/cli_conv.c tools/cli_emu_run.c
-CLI_SRC  += tools/cli_manifest.c tools/cli_plan.c tools/json.c tools/cli_miopen.c tools/cli_solutions.c tools/cli_arch.c
+CLI_SRC  += tools/cli_manifest.c tools/cli_plan.c tools/json.c tools/cli_miopen.c tools/miopen_solvers.c tools/cli_solutions.c tools/cli_arch.c
 
 obj = $(1:%.c=$(B)/obj/%.o)
 
@@ -204,6 +204,8 @@ $(B)/lib/libigemm.so: $(LIB_PIC) $(B)/lib/libigemm.map
 
 # igemm.pc for PREFIX; install writes it again, for the PREFIX given to install
 IGEMM_PC = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' runtime/igemm.pc.in
+# The CMake package (find_package(igemm CONFIG), igemm::igemm): relocatable, no PREFIX inside.
+IGEMM_CMAKE = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOMAJOR@|$(SOMAJOR)|g' -e 's|@VERSION_MAJOR@|$(SOMAJOR)|g'
 
 $(B)/lib/pkgconfig/igemm.pc: runtime/igemm.pc.in include/igemm.h
 	@mkdir -p $(dir $@)
@@ -229,6 +231,9 @@ install: all
 	ln -sf libigemm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libigemm.so.$(SOMAJOR)
 	ln -sf libigemm.so.$(SOMAJOR) $(DESTDIR)$(PREFIX)/lib/libigemm.so
 	$(IGEMM_PC) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/igemm.pc
+	install -d $(DESTDIR)$(PREFIX)/lib/cmake/igemm
+	$(IGEMM_CMAKE) runtime/igemmConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/igemm/igemmConfig.cmake
+	$(IGEMM_CMAKE) runtime/igemmConfigVersion.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/igemm/igemmConfigVersion.cmake
 	install -m 755 $(B)/bin/igemm $(B)/bin/igemmgen $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(B)/share/igemm/*.hsaco $(B)/share/igemm/igemm.hipfb $(B)/share/igemm/manifest.json \
 	    $(DESTDIR)$(PREFIX)/share/igemm/
@@ -240,7 +245,7 @@ uninstall:
 	    $(DESTDIR)$(PREFIX)/lib/libigemm.so $(DESTDIR)$(PREFIX)/lib/libigemm.so.$(SOMAJOR) \
 	    $(DESTDIR)$(PREFIX)/lib/libigemm.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/pkgconfig/igemm.pc \
 	    $(DESTDIR)$(PREFIX)/bin/igemm $(DESTDIR)$(PREFIX)/bin/igemmgen
-	rm -rf $(DESTDIR)$(PREFIX)/share/igemm $(DESTDIR)$(PREFIX)/$(PY_SITE)/igemm
+	rm -rf $(DESTDIR)$(PREFIX)/share/igemm $(DESTDIR)$(PREFIX)/$(PY_SITE)/igemm $(DESTDIR)$(PREFIX)/lib/cmake/igemm
 
 # The Python package goes where Debian's python3 looks: PREFIX/lib/python3.X/
 # dist-packages (on sys.path for /usr and /usr/local); it finds libigemm.so.0
@@ -407,6 +412,12 @@ bench-lines: all $(B)/bin/igemm-bench
 	@set -e; for r in $(LINES_RUNS); do a=$${r%%:*}; x=$${r#*:}; t=$${x%%:*}; l=$${x#*:}; \
 	    $(B)/bin/igemm-bench --lines --input $(BENCH_LIST) --batch $(LINES_BATCH) --arch $$a --type $$t \
 	        --layout $$l -o $(B)/lines-$$a-$$t-$$l.md; echo "wrote $(B)/lines-$$a-$$t-$$l.md"; done
+
+# ---- 16-bit depthwise layers: the heuristic's pick against find (tools/bench_depthwise.py) --
+.PHONY: bench-depthwise
+bench-depthwise: all
+	B=$(B) $(PYTHON) tools/bench_depthwise.py > $(B)/depthwise.md
+	@cat $(B)/depthwise.md
 
 # ---- every network layer on the emulator, verified (tools/check_networks.sh) --
 # $(SHAPES_DIR)/{resnet50,resnext101,inception3}.txt at batch CHECK_BATCH,

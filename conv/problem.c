@@ -321,6 +321,14 @@ static int parse_flag(igemm_problem *p, const driver_flag *f, const char *a, con
             return -1;
         }
         return 0;
+    case DF_NOTED: {
+        int x;
+        if (parse_int(v, &x) || x < f->lo || x > f->hi) {
+            why_printf(why, why_len, "flag '%s' needs an integer in [%d, %d], got '%.32s'", a, f->lo, f->hi, v);
+            return -1;
+        }
+        return 0;
+    }
     case DF_RUN:        /* the CLI's; a shape list's line may carry them */
     case DF_NO_EFFECT:
         return 0;
@@ -407,22 +415,34 @@ int igemm_problem_parse_line(igemm_problem *p, const char *line, char *why, size
     char *hash = strchr(buf, '#');
     if (hash)
         *hash = 0;
+    for (char *q = buf; *q; q++) /* a quoted line: "./bin/MIOpenDriver conv ..." */
+        if (*q == '"' || *q == '\'' || *q == '`')
+            *q = ' ';
     char *argv[64];
     int argc = 0;
+    bool program = false;
     for (char *tok = strtok(buf, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
         if (argc == 64) {
             why_printf(why, why_len, "too many words");
             return -1;
         }
+        if (!argc && driver_is_env_assignment(tok)) /* "MIOPEN_FIND_MODE=1 ./bin/MIOpenDriver ..." */
+            continue;
         argv[argc++] = tok;
-        if (driver_is_program(tok)) /* a logged "MIOpen(HIP): Command [...] ./bin/MIOpenDriver conv ...": from there */
+        if (driver_is_program(tok)) { /* a logged "MIOpen(HIP): Command [...] ./bin/MIOpenDriver conv ...": from there */
             argc = 0;
+            program = true;
+        }
     }
     if (!argc)
-        return 0;
+        return program ? 3 : 0;
     if (!igemm_dtype_by_command(argv[0])) {
-        why_printf(why, why_len, "expected a line starting with 'conv', 'convfp16' or 'convbfp16', got '%s'", argv[0]);
-        return -1;
+        if (program)
+            why_printf(why, why_len, "MIOpenDriver %.32s is not a convolution", argv[0]);
+        else
+            why_printf(why, why_len, "expected a line starting with 'conv', 'convfp16' or 'convbfp16', got '%.32s'",
+                       argv[0]);
+        return 3;
     }
     int forw;
     if (igemm_problem_parse_args_forw(p, argc, argv, &forw, why, why_len))
@@ -453,8 +473,31 @@ const char *igemm_problem_command(const igemm_problem *p)
     return d ? d->command : "conv";
 }
 
+/* Whether the open file f holds "MIOpen" anywhere (a raw log); rewinds f. */
+static bool file_is_log(FILE *f)
+{
+    char line[1024];
+    bool log = false;
+    int got;
+    long at = ftell(f);
+    if (at < 0)
+        return false; /* a pipe: read as a shape list */
+    while (!log && (got = text_line(f, line, sizeof line)) != 0)
+        log = got > 0 && strstr(line, "MIOpen");
+    clearerr(f);
+    fseek(f, at, SEEK_SET);
+    return log;
+}
+
 igemm_status igemm_problem_read_list(const char *path, int batch, igemm_problem **probs, int *n, char ***comments,
                                      igemm_list_skip skip, void *skip_ctx, char *why, size_t why_len)
+{
+    return igemm_problem_read_log(path, batch, probs, n, comments, skip, skip_ctx, NULL, why, why_len);
+}
+
+igemm_status igemm_problem_read_log(const char *path, int batch, igemm_problem **probs, int *n, char ***comments,
+                                    igemm_list_skip skip, void *skip_ctx, int *not_commands, char *why,
+                                    size_t why_len)
 {
     *probs = NULL;
     *n = 0;
@@ -468,6 +511,9 @@ igemm_status igemm_problem_read_list(const char *path, int batch, igemm_problem 
         why_printf(why, why_len, "shape list: %s", reason);
         return missing || errno == EACCES ? IGEMM_ERR_IO : IGEMM_ERR_INVALID_ARG;
     }
+    bool log = file_is_log(f);
+    if (not_commands)
+        *not_commands = 0;
     igemm_problem *ps = NULL;
     char **cs = NULL, line[1024];
     int count = 0, cap = 0, lineno = 0, got;
@@ -483,15 +529,22 @@ igemm_status igemm_problem_read_list(const char *path, int batch, igemm_problem 
         int r = igemm_problem_parse_line(&p, line, reason, sizeof reason);
         if (!r)
             continue;
-        if (r == 2) { /* another direction */
+        if (r == 3 && log) { /* a log's other lines */
+            if (not_commands)
+                ++*not_commands;
+            continue;
+        }
+        if (r == 1 && batch)
+            p.n = batch;
+        if (r == 1 && igemm_problem_check(&p, reason, sizeof reason) != IGEMM_OK)
+            r = -1;
+        if (r == 2 || (r < 0 && log)) { /* another direction; in a log, a command igemm cannot run */
             skipped++;
             if (skip)
                 skip(skip_ctx, path, lineno, reason);
             continue;
         }
-        if (r > 0 && batch)
-            p.n = batch;
-        if (r < 0 || igemm_problem_check(&p, reason, sizeof reason) != IGEMM_OK) {
+        if (r != 1) {
             why_printf(why, why_len, "%s:%d: %s", path, lineno, reason);
             st = IGEMM_ERR_INVALID_ARG;
             break;
@@ -524,7 +577,7 @@ igemm_status igemm_problem_read_list(const char *path, int batch, igemm_problem 
     if (st == IGEMM_ERR_NO_MEMORY)
         why_printf(why, why_len, "out of memory");
     else if (st == IGEMM_OK && !count) {
-        why_printf(why, why_len, skipped ? "%s holds no backward-data problems (%d lines of other directions)"
+        why_printf(why, why_len, skipped ? "%s holds no backward-data problems igemm can run (%d lines skipped)"
                                          : "%s holds no problems", path, skipped);
         st = IGEMM_ERR_INVALID_ARG;
     }

@@ -93,9 +93,12 @@ int igemm_problem_parse_args(igemm_problem *p, int argc, char **argv, char *why,
  * without backward data. */
 int igemm_problem_parse_args_forw(igemm_problem *p, int argc, char **argv, int *forw, char *why, size_t why_len);
 /* Parse one line of a shape list ("conv -n 1 -c 3 ... -F 2  # comment"; a
- * logged line's words up to a MIOpenDriver word are left out). Returns 1 for
- * a problem, 0 for a blank/comment line, 2 for a problem of another
- * direction (-F 1, 4, 5; why says so), -1 on error. */
+ * logged line's words up to a MIOpenDriver word (MIOpenDriver.exe too) are
+ * left out, and so are quote characters and leading environment
+ * assignments). Returns 1 for a problem, 0 for a blank/comment line, 2 for a
+ * problem of another direction (-F 1, 4, 5; why says so), 3 for a line that
+ * is no convolution command (log text, another MIOpenDriver command; why
+ * says so), -1 on error. */
 int igemm_problem_parse_line(igemm_problem *p, const char *line, char *why, size_t why_len);
 /* Format as MIOpenDriver arguments: "-n 1 -c 3 -H 5 ..." (the data type is
  * the command word's: igemm_problem_command). */
@@ -103,7 +106,8 @@ void igemm_problem_format(const igemm_problem *p, char *buf, size_t len);
 /* MIOpenDriver's command word for p's data type: "conv", "convfp16", "convbfp16". */
 const char *igemm_problem_command(const igemm_problem *p);
 
-/* Read a shape list: every problem line (igemm_problem_parse_line), its -n
+/* Read a shape list or a raw MIOpen log: every problem line
+ * (igemm_problem_parse_line), its -n
  * replaced by batch unless batch is 0, checked by igemm_problem_check. On
  * IGEMM_OK *probs (malloc'd) holds the *n >= 1 problems in file order and,
  * when comments is not NULL, *comments (malloc'd, *n malloc'd strings) the
@@ -112,10 +116,16 @@ const char *igemm_problem_command(const igemm_problem *p);
  * problems" (IGEMM_ERR_INVALID_ARG), that the file cannot be read
  * (IGEMM_ERR_IO) or IGEMM_ERR_NO_MEMORY. Lines of other directions are
  * left out; skip (may be NULL) is called for each with its line number and
- * the reason. */
+ * the reason. A file with "MIOpen" on any line is a log: there lines that
+ * are no convolution command are left out silently (counted in
+ * *not_commands when not NULL) and command lines igemm cannot run are
+ * skipped like other directions, with the reason. */
 typedef void (*igemm_list_skip)(void *ctx, const char *path, int line, const char *why);
 igemm_status igemm_problem_read_list(const char *path, int batch, igemm_problem **probs, int *n, char ***comments,
                                      igemm_list_skip skip, void *skip_ctx, char *why, size_t why_len);
+igemm_status igemm_problem_read_log(const char *path, int batch, igemm_problem **probs, int *n, char ***comments,
+                                    igemm_list_skip skip, void *skip_ctx, int *not_commands, char *why,
+                                    size_t why_len);
 
 /* Test data: n floats uniform in [-1, 1) from the splitmix64 sequence after
  * state seed; returns the state to continue the sequence from

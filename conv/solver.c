@@ -108,11 +108,11 @@ static int naive_available(const solver *s, const target *t)
  * every other product it forms stay below them. */
 static igemm_status naive_applicable(const solver *s, const igemm_shape *sh, const target *t, char *why, size_t len)
 {
-    (void)s;
     (void)t;
-    if (sh->p.layout != IGEMM_LAYOUT_NCHW || sh->p.dtype != IGEMM_FP32) {
-        why_printf(why, len, "written for nchw fp32 tensors (the naive kernel), not %s %s",
-                   igemm_layout_get(sh->p.layout)->name, igemm_dtype_get(sh->p.dtype)->name);
+    if (sh->p.layout != IGEMM_LAYOUT_NCHW || sh->p.dtype != s->dtype) {
+        why_printf(why, len, "written for nchw %s tensors (the naive kernel), not %s %s",
+                   igemm_dtype_get(s->dtype)->name, igemm_layout_get(sh->p.layout)->name,
+                   igemm_dtype_get(sh->p.dtype)->name);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
     return plan_check_tensors(sh, why, len);
@@ -235,17 +235,15 @@ static int naive_plan(const solver *s, const igemm_shape *sh, const target *t, l
     return 0;
 }
 
-static const solver naive = {
-    .layout = IGEMM_LAYOUT_NCHW,
-    .dtype = IGEMM_FP32,
-    .math = IGEMM_MATH_FMA,
-    .dir = IGEMM_DIR_BWD_DATA,
-    .name = "naive",
-    .kind = SOLVER_NAIVE,
-    .available = naive_available,
-    .applicable = naive_applicable,
-    .plan = naive_plan,
-};
+#define NAIVE_SOLVER(dt, solver_name)                                                                        \
+    {                                                                                                          \
+        .layout = IGEMM_LAYOUT_NCHW, .dtype = dt, .math = IGEMM_MATH_FMA, .dir = IGEMM_DIR_BWD_DATA,          \
+        .name = solver_name, .kind = SOLVER_NAIVE, .available = naive_available, .applicable = naive_applicable, \
+        .plan = naive_plan,                                                                                    \
+    }
+/* fp32 first (the reference); the 16-bit ones after the v4r1 configurations */
+static const solver naive = NAIVE_SOLVER(IGEMM_FP32, "naive");
+static const solver naive16[2] = {NAIVE_SOLVER(IGEMM_FP16, "naive_fp16"), NAIVE_SOLVER(IGEMM_BF16, "naive_bf16")};
 
 /* ---- registry ---- */
 
@@ -257,7 +255,9 @@ static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 static void registry_init(void)
 {
     registry[0] = naive;
-    registry_n = 1 + v4r1_solvers(registry + 1, registry_cfgs, SOLVER_MAX - 1);
+    registry_n = 1 + v4r1_solvers(registry + 1, registry_cfgs, SOLVER_MAX - 3);
+    registry[registry_n++] = naive16[0];
+    registry[registry_n++] = naive16[1];
 }
 
 int solver_count(void)

@@ -101,3 +101,25 @@ void h_vsub(emit *e, opnd d, opnd a, opnd b) { e_vop2(e, "v_sub_u32", d, a, b); 
 void h_vmul_lo(emit *e, opnd d, opnd a, opnd b) { e_vop3(e, "v_mul_lo_u32", d, a, b, NOOP); }
 void h_vmov(emit *e, opnd d, opnd a) { e_vop1(e, "v_mov_b32", d, a); }
 void h_smov(emit *e, opnd d, opnd a) { e_sop1(e, d.count == 2 ? "s_mov_b64" : "s_mov_b32", d, a); }
+
+void h_widen16(emit *e, igemm_dtype dt, opnd v)
+{
+    if (dt == IGEMM_FP16)
+        e_vop1(e, "v_cvt_f32_f16", v, v);
+    else if (dt == IGEMM_BF16)
+        e_vop2(e, "v_lshlrev_b32", v, imm(16), v);
+}
+
+void h_narrow16(emit *e, igemm_dtype dt, opnd v, opnd v_tmp, opnd v_nan, opnd s_m)
+{
+    if (dt == IGEMM_FP16) {
+        e_vop1(e, "v_cvt_f16_f32", v, v);
+    } else if (dt == IGEMM_BF16) {
+        e_vopc(e, "v_cmp_u_f32", s_m, v, v);
+        e_vop3(e, "v_bfe_u32", v_tmp, v, imm(16), imm(1));
+        h_vadd(e, v, v, v_tmp);
+        h_vadd(e, v, imm(0x7fff), v);
+        e_vop2(e, "v_lshrrev_b32", v, imm(16), v);
+        e_cndmask(e, v, v, v_nan, s_m);
+    }
+}

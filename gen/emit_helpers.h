@@ -4,6 +4,7 @@
 #define IGEMM_EMIT_HELPERS_H
 
 #include "emit.h"
+#include "../include/igemm.h"
 
 /* Load ndwords kernel-argument dwords starting at byte offset into dst
  * (an SGPR range), splitting into the widest aligned s_load_dwordxN. */
@@ -30,5 +31,16 @@ void h_vsub(emit *e, opnd d, opnd a, opnd b);
 void h_vmul_lo(emit *e, opnd d, opnd a, opnd b);
 void h_vmov(emit *e, opnd d, opnd a);
 void h_smov(emit *e, opnd d, opnd a);
+
+/* A 16-bit element (low half of v) widened to fp32 in place: fp16 by the
+ * conversion (exact, subnormals included), bf16 by moving it to the high
+ * half (bf16 is the top half of an fp32); fp32: nothing. */
+void h_widen16(emit *e, igemm_dtype dt, opnd v);
+
+/* fp32 v to dt in its low half, rounded to nearest even: fp16 by the
+ * conversion (overflow to inf, subnormals kept); bf16 by adding 0x7fff plus
+ * the result's lowest bit and keeping the top half, NaN kept a quiet NaN
+ * (v_nan holds 0x7fc0; v_tmp and the SGPR pair s_m are scratch). */
+void h_narrow16(emit *e, igemm_dtype dt, opnd v, opnd v_tmp, opnd v_nan, opnd s_m);
 
 #endif

@@ -32,14 +32,6 @@ static void load_f32(emit *e, igemm_dtype dt, opnd v, opnd off, opnd rs)
     e_mubuf(e, dt == IGEMM_FP32 ? "buffer_load_dword" : "buffer_load_ushort", v, off, rs, imm(0), 0);
 }
 
-static void widen(emit *e, igemm_dtype dt, opnd v)
-{
-    if (dt == IGEMM_FP16)
-        e_vop1(e, "v_cvt_f32_f16", v, v);
-    else if (dt == IGEMM_BF16)
-        e_vop2(e, "v_lshlrev_b32", v, imm(16), v);
-}
-
 /* gid -> (n, c in group, g, hi, wi) through the band (kargs.h). */
 static void band_coords(emit *e, opnd s_args, opnd v_gid, opnd v_n, opnd v_cl, opnd v_g, opnd v_hi, opnd v_wi)
 {
@@ -71,23 +63,6 @@ static void band_coords(emit *e, opnd s_args, opnd v_gid, opnd v_n, opnd v_cl, o
     e_cndmask(e, v_wi, at(v_t, 1), v_wi, VCC);
     rfree(e, v_idx);
     rfree(e, v_t);
-}
-
-/* fp32 v to dt in its low half, rounded to nearest even (bf16: NaN kept a
- * quiet NaN). */
-static void narrow(emit *e, igemm_dtype dt, opnd v, opnd v_tmp, opnd s_m)
-{
-    if (dt == IGEMM_FP16) {
-        e_vop1(e, "v_cvt_f16_f32", v, v);
-    } else if (dt == IGEMM_BF16) {
-        e_vopc(e, "v_cmp_u_f32", s_m, v, v);
-        e_vop3(e, "v_bfe_u32", v_tmp, v, imm(16), imm(1));
-        h_vadd(e, v, v, v_tmp);
-        h_vadd(e, v, imm(0x7fff), v);
-        e_vop2(e, "v_lshrrev_b32", v, imm(16), v);
-        h_vmov(e, v_tmp, imm(0x7fc0));
-        e_cndmask(e, v, v, v_tmp, s_m);
-    }
 }
 
 /* The sum over the filter taps and the channels of the group: for each
@@ -157,8 +132,8 @@ static void tap_loops(emit *e, igemm_dtype dt, opnd s_args, opnd s_valid, opnd s
     h_vadd(e, v_od, A(dy_sk), v_od);
     e_sop2(e, "s_add_u32", s_kk, s_kk, imm(1));
     e_waitcnt(e, 0, -1);
-    widen(e, dt, v_a);
-    widen(e, dt, v_b);
+    h_widen16(e, dt, v_a);
+    h_widen16(e, dt, v_b);
     e_vop2(e, "v_fmac_f32", v_acc, v_a, v_b);
     e_sopc(e, "s_cmp_lt_u32", s_kk, A(kg));
     e_branch(e, "s_cbranch_scc1", l_k);
@@ -241,7 +216,7 @@ static void naive(emit *e, const char *name, igemm_dtype dt)
     e_branch(e, "s_cbranch_scc1", l_all);
     load_f32(e, dt, v_acc, v_dxoff, s_rsrc_dx);
     e_waitcnt(e, 0, -1);
-    widen(e, dt, v_acc);
+    h_widen16(e, dt, v_acc);
     e_vopc(e, "v_cmp_u_f32", VCC, v_acc, v_acc);
     e_sop2(e, "s_and_b64", s_valid, s_valid, VCC);
     h_smov(e, EXEC, s_valid);
@@ -274,13 +249,15 @@ static void naive(emit *e, const char *name, igemm_dtype dt)
 
     e_comment(e, "dx = acc");
     h_smov(e, EXEC, s_valid);
-    opnd v_tmp = vreg(e, "v_tmp", 1, 1), s_m = sreg(e, "s_m", 2, 2);
-    narrow(e, dt, v_acc, v_tmp, s_m);
+    opnd v_tmp = vreg(e, "v_tmp", 1, 1), v_nan = vreg(e, "v_nan", 1, 1), s_m = sreg(e, "s_m", 2, 2);
+    if (dt == IGEMM_BF16)
+        h_vmov(e, v_nan, imm(0x7fc0));
+    h_narrow16(e, dt, v_acc, v_tmp, v_nan, s_m);
     e_mubuf(e, esz == 4 ? "buffer_store_dword" : "buffer_store_short", v_acc, v_dxoff, s_rsrc_dx, imm(0), 0);
 
     e_label(e, l_end);
 #undef A
-    opnd all[] = {v_acc, v_tmp, s_m, s_rsrc_dx, s_rsrc_dy, s_rsrc_w, v_wbase, v_dybase, v_dxoff, v_t,
+    opnd all[] = {v_acc, v_tmp, v_nan, s_m, s_rsrc_dx, s_rsrc_dy, s_rsrc_w, v_wbase, v_dybase, v_dxoff, v_t,
                   v_wi, v_hi, v_gid, s_tmp, s_valid, s_args, v_tid, s_bx, s_ka};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         rfree(e, all[i]);

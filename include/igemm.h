@@ -233,7 +233,29 @@ typedef struct {
     int timing;              /* 1: time each igemm_conv_bwd_data(_ex) with events on the handle's
                                 stream (igemm_run_info.ms; the call then waits for its kernels);
                                 0 (default): launches return without waiting */
+    /* Progress of long calls (igemm_find: one call before each configuration
+       it times, done of total so far, what = its name; NULL: none). The CLI
+       prints it with --progress or on a terminal. */
+    void (*progress)(void *ctx, const char *what, int done, int total);
+    void *progress_ctx;
 } igemm_options;
+
+/* Environment, read by igemm_create (as MIOpen reads MIOPEN_ENABLE_LOGGING_CMD
+ * and MIOPEN_USER_DB_PATH):
+ *   IGEMM_ENABLE_LOGGING_CMD=1  every igemm_conv_bwd_data(_ex) and igemm_find
+ *       call prints the igemm command line of its problem on stderr:
+ *       "igemm(emu): Command [igemm_conv_bwd_data] igemm conv -n ... -F 2 --arch gfx906"
+ *   IGEMM_USER_DB_PATH=DIR  the perf-db file DIR/igemm.udb when
+ *       igemm_options.perfdb is NULL (created by the first igemm_find). */
+#define IGEMM_ENV_LOGGING_CMD "IGEMM_ENABLE_LOGGING_CMD"
+#define IGEMM_ENV_USER_DB_PATH "IGEMM_USER_DB_PATH"
+#define IGEMM_USER_DB_FILE "igemm.udb"
+
+/* The words the library's messages use for the caller's knobs: each
+ * interface puts its own in their place (the CLI "--backend emu", Python
+ * "backend='emu'"). */
+#define IGEMM_KNOB_EMU "igemm_options.backend = IGEMM_BACKEND_EMU"
+#define IGEMM_KNOB_ARCH "igemm_options.arch"
 
 /* Defaults for options (all zero: AUTO backend, embedded code objects, no
  * perfdb, untimed): igemm_options_init(), or IGEMM_OPTIONS_INIT. */

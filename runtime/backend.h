@@ -37,6 +37,9 @@ typedef struct backend_ops {
     /* find: timed runs after one warm-up run; 0: the warm-up run's cycles
        (modeled where the timing model ran) are the cost */
     int find_timed_runs;
+    /* the target is the caller's igemm_options.arch (the emulator), not the
+       device's: a command line that repeats a call names it (--arch) */
+    int arch_from_options;
     void (*destroy)(backend *b);
     int (*load)(backend *b, const void *image, size_t size, bk_module **out);
     void (*unload)(backend *b, bk_module *m);

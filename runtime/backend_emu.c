@@ -157,6 +157,7 @@ static const backend_ops emu_ops = {
     .cost_unit = "cycles",
     .launch_error = IGEMM_ERR_EMU_FAULT,
     .find_timed_runs = 0,
+    .arch_from_options = 1,
     BACKEND_OPS_FUNCTIONS,
     .to_device = copy, /* host memory both ways */
     .to_host = copy,

@@ -342,7 +342,7 @@ igemm_status backend_hip_match_arch(const char *gcn_arch_name, const char *avail
     if (!target_by_name(arch) || !in_list(available, arch)) {
         why_printf(why, len,
                    "the GPU is a %s (%s), and igemm has code objects only for %s: run on one of those GPUs, or "
-                   "use the emulator (--backend emu --arch TARGET)",
+                   "use the emulator (" IGEMM_KNOB_EMU " with " IGEMM_KNOB_ARCH ")",
                    arch, gcn_arch_name, available && *available ? available : "no target");
         return IGEMM_ERR_NO_CODE_OBJECT;
     }
@@ -366,7 +366,7 @@ static void explain_no_device(char *why, size_t len, const char *call, int code,
                  "/dev/kfd is accessible: check HIP_VISIBLE_DEVICES (%s) and ROCR_VISIBLE_DEVICES (%s), and that "
                  "this ROCm release supports the GPU",
                  vis ? vis : "unset", rvis ? rvis : "unset");
-    why_printf(why, len, "no AMD GPU: %s returned %s (%d), meaning %s; %s. Use the emulator instead (--backend emu)",
+    why_printf(why, len, "no AMD GPU: %s returned %s (%d), meaning %s; %s. Use the emulator instead (" IGEMM_KNOB_EMU ")",
                call, name, code, backend_hip_error_meaning(code), hint);
 }
 
@@ -386,6 +386,7 @@ static const backend_ops hip_ops = {
     .cost_unit = "ms",
     .launch_error = IGEMM_ERR_BACKEND,
     .find_timed_runs = 3, /* after a warm-up run: the least of three */
+    .arch_from_options = 0,
     BACKEND_OPS_FUNCTIONS,
     .to_device = to_device,
     .to_host = to_host,
@@ -420,7 +421,7 @@ backend *backend_hip_create(int device, const char *available, char *why, size_t
     if (!h->lib) {
         why_printf(why, len,
                    "HIP runtime not found: %s (install Debian's libamdhip64-5 or ROCm, or name the library in "
-                   "IGEMM_HIP_LIBRARY; without HIP use the emulator, --backend emu)",
+                   "IGEMM_HIP_LIBRARY; without HIP use the emulator, " IGEMM_KNOB_EMU ")",
                    dlerr ? dlerr : "dlopen failed");
         free(h);
         return NULL;

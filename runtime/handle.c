@@ -131,6 +131,16 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
     h->dev_t.num_cu = h->b->num_cu;
     h->timing = o.timing;
     h->disabled_math = no_math;
+    h->progress = o.progress;
+    h->progress_ctx = o.progress_ctx;
+    const char *env = getenv(IGEMM_ENV_LOGGING_CMD);
+    h->log_cmd = env && *env && strcmp(env, "0");
+    char udb[4096];
+    env = getenv(IGEMM_ENV_USER_DB_PATH);
+    if (!o.perfdb && env && *env) { /* the default perf-db, as MIOPEN_USER_DB_PATH */
+        snprintf(udb, sizeof udb, "%s/%s", env, IGEMM_USER_DB_FILE);
+        o.perfdb = udb;
+    }
 
     const void *image = NULL;
     size_t size = 0;
@@ -218,4 +228,16 @@ igemm_status igemm_set_stream(igemm_handle *h, void *stream)
     if (h->b->ops->set_stream(h->b, stream))
         return handle_fail(h, IGEMM_ERR_UNSUPPORTED, "%s", h->b->err);
     return IGEMM_OK;
+}
+
+void handle_log_call(const igemm_handle *h, const char *call, const igemm_problem *p, const char *solution)
+{
+    if (!h->log_cmd || !p)
+        return;
+    char args[512];
+    igemm_problem_format(p, args, sizeof args);
+    const int arch = h->b->ops->arch_from_options;
+    fprintf(stderr, "igemm(%s): Command [%s] igemm %s %s -F 2%s%s%s%s\n", h->b->ops->name, call,
+            igemm_problem_command(p), args, arch ? " --arch " : "", arch ? h->t->name : "",
+            solution ? " --solution " : "", solution ? solution : "");
 }

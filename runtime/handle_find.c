@@ -67,10 +67,16 @@ igemm_status igemm_find(igemm_handle *h, const igemm_problem *p, void *dx, const
     char first_msg[sizeof h->err] = "", save_msg[512] = "";
     handle_heuristic_ctx hc = {h, &sh};
     bool naive_too = heuristic_naive_worth_timing(&sh, &h->dev_t, handle_heuristic_ok, &hc);
+    handle_log_call(h, "igemm_find", p, NULL);
+    int total = 0;
+    for (int i = 0; h->progress && i < solver_count(); i++)
+        total += handle_solver_ok(h, solver_get(i), &sh) && (solver_get(i)->kind != SOLVER_NAIVE || naive_too);
     for (int i = 0; i < solver_count(); i++) {
         const solver *s = solver_get(i);
         if (!handle_solver_ok(h, s, &sh) || (s->kind == SOLVER_NAIVE && !naive_too))
             continue;
+        if (h->progress)
+            h->progress(h->progress_ctx, s->name, n, total);
         last = measure(h, &sh, s, dx, dy, w, &perf[n]);
         if (last != IGEMM_OK && first_fail == IGEMM_OK) {
             first_fail = last;

@@ -32,12 +32,19 @@ struct igemm_handle {
     int nk;
     target dev_t;          /* t with the device's CU count (the heuristic's view of the device) */
     int timing;            /* igemm_options.timing */
+    int log_cmd;           /* IGEMM_ENABLE_LOGGING_CMD: each call's command line on stderr */
+    void (*progress)(void *ctx, const char *what, int done, int total);
+    void *progress_ctx;
     char *perfdb;          /* database file (NULL: none) */
     perfdb db;             /* its records, and what find mode learned */
     char warning[1024];    /* what igemm_create tolerated (a skipped perfdb line) */
     alloc_table allocs;    /* igemm_alloc's buffers and their sizes */
     unsigned disabled_math; /* IGEMM_DISABLE_MATH: 1 << igemm_math left out of the automatic selection */
 };
+
+/* IGEMM_ENABLE_LOGGING_CMD: the call's problem as an igemm command line
+ * on stderr (nothing when the variable is unset or 0). */
+void handle_log_call(const igemm_handle *h, const char *call, const igemm_problem *p, const char *solution);
 
 /* h->err = the message; returns st. */
 igemm_status handle_fail(igemm_handle *h, igemm_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -112,6 +112,7 @@ igemm_status igemm_conv_bwd_data_ex(igemm_handle *h, const igemm_problem *p, con
     h->err[0] = 0;
     if (!dx || !dy || !w)
         return handle_fail(h, IGEMM_ERR_INVALID_ARG, "%s must not be NULL", !dx ? "dx" : !dy ? "dy" : "w");
+    handle_log_call(h, "igemm_conv_bwd_data", p, solution);
     handle_choice c;
     igemm_status st = handle_resolve(h, p, solution, &c);
     if (st != IGEMM_OK)

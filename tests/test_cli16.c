@@ -184,12 +184,47 @@ static void manifest_names_types(void **state)
     tc_result_free(&r);
 }
 
+/* igemm plan convfp16 / convbfp16: the plan of the 16-bit problem, its JSON
+ * naming the dtype and the tensors' bytes at 2 an element (dx 1x8x6x6,
+ * dy 1x8x6x6 with padding 1, w 8x8x3x3), its kernels of that type. */
+static void plan_16bit(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *cmd, *arch, *dtype, *kern;
+    } cases[] = {{"convfp16", "gfx90a", "fp16", "_fp16_"}, {"convbfp16", "gfx906", "bf16", "_bf16_"},
+                 {"convfp16", "gfx942", "fp16", "_fp16_"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tc_result r;
+        const char *args[] = {"plan", cases[i].cmd, "-n", "1", "-c", "8", "-H", "6", "-W", "6", "-k", "8", "-y", "3",
+                              "-x", "3", "-p", "1", "-q", "1", "-F", "2", "--arch", cases[i].arch, "--json", NULL};
+        tc_run_igemm(&r, args);
+        if (r.status != 0)
+            fail_msg("%s: exit %d: %s", r.cmd, r.status, r.err);
+        char want[256];
+        snprintf(want, sizeof want, "\"problem\": \"%s -n 1 -c 8 -H 6 -W 6 -k 8 -y 3 -x 3 -p 1 -q 1 ", cases[i].cmd);
+        tc_expect_contains(r.out, want);
+        snprintf(want, sizeof want, "\"dtype\": \"%s\"", cases[i].dtype);
+        tc_expect_contains(r.out, want);
+        snprintf(want, sizeof want, "\"tensor_bytes\": {\"dx\": %d, \"dy\": %d, \"w\": %d}", 8 * 36 * 2, 8 * 36 * 2,
+                 8 * 8 * 9 * 2);
+        tc_expect_contains(r.out, want);
+        const char *k = strstr(r.out, "\"kernel\": \"");
+        assert_non_null(k);
+        char kname[128];
+        assert_int_equal(sscanf(k + strlen("\"kernel\": \""), "%127[^\"]", kname), 1);
+        if (!strstr(kname, cases[i].kern) && strcmp(kname, "igemm_bwd_zero_fill"))
+            fail_msg("%s: kernel %s is not %s", r.cmd, kname, cases[i].dtype);
+        tc_result_free(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sixteen_bit_commands), cmocka_unit_test(reports_name_type_and_rule),
         cmocka_unit_test(bad_fp16_mode),        cmocka_unit_test(shape_list_types),
-        cmocka_unit_test(manifest_names_types),
+        cmocka_unit_test(manifest_names_types), cmocka_unit_test(plan_16bit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

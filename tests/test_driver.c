@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,25 +40,6 @@ static void line_starting(const char *text, const char *prefix, char *line, size
     fail_msg("no line starting with '%s' in: %s", prefix, text);
 }
 
-/* The number of solution `name` in `igemm solutions` (its first column). */
-static int solution_number(const char *name)
-{
-    tc_result r;
-    const char *args[] = {"solutions", NULL};
-    tc_run_igemm(&r, args);
-    expect_status(&r, 0);
-    char key[160];
-    snprintf(key, sizeof key, " %.128s ", name);
-    const char *p = strstr(r.out, key);
-    if (!p)
-        fail_msg("igemm solutions does not list %s", name);
-    while (p > r.out && p[-1] != '\n')
-        p--;
-    int n = atoi(p);
-    tc_result_free(&r);
-    return n;
-}
-
 /* A logged fp32 line, pasted: our report, then MIOpenDriver's lines with
  * the values MIOpenDriver's formulas give. */
 static void pasted_line_prints_miopen_lines(void **state)
@@ -75,8 +57,11 @@ static void pasted_line_prints_miopen_lines(void **state)
     assert_int_equal(sscanf(line, "  solution %127s", name), 1);
     /* algorithm and solution: 5 (implicit GEMM) or 1 (direct, the naive kernel) */
     char want[512];
+    /* the solution id: MIOpen's of the solver family (ConvDirectNaiveConvBwd 86,
+       ConvAsmImplicitGemmV4R1DynamicBwd 65, ConvAsmImplicitGemmGTCDynamicBwdXdlops 82) */
+    int id = !strcmp(name, "naive") ? 86 : strstr(name, "_mfma_") ? 82 : 65;
     snprintf(want, sizeof want, "MIOpen Backward Data Conv. Algorithm: %d, Solution: %d/%s",
-             strcmp(name, "naive") ? 5 : 1, solution_number(name), name);
+             strcmp(name, "naive") ? 5 : 1, id, name);
     line_starting(r.out, "MIOpen Backward Data Conv. ", line, sizeof line);
     assert_string_equal(line, want);
     /* the time: our modeled time in ms, MIOpenDriver's %f */
@@ -94,12 +79,12 @@ static void pasted_line_prints_miopen_lines(void **state)
     line_starting(r.out, "stats: bwdd", line, sizeof line);
     snprintf(num, sizeof num, "%f", atof(strrchr(line, ',') + 1)); /* the time as printed */
     double t = atof(num);
-    snprintf(want, sizeof want, "stats: bwdd-conv3x3u2, 2, 8, 3, 3, 6, 5, 4,  %ld, %ld, %ld, %.0f, %.0f, %f", flop, rd,
+    snprintf(want, sizeof want, "stats: bwdd-conv3x3u2, 2, 8, 5, 4, 3, 3, 6, %ld, %ld, %ld, %.0f, %.0f, %f", flop, rd,
              wr, (double)flop / t / 1e6, (double)(rd + wr) / t / 1e6, t);
     assert_string_equal(line, want);
     snprintf(num, sizeof num, "%f", ms);
     assert_non_null(strstr(line, num)); /* the same time as the kernel time line */
-    tc_expect_contains(r.out, "stats: name, n, c, ho, wo, x, y, k, flopCnt, bytesRead, bytesWritten, GFLOPs, GB/s, "
+    tc_expect_contains(r.out, "stats: name, n, c, ho, wo, y, x, k, flopCnt, bytesRead, bytesWritten, GFLOPs, GB/s, "
                               "timeMs\n");
     /* verify: ours and MIOpenDriver's sentence, tolerance 1.5e-6 (x10 for implicit GEMM) */
     tc_expect_contains(r.out, ": PASS (rule: ");
@@ -169,7 +154,7 @@ static void logged_16bit_lines(void **state)
                               "-m", "conv", "-g", "1", "-F", "2", "-t", "1", "--arch", "gfx90a", NULL};
         tc_run_igemm(&r, args);
         if (r.status == 0) { /* once 16-bit kernels exist they run: the lines are there */
-            tc_expect_contains(r.out, "stats: bwdd-conv3x3u1, 1, 8, 3, 3, 8, 6, 6,");
+            tc_expect_contains(r.out, "stats: bwdd-conv3x3u1, 1, 8, 6, 6, 3, 3, 8,");
         } else {
             expect_status(&r, 2);
             assert_true(tc_one_line(r.err) || strstr(r.err, "igemm note: "));
@@ -204,9 +189,10 @@ static void refusals(void **state)
     (void)state;
     static const char *const bad[][3] = {
         {"-m", "trans", "transposed"},         {"--spatial_dim", "3", "2-D"},
-        {"-b", "1", "bias"},                   {"-z", "same", "padding mode"},
+        {"-b", "2", "-b"},                     {"-z", "same", "padding mode"},
         {"--in_layout", "NCDHW", "NCHW or NHWC"}, {"-e", "w.bin", "random data"},
-        {"-S", "99999", "solutions"},          {"-S", "bogus", "igemm solutions"},
+        {"-S", "99999", "MIOpen has no backward-data solver"}, {"-S", "bogus", "igemm solutions"},
+        {"--math_type", "2", "--math_type"},   {"--gpubuffer_check", "3", "--gpubuffer_check"},
         {"-w", "3", "-w"},                     {"--tensor_vect", "1", "vectorization"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -266,10 +252,15 @@ static void mixed_direction_list(void **state)
 static void check_row(const char *row, const char *name)
 {
     char math[8], type[8], lay[8], tile[32], threads[8];
-    if (!strcmp(name, "naive")) {
-        assert_non_null(strstr(row, " naive fma  fp32  nchw  -"));
-        return;
-    }
+    static const char *const naive[][2] = {{"naive", "fp32"}, {"naive_fp16", "fp16"}, {"naive_bf16", "bf16"}};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(name, naive[i][0])) {
+            char want[64];
+            snprintf(want, sizeof want, " naive fma  %s  nchw  -", naive[i][1]);
+            if (!strstr(row, want))
+                fail_msg("row '%s' does not say '%s'", row, want);
+            return;
+        }
     assert_int_equal(sscanf(name, "igemm_bwd_v4r1_%7[^_]_%7[^_]_%7[^_]_%31[^_]_t%7[0-9]", math, type, lay, tile,
                             threads),
                      5);
@@ -281,7 +272,7 @@ static void check_row(const char *row, const char *name)
 
 /* `igemm solutions` and `conv --solution list` name every configuration the
  * library knows, numbered from 1 in the library's order, with its columns;
- * -S N runs number N. */
+ * --solution NAME runs that one. */
 static void solution_list(void **state)
 {
     (void)state;
@@ -302,10 +293,10 @@ static void solution_list(void **state)
     }
     tc_result_free(&r1);
     tc_result_free(&r2);
-    /* -S 2: the second configuration */
+    /* --solution NAME: that configuration */
     tc_result r;
     const char *a3[] = {"conv", "-n", "1", "-c", "4", "-H", "5", "-W", "5", "-k", "4", "-y", "3", "-x", "3",
-                        "-S", "2", NULL};
+                        "--solution", igemm_solution_name(1), NULL};
     tc_run_igemm(&r, a3);
     expect_status(&r, 0);
     char want[160];
@@ -351,6 +342,201 @@ static void unwritable_perfdb_keeps_results(void **state)
     tc_result_free(&r);
 }
 
+/* The lines of stderr that start with "igemm note: " and hold key. */
+static int notes_with(const char *err, const char *key)
+{
+    int n = 0;
+    for (const char *p = err; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        size_t len = strcspn(p, "\n");
+        char line[2048];
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
+        if (!strncmp(line, "igemm note: ", 12) && strstr(line, key))
+            n++;
+    }
+    return n;
+}
+
+/* Today's MIOpenDriver (MIOpen 3.5): the five flags it added, -b 1 on a
+ * backward-data run, an environment prefix and MIOpenDriver.exe, long
+ * names; each noted flag once on stderr, the run goes on; the stats line
+ * in today's column order (n, c, ho, wo, y, x, k) with values from the
+ * problem: n 2, c 6, H 7 W 9, k 4, y 3 x 1, p 1 q 0, u 2 v 1:
+ * ho = (7 + 2 - 3) / 2 + 1 = 4, wo = (9 - 1) / 1 + 1 = 9. */
+static void todays_driver_line(void **state)
+{
+    (void)state;
+    tc_result r;
+    const char *args[] = {"MIOPEN_FIND_MODE=1", "MIOPEN_LOG_LEVEL=6", "MIOpenDriver.exe", "conv", "--batchsize", "2",
+                          "--in_channels", "6", "--in_h", "7", "--in_w", "9", "--out_channels", "4", "--fil_h", "3",
+                          "--fil_w", "1", "--pad_h", "1", "--pad_w", "0", "--conv_stride_h", "2",
+                          "--conv_stride_w", "1", "-F", "2", "-t", "1", "-V", "1", "-b", "1",
+                          "--gpubuffer_check", "1", "--init_output_nan", "1", "--tuning_policy", "3",
+                          "--math_type", "0", "--use_hip_graph", "1", NULL};
+    tc_run_igemm(&r, args);
+    expect_status(&r, 0);
+    static const char *const noted[] = {"'-b 1'", "'--gpubuffer_check 1'", "'--tuning_policy 3'", "'--math_type 0'",
+                                        "'--use_hip_graph 1'"};
+    for (size_t i = 0; i < sizeof noted / sizeof noted[0]; i++)
+        if (notes_with(r.err, noted[i]) != 1)
+            fail_msg("%s: no single note for %s in: %s", r.cmd, noted[i], r.err);
+    assert_int_equal(notes_with(r.err, "init_output_nan"), 0); /* igemm always fills dx with NaN */
+    tc_expect_contains(r.out, "stats: name, n, c, ho, wo, y, x, k, flopCnt, bytesRead, bytesWritten, GFLOPs, GB/s, "
+                              "timeMs\n");
+    char line[512];
+    line_starting(r.out, "stats: bwdd", line, sizeof line);
+    long flop = 2L * 2 * 6 * 3 * 1 * 4 * 4 * 9, rd = 2L * 6 * 4 * 4 + 4L * 6 * 3 * 1 * 4, wr = 2L * 4 * 4 * 9 * 4;
+    char want[512];
+    snprintf(want, sizeof want, "stats: bwdd-conv3x1u2, 2, 6, 4, 9, 3, 1, 4, %ld, %ld, %ld, ", flop, rd, wr);
+    if (strncmp(line, want, strlen(want)))
+        fail_msg("stats line '%s' does not start '%s'", line, want);
+    tc_expect_contains(r.out, "Verifies OK");
+    tc_result_free(&r);
+    /* the default values need no note */
+    const char *quiet[] = {"conv", "-n", "1", "-c", "2", "-H", "3", "-W", "3", "-k", "2", "-y", "1", "-x", "1",
+                           "-b", "0", "--math_type", "1", "--gpubuffer_check", "0", "--use_hip_graph", "0", NULL};
+    tc_run_igemm(&r, quiet);
+    expect_status(&r, 0);
+    assert_int_equal(notes_with(r.err, "ignored"), 0);
+    tc_result_free(&r);
+}
+
+/* -S is a MIOpen solver id or name: 86 (ConvDirectNaiveConvBwd) runs our
+ * naive kernel, 65 (ConvAsmImplicitGemmV4R1DynamicBwd) an fma v4r1
+ * configuration, 82 (ConvAsmImplicitGemmGTCDynamicBwdXdlops) an mfma one on
+ * gfx908; 97 (GemmBwdRest) has no counterpart: one note, our selection. */
+static void miopen_solver_ids(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *s, *arch, *want, *note;
+    } cases[] = {
+        {"86", "gfx906", "  solution naive (user)", "ConvDirectNaiveConvBwd"},
+        {"ConvDirectNaiveConvBwd", "gfx906", "  solution naive (user)", "ConvDirectNaiveConvBwd"},
+        {"65", "gfx906", "  solution igemm_bwd_v4r1_fma_fp32_nchw_", "ConvAsmImplicitGemmV4R1DynamicBwd"},
+        {"82", "gfx908", "  solution igemm_bwd_v4r1_mfma_fp32_nchw_", "ConvAsmImplicitGemmGTCDynamicBwdXdlops"},
+        {"97", "gfx906", "(heuristic)", "has no counterpart here: our selection is used"},
+        {"-1", "gfx906", "(heuristic)", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tc_result r;
+        const char *args[] = {"./bin/MIOpenDriver", "conv", "-n", "1", "-c", "16", "-H", "6", "-W", "6", "-k", "16",
+                              "-y", "3", "-x", "3", "-p", "1", "-q", "1", "-F", "2", "-S", cases[i].s, "-V", "1",
+                              "--arch", cases[i].arch, NULL};
+        tc_run_igemm(&r, args);
+        expect_status(&r, 0);
+        tc_expect_contains(r.out, cases[i].want);
+        tc_expect_contains(r.out, "Verifies OK");
+        if (cases[i].note && notes_with(r.err, cases[i].note) != 1)
+            fail_msg("%s: no single note naming '%s' in: %s", r.cmd, cases[i].note, r.err);
+        if (!cases[i].note)
+            assert_int_equal(notes_with(r.err, "-S "), 0);
+        tc_result_free(&r);
+    }
+}
+
+/* A raw MIOpen log, as MIOPEN_ENABLE_LOGGING_CMD=1 writes it into a
+ * program's output: Info lines, the program's own text, a quoted line with
+ * an environment prefix and MIOpenDriver.exe, another operation, a
+ * transposed convolution (skipped with the reason), other directions, and
+ * one problem three times (-F 2 twice, -F 0 once): run once, counted. */
+static void raw_log_with_repeats(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/igemm_rawlog_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    static const char text[] =
+        "MIOpen(HIP): Info [get_device_name] Raw device name: gfx906\n"
+        "MIOpen(HIP): Command [LogCmdConvolution] ./bin/MIOpenDriver conv -n 1 -c 4 -H 5 -W 5 -k 4 -y 3 -x 3 -p 1 "
+        "-q 1 -u 1 -v 1 -l 1 -j 1 -m conv -g 1 -F 1 -t 1\n"
+        "MIOpen(HIP): Command [LogCmdConvolution] ./bin/MIOpenDriver conv -n 1 -c 4 -H 5 -W 5 -k 4 -y 3 -x 3 -p 1 "
+        "-q 1 -u 1 -v 1 -l 1 -j 1 -m conv -g 1 -F 2 -t 1\n"
+        "MIOpen(HIP): Info [FindSolutionImpl] Perf Db: record not found\n"
+        "epoch 1: loss 0.25\n"
+        "MIOpen(HIP): Command [LogCmdConvolution] ./bin/MIOpenDriver conv -n 1 -c 4 -H 5 -W 5 -k 4 -y 3 -x 3 -p 1 "
+        "-q 1 -u 1 -v 1 -l 1 -j 1 -m conv -g 1 -F 2 -t 1\n"
+        "\"MIOPEN_FIND_MODE=1 MIOpenDriver.exe convfp16 -n 1 -c 4 -H 5 -W 5 -k 4 -y 1 -x 1 -F 2\"\n"
+        "MIOpen(HIP): Command [LogCmdBNorm] ./bin/MIOpenDriver bnorm -n 1 -c 4 -H 5 -W 5 -m 1\n"
+        "MIOpen(HIP): Command [LogCmdConvolution] ./bin/MIOpenDriver conv -n 1 -c 4 -H 5 -W 5 -k 4 -y 3 -x 3 -m "
+        "trans -F 2\n"
+        "MIOpen(HIP): Command [LogCmdConvolution] ./bin/MIOpenDriver conv -n 1 -c 4 -H 5 -W 5 -k 4 -y 3 -x 3 -p 1 "
+        "-q 1 -u 1 -v 1 -l 1 -j 1 -m conv -g 1 -F 0 -t 1\n";
+    assert_int_equal(write(fd, text, sizeof text - 1), (long)(sizeof text - 1));
+    close(fd);
+    tc_result r;
+    const char *args[] = {"conv", "--input", path, "-V", "1", NULL};
+    tc_run_igemm(&r, args);
+    unlink(path);
+    expect_status(&r, 0);
+    /* two distinct problems, each reported once */
+    const char *first = strstr(r.out, "conv -n 1 -c 4 -H 5 -W 5 -k 4 -y 3 -x 3 -p 1 -q 1 ");
+    assert_non_null(first);
+    assert_null(strstr(first + 1, "conv -n 1 -c 4 -H 5 -W 5 -k 4 -y 3 -x 3 -p 1 -q 1 "));
+    tc_expect_contains(r.out, "convfp16 -n 1 -c 4 -H 5 -W 5 -k 4 -y 1 -x 1 ");
+    tc_expect_contains(r.out, "has this problem 3 times: run once\n");
+    tc_expect_contains(r.out, "2 of 2 problems passed, 1 skipped (other directions than backward data), 1 skipped "
+                              "(commands igemm cannot run: see the notes)\n");
+    tc_expect_contains(r.err, "4 command lines, 2 distinct problems (each run once), 4 other lines left out");
+    tc_expect_contains(r.err, ":9: skipped: flag '-m trans'");
+    tc_result_free(&r);
+}
+
+/* Find mode's progress (--progress): one line per configuration it times,
+ * numbered up to the count the report gives, with the time left from the
+ * second on; -i 3 on the emulator runs once and says so; with
+ * IGEMM_ENABLE_LOGGING_CMD=1 the library logs each call's command line,
+ * and IGEMM_USER_DB_PATH gives the default perf-db that find writes. */
+static void progress_iterations_env(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/igemm_udb_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    setenv("IGEMM_ENABLE_LOGGING_CMD", "1", 1);
+    setenv("IGEMM_USER_DB_PATH", dir, 1);
+    tc_result r;
+    const char *args[] = {"conv", "-n", "1", "-c", "8", "-H", "5", "-W", "5", "-k", "8", "-y", "3", "-x", "3",
+                          "-s", "1", "--progress", "-i", "3", "-t", "1", NULL};
+    tc_run_igemm(&r, args);
+    unsetenv("IGEMM_ENABLE_LOGGING_CMD");
+    unsetenv("IGEMM_USER_DB_PATH");
+    expect_status(&r, 0);
+    char line[512];
+    line_starting(r.out, "  find: ", line, sizeof line);
+    int tried = atoi(line + strlen("  find: "));
+    assert_true(tried > 1);
+    for (int i = 1; i <= tried; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "igemm progress: find [%d/%d] ", i, tried);
+        tc_expect_contains(r.err, key);
+    }
+    char over[64];
+    snprintf(over, sizeof over, "[%d/%d]", tried + 1, tried);
+    assert_null(strstr(r.err, over));
+    tc_expect_contains(r.err, "s left)");
+    tc_expect_contains(r.err, "igemm note: -i 3: ");
+    tc_expect_contains(r.err, "emulated once");
+    /* the library's call log: find, then the run, each with the problem's command line */
+    tc_expect_contains(r.err, "igemm(emu): Command [igemm_find] igemm conv -n 1 -c 8 -H 5 -W 5 -k 8 -y 3 -x 3 ");
+    tc_expect_contains(r.err, "igemm(emu): Command [igemm_conv_bwd_data] igemm conv -n 1 -c 8 -H 5 -W 5 -k 8 ");
+    /* one emulated run: the average is its modeled time */
+    line_starting(r.out, "  modeled time: ", line, sizeof line);
+    double us = atof(line + strlen("  modeled time: "));
+    line_starting(r.out, "Modeled Kernel Time Backward Data Conv. Elapsed: ", line, sizeof line);
+    double ms = atof(line + strlen("Modeled Kernel Time Backward Data Conv. Elapsed: "));
+    assert_true(fabs(ms * 1e3 - us) <= 1e-3 * us);
+    tc_result_free(&r);
+    /* the default perf-db holds the best configuration find reported */
+    char db[512];
+    snprintf(db, sizeof db, "%s/igemm.udb", dir);
+    size_t n;
+    char *text = read_file(db, &n);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "gfx906"));
+    free(text);
+    unlink(db);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -364,6 +550,10 @@ int main(void)
         cmocka_unit_test(solution_list),
         cmocka_unit_test(version_and_wall_note),
         cmocka_unit_test(unwritable_perfdb_keeps_results),
+        cmocka_unit_test(todays_driver_line),
+        cmocka_unit_test(miopen_solver_ids),
+        cmocka_unit_test(raw_log_with_repeats),
+        cmocka_unit_test(progress_iterations_env),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -108,7 +108,8 @@ static void install_files(void **state)
     must(rc, log, "make install");
     static const char *const files[] = {
         "include/igemm.h", "lib/libigemm.a", "lib/libigemm.so", "lib/libigemm.so.0", "lib/libigemm.so." IGEMM_VERSION,
-        "lib/pkgconfig/igemm.pc", "bin/igemm", "bin/igemmgen", "share/igemm/manifest.json",
+        "lib/pkgconfig/igemm.pc", "lib/cmake/igemm/igemmConfig.cmake", "lib/cmake/igemm/igemmConfigVersion.cmake",
+        "bin/igemm", "bin/igemmgen", "share/igemm/manifest.json",
         "share/igemm/gfx906.hsaco", "share/igemm/gfx908.hsaco", "share/igemm/gfx90a.hsaco",
         "share/igemm/gfx942.hsaco", "share/igemm/igemm.hipfb",
     };
@@ -300,6 +301,67 @@ static void program_via_pkg_config(void **state)
     free(log);
 }
 
+/* The CMake package: a consumer project configured with Debian's cmake
+ * (find_package(igemm 0.1 CONFIG REQUIRED), igemm::igemm and
+ * igemm::igemm_static) builds the same program twice; both run with no
+ * LD_LIBRARY_PATH (CMake's rpath to the imported library) and print the dx
+ * this test computes. A request for another major version is refused. */
+static void program_via_cmake(void **state)
+{
+    (void)state;
+    char *log;
+    int rc = sh(&log, "command -v cmake");
+    if (rc) {
+        free(log);
+        fail_msg("cmake is not installed (sh tools/deps.sh installs Debian's cmake)");
+    }
+    free(log);
+    char path[300];
+    snprintf(path, sizeof path, "%s/consumer", dir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/consumer/prog.c", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_true(fputs(program, f) >= 0);
+    assert_int_equal(fclose(f), 0);
+    snprintf(path, sizeof path, "%s/consumer/CMakeLists.txt", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    assert_true(fputs("cmake_minimum_required(VERSION 3.13)\n"
+                      "project(consumer C)\n"
+                      "find_package(igemm 0.1 CONFIG REQUIRED)\n"
+                      "add_executable(prog prog.c)\n"
+                      "target_link_libraries(prog PRIVATE igemm::igemm)\n"
+                      "add_executable(prog_static prog.c)\n"
+                      "target_link_libraries(prog_static PRIVATE igemm::igemm_static)\n",
+                      f) >= 0);
+    assert_int_equal(fclose(f), 0);
+    rc = sh(&log,
+            "cmake -S %s/consumer -B %s/consumer/build -DCMAKE_PREFIX_PATH=%s -DCMAKE_C_COMPILER='%s' "
+            "-DCMAKE_C_FLAGS='-std=c11 -Wall -Wextra -Werror %s' && cmake --build %s/consumer/build",
+            dir, dir, prefix, TEST_CC, TEST_SANFLAGS, dir);
+    must(rc, log, "configuring and building the CMake consumer");
+    static const char *const progs[] = {"prog", "prog_static"};
+    for (int i = 0; i < 2; i++) {
+        rc = sh(&log, "env -u LD_LIBRARY_PATH %s/consumer/build/%s", dir, progs[i]);
+        if (rc)
+            fail_msg("the CMake-built %s failed (exit %d): %s", progs[i], rc, log);
+        check_output(log);
+        free(log);
+    }
+    /* version 1.0 of igemm is not this one */
+    snprintf(path, sizeof path, "%s/consumer/CMakeLists.txt", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    assert_true(fputs("cmake_minimum_required(VERSION 3.13)\nproject(consumer C)\n"
+                      "find_package(igemm 1.0 CONFIG REQUIRED)\n", f) >= 0);
+    assert_int_equal(fclose(f), 0);
+    rc = sh(&log, "cmake -S %s/consumer -B %s/consumer/build2 -DCMAKE_PREFIX_PATH=%s", dir, dir, prefix);
+    assert_true(rc != 0);
+    tc_expect_contains(log, "igemm");
+    free(log);
+}
+
 /* share/igemm: the manifest describes the installed code objects. */
 static void manifest_installed(void **state)
 {
@@ -335,6 +397,7 @@ int main(void)
         cmocka_unit_test(install_files),          cmocka_unit_test(pkg_config_answers),
         cmocka_unit_test(header_self_contained),  cmocka_unit_test(exports_match_header),
         cmocka_unit_test(program_via_pkg_config), cmocka_unit_test(manifest_installed),
+        cmocka_unit_test(program_via_cmake),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

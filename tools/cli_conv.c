@@ -12,7 +12,9 @@
  *                     of the calls (with -t 1; 2: after one warm-up run)
  *                -s 1 find mode: run every applicable configuration, keep
  *                     the best (in the --perfdb file when given), then run it
- *                -S / --solution NAME, N (of 'igemm solutions'), -1/0
+ *                -S / --solution: a MIOpen solver id or name (its family here,
+ *                     tools/miopen_solvers.c, or one note), one of our
+ *                     configuration names, -1/0 (the selection) or list
  *                     (the selection) or list
  * Commands:      conv (fp32), convfp16, convbfp16 (the data type; --input lists
  *                run as written under conv, all in the command's type otherwise)
@@ -20,7 +22,9 @@
  *                --input FILE (a shape list, progress on stderr; lines of other
  *                directions skipped), --batch N (override -n of every problem),
  *                --warmup N, --seed N, --threads N, --codeobj-dir DIR, --perfdb FILE,
- *                --device N, --json, --max-wave-insts N (emulator: per-wave instruction budget)
+ *                --device N, --json, --max-wave-insts N (emulator: per-wave instruction budget),
+ *                --progress (find mode: each configuration on stderr with the time left; on by
+ *                default when stderr is a terminal)
  */
 #include <limits.h>
 #include <math.h>
@@ -41,11 +45,13 @@
 #include "../conv/util.h"
 #include "cli.h"
 #include "cli_miopen.h"
+#include "miopen_solvers.h"
 
 typedef struct {
-    int verify, time, iters, warmup, wall, json, batch, threads, find, device;
+    int verify, time, iters, warmup, wall, json, batch, threads, find, device, progress;
     unsigned long long seed, max_wave_insts;
     const char *arch, *backend, *solution, *input, *codeobj_dir, *perfdb;
+    const miopen_solver *miopen; /* -S: a MIOpen solver, resolved per problem */
 } conv_opts;
 
 #define MAX_FIND 64
@@ -56,7 +62,7 @@ static void conv_help(void)
            "                  [-V 1] [-t 1 [-w 1]] [-i ITERS] [--warmup N] [-s 1 [--perfdb FILE]]\n"
            "                  [--arch TARGET] [--backend auto|emu|hip] [--device N]\n"
            "                  [--solution NAME|N|list] [--seed N] [--threads N] [--codeobj-dir DIR] [--json]\n"
-           "                  [--max-wave-insts N]\n"
+           "                  [--max-wave-insts N] [--progress]\n"
            "       igemm conv --input SHAPES.txt [--batch N] [same options]\n"
            "       igemm convfp16 ... / igemm convbfp16 ...  [--fp16_mode accurate|flush]\n"
            "       igemm [./bin/]MIOpenDriver conv ...  (a pasted MIOpenDriver command line)\n"
@@ -76,7 +82,8 @@ static void conv_help(void)
            "MIOpenDriver flags (short, long, what igemm does with them):\n",
            target_names_generated());
     static const char *const kind[] = {"problem", "problem", "direction", "checked", "checked",
-                                       "honoured", "accepted, no effect", "only its default"};
+                                       "honoured", "accepted, no effect", "only its default",
+                                       "noted, ignored"};
     for (int i = 0; driver_flag_get(i); i++) {
         const driver_flag *f = driver_flag_get(i);
         char shrt[4] = "  ";
@@ -129,6 +136,15 @@ static int parse_long_opt(conv_opts *o, const char *a, const char *v)
 }
 
 /* MIOpenDriver's driver options (DF_RUN): -V -t -i -w -s and -S, short or long. */
+/* One of our configuration names (igemm solutions)? */
+static bool is_solution_name(const char *v)
+{
+    for (int i = 0; i < igemm_solution_count(); i++)
+        if (!strcmp(igemm_solution_name(i), v))
+            return true;
+    return false;
+}
+
 static int parse_run_opt(conv_opts *o, const driver_flag *f, const char *a, const char *v)
 {
     long x;
@@ -145,17 +161,41 @@ static int parse_run_opt(conv_opts *o, const driver_flag *f, const char *a, cons
             *num[i].dst = (int)x;
             return 0;
         }
-    /* -S / --solution: a name, "list", a number of `igemm solutions` (from
-       1), or MIOpen's -1 / 0 (the library's selection) */
-    if (!parse_long(v, -1, INT_MAX, &x)) {
-        if (x > igemm_solution_count())
-            return usage_error("flag '%s %s': there are %d solutions ('igemm solutions' lists them)", a, v,
-                               igemm_solution_count());
-        o->solution = x > 0 ? igemm_solution_name((int)x - 1) : NULL;
+    /* -S / --solution: MIOpen's -1 / 0 (the library's selection), a MIOpen
+       solver id or name (its family here, miopen_solvers.c), one of our
+       configuration names, or "list" */
+    o->solution = NULL;
+    o->miopen = NULL;
+    if (!parse_long(v, LONG_MIN, LONG_MAX, &x)) {
+        if (x <= 0)
+            return 0;
+        if (!(o->miopen = miopen_solver_by_id(x)))
+            return usage_error("flag '%s %s': MIOpen has no backward-data solver with that id (our own "
+                               "configurations: --solution NAME, 'igemm solutions' lists them)", a, v);
         return 0;
     }
+    if (!is_solution_name(v) && (o->miopen = miopen_solver_by_name(v)))
+        return 0;
     o->solution = v;
     return 0;
+}
+
+/* The configuration that o's MIOpen solver (-S) stands for on p, into buf,
+ * or NULL (our selection), with one note saying which. */
+static const char *miopen_choice(igemm_handle *h, const igemm_problem *p, const conv_opts *o, char *buf, size_t len)
+{
+    const miopen_solver *ms = o->miopen;
+    static const char *const fam[] = {"", "naive kernel", "v4r1 fma configurations", "v4r1 mfma configurations"};
+    if (ms->family != MS_NONE && !miopen_solver_pick(h, p, ms, buf, len)) {
+        cli_note("-S %d (MIOpen's %s, %s): runs %s, of our %s", ms->id, ms->name, ms->what, buf, fam[ms->family]);
+        return buf;
+    }
+    if (ms->family == MS_NONE)
+        cli_note("-S %d (MIOpen's %s, %s) has no counterpart here: our selection is used", ms->id, ms->name, ms->what);
+    else
+        cli_note("-S %d (MIOpen's %s): none of our %s applies to this problem on %s: our selection is used", ms->id,
+                 ms->name, fam[ms->family], igemm_handle_arch(h));
+    return NULL;
 }
 
 /* Split argv into problem flags (for igemm_problem_parse_args) and driver
@@ -165,8 +205,8 @@ static int parse(int argc, char **argv, conv_opts *o, int *pargc, char **pargv)
     *pargc = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--json")) {
-            o->json = 1;
+        if (!strcmp(a, "--json") || !strcmp(a, "--progress")) {
+            *(a[2] == 'j' ? &o->json : &o->progress) = 1;
             continue;
         }
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -193,6 +233,8 @@ static int parse(int argc, char **argv, conv_opts *o, int *pargc, char **pargv)
             i++;
             continue;
         }
+        if (f && driver_flag_noted(f, v))
+            cli_note("'%s %s': %s", a, v ? v : "", f->what);
         pargv[(*pargc)++] = argv[i];
         if (a[0] == '-' && v) {
             pargv[(*pargc)++] = argv[i + 1];
@@ -281,6 +323,21 @@ static int bufs_make(igemm_handle *h, const igemm_shape *sh, const conv_opts *o,
     return 0;
 }
 
+/* igemm_options.progress: find mode's configurations as they are timed, with
+ * an estimate of the time left from the mean time of those so far. */
+static void find_progress(void *ctx, const char *what, int done, int total)
+{
+    struct timespec *t0 = ctx, now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (!done)
+        *t0 = now;
+    double el = (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+    char left[64] = "";
+    if (done)
+        snprintf(left, sizeof left, ", about %.0f s left", el / done * (total - done));
+    fprintf(stderr, "igemm progress: find [%d/%d] %s  (%.1f s%s)\n", done + 1, total, what, el, left);
+}
+
 static int status_exit(igemm_status st)
 {
     return st == IGEMM_ERR_INVALID_ARG || st == IGEMM_ERR_NOT_APPLICABLE || st == IGEMM_ERR_UNSUPPORTED ? 2 : 1;
@@ -317,7 +374,12 @@ static int run_one(igemm_handle *h, const igemm_problem *p, const conv_opts *o, 
         }
     }
     int warmup = o->warmup + (o->wall == 2); /* MIOpenDriver's -w 2: warm the library up first */
-    for (int it = 0; it < warmup + o->iters; it++) {
+    /* the emulator's run and modeled time are the same every time: once */
+    bool once = !strcmp(igemm_handle_backend(h), "emu");
+    int iters = once ? 1 : o->iters;
+    if (once)
+        warmup = 0;
+    for (int it = 0; it < warmup + iters; it++) {
         igemm_run_info ri;
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -338,6 +400,10 @@ static int run_one(igemm_handle *h, const igemm_problem *p, const conv_opts *o, 
         }
         res->total_ms += ms;
         res->wall_ms += wall;
+    }
+    if (once && o->iters > 1) { /* N identical iterations: the first and the average are the one run's */
+        res->total_ms *= o->iters;
+        res->wall_ms *= o->iters;
     }
     res->ri.ms = res->total_ms / o->iters;
     rc = 0;
@@ -470,17 +536,42 @@ static void report(const igemm_handle *h, const igemm_problem *p, const conv_opt
         miopen_print_verify(r->rms, r->tol);
 }
 
-/* A shape list's line of another direction: a note, and counted. */
+/* A shape list's line of another direction (skipped[0]) or, in a log, a
+ * command igemm cannot run (skipped[1]): a note, and counted. */
 static void list_skip(void *ctx, const char *path, int line, const char *why)
 {
-    ++*(int *)ctx;
+    ++((int *)ctx)[strncmp(why, "-F ", 3) != 0];
     cli_note("%s:%d: skipped: %s", path, line, why);
+}
+
+/* The problems of a list once each, in first-seen order, with how many
+ * times the list has each (times[], malloc'd); returns the count. */
+static int distinct(igemm_problem *probs, int n, int **times)
+{
+    int m = 0;
+    *times = calloc((size_t)n, sizeof **times);
+    if (!*times)
+        return n;
+    for (int i = 0; i < n; i++) {
+        char a[512], b[512];
+        igemm_problem_format(&probs[i], a, sizeof a);
+        int j = 0;
+        for (; j < m; j++) {
+            igemm_problem_format(&probs[j], b, sizeof b);
+            if (probs[j].dtype == probs[i].dtype && !strcmp(a, b))
+                break;
+        }
+        if (j == m)
+            probs[m++] = probs[i];
+        (*times)[j]++;
+    }
+    return m;
 }
 
 int cmd_conv(int argc, char **argv)
 {
     conv_opts o = {.iters = 1, .seed = 1};
-    int nskipped = 0;
+    int nskipped[2] = {0, 0}, not_commands = 0, *times = NULL;
     char **pargv = calloc((size_t)argc + 1, sizeof *pargv);
     int pargc, rc;
     if (!pargv)
@@ -504,10 +595,17 @@ int cmd_conv(int argc, char **argv)
             return rc;
         }
         char why[512];
-        if (igemm_problem_read_list(o.input, o.batch, &probs, &nprobs, NULL, list_skip, &nskipped, why, sizeof why) != IGEMM_OK) {
+        if (igemm_problem_read_log(o.input, o.batch, &probs, &nprobs, NULL, list_skip, nskipped, &not_commands, why,
+                                   sizeof why) != IGEMM_OK) {
             free(pargv);
             return usage_error("%s", why);
         }
+        int lines = nprobs;
+        nprobs = distinct(probs, nprobs, &times);
+        if (not_commands || nprobs < lines)
+            cli_note("%s: %d command line%s, %d distinct problem%s (each run once), %d other line%s left out", o.input,
+                     lines, lines == 1 ? "" : "s", nprobs, nprobs == 1 ? "" : "s", not_commands,
+                     not_commands == 1 ? "" : "s");
         for (int i = 0; i < nprobs && strcmp(argv[0], "conv"); i++) /* convfp16/convbfp16: every problem */
             probs[i].dtype = igemm_dtype_by_command(argv[0])->id;
     } else {
@@ -535,7 +633,7 @@ int cmd_conv(int argc, char **argv)
         }
     }
     free(pargv);
-    if (o.find && o.solution) {
+    if (o.find && (o.solution || o.miopen)) {
         free(probs);
         return usage_error("-s 1 (find) and --solution exclude each other");
     }
@@ -548,6 +646,11 @@ int cmd_conv(int argc, char **argv)
     opt.perfdb = o.perfdb;
     opt.device = o.device;
     opt.timing = o.time; /* HIP: events on the stream; untimed launches do not wait */
+    struct timespec find_t0 = {0};
+    if (o.find && (o.progress || isatty(2))) {
+        opt.progress = find_progress;
+        opt.progress_ctx = &find_t0;
+    }
     if (!o.backend || !strcmp(o.backend, "auto"))
         opt.backend = o.arch ? IGEMM_BACKEND_EMU : IGEMM_BACKEND_AUTO;
     else if (!strcmp(o.backend, "emu"))
@@ -578,6 +681,8 @@ int cmd_conv(int argc, char **argv)
         cli_note("running on the emulator (%s): %s", igemm_handle_arch(h), igemm_handle_fallback(h));
     if (!o.json && o.verify)
         cli_note("random data in [-1, 1) with seed %llu", o.seed);
+    if (o.iters > 1 && !strcmp(igemm_handle_backend(h), "emu") && !o.json)
+        cli_note("-i %d: the emulator's result and modeled time are the same each time: emulated once", o.iters);
     if (o.wall && !o.time) /* MIOpenDriver's words */
         cli_note("'--wall %d' is ignored because '--time' is not set", o.wall);
     int failed = 0, worst = 0;
@@ -589,26 +694,39 @@ int cmd_conv(int argc, char **argv)
             igemm_problem_format(&probs[i], args, sizeof args);
             struct timespec now;
             clock_gettime(CLOCK_MONOTONIC, &now);
-            fprintf(stderr, "[%d/%d] conv %s  (%.1f s elapsed, %d failed)\n", i + 1, nprobs, args,
-                    (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9, failed);
+            double el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+            char left[64] = "";
+            if (i > 0) /* the mean time of the problems so far, for the rest */
+                snprintf(left, sizeof left, ", about %.0f s left", el / i * (nprobs - i));
+            fprintf(stderr, "[%d/%d] %s %s  (%.1f s elapsed%s, %d failed)\n", i + 1, nprobs,
+                    igemm_problem_command(&probs[i]), args, el, left, failed);
         }
+        conv_opts po = o;
+        char picked[128];
+        if (o.miopen)
+            po.solution = miopen_choice(h, &probs[i], &o, picked, sizeof picked);
         conv_result r;
-        rc = run_one(h, &probs[i], &o, &r);
+        rc = run_one(h, &probs[i], &po, &r);
         if (r.ok || r.verified)
-            report(h, &probs[i], &o, &r);
+            report(h, &probs[i], &po, &r);
+        if (times && times[i] > 1 && !o.json && (r.ok || r.verified))
+            printf("  %s has this problem %d times: run once\n", o.input, times[i]);
         if (rc) {
             failed++;
             if (rc > worst)
                 worst = rc;
         }
     }
-    if ((nprobs > 1 || nskipped) && !o.json) {
+    if ((nprobs > 1 || nskipped[0] || nskipped[1]) && !o.json) {
         printf("%d of %d problems %s", nprobs - failed, nprobs, o.verify ? "passed" : "ran");
-        if (nskipped)
-            printf(", %d skipped (other directions than backward data)", nskipped);
+        if (nskipped[0])
+            printf(", %d skipped (other directions than backward data)", nskipped[0]);
+        if (nskipped[1])
+            printf(", %d skipped (commands igemm cannot run: see the notes)", nskipped[1]);
         printf("\n");
     }
     igemm_destroy(h);
+    free(times);
     free(probs);
     return worst;
 }

@@ -11,6 +11,7 @@
 #include "../conv/half.h"
 #include "../conv/problem.h"
 #include "../conv/solver.h"
+#include "miopen_solvers.h"
 
 double miopen_average(double total, double first, int iters)
 {
@@ -18,22 +19,14 @@ double miopen_average(double total, double first, int iters)
 }
 
 /* MIOpen's algorithm numbers (miopenConvBwdDataAlgorithm_t): the naive
- * kernel is a direct convolution (1), v4r1 an implicit GEMM (5). Solution
- * ids are 1 + the index of `igemm solutions` (MIOpen's 0 means none). */
+ * kernel is a direct convolution (1), v4r1 an implicit GEMM (5). The
+ * solution id is MIOpen's of the corresponding solver (miopen_solvers.c). */
 static int algorithm(const solver *s) { return s && s->kind == SOLVER_NAIVE ? 1 : 5; }
-
-static int solution_id(const char *name)
-{
-    for (int i = 0; i < igemm_solution_count(); i++)
-        if (!strcmp(igemm_solution_name(i), name))
-            return i + 1;
-    return 0;
-}
 
 void miopen_print_time(const igemm_problem *p, const char *solution, double avg_ms, const char *modeled_arch)
 {
     printf("MIOpen Backward Data Conv. Algorithm: %d, Solution: %d/%s\n", algorithm(solver_find(solution)),
-           solution_id(solution), solution);
+           miopen_solver_id_of(solution), solution);
     if (modeled_arch)
         printf("Modeled Kernel Time Backward Data Conv. Elapsed: %f ms (average; timing model of %s, not measured)\n",
                avg_ms, modeled_arch);
@@ -47,9 +40,11 @@ void miopen_print_time(const igemm_problem *p, const char *solution, double avg_
     size_t flop = (size_t)2 * p->n * p->c * p->y * p->x * p->k * sh.ho * sh.wo / p->groups;
     size_t read = (size_t)p->n * p->c * p->k * es + (size_t)sh.w_elems * es;
     size_t written = (size_t)sh.dy_elems * es;
-    printf("stats: name, n, c, ho, wo, x, y, k, flopCnt, bytesRead, bytesWritten, GFLOPs, GB/s, timeMs\n");
-    printf("stats: %s%dx%du%d, %d, %d, %d, %d, %d, %d, %d,  %zu, %zu, %zu, %.0f, %.0f, %f\n", "bwdd-conv", p->y, p->x,
-           p->stride_h, p->n, p->c, p->y, p->x, p->k, sh.ho, sh.wo, flop, read, written, (double)flop / avg_ms / 1e6,
+    /* the columns of MIOpen 3.5 (ROCm 7, after ROCm/MIOpen#3854): each value
+       under its own header, one space before flopCnt */
+    printf("stats: name, n, c, ho, wo, y, x, k, flopCnt, bytesRead, bytesWritten, GFLOPs, GB/s, timeMs\n");
+    printf("stats: %s%dx%du%d, %d, %d, %d, %d, %d, %d, %d, %zu, %zu, %zu, %.0f, %.0f, %f\n", "bwdd-conv", p->y, p->x,
+           p->stride_h, p->n, p->c, sh.ho, sh.wo, p->y, p->x, p->k, flop, read, written, (double)flop / avg_ms / 1e6,
            (double)(read + written) / avg_ms / 1e6, avg_ms);
 }
 

@@ -1,7 +1,8 @@
 /* igemm plan: the launches of one problem, for launching them with the HIP
  * module API from any language.
  *
- *   igemm plan conv -n N -c C ... -F 2 --arch gfxNNN [--solution NAME] [--json]
+ *   igemm plan conv|convfp16|convbfp16 -n N -c C ... -F 2 --arch gfxNNN [--solution NAME] [--json]
+ *   (the command word gives the data type: the JSON's "dtype")
  *
  * Per launch: the code object file (<arch>.hsaco of share/igemm or the
  * build's co/), the kernel, grid (workgroups) and block (work-items), the
@@ -21,7 +22,7 @@
 
 static void plan_help(void)
 {
-    printf("usage: igemm plan conv -n N -c C -H H -W W -k K -y Y -x X [-p -q -u -v -l -j -g] -F 2\n"
+    printf("usage: igemm plan conv|convfp16|convbfp16 -n N -c C -H H -W W -k K -y Y -x X [-p -q -u -v -l -j -g] -F 2\n"
            "                  --arch TARGET [--solution NAME] [--json]\n"
            "The kernel launches of one backward-data problem on TARGET (%s): code object,\n"
            "kernel, grid, block, LDS bytes, argument bytes (hex) and the offsets of the dx, dy\n"
@@ -62,12 +63,14 @@ static void print_plan(const igemm_problem *p, const target *t, const char *solu
     igemm_problem_format(p, args, sizeof args);
     igemm_shape sh;
     igemm_shape_init(&sh, p, NULL, 0);
-    long long bytes[3] = {sh.dx_elems * 4, sh.dy_elems * 4, sh.w_elems * 4};
+    long long es = igemm_dtype_get(p->dtype)->bytes;
+    long long bytes[3] = {sh.dx_elems * es, sh.dy_elems * es, sh.w_elems * es};
     if (json) {
-        printf("{\n  \"problem\": \"%s -F 2\",\n  \"arch\": \"%s\",\n  \"code_object\": \"%s.hsaco\",\n"
-               "  \"solution\": \"%s\",\n  \"layout\": \"%s\",\n  \"tensor_bytes\": {\"dx\": %lld, \"dy\": %lld, "
-               "\"w\": %lld},\n  \"launches\": [",
-               args, t->name, t->name, solution, igemm_layout_get(p->layout)->upper, bytes[0], bytes[1], bytes[2]);
+        printf("{\n  \"problem\": \"%s %s -F 2\",\n  \"arch\": \"%s\",\n  \"code_object\": \"%s.hsaco\",\n"
+               "  \"solution\": \"%s\",\n  \"dtype\": \"%s\",\n  \"layout\": \"%s\",\n  \"tensor_bytes\": {\"dx\": %lld, "
+               "\"dy\": %lld, \"w\": %lld},\n  \"launches\": [",
+               igemm_problem_command(p), args, t->name, t->name, solution, igemm_dtype_get(p->dtype)->name,
+               igemm_layout_get(p->layout)->upper, bytes[0], bytes[1], bytes[2]);
         for (int i = 0; i < n; i++) {
             printf("%s\n    {\"kernel\": \"%s\", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], "
                    "\"lds_bytes\": %d, \"args_size\": %zu,\n     \"pointers\": {",
@@ -88,8 +91,8 @@ static void print_plan(const igemm_problem *p, const target *t, const char *solu
         printf("\n  ]\n}\n");
         return;
     }
-    printf("plan conv %s -F 2 on %s: %s, %d launch%s, code object %s.hsaco\n", args, t->name, solution, n,
-           n == 1 ? "" : "es", t->name);
+    printf("plan %s %s -F 2 on %s: %s, %d launch%s, code object %s.hsaco\n", igemm_problem_command(p), args, t->name,
+           solution, n, n == 1 ? "" : "es", t->name);
     for (int i = 0; i < n; i++) {
         printf("  %d: %s grid %u block %u lds %d args %zu bytes;", i + 1, l[i].kernel, l[i].grid[0], l[i].block[0],
                kernel_lds(t, l[i].kernel), l[i].args_size);
@@ -109,8 +112,10 @@ int cmd_plan(int argc, char **argv)
         plan_help();
         return 0;
     }
-    if (argc < 2 || strcmp(argv[1], "conv"))
-        return usage_error("plan: expected 'igemm plan conv PROBLEM --arch TARGET' (igemm plan --help)");
+    const igemm_dtype_desc *cmd = argc >= 2 ? igemm_dtype_by_command(argv[1]) : NULL;
+    if (!cmd)
+        return usage_error("plan: expected 'igemm plan conv|convfp16|convbfp16 PROBLEM --arch TARGET' (igemm plan "
+                           "--help)");
     const char *arch = NULL, *solution = NULL;
     int json = 0, pargc = 0;
     char **pargv = calloc((size_t)argc + 1, sizeof *pargv);
@@ -135,6 +140,7 @@ int cmd_plan(int argc, char **argv)
     free(pargv);
     if (bad)
         return usage_error("%s", why);
+    p.dtype = cmd->id;
     if (igemm_problem_check(&p, why, sizeof why) != IGEMM_OK)
         return usage_error("%s", why);
     if (!arch)

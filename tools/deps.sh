@@ -32,6 +32,7 @@ build)
     [ -f /usr/include/cmocka.h ] || missing="$missing libcmocka-dev"
     [ -f /usr/include/hip/hip_runtime_api.h ] || missing="$missing libamdhip64-dev"
     command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
+    command -v cmake >/dev/null 2>&1 || missing="$missing cmake"
     ;;
 python)
     apt_flags=" --no-install-recommends"

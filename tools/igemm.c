@@ -20,11 +20,31 @@
 #include "../include/igemm.h"
 #include "cli.h"
 
+/* The library names the C caller's knobs (IGEMM_KNOB_*); the CLI's user
+ * has flags: msg with each phrase replaced, in place. */
+static void cli_knobs(char *msg, size_t cap)
+{
+    static const char *const knob[][2] = {
+        {IGEMM_KNOB_EMU " with " IGEMM_KNOB_ARCH, "--backend emu --arch TARGET"},
+        {IGEMM_KNOB_EMU, "--backend emu"},
+        {IGEMM_KNOB_ARCH, "--arch"},
+    };
+    for (size_t k = 0; k < sizeof knob / sizeof knob[0]; k++)
+        for (char *at; (at = strstr(msg, knob[k][0]));) {
+            size_t old = strlen(knob[k][0]), rep = strlen(knob[k][1]), tail = strlen(at + old) + 1;
+            if (rep > old && strlen(msg) + rep - old >= cap)
+                break;
+            memmove(at + rep, at + old, tail);
+            memcpy(at, knob[k][1], rep);
+        }
+}
+
 /* prefix + the message on one line of stderr. */
 static void say(const char *prefix, const char *fmt, va_list ap)
 {
     char msg[4096];
     vsnprintf(msg, sizeof msg, fmt, ap);
+    cli_knobs(msg, sizeof msg);
     fputs(prefix, stderr);
     for (const unsigned char *c = (const unsigned char *)msg; *c; c++) {
         if (*c == '\n')
@@ -109,6 +129,10 @@ static int run(int argc, char **argv)
     if (!strcmp(argv[1], "--version")) {
         printf("igemm %s (library %s)\n", IGEMM_VERSION, igemm_version());
         return 0;
+    }
+    while (argc > 2 && driver_is_env_assignment(argv[1])) { /* "igemm MIOPEN_FIND_MODE=1 ./bin/MIOpenDriver ..." */
+        argc--;
+        argv++;
     }
     if (driver_is_program(argv[1])) { /* "igemm ./bin/MIOpenDriver conv ...": a pasted command line */
         argc--;

@@ -59,24 +59,9 @@ static void column_offsets(v4r1_kw *w, opnd v_coff, opnd v_q, sv hiwi_bytes, opn
     sv_free(e, chiwi_bytes);
 }
 
-/* fp32 accumulator v to the tensors' 16-bit type in its low half, rounded
- * to nearest even: fp16 by the conversion (overflow to inf, subnormals
- * kept); bf16 by adding 0x7fff plus the result's lowest bit and keeping the
- * top half, NaN kept a quiet NaN (v_nan holds 0x7fc0). */
-static void narrow(v4r1_kw *w, opnd v, opnd v_tmp, opnd v_nan)
-{
-    emit *e = w->e;
-    if (w->dt->id == IGEMM_FP16) {
-        e_vop1(e, "v_cvt_f16_f32", v, v);
-    } else if (w->dt->id == IGEMM_BF16) {
-        e_vopc(e, "v_cmp_u_f32", w->s_m, v, v);
-        e_vop3(e, "v_bfe_u32", v_tmp, v, imm(16), imm(1));
-        h_vadd(e, v, v, v_tmp);
-        h_vadd(e, v, imm(0x7fff), v);
-        e_vop2(e, "v_lshrrev_b32", v, imm(16), v);
-        e_cndmask(e, v, v, v_nan, w->s_m);
-    }
-}
+/* fp32 accumulator v to the tensors' 16-bit type in its low half
+ * (h_narrow16). */
+static void narrow(v4r1_kw *w, opnd v, opnd v_tmp, opnd v_nan) { h_narrow16(w->e, w->dt->id, v, v_tmp, v_nan, w->s_m); }
 
 /* What the stores of the C tile share: dx's buffer resource (NCHW: its
  * base moves per row from s_dxbase; NHWC: it stays at the tile's first

@@ -362,16 +362,8 @@ void v4r1_load_tile(v4r1_kw *w)
     e_label(e, l_done);
 }
 
-/* A 16-bit element (low half of v) widened to fp32 in place: fp16 by the
- * conversion (exact, subnormals included), bf16 by moving it to the high
- * half (bf16 is the top half of an fp32). */
-static void widen(v4r1_kw *w, opnd v)
-{
-    if (w->dt->id == IGEMM_FP16)
-        e_vop1(w->e, "v_cvt_f32_f16", v, v);
-    else if (w->dt->id == IGEMM_BF16)
-        e_vop2(w->e, "v_lshlrev_b32", v, imm(16), v);
-}
+/* A 16-bit element (low half of v) widened to fp32 in place (h_widen16). */
+static void widen(v4r1_kw *w, opnd v) { h_widen16(w->e, w->dt->id, v); }
 
 /* k quads: write the thread's W packed quads, columns `step` apart: 8*W
  * contiguous bytes (step 1), or one quad per column. */

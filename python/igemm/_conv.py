@@ -23,7 +23,9 @@ class RunInfo:
     kernels launched; backend ("emu", "hip") and arch (target). On the
     emulator modeled_cycles is the modeled issue-cycle count (a model, not a
     measurement; docs/EMULATOR.md) and instructions the emulated wave
-    instructions; on HIP time_ms is the event-timed duration of the launches.
+    instructions (time_ms is None there: nothing is measured); on HIP
+    time_ms is the event-timed duration of the launches when the call asked
+    for timing (conv_bwd_data(..., timing=True)), else None.
     """
     solution: str
     source: str
@@ -86,7 +88,10 @@ def _shape4(v):
     return None
 
 
-def _problem(dy_shape, w_shape, input_size, stride, padding, dilation, groups, dtype, layout):
+_FP16_MODES = {"accurate": 0, "flush": 1}
+
+
+def _problem(dy_shape, w_shape, input_size, stride, padding, dilation, groups, dtype, layout, fp16_mode="accurate"):
     """The igemm_problem, checked by the library, and consistent with the
     shapes of dy and w."""
     groups, = _ints((groups,), 1, "groups", "an int")
@@ -104,6 +109,9 @@ def _problem(dy_shape, w_shape, input_size, stride, padding, dilation, groups, d
     p.stride_h, p.stride_w = _pair(stride, "stride")
     p.pad_h, p.pad_w = _pair(padding, "padding")
     p.dil_h, p.dil_w = _pair(dilation, "dilation")
+    if fp16_mode not in _FP16_MODES:
+        raise ValueError(f"igemm: fp16_mode {fp16_mode!r} is neither 'accurate' nor 'flush'")
+    p.fp16_mode = _FP16_MODES[fp16_mode]
     why = ctypes.create_string_buffer(512)
     st = _lib.lib.igemm_problem_check(ctypes.byref(p), why, len(why))
     if st != _lib.OK:
@@ -118,7 +126,7 @@ def _problem(dy_shape, w_shape, input_size, stride, padding, dilation, groups, d
     return p
 
 
-def _handle(backend, arch, device):
+def _handle(backend, arch, device, perfdb=None, timing=False):
     """The handle for a call whose tensors live on `device`."""
     if backend not in _BACKENDS:
         raise ValueError(f"igemm: unknown backend {backend!r} (auto, emu, hip)")
@@ -126,11 +134,11 @@ def _handle(backend, arch, device):
         raise ValueError(f"igemm: backend 'emu' runs on host memory, but the tensors are on HIP device {device[1]} "
                          "(move them with .cpu(), or use backend='hip')")
     if backend == "hip" or device != HOST:
-        h = _handles.get(_lib.BACKEND_HIP, None, device[1])
+        h = _handles.get(_lib.BACKEND_HIP, None, device[1], perfdb, timing)
         if arch is not None and arch != h.arch:
             raise ValueError(f"igemm: arch {arch!r} was asked for, but HIP device {device[1]} is a {h.arch}")
         return h
-    return _handles.get(_lib.BACKEND_EMU, arch, 0)
+    return _handles.get(_lib.BACKEND_EMU, arch, 0, perfdb)
 
 
 def _buffers(dy, w, defer=False):
@@ -171,16 +179,17 @@ def applicable(dy, w, input_size, stride=1, padding=0, dilation=1, groups=1, arc
     return Applicability(st == _lib.OK, _lib.status_name(st), why.value.decode() if st != _lib.OK else "")
 
 
-def _run_info(h, ri):
+def _run_info(h, ri, timed):
     emu = h.backend == "emu"
     return RunInfo(solution=ri.solution.decode(), source=ri.source.decode(), launches=ri.launches,
                    kernels=tuple(k for k in ri.kernels.decode().split(",") if k), backend=h.backend, arch=h.arch,
-                   time_ms=None if emu else ri.ms, modeled_cycles=ri.cycles if emu else None,
+                   time_ms=None if emu or not timed else ri.ms, modeled_cycles=ri.cycles if emu else None,
                    instructions=ri.insts if emu else None)
 
 
-def _staged(h, p, sol, bdx, bdy, bw, ri):
-    """HIP on host data: device buffers, copies in, the run, the copy out."""
+def _staged(h, bdx, bdy, bw, call):
+    """HIP on host data: device buffers, copies in, call(dx, dy, w) on them,
+    the copy out."""
     lib, ptrs = _lib.lib, []
     try:
         for b in (bdx, bdy, bw):
@@ -190,8 +199,10 @@ def _staged(h, p, sol, bdx, bdy, bw, ri):
         h.check(lib.igemm_set_stream(h.h, None))
         h.check(lib.igemm_copy_to_device(h.h, ptrs[1], bdy.ptr, bdy.nbytes))
         h.check(lib.igemm_copy_to_device(h.h, ptrs[2], bw.ptr, bw.nbytes))
-        h.check(lib.igemm_conv_bwd_data_ex(h.h, ctypes.byref(p), sol, ptrs[0], ptrs[1], ptrs[2], ctypes.byref(ri)))
-        h.check(lib.igemm_copy_to_host(h.h, bdx.ptr, ptrs[0], bdx.nbytes))
+        st = call(*ptrs)
+        if st in (_lib.OK, _lib.ERR_IO):  # IO: find's results stand, only the perf-db was not written
+            h.check(lib.igemm_copy_to_host(h.h, bdx.ptr, ptrs[0], bdx.nbytes))
+        return st
     finally:
         for d in ptrs:
             lib.igemm_free(h.h, d)
@@ -214,32 +225,51 @@ def _empty_batch(bdy, bw, input_size, stride, padding, dilation, groups, arch, b
                        instructions=0 if h.backend == "emu" else None)
 
 
+def _on_handle(h, bdx, bdy, bw, call):
+    """call(dx, dy, w) where the handle's kernels can reach the tensors (a
+    torch tensor on HIP: torch's current stream); its status."""
+    if h.backend == "hip" and bdy.device == HOST:
+        return _staged(h, bdx, bdy, bw, call)
+    if h.backend == "hip":
+        torch = __import__("torch")
+        h.check(_lib.lib.igemm_set_stream(h.h, torch.cuda.current_stream(bdy.obj.device).cuda_stream))
+    return call(bdx.ptr, bdy.ptr, bw.ptr)
+
+
 def conv_bwd_data(dy, w, input_size, stride=1, padding=0, dilation=1, groups=1, arch=None, backend="auto",
-                  solution=None, return_info=False):
+                  solution=None, return_info=False, perfdb=None, fp16_mode="accurate", timing=False):
     """dx, the gradient of a 2-D convolution's input, from dy (N, K, Ho, Wo)
     and w (K, C/groups, Y, X), like torch.nn.grad.conv2d_input.
 
     input_size: (N, C, H, W) or (H, W) of dx. stride, padding, dilation: an
     int or an (h, w) pair. dy and w are numpy arrays or torch tensors of one
-    dtype; dx comes back as the same kind, dtype, layout (dy's) and device.
+    dtype (float32, float16, bfloat16) and layout (NCHW, or NHWC as torch's
+    channels_last); dx comes back as the same kind, dtype, layout (dy's) and
+    device.
     backend "auto": host data (numpy, CPU tensors) runs on the emulator of
     `arch` (default gfx906), ROCm device tensors on HIP on torch's current
     stream; "emu" and "hip" force one (HIP on host data copies through
     device buffers). solution: a configuration name (igemm.solutions());
-    None lets the library choose. With return_info=True the result is
-    (dx, RunInfo). Batch 0 gives an empty dx (0, C, H, W) as torch does,
-    nothing run. Data that must be copied to a layout (an expanded,
-    stride-0 view among them) is copied only after the library accepted
-    the problem. Errors: IgemmError with the library's message (an
-    unsupported dtype or layout, an invalid problem, no GPU for 'hip'),
-    ValueError / TypeError for arguments the library never sees.
+    None lets the library choose: the perf-db's record (perfdb: a file
+    igemm.find wrote; None: $IGEMM_USER_DB_PATH/igemm.udb when that is set),
+    else the heuristic. fp16_mode "flush" lets fp16 run on kernels that
+    flush subnormals (gfx90a's fp16 MFMAs). timing=True (HIP): time the
+    launches with events, RunInfo.time_ms (the call then waits for them).
+    With return_info=True the result is (dx, RunInfo). Batch 0 gives an
+    empty dx (0, C, H, W) as torch does, nothing run. Data that must be
+    copied to a layout (an expanded, stride-0 view among them) is copied
+    only after the library accepted the problem. Errors: IgemmError with
+    the library's message (an unsupported dtype or layout, an invalid
+    problem, no GPU for 'hip'), ValueError / TypeError for arguments the
+    library never sees.
     """
     global _runs
     bdy, bw = _buffers(dy, w, defer=True)
     if bdy.shape[0] == 0:
         return _empty_batch(bdy, bw, input_size, stride, padding, dilation, groups, arch, backend, return_info)
-    p = _problem(bdy.shape, bw.shape, input_size, stride, padding, dilation, groups, bdy.dtype, bdy.layout)
-    h = _handle(backend, arch, bdy.device)
+    p = _problem(bdy.shape, bw.shape, input_size, stride, padding, dilation, groups, bdy.dtype, bdy.layout,
+                 fp16_mode)
+    h = _handle(backend, arch, bdy.device, perfdb, timing)
     sol = solution.encode() if solution else None
     # the library's refusal comes before any copy (an expanded dy of a
     # problem it refuses would otherwise be materialized first)
@@ -253,14 +283,48 @@ def conv_bwd_data(dy, w, input_size, stride=1, padding=0, dilation=1, groups=1, 
     bdx = bdy.empty((p.n, p.c, p.hi, p.wi), "dx")
     ri = _lib.RunInfoC()
     with h.lock:
-        if h.backend == "hip" and bdy.device == HOST:
-            _staged(h, p, sol, bdx, bdy, bw, ri)
-        else:
-            if h.backend == "hip":
-                torch = __import__("torch")
-                h.check(_lib.lib.igemm_set_stream(h.h, torch.cuda.current_stream(bdy.obj.device).cuda_stream))
-            h.check(_lib.lib.igemm_conv_bwd_data_ex(h.h, ctypes.byref(p), sol, bdx.ptr, bdy.ptr, bw.ptr,
-                                                    ctypes.byref(ri)))
+        h.check(_on_handle(h, bdx, bdy, bw, lambda dx_, dy_, w_: _lib.lib.igemm_conv_bwd_data_ex(
+            h.h, ctypes.byref(p), sol, dx_, dy_, w_, ctypes.byref(ri))))
     _runs += 1
     _problems_seen.add((h.arch, tuple(getattr(p, f) for f, _ in _lib.Problem._fields_)))
-    return (bdx.obj, _run_info(h, ri)) if return_info else bdx.obj
+    return (bdx.obj, _run_info(h, ri, timing)) if return_info else bdx.obj
+
+
+@dataclass(frozen=True)
+class FindResult:
+    """One configuration as igemm.find measured it: cost in unit ("ms" on
+    HIP, event-timed; "cycles" on the emulator: modeled, not measured);
+    ok False (cost None) when it failed to run, status_name saying why."""
+    solution: str
+    ok: bool
+    status_name: str
+    cost: Optional[float]
+    unit: str
+
+
+def find(dy, w, input_size, stride=1, padding=0, dilation=1, groups=1, arch=None, backend="auto", perfdb=None,
+         fp16_mode="accurate"):
+    """Find mode, as MIOpen's find-db serves PyTorch: run every configuration
+    that applies to this problem, measure each, and keep the best in the
+    handle and, with a perf-db file (perfdb, or $IGEMM_USER_DB_PATH/igemm.udb
+    when perfdb is None and that is set), in that file, where later
+    conv_bwd_data calls with the same perfdb (and igemm.torch.Conv2d with
+    igemm_perfdb) find it (RunInfo.source "perfdb"). Arguments as
+    conv_bwd_data. Returns (dx, [FindResult, fastest first]). A perf-db that
+    cannot be written raises IgemmError (IGEMM_ERR_IO) after the search."""
+    bdy, bw = _buffers(dy, w)
+    p = _problem(bdy.shape, bw.shape, input_size, stride, padding, dilation, groups, bdy.dtype, bdy.layout,
+                 fp16_mode)
+    h = _handle(backend, arch, bdy.device, perfdb)
+    bdx = bdy.empty((p.n, p.c, p.hi, p.wi), "dx")
+    n = _lib.lib.igemm_solution_count() + 1
+    res, count = (_lib.PerfC * n)(), ctypes.c_int()
+    with h.lock:
+        st = _on_handle(h, bdx, bdy, bw, lambda dx_, dy_, w_: _lib.lib.igemm_find(
+            h.h, ctypes.byref(p), dx_, dy_, w_, res, n, ctypes.byref(count)))
+        if st != _lib.OK:
+            raise h.error(st)
+    out = [FindResult(r.solution.decode(), r.status == _lib.OK, _lib.status_name(r.status),
+                      r.cost if r.status == _lib.OK else None, r.unit.decode() if r.unit else "")
+           for r in res[:min(count.value, n)]]
+    return bdx.obj, out

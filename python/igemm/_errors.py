@@ -20,8 +20,21 @@ class IgemmError(RuntimeError):
 
     def __init__(self, status, message):
         from ._lib import status_name
-        message = one_line(message)
+        message = _knobs(one_line(message))
         super().__init__(message)
         self.status = status
         self.status_name = status_name(status)
         self.message = message
+
+
+# The library names the C caller's knobs (include/igemm.h, IGEMM_KNOB_*);
+# a Python caller has keywords.
+_KNOBS = (("igemm_options.backend = IGEMM_BACKEND_EMU with igemm_options.arch", "backend='emu', arch=TARGET"),
+          ("igemm_options.backend = IGEMM_BACKEND_EMU", "backend='emu'"),
+          ("igemm_options.arch", "arch="))
+
+
+def _knobs(message):
+    for c, py in _KNOBS:
+        message = message.replace(c, py)
+    return message

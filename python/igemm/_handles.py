@@ -3,6 +3,7 @@ and kept for the life of the process: the target's code object is loaded
 once, whatever the shapes that follow."""
 import atexit
 import ctypes
+import os
 import threading
 
 from . import _lib
@@ -16,8 +17,9 @@ _loads = 0
 class Handle:
     """A libigemm handle; calls on it are serialized by self.lock."""
 
-    def __init__(self, backend, arch, device):
-        opts = _lib.Options(backend=backend, arch=arch.encode() if arch else None, device=device)
+    def __init__(self, backend, arch, device, perfdb=None, timing=False):
+        opts = _lib.Options(backend=backend, arch=arch.encode() if arch else None, device=device,
+                            perfdb=os.fsencode(perfdb) if perfdb else None, timing=1 if timing else 0)
         h = ctypes.c_void_p()
         why = ctypes.create_string_buffer(1024)
         st = _lib.lib.igemm_create(ctypes.byref(h), ctypes.byref(opts), why, len(why))
@@ -41,15 +43,17 @@ class Handle:
             self.h = None
 
 
-def get(backend, arch, device=0):
-    """The cached handle for (backend, arch, device); created (the code object
-    loaded) the first time."""
+def get(backend, arch, device=0, perfdb=None, timing=False):
+    """The cached handle for (backend, arch, device, perfdb, timing); created
+    (the code object loaded, the perf-db read) the first time. perfdb None:
+    the library's default ($IGEMM_USER_DB_PATH/igemm.udb when that is set)."""
     global _loads
-    key = (backend, arch, device)
+    perfdb = os.path.abspath(os.fspath(perfdb)) if perfdb else None
+    key = (backend, arch, device, perfdb, bool(timing))
     with _cache_lock:
         h = _cache.get(key)
         if h is None:
-            h = _cache[key] = Handle(backend, arch, device)
+            h = _cache[key] = Handle(backend, arch, device, perfdb, timing)
             _loads += 1
         return h
 

@@ -23,6 +23,7 @@ STATUS_NAMES = (
     "IGEMM_ERR_NO_MEMORY", "IGEMM_ERR_IO",
 )
 OK, ERR_INVALID_ARG, ERR_UNSUPPORTED, ERR_NOT_APPLICABLE, ERR_NO_DEVICE = range(5)
+ERR_IO = STATUS_NAMES.index("IGEMM_ERR_IO")
 
 LAYOUT_NCHW, LAYOUT_NHWC = 0, 1
 FP32, FP16, BF16 = 0, 1, 2
@@ -46,6 +47,18 @@ class Options(ctypes.Structure):
         ("device", ctypes.c_int),
         ("emu_no_timing", ctypes.c_int),
         ("timing", ctypes.c_int),
+        ("progress", ctypes.c_void_p),
+        ("progress_ctx", ctypes.c_void_p),
+    ]
+
+
+class PerfC(ctypes.Structure):
+    _fields_ = [
+        ("solution", ctypes.c_char * 96),
+        ("status", ctypes.c_int),
+        ("cost", ctypes.c_double),
+        ("unit", ctypes.c_char_p),
+        ("launches", ctypes.c_int),
     ]
 
 
@@ -125,6 +138,7 @@ def _declare(lib):
         "igemm_applicable": (c_int, [c_void_p, P(Problem), c_char_p, c_char_p, c_size_t]),
         "igemm_conv_bwd_data_ex": (c_int, [c_void_p, P(Problem), c_char_p, c_void_p, c_void_p, c_void_p,
                                            P(RunInfoC)]),
+        "igemm_find": (c_int, [c_void_p, P(Problem), c_void_p, c_void_p, c_void_p, P(PerfC), c_int, P(c_int)]),
     }
     for name, (res, args) in sig.items():
         fn = getattr(lib, name)

@@ -15,7 +15,10 @@ import torch
 import torch.nn.functional as F
 from torch.autograd.function import once_differentiable
 
-from ._conv import conv_bwd_data
+from ._conv import conv_bwd_data, find
+
+
+_found = set()  # the problems igemm_find=True modules have searched in this process
 
 
 class Conv2dFunction(torch.autograd.Function):
@@ -36,7 +39,16 @@ class Conv2dFunction(torch.autograd.Function):
         stride, padding, dilation, groups = ctx.conv
         dx = dw = db = None
         if ctx.needs_input_grad[0]:
-            dx = conv_bwd_data(dy, w, tuple(x.shape), stride, padding, dilation, groups, **ctx.igemm_kw)
+            kw = dict(ctx.igemm_kw)
+            key = (tuple(dy.shape), tuple(w.shape), tuple(x.shape), stride, padding, dilation, groups, dy.dtype,
+                   kw.get("arch"), kw.get("perfdb"))
+            if kw.pop("find") and kw.get("solution") is None and key not in _found:
+                # the first backward of a shape: find mode (MIOpen's find-db way), then the perf-db serves it
+                kw.pop("solution")
+                dx, _ = find(dy, w, tuple(x.shape), stride, padding, dilation, groups, **kw)
+                _found.add(key)
+            else:
+                dx = conv_bwd_data(dy, w, tuple(x.shape), stride, padding, dilation, groups, **kw)
         if ctx.needs_input_grad[1] or ctx.needs_input_grad[2]:
             mask = [False, ctx.needs_input_grad[1], ctx.needs_input_grad[2] and ctx.has_bias]
             _, dw, db = torch.ops.aten.convolution_backward(
@@ -57,21 +69,31 @@ class Conv2d(torch.nn.Conv2d):
     """torch.nn.Conv2d with the input gradient computed by igemm.
 
     Takes nn.Conv2d's arguments, plus igemm_arch (emulated target, None: the
-    library's default), igemm_backend ("auto", "emu", "hip") and
-    igemm_solution (a configuration name, None: the library's selection).
+    library's default), igemm_backend ("auto", "emu", "hip"),
+    igemm_solution (a configuration name, None: the library's selection),
+    igemm_perfdb (the perf-db file the selection reads, None: the library's
+    default, $IGEMM_USER_DB_PATH/igemm.udb when set), igemm_find (True: the
+    first backward of each shape runs igemm.find, which records the best
+    configuration in the perf-db; later ones read it) and igemm_fp16_mode
+    ("accurate", "flush").
     """
 
-    def __init__(self, *args, igemm_arch=None, igemm_backend="auto", igemm_solution=None, **kwargs):
+    def __init__(self, *args, igemm_arch=None, igemm_backend="auto", igemm_solution=None, igemm_perfdb=None,
+                 igemm_find=False, igemm_fp16_mode="accurate", **kwargs):
         super().__init__(*args, **kwargs)
         self.igemm_arch = igemm_arch
         self.igemm_backend = igemm_backend
         self.igemm_solution = igemm_solution
+        self.igemm_perfdb = igemm_perfdb
+        self.igemm_find = igemm_find
+        self.igemm_fp16_mode = igemm_fp16_mode
 
     def extra_repr(self):
         return super().extra_repr() + f", igemm_arch={self.igemm_arch}, igemm_backend={self.igemm_backend}"
 
     def _igemm_kw(self):
-        return {"arch": self.igemm_arch, "backend": self.igemm_backend, "solution": self.igemm_solution}
+        return {"arch": self.igemm_arch, "backend": self.igemm_backend, "solution": self.igemm_solution,
+                "perfdb": self.igemm_perfdb, "find": self.igemm_find, "fp16_mode": self.igemm_fp16_mode}
 
     def _conv_forward(self, input, weight, bias):
         if input.dim() == 3:  # unbatched (C, H, W), as nn.Conv2d accepts
@@ -102,7 +124,7 @@ class Conv2d(torch.nn.Conv2d):
 def convert(module, **igemm_kw):
     """module with every torch.nn.Conv2d (itself included) replaced by an
     igemm Conv2d holding the same parameters; igemm_kw: igemm_arch,
-    igemm_backend, igemm_solution."""
+    igemm_backend, igemm_solution, igemm_perfdb, igemm_find, igemm_fp16_mode."""
     if isinstance(module, torch.nn.Conv2d) and not isinstance(module, Conv2d):
         return Conv2d.from_torch(module, **igemm_kw)
     for name, child in module.named_children():

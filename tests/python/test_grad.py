@@ -69,7 +69,7 @@ class Solutions(unittest.TestCase):
             with self.subTest(solution=name):
                 # a configuration takes its own type (the 16-bit rule then applies: the
                 # reference of the rounded data) and layout (NHWC: channels-last data)
-                t = next((v for k, v in types.items() if k in name), torch.float32)
+                t = next((v for k, v in types.items() if k in name + "_"), torch.float32)  # naive_fp16 too
                 d, ww, r, a = dy, w, ref, abs_sum
                 if t != torch.float32:
                     d, ww = dy.to(t), w.to(t)
