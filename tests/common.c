@@ -481,11 +481,14 @@ int tc_run_case_ex(igemm_handle *h, const igemm_problem *p, const char *solution
     }
     /* instruction counts come from the emulator backend only (HIP reports none) */
     bool emu = !strcmp(igemm_handle_backend(h), "emu");
-    /* a v4r1 configuration's kernel has its name; naive, naive_fp16, naive_bf16: igemm_bwd_naive_nchw_<type> */
+    /* a v4r1 configuration's kernel has its name; naive: igemm_bwd_naive_nchw_fp32 (the name it kept from
+       before it took strides), naive_fp16 / naive_bf16: igemm_bwd_naive_<type> */
     char kern[128];
     snprintf(kern, sizeof kern, "%s", res->ri.solution);
-    if (!strncmp(res->ri.solution, "naive", 5))
-        snprintf(kern, sizeof kern, "igemm_bwd_naive_nchw_%s", res->ri.solution[5] ? res->ri.solution + 6 : "fp32");
+    if (!strcmp(res->ri.solution, "naive"))
+        snprintf(kern, sizeof kern, "igemm_bwd_naive_nchw_fp32");
+    else if (!strncmp(res->ri.solution, "naive_", 6))
+        snprintf(kern, sizeof kern, "igemm_bwd_naive_%s", res->ri.solution + 6);
     if (!strstr(res->ri.kernels, kern) || res->ri.launches < 1 || (emu && !res->ri.insts)) {
         snprintf(msg, len, "run info: kernels '%s', %d launches, %llu instructions", res->ri.kernels,
                  res->ri.launches, (unsigned long long)res->ri.insts);
