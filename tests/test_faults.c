@@ -632,7 +632,7 @@ static void item13_messages(void **state)
     const char *plus[] = {"conv", "-n", "1", "-c", "+4", "-H", "6", "-W", "6", "-k", "4", NULL};
     expect_run(plus, &lim, 2, NEEDLES("got '+4'"));
     const char *sol[] = {"conv", "-n", "1", "-c", "4", "-H", "6", "-W", "6", "-k", "4", "-S", "-2147483649", NULL};
-    expect_run(sol, &lim, 2, NEEDLES("unknown solution '-2147483649'"));
+    expect_run(sol, &lim, 2, NEEDLES("flag '-S -2147483649': a MIOpen solver id is positive"));
     /* 2^20 * 2^20 * 2 pixels of one channel: dx has 2^41 elements */
     const char *big[] = {"conv", "-n", "2", "-c", "1", "-H", "1048576", "-W", "1048576", "-k", "1", NULL};
     expect_run(big, &lim, 2, NEEDLES("tensors too large: dx (n*c*H*W elements) exceeds the limit of 2^40"));

@@ -382,6 +382,12 @@ static void heuristic_picks_dot2_for_fp16(void **state)
         igemm_problem p32 = resnet50.s[i].p;
         if (igemm_select(h, &p32, name32, sizeof name32) != IGEMM_OK)
             fail_msg("%s fp32: igemm_select: %s", resnet50.s[i].text, igemm_last_error(h));
+        if (!strncmp(name, "naive", 5)) { /* the stem (3 channels): a naive kernel may be the pick */
+            if (p.c >= 64 && p.k >= 64)
+                fail_msg("gfx906 fp16 %s: the heuristic picks %s, not a _dot2 configuration", resnet50.s[i].text,
+                         name);
+            continue;
+        }
         const target *t = target_by_name("gfx906");
         double ratio = estimate_of(name, &p, t) / estimate_of(name32, &p32, t);
         print_message("  gfx906 fp16 %s: %s, estimated %.2f x the fp32 pick %s\n", resnet50.s[i].text, name, ratio,

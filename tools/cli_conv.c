@@ -167,8 +167,11 @@ static int parse_run_opt(conv_opts *o, const driver_flag *f, const char *a, cons
     o->solution = NULL;
     o->miopen = NULL;
     if (!parse_long(v, LONG_MIN, LONG_MAX, &x)) {
-        if (x <= 0)
+        if (x == 0 || x == -1)
             return 0;
+        if (x < 0)
+            return usage_error("flag '%s %s': a MIOpen solver id is positive (-1 and 0: the library's selection)", a,
+                               v);
         if (!(o->miopen = miopen_solver_by_id(x)))
             return usage_error("flag '%s %s': MIOpen has no backward-data solver with that id (our own "
                                "configurations: --solution NAME, 'igemm solutions' lists them)", a, v);
