@@ -6,9 +6,15 @@
  * Workgroups go to CUs round-robin in dispatch order: with A = min(CUs,
  * workgroups) active CUs, CU c runs workgroups c, c + A, c + 2A, ... Up to
  * TM_SAMPLE_CUS CUs spread over the active ones are simulated (CU 0, which
- * has the most workgroups, always); of each, the first `cap` workgroups
- * (at least 4 x what it holds at once); a CU with more is extrapolated
- * from the steady rate of the second half of its simulated workgroups.
+ * has the most workgroups, always); of each, `cap` workgroups (at least 4 x
+ * what it holds at once): all of them when it has no more, else windows of
+ * `win` consecutive workgroups (what it holds at once) spread evenly over
+ * its sequence, the first window at its start and the last at its end. A
+ * launch's workgroups are not alike (a multi-phase plan's phases run one
+ * after another in the grid: the GEMM phases first, then the phases that
+ * only write zeros), so the first `cap` alone would stand for phase 0 only.
+ * A CU with more workgroups is extrapolated from the rate of its simulated
+ * workgroups after the first window (the ramp).
  * The launch takes as long as its slowest sampled CU, or as the device's
  * L2 and HBM need for all the launch's lines, whichever is longer.
  *
@@ -43,6 +49,7 @@ struct emu_timing {
     int ns;                   /* sampled CUs */
     uint64_t cu[TM_SAMPLE_CUS];
     uint64_t cap;             /* traced workgroups per sampled CU */
+    uint64_t win;             /* consecutive workgroups per traced window (when a CU has more than cap) */
     emu_trace *tr;            /* [ns][cap][nwaves] */
     emu_trace **ptr;          /* the same as pointers, for tm_simulate_cu */
     atomic_size_t bytes;      /* trace memory in use */
@@ -106,6 +113,8 @@ emu_timing *emu_timing_begin(emu_device *d, const emu_kernel *k, uint64_t nwg, i
     if (cap < 2 * hold)
         cap = 2 * hold;
     uint64_t most = cu_count(tm, 0);
+    tm->win = hold;
+    cap -= cap % hold; /* whole windows: cap >= 2 * hold */
     tm->cap = cap < most ? cap : most;
     size_t n = (size_t)tm->ns * (size_t)tm->cap * (size_t)nwaves;
     tm->tr = calloc(n, sizeof *tm->tr);
@@ -121,14 +130,34 @@ emu_timing *emu_timing_begin(emu_device *d, const emu_kernel *k, uint64_t nwg, i
     return tm;
 }
 
+/* The trace slot of the j-th workgroup of sampled CU s, or -1 when it is not
+ * traced: slot j when the CU runs at most cap workgroups, else its place in
+ * one of the cap / win windows (window w starts at w * (n - win) / (windows -
+ * 1) of the CU's n workgroups; they never overlap, n > cap). */
+static int64_t trace_slot(const emu_timing *tm, int s, uint64_t j)
+{
+    uint64_t n = cu_count(tm, tm->cu[s]);
+    if (n <= tm->cap)
+        return j < n ? (int64_t)j : -1;
+    uint64_t nwin = tm->cap / tm->win;
+    for (uint64_t w = 0; w < nwin; w++) {
+        uint64_t start = w * (n - tm->win) / (nwin - 1);
+        if (j >= start && j < start + tm->win)
+            return (int64_t)(w * tm->win + (j - start));
+    }
+    return -1;
+}
+
 void emu_timing_attach(emu_timing *tm, uint64_t wg, wave *waves, int nwaves)
 {
     emu_trace *base = NULL;
     if (!tm->bad) {
         uint64_t c = wg % tm->active, j = wg / tm->active;
-        for (int s = 0; s < tm->ns && j < tm->cap; s++)
-            if (tm->cu[s] == c)
-                base = &tm->tr[((size_t)s * (size_t)tm->cap + (size_t)j) * (size_t)nwaves];
+        for (int s = 0; s < tm->ns; s++) {
+            int64_t slot = tm->cu[s] == c ? trace_slot(tm, s, j) : -1;
+            if (slot >= 0)
+                base = &tm->tr[((size_t)s * (size_t)tm->cap + (size_t)slot) * (size_t)nwaves];
+        }
     }
     for (int i = 0; i < nwaves; i++)
         waves[i].trace = base ? &base[i] : NULL;
@@ -154,8 +183,10 @@ static int time_cu(const emu_timing *tm, const tm_machine *m, int s, double *end
     for (int i = 0; i < EL_LATENCY; i++)
         busy[i] = r.busy[i];
     if (n > sim) {
+        /* the rate after the first window (the ramp), over windows spread
+           through the CU's sequence: every kind of workgroup in its share */
         qsort(wg_end, (size_t)sim, sizeof *wg_end, cmp_double);
-        uint64_t h = sim / 2;
+        uint64_t h = tm->win;
         double slope = (wg_end[sim - 1] - wg_end[h - 1]) / (double)(sim - h);
         *end = r.end + slope * (double)(n - sim);
         for (int i = 0; i < EL_LATENCY; i++)

@@ -337,6 +337,48 @@ static void test_latency(void **state)
     each_target(latency);
 }
 
+/* ---- a launch whose workgroups differ: heavy ones first, then empty ---- */
+
+/* 256-thread workgroups: those with id below `heavy` run the FMA loop of
+ * fma_peak, the others end at once (a multi-phase plan's order: its GEMM
+ * phases first, then phases that only store zeros). */
+static double mixed_launch(const char *arch, unsigned groups, unsigned heavy)
+{
+    tc_sbuf b = {0};
+    tc_put(&b, "    s_cmp_ge_u32 s2, %u\n    s_cbranch_scc1 .Ldone\n", heavy);
+    for (int i = 2; i < 36; i++)
+        tc_put(&b, "    v_mov_b32 v%d, 0\n", i);
+    tc_put(&b, "    s_mov_b32 s10, 64\n.Lloop:\n");
+    for (int i = 2; i < 34; i++)
+        tc_put(&b, "    v_fmac_f32 v%d, v34, v35\n", i);
+    tc_put(&b, "    s_sub_u32 s10, s10, 1\n    s_cmp_lg_u32 s10, 0\n    s_cbranch_scc1 .Lloop\n.Ldone:\n");
+    tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 40, .num_cu = CUS};
+    emu_stats st = run_timed(&sn, groups, 256, NULL, NULL);
+    free(b.s);
+    return kernel_cycles(&st, arch);
+}
+
+/* 512 workgroups per CU, far more than the CU's traced sample: when the
+ * first quarter are heavy and the rest empty, the launch takes about a
+ * quarter of the all-heavy time (the FMA work is a quarter; an empty
+ * workgroup costs a few cycles), not the all-heavy time that the CU's
+ * first workgroups alone would predict. */
+static void mixed(const char *arch)
+{
+    unsigned groups = 512 * CUS;
+    double all = mixed_launch(arch, groups, groups), quarter = mixed_launch(arch, groups, groups / 4);
+    row(arch, "1/4 of 1024 workgroups heavy, the rest empty: time / all heavy", quarter / all, 0.25, "x");
+    if (!(quarter / all > 0.2 && quarter / all < 0.35))
+        fail_msg("%s: a launch with its first quarter of workgroups heavy took %.3fx the all-heavy launch, expected "
+                 "about 0.25x", arch, quarter / all);
+}
+
+static void test_mixed_workgroups(void **state)
+{
+    (void)state;
+    each_target(mixed);
+}
+
 /* ---- occupancy: the same loop with few and with many VGPRs ---- */
 
 static void occupancy(const char *arch)
@@ -741,7 +783,7 @@ int main(void)
         cmocka_unit_test(test_fma_peak),   cmocka_unit_test(test_mfma_peak), cmocka_unit_test(test_lds_peak),
         cmocka_unit_test(test_stream_copy), cmocka_unit_test(test_latency),  cmocka_unit_test(test_occupancy),
         cmocka_unit_test(test_coalescing),  cmocka_unit_test(test_l1),       cmocka_unit_test(test_l2),
-        cmocka_unit_test(test_lds_conflicts), cmocka_unit_test(test_launches),
+        cmocka_unit_test(test_lds_conflicts), cmocka_unit_test(test_launches), cmocka_unit_test(test_mixed_workgroups),
         cmocka_unit_test(test_roofline),    cmocka_unit_test(test_cli_reports_modeled_time),
     };
     return cmocka_run_group_tests(tests, open_table, close_table);

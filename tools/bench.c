@@ -411,7 +411,8 @@ static void timing_table(FILE *f, const opts *o, const row *rows, int n, double 
                "matrix peak of the layer's data type, `igemm arch --peak TYPE`: %.1f TFLOP/s for %s; the FP32\n"
                "vector peak where the target has no MFMA of the type).\n"
                "Modeled, not measured: no AMD GPU ran these. *modeled us* covers every launch of the plan\n"
-               "one after another (zero fill included), without launch overhead; *limit* is the resource\n"
+               "one after another (zero fill and non-finite fixup included), each with the model's dispatch\n"
+               "cost (%.1f us a launch); *limit* is the resource\n"
                "busy longest (latency when none is busy half the time); *dyn/static* divides the modeled\n"
                "times of the dynamic kernel and its static twin. Rows are in the shape list's order;\n"
                "*issue-cycle us* repeats the multihead column above (the schedule model of issue cycles).\n"
@@ -420,7 +421,7 @@ static void timing_table(FILE *f, const opts *o, const row *rows, int n, double 
                "| layer | modeled us | TFLOP/s | of peak | limit | static twin us | dyn/static | issue-cycle us |\n"
                "|---|---:|---:|---:|---|---:|---:|---:|\n",
             t->name, t->num_cu, t->clock_ghz, layer_peak(t, n ? rows[0].p.dtype : IGEMM_FP32),
-            igemm_dtype_get(n ? rows[0].p.dtype : IGEMM_FP32)->name);
+            igemm_dtype_get(n ? rows[0].p.dtype : IGEMM_FP32)->name, t->tm.launch_us);
     double sum = 0, sum_st = 0, flops = 0;
     *worst = 0;
     for (int i = 0; i < n; i++) {
