@@ -124,10 +124,11 @@ static void reg_counts(const emu_kernel_info *ki, int *nv, int *na)
     *na = unified ? (ki->unified_total > ki->accum_offset ? ki->unified_total - ki->accum_offset : 0) : ki->agprs;
 }
 
-bool emu_regs_in_bounds(const emu_kernel *k, const emu_inst *in)
+/* The last register of in's first operand (reads, then writes) that lies
+ * beyond an allocation of nv VGPRs, na AGPRs and sgprs SGPRs (special
+ * SGPRs from 102 on are always there), or R_NONE when every one is inside. */
+static unsigned reg_beyond(const emu_inst *in, int nv, int na, int sgprs)
 {
-    int nv, na;
-    reg_counts(&k->info, &nv, &na);
     for (int pass = 0; pass < 2; pass++) {
         int n = pass ? in->nwr : in->nrd;
         const uint16_t *codes = pass ? in->wr : in->rd;
@@ -136,11 +137,18 @@ bool emu_regs_in_bounds(const emu_kernel *k, const emu_inst *in)
             unsigned code = codes[i], wd = widths[i];
             if (code >= R_A0 ? code - R_A0 + wd > (unsigned)na
                 : code >= R_V0 ? code - R_V0 + wd > (unsigned)nv
-                               : code + wd - 1 < 102 && code + wd > (unsigned)k->info.sgprs)
-                return false;
+                               : code + wd - 1 < 102 && code + wd > (unsigned)sgprs)
+                return code + wd - 1;
         }
     }
-    return true;
+    return R_NONE;
+}
+
+bool emu_regs_in_bounds(const emu_kernel *k, const emu_inst *in)
+{
+    int nv, na;
+    reg_counts(&k->info, &nv, &na);
+    return reg_beyond(in, nv, na, k->info.sgprs) == R_NONE;
 }
 
 /* Reads or overwrites of registers an outstanding load writes (the bounds
@@ -161,32 +169,17 @@ static int check_pending(wg_ctx *c, wave *w, const emu_inst *in)
     return 0;
 }
 
+/* The register operands of in against the wave's allocation (unless the
+ * loader found them inside: regs_ok), then against outstanding loads. */
 static int check_regs(wg_ctx *c, wave *w, const emu_inst *in)
 {
     const emu_kernel_info *ki = &c->k->info;
-    if (in->regs_ok)
-        return check_pending(c, w, in);
-    for (int pass = 0; pass < 2; pass++) {
-        int n = pass ? in->nwr : in->nrd;
-        const uint16_t *codes = pass ? in->wr : in->rd;
-        const uint8_t *widths = pass ? in->wrw : in->rdw;
-        for (int i = 0; i < n; i++) {
-            unsigned code = codes[i], wd = widths[i];
-            if (code >= R_A0) {
-                if (code - R_A0 + wd > (unsigned)w->na)
-                    return regs_fault(c, w, code + wd - 1);
-            } else if (code >= R_V0) {
-                if (code - R_V0 + wd > (unsigned)w->nv)
-                    return regs_fault(c, w, code + wd - 1);
-            } else if (code + wd - 1 < 102 && code + wd > (unsigned)ki->sgprs) {
-                return emu_fault(c, w, "s%u beyond the %d SGPRs the descriptor allocates", code + wd - 1, ki->sgprs);
-            }
-            for (unsigned j = 0; j < wd; j++)
-                if (*pend_slot(w, code + j))
-                    return pending_fault(c, w, code + j, pass);
-        }
-    }
-    return 0;
+    unsigned bad = in->regs_ok ? R_NONE : reg_beyond(in, w->nv, w->na, ki->sgprs);
+    if (bad >= R_V0 && bad != R_NONE)
+        return regs_fault(c, w, bad);
+    if (bad != R_NONE)
+        return emu_fault(c, w, "s%u beyond the %d SGPRs the descriptor allocates", bad, ki->sgprs);
+    return check_pending(c, w, in);
 }
 
 /* ---- outstanding memory operations ---- */

@@ -71,12 +71,16 @@ static bool ds_in_bounds(const wg_ctx *c, const uint32_t *addr, const uint32_t *
     return hi <= (uint64_t)c->lds_size && !(mis % (uint32_t)align);
 }
 
-/* The race bookkeeping of ds_plain's accesses (all in bounds), skipped for
- * an address an earlier lane of the instruction already recorded; kind is a
- * constant at each call, so lds_track specializes. */
-static inline __attribute__((always_inline)) int ds_track_lanes(wg_ctx *c, wave *w, const uint32_t *addr,
+/* The checks of ds_plain's accesses, lane by lane and within a lane element
+ * by element, skipped for an address an earlier lane of the instruction
+ * already checked. With full, each access is checked whole (bounds,
+ * alignment and races: lds_check); without, the accesses are known in
+ * bounds and aligned and only the race bookkeeping runs (lds_track). full
+ * and kind are constants at each call, so the loop specializes. */
+static inline __attribute__((always_inline)) int ds_check_lanes(wg_ctx *c, wave *w, const uint32_t *addr,
                                                                 const uint32_t *off, int nelem, int size,
-                                                                uint64_t exec, uint32_t seq, int kind)
+                                                                int align, uint64_t exec, uint32_t seq, int kind,
+                                                                bool full)
 {
     uint32_t seen[64];
     memset(seen, 0xff, sizeof seen);
@@ -88,7 +92,8 @@ static inline __attribute__((always_inline)) int ds_track_lanes(wg_ctx *c, wave 
             unsigned slot = (a >> 2) & 63;
             if (seen[slot] == a)
                 continue;
-            if (lds_track(c, w, a / 4, (a + (uint32_t)size - 1) / 4, kind, seq))
+            if (full ? lds_check(c, w, a, size, align, kind, seq)
+                     : lds_track(c, w, a / 4, (a + (uint32_t)size - 1) / 4, kind, seq))
                 return -1;
             seen[slot] = a;
         }
@@ -149,31 +154,14 @@ static int ds_plain(wg_ctx *c, wave *w, const emu_inst *in, int size, bool two, 
                 read ? vdst(w, in->dst.code, e * dwords + j) : vdst(w, in->src[1 + e].code, j);
     uint32_t off[2] = {two ? (uint32_t)(in->offset * size * stride) : (uint32_t)in->offset,
                        two ? (uint32_t)(in->offset1 * size * stride) : 0};
-    if (ds_in_bounds(c, addr, off, nelem, size, align, exec)) {
-        /* every access in bounds and aligned: only races can fault, and
-           they are found lane by lane in the same order as below */
-        if (read ? ds_track_lanes(c, w, addr, off, nelem, size, exec, seq, LDS_READ)
-                 : ds_track_lanes(c, w, addr, off, nelem, size, exec, seq, LDS_WRITE))
-            return -1;
-        ds_move(lds, addr, off, nelem, dwords, regs, exec, read);
-    } else {
-        uint32_t seen[64];
-        memset(seen, 0xff, sizeof seen);
-        for (int l = 0; l < 64; l++) {
-            if (!(exec >> l & 1))
-                continue;
-            for (int e = 0; e < nelem; e++) {
-                uint32_t a = addr[l] + off[e];
-                unsigned slot = (a >> 2) & 63;
-                if (seen[slot] != a) {
-                    if (lds_check(c, w, a, size, align, read ? LDS_READ : LDS_WRITE, seq))
-                        return -1;
-                    seen[slot] = a;
-                }
-            }
-        }
-        ds_move(lds, addr, off, nelem, dwords, regs, exec, read);
-    }
+    /* every access in bounds and aligned: only races can fault, and they
+       are found lane by lane in the same order as the full checks */
+    bool fast = ds_in_bounds(c, addr, off, nelem, size, align, exec);
+    if (fast ? (read ? ds_check_lanes(c, w, addr, off, nelem, size, align, exec, seq, LDS_READ, false)
+                     : ds_check_lanes(c, w, addr, off, nelem, size, align, exec, seq, LDS_WRITE, false))
+             : ds_check_lanes(c, w, addr, off, nelem, size, align, exec, seq, read ? LDS_READ : LDS_WRITE, true))
+        return -1;
+    ds_move(lds, addr, off, nelem, dwords, regs, exec, read);
     uint64_t bytes = (uint64_t)__builtin_popcountll(exec) * (uint64_t)(size * nelem);
     if (read) {
         c->stats.lds_read += bytes;

@@ -65,6 +65,42 @@ static void band_coords(emit *e, opnd s_args, opnd v_gid, opnd v_n, opnd v_cl, o
     rfree(e, v_t);
 }
 
+/* out += a * s, with tmp for the product: one term of the byte offsets
+ * below (every index times its stride). */
+static void mul_acc(emit *e, opnd v_out, opnd v_tmp, opnd v_a, opnd s)
+{
+    h_vmul_lo(e, v_tmp, v_a, s);
+    h_vadd(e, v_out, v_out, v_tmp);
+}
+
+/* out = a * sa + b * sb, with tmp for the second product. */
+static void offset2(emit *e, opnd v_out, opnd v_tmp, opnd v_a, opnd sa, opnd v_b, opnd sb)
+{
+    h_vmul_lo(e, v_out, v_a, sa);
+    mul_acc(e, v_out, v_tmp, v_b, sb);
+}
+
+/* A buffer resource for p of count * stride bytes (s_bytes: scratch). */
+static void rsrc_sized(emit *e, opnd s_rsrc, opnd p, opnd s_bytes, opnd count, opnd stride)
+{
+    e_sop2(e, "s_mul_i32", s_bytes, count, stride);
+    h_buffer_rsrc(e, s_rsrc, p, s_bytes);
+}
+
+/* One tap axis: pix = off + in, out = pix / stride, and mask = the lanes
+ * (of exec) where pix >= 0, pix % stride == 0 and out < limit. */
+static void tap_axis(emit *e, opnd s_mask, opnd s_tmp, opnd v_pix, opnd v_r, opnd v_out, opnd s_off, opnd v_in,
+                     opnd mdiv, opnd shift, opnd stride, opnd limit)
+{
+    h_vadd(e, v_pix, s_off, v_in);
+    e_vopc(e, "v_cmp_le_i32", s_mask, imm(0), v_pix);
+    h_mdiv_rem_v(e, v_r, v_out, v_pix, mdiv, shift, stride);
+    e_vopc(e, "v_cmp_eq_u32", sub(s_tmp, 0, 2), imm(0), v_r);
+    e_sop2(e, "s_and_b64", s_mask, s_mask, sub(s_tmp, 0, 2));
+    e_vopc(e, "v_cmp_gt_u32", sub(s_tmp, 0, 2), limit, v_out);
+    e_sop2(e, "s_and_b64", s_mask, s_mask, sub(s_tmp, 0, 2));
+}
+
 /* The sum over the filter taps and the channels of the group: for each
  * tap whose dy pixel exists (exec: the lanes where it does), acc += w * dy
  * over kk < K/G. */
@@ -88,13 +124,7 @@ static void tap_loops(emit *e, igemm_dtype dt, opnd s_args, opnd s_valid, opnd s
     h_smov(e, s_hoff, A(pad_h));
     e_label(e, l_y);
     h_smov(e, EXEC, s_valid);
-    h_vadd(e, v_h, s_hoff, v_hi);
-    e_vopc(e, "v_cmp_le_i32", s_vh, imm(0), v_h);
-    h_mdiv_rem_v(e, v_r, v_ho, v_h, A(mdiv_sh), A(shift_sh), A(stride_h));
-    e_vopc(e, "v_cmp_eq_u32", sub(s_tmp, 0, 2), imm(0), v_r);
-    e_sop2(e, "s_and_b64", s_vh, s_vh, sub(s_tmp, 0, 2));
-    e_vopc(e, "v_cmp_gt_u32", sub(s_tmp, 0, 2), A(ho), v_ho);
-    e_sop2(e, "s_and_b64", s_vh, s_vh, sub(s_tmp, 0, 2));
+    tap_axis(e, s_vh, s_tmp, v_h, v_r, v_ho, s_hoff, v_hi, A(mdiv_sh), A(shift_sh), A(stride_h), A(ho));
     e_sop2(e, "s_and_b64", s_vh, s_vh, s_valid);
     h_smov(e, EXEC, s_vh);
     e_branch(e, "s_cbranch_execz", l_y_next);
@@ -104,13 +134,7 @@ static void tap_loops(emit *e, igemm_dtype dt, opnd s_args, opnd s_valid, opnd s
     e_label(e, l_x);
     e_comment(e, "for x < X: w = wi + Pw - x*Dw, same conditions with Sw, Wo");
     h_smov(e, EXEC, s_vh);
-    h_vadd(e, v_w, s_woff, v_wi);
-    e_vopc(e, "v_cmp_le_i32", s_vw, imm(0), v_w);
-    h_mdiv_rem_v(e, v_r, v_wo, v_w, A(mdiv_sw), A(shift_sw), A(stride_w));
-    e_vopc(e, "v_cmp_eq_u32", sub(s_tmp, 0, 2), imm(0), v_r);
-    e_sop2(e, "s_and_b64", s_vw, s_vw, sub(s_tmp, 0, 2));
-    e_vopc(e, "v_cmp_gt_u32", sub(s_tmp, 0, 2), A(wo), v_wo);
-    e_sop2(e, "s_and_b64", s_vw, s_vw, sub(s_tmp, 0, 2));
+    tap_axis(e, s_vw, s_tmp, v_w, v_r, v_wo, s_woff, v_wi, A(mdiv_sw), A(shift_sw), A(stride_w), A(wo));
     e_sop2(e, "s_and_b64", EXEC, s_vw, s_vh);
     e_branch(e, "s_cbranch_execz", l_x_next);
 
@@ -119,9 +143,7 @@ static void tap_loops(emit *e, igemm_dtype dt, opnd s_args, opnd s_valid, opnd s
     e_sop2(e, "s_mul_i32", at(s_tmp, 3), s_x, A(w_sx));
     e_sop2(e, "s_add_u32", at(s_tmp, 2), at(s_tmp, 2), at(s_tmp, 3));
     h_vadd(e, v_ow, at(s_tmp, 2), v_wbase);
-    h_vmul_lo(e, v_od, v_ho, A(dy_sh));
-    h_vmul_lo(e, v_r, v_wo, A(dy_sw));
-    h_vadd(e, v_od, v_od, v_r);
+    offset2(e, v_od, v_r, v_ho, A(dy_sh), v_wo, A(dy_sw));
     h_vadd(e, v_od, v_od, v_dybase);
 
     h_smov(e, s_kk, imm(0));
@@ -198,16 +220,11 @@ static void naive(emit *e, const char *name, igemm_dtype dt)
     opnd v_dxoff = vreg(e, "v_dxoff", 1, 1), v_t = vreg(e, "v_tt", 1, 1);
     h_vmul_lo(e, v_t, v_g, A(cg));
     h_vadd(e, v_t, v_t, v_cl);
-    h_vmul_lo(e, v_dxoff, v_t, A(dx_sc));
-    h_vmul_lo(e, v_t, v_n, A(dx_sn));
-    h_vadd(e, v_dxoff, v_dxoff, v_t);
-    h_vmul_lo(e, v_t, v_hi, A(dx_sh));
-    h_vadd(e, v_dxoff, v_dxoff, v_t);
-    h_vmul_lo(e, v_t, v_wi, A(dx_sw));
-    h_vadd(e, v_dxoff, v_dxoff, v_t);
+    offset2(e, v_dxoff, v_t, v_t, A(dx_sc), v_n, A(dx_sn));
+    mul_acc(e, v_dxoff, v_t, v_hi, A(dx_sh));
+    mul_acc(e, v_dxoff, v_t, v_wi, A(dx_sw));
     opnd s_rsrc_dx = sreg(e, "s_rsrc_dx", 4, 4), s_bytes = at(s_tmp, 0);
-    e_sop2(e, "s_mul_i32", s_bytes, A(dx_sn), A(batch));
-    h_buffer_rsrc(e, s_rsrc_dx, p_dx, s_bytes);
+    rsrc_sized(e, s_rsrc_dx, p_dx, s_bytes, A(dx_sn), A(batch));
 
     opnd v_acc = vreg(e, "v_acc", 1, 1);
     label l_all = e_label_new(e, "compute");
@@ -226,22 +243,16 @@ static void naive(emit *e, const char *name, igemm_dtype dt)
     e_comment(e, "w base: (g*kg)*w_sk + cl*w_sc; dy base: n*dy_sn + (g*kg)*dy_sk");
     opnd v_gk = v_t, v_wbase = vreg(e, "v_wbase", 1, 1), v_dybase = vreg(e, "v_dybase", 1, 1);
     h_vmul_lo(e, v_gk, v_g, A(kg));
-    h_vmul_lo(e, v_wbase, v_gk, A(w_sk));
-    h_vmul_lo(e, v_dybase, v_cl, A(w_sc));
-    h_vadd(e, v_wbase, v_wbase, v_dybase);
-    h_vmul_lo(e, v_dybase, v_gk, A(dy_sk));
-    h_vmul_lo(e, v_gk, v_n, A(dy_sn));
-    h_vadd(e, v_dybase, v_dybase, v_gk);
+    offset2(e, v_wbase, v_dybase, v_gk, A(w_sk), v_cl, A(w_sc));
+    offset2(e, v_dybase, v_gk, v_gk, A(dy_sk), v_n, A(dy_sn));
     rfree(e, v_cl);
     rfree(e, v_g);
     rfree(e, v_n);
 
     e_comment(e, "buffer resources: dy and w with their byte sizes");
     opnd s_rsrc_dy = sreg(e, "s_rsrc_dy", 4, 4), s_rsrc_w = sreg(e, "s_rsrc_w", 4, 4);
-    e_sop2(e, "s_mul_i32", s_bytes, A(dy_sn), A(batch));
-    h_buffer_rsrc(e, s_rsrc_dy, p_dy, s_bytes);
-    e_sop2(e, "s_mul_i32", s_bytes, A(k), A(w_sk));
-    h_buffer_rsrc(e, s_rsrc_w, p_w, s_bytes);
+    rsrc_sized(e, s_rsrc_dy, p_dy, s_bytes, A(dy_sn), A(batch));
+    rsrc_sized(e, s_rsrc_w, p_w, s_bytes, A(k), A(w_sk));
 
     h_vmov(e, v_acc, imm(0));
 

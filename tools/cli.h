@@ -14,6 +14,11 @@ int cmd_arch(int argc, char **argv);
  * threads, the targets whose code objects carry it (cli_solutions.c). */
 void print_solutions(void);
 
+/* The targets whose code objects the library carries, "gfx906, gfx908, ...",
+ * from the public igemm_codeobj_get (the targets a handle can be created
+ * for; emulate-only targets have none). */
+const char *cli_library_targets(void);
+
 /* Print "igemm: <message>" on stderr, one line whatever the message holds
  * (control bytes of echoed values are written as \n, \t, \xNN), and return
  * status. */

@@ -37,7 +37,6 @@
 #include <unistd.h>
 
 #include "../include/igemm.h"
-#include "../arch/target.h"
 #include "../conv/half.h"
 #include "../conv/problem.h"
 #include "../conv/driver_flags.h"
@@ -80,7 +79,7 @@ static void conv_help(void)
            "Defaults that differ from MIOpenDriver's: every size 1 (MIOpenDriver: -n 100 -c 3\n"
            "-H 32 -W 32 -k 32 -y 3 -x 3), -F 2 (0), -V 0 (1), -i 1 (10).\n"
            "MIOpenDriver flags (short, long, what igemm does with them):\n",
-           target_names_generated());
+           cli_library_targets());
     static const char *const kind[] = {"problem", "problem", "direction", "checked", "checked",
                                        "honoured", "accepted, no effect", "only its default",
                                        "noted, ignored"};
@@ -571,10 +570,75 @@ static int distinct(igemm_problem *probs, int n, int **times)
     return m;
 }
 
+/* "[i/n] PROBLEM  (elapsed, about ... s left, failed)" on stderr before
+ * problem i of a list. */
+static void print_list_progress(const igemm_problem *probs, int i, int nprobs, const struct timespec *t0, int failed)
+{
+    char args[256];
+    igemm_problem_format(&probs[i], args, sizeof args);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double el = (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+    char left[64] = "";
+    if (i > 0) /* the mean time of the problems so far, for the rest */
+        snprintf(left, sizeof left, ", about %.0f s left", el / i * (nprobs - i));
+    fprintf(stderr, "[%d/%d] %s %s  (%.1f s elapsed%s, %d failed)\n", i + 1, nprobs, igemm_problem_command(&probs[i]),
+            args, el, left, failed);
+}
+
+/* The problems to run: the --input log's distinct commands (times[i]: how
+ * often each appears), or the one of the command line. 0, or the usage
+ * error's status with nothing left allocated. */
+static int read_problems(const conv_opts *o, const char *cmd, int pargc, char **pargv, igemm_problem **probsp,
+                         int *nprobsp, int **times, int nskipped[2])
+{
+    int not_commands = 0;
+    if (o->input) {
+        if (pargc)
+            return usage_error("--input takes no problem flags (got '%s')", pargv[0]);
+        char why[512];
+        if (igemm_problem_read_log(o->input, o->batch, probsp, nprobsp, NULL, list_skip, nskipped, &not_commands, why,
+                                   sizeof why) != IGEMM_OK)
+            return usage_error("%s", why);
+        int lines = *nprobsp;
+        int nprobs = *nprobsp = distinct(*probsp, lines, times);
+        if (not_commands || nprobs < lines)
+            cli_note("%s: %d command line%s, %d distinct problem%s (each run once), %d other line%s left out", o->input,
+                     lines, lines == 1 ? "" : "s", nprobs, nprobs == 1 ? "" : "s", not_commands,
+                     not_commands == 1 ? "" : "s");
+        for (int i = 0; i < nprobs && strcmp(cmd, "conv"); i++) /* convfp16/convbfp16: every problem */
+            (*probsp)[i].dtype = igemm_dtype_by_command(cmd)->id;
+    } else {
+        char why[256];
+        int forw;
+        igemm_problem *probs = *probsp = malloc(sizeof *probs);
+        *nprobsp = 1;
+        if (!probs || igemm_problem_parse_args(probs, pargc, pargv, why, sizeof why)) {
+            free(probs);
+            *probsp = NULL;
+            return usage_error("%s", probs ? why : "out of memory");
+        }
+        igemm_problem_parse_args_forw(probs, pargc, pargv, &forw, NULL, 0);
+        if (forw != FORW_BWD)
+            cli_note("-F %d: running its backward-data part (-F 2)", forw);
+        if (o->batch)
+            probs->n = o->batch;
+        if (strcmp(cmd, "conv")) /* convfp16/convbfp16; conv keeps a "convfp16" first word's type */
+            probs->dtype = igemm_dtype_by_command(cmd)->id;
+        igemm_status st = igemm_problem_check(probs, why, sizeof why);
+        if (st != IGEMM_OK) {
+            free(probs);
+            *probsp = NULL;
+            return usage_error("%s", why);
+        }
+    }
+    return 0;
+}
+
 int cmd_conv(int argc, char **argv)
 {
     conv_opts o = {.iters = 1, .seed = 1};
-    int nskipped[2] = {0, 0}, not_commands = 0, *times = NULL;
+    int nskipped[2] = {0, 0}, *times = NULL;
     char **pargv = calloc((size_t)argc + 1, sizeof *pargv);
     int pargc, rc;
     if (!pargv)
@@ -591,49 +655,10 @@ int cmd_conv(int argc, char **argv)
     }
     igemm_problem *probs = NULL;
     int nprobs = 0;
-    if (o.input) {
-        if (pargc) {
-            rc = usage_error("--input takes no problem flags (got '%s')", pargv[0]);
-            free(pargv);
-            return rc;
-        }
-        char why[512];
-        if (igemm_problem_read_log(o.input, o.batch, &probs, &nprobs, NULL, list_skip, nskipped, &not_commands, why,
-                                   sizeof why) != IGEMM_OK) {
-            free(pargv);
-            return usage_error("%s", why);
-        }
-        int lines = nprobs;
-        nprobs = distinct(probs, nprobs, &times);
-        if (not_commands || nprobs < lines)
-            cli_note("%s: %d command line%s, %d distinct problem%s (each run once), %d other line%s left out", o.input,
-                     lines, lines == 1 ? "" : "s", nprobs, nprobs == 1 ? "" : "s", not_commands,
-                     not_commands == 1 ? "" : "s");
-        for (int i = 0; i < nprobs && strcmp(argv[0], "conv"); i++) /* convfp16/convbfp16: every problem */
-            probs[i].dtype = igemm_dtype_by_command(argv[0])->id;
-    } else {
-        char why[256];
-        int forw;
-        probs = malloc(sizeof *probs);
-        nprobs = 1;
-        if (!probs || igemm_problem_parse_args(probs, pargc, pargv, why, sizeof why)) {
-            free(pargv);
-            free(probs);
-            return usage_error("%s", probs ? why : "out of memory");
-        }
-        igemm_problem_parse_args_forw(probs, pargc, pargv, &forw, NULL, 0);
-        if (forw != FORW_BWD)
-            cli_note("-F %d: running its backward-data part (-F 2)", forw);
-        if (o.batch)
-            probs->n = o.batch;
-        if (strcmp(argv[0], "conv")) /* convfp16/convbfp16; conv keeps a "convfp16" first word's type */
-            probs->dtype = igemm_dtype_by_command(argv[0])->id;
-        igemm_status st = igemm_problem_check(probs, why, sizeof why);
-        if (st != IGEMM_OK) {
-            free(pargv);
-            free(probs);
-            return usage_error("%s", why);
-        }
+    rc = read_problems(&o, argv[0], pargc, pargv, &probs, &nprobs, &times, nskipped);
+    if (rc) {
+        free(pargv);
+        return rc;
     }
     free(pargv);
     if (o.find && (o.solution || o.miopen)) {
@@ -692,18 +717,8 @@ int cmd_conv(int argc, char **argv)
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; i < nprobs; i++) {
-        if (nprobs > 1) {
-            char args[256];
-            igemm_problem_format(&probs[i], args, sizeof args);
-            struct timespec now;
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            double el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
-            char left[64] = "";
-            if (i > 0) /* the mean time of the problems so far, for the rest */
-                snprintf(left, sizeof left, ", about %.0f s left", el / i * (nprobs - i));
-            fprintf(stderr, "[%d/%d] %s %s  (%.1f s elapsed%s, %d failed)\n", i + 1, nprobs,
-                    igemm_problem_command(&probs[i]), args, el, left, failed);
-        }
+        if (nprobs > 1)
+            print_list_progress(probs, i, nprobs, &t0, failed);
         conv_opts po = o;
         char picked[128];
         if (o.miopen)

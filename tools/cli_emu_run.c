@@ -186,284 +186,359 @@ static void print_hazard_findings(const emu_stats *st, const char *arch, const c
     }
 }
 
-int cmd_emu_run(int argc, char **argv)
-{
-    const char *co = NULL, *kname = NULL;
-    unsigned grid[3] = {0}, block[3] = {0};
-    bool have_grid = false, have_block = false, stats = false;
-    int threads = 0, cus = 0, mhz = 0;
-    emu_hazard_mode hazards = EMU_HAZARDS_ERROR;
-    unsigned long long max_insts = 0;
+/* The command line of emu-run, as parsed. */
+typedef struct {
+    const char *co, *kname;
+    unsigned grid[3], block[3];
+    bool have_grid, have_block, stats;
+    int threads, cus, mhz;
+    emu_hazard_mode hazards;
+    unsigned long long max_insts;
     named args[MAX_ARGS], dumps[MAX_ARGS];
-    int nargs = 0, ndumps = 0;
+    int nargs, ndumps;
+    uint64_t threads_per_block;
+} run_opts;
+
+/* What a run holds: the emulator, the kernel, its argument buffers and
+ * kernarg segment, the --dump outputs. run_release frees it all. */
+typedef struct {
+    const target *t;
+    emu_device *d;
+    emu_module *m;
+    const emu_kernel *k;
+    const emu_kernel_info *ki;
+    buffer bufs[MAX_ARGS];
+    ofile dumpf[MAX_ARGS];
+    int dump_arg[MAX_ARGS]; /* the kernel argument (and bufs index) each --dump writes */
+    const char *missing[64];
+    int nmissing;
+    uint8_t *ka;
+} run_state;
+
+/* --arg or --dump NAME=VALUE into its list (the '=' of v becomes a NUL). */
+static int add_named(run_opts *o, const char *a, char *v)
+{
+    char *eq = strchr(v, '=');
+    if (!eq || eq == v || !eq[1])
+        return usage_error("%s needs NAME=VALUE, got '%s'", a, v);
+    named *list = a[2] == 'a' ? o->args : o->dumps;
+    int *n = a[2] == 'a' ? &o->nargs : &o->ndumps;
+    if (*n == MAX_ARGS)
+        return usage_error("too many %s flags", a);
+    *eq = 0;
+    for (int j = 0; j < *n; j++)
+        if (!strcmp(list[j].name, v))
+            return usage_error("%s %s given twice", a, v);
+    list[(*n)++] = (named){v, eq + 1};
+    return 0;
+}
+
+/* One flag a with its value v: 0, or the usage error's 2. */
+static int parse_value_flag(run_opts *o, const char *a, char *v)
+{
+    long x;
+    if (!strcmp(a, "--co"))
+        o->co = v;
+    else if (!strcmp(a, "--kernel"))
+        o->kname = v;
+    else if (!strcmp(a, "--grid")) {
+        if (parse_dims(a, v, o->grid))
+            return 2;
+        o->have_grid = true;
+    } else if (!strcmp(a, "--block")) {
+        if (parse_dims(a, v, o->block))
+            return 2;
+        o->have_block = true;
+    } else if (!strcmp(a, "--threads")) {
+        if (parse_num(a, v, 0, 1024, &x))
+            return 2;
+        o->threads = (int)x;
+    } else if (!strcmp(a, "--hazards")) {
+        if (strcmp(v, "error") && strcmp(v, "warn"))
+            return usage_error("--hazards needs error or warn, got '%s'", v);
+        o->hazards = v[0] == 'w' ? EMU_HAZARDS_WARN : EMU_HAZARDS_ERROR;
+    } else if (!strcmp(a, "--max-wave-insts")) {
+        if (parse_num(a, v, 1, LONG_MAX, &x))
+            return 2;
+        o->max_insts = (unsigned long long)x;
+    } else if (!strcmp(a, "--cus") || !strcmp(a, "--clock-mhz")) {
+        if (parse_num(a, v, 1, a[2] == 'c' && a[3] == 'u' ? 4096 : 10000, &x))
+            return 2;
+        *(a[3] == 'u' ? &o->cus : &o->mhz) = (int)x;
+    } else if (!strcmp(a, "--arg") || !strcmp(a, "--dump"))
+        return add_named(o, a, v);
+    else
+        return usage_error("unknown flag '%s'", a);
+    return 0;
+}
+
+/* The command line into *o: -1 to go on and run, else the exit status
+ * (0 after --help, 2 bad usage). */
+static int parse_emu_run(int argc, char **argv, run_opts *o)
+{
+    *o = (run_opts){.hazards = EMU_HAZARDS_ERROR};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const char *a = argv[i];
+        char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             emu_run_help();
             return 0;
         }
         if (!strcmp(a, "--stats")) {
-            stats = true;
+            o->stats = true;
             continue;
         }
         if (!v)
             return usage_error("flag '%s' needs a value", a);
         i++;
-        if (!strcmp(a, "--co"))
-            co = v;
-        else if (!strcmp(a, "--kernel"))
-            kname = v;
-        else if (!strcmp(a, "--grid")) {
-            if (parse_dims(a, v, grid))
-                return 2;
-            have_grid = true;
-        } else if (!strcmp(a, "--block")) {
-            if (parse_dims(a, v, block))
-                return 2;
-            have_block = true;
-        } else if (!strcmp(a, "--threads")) {
-            long t;
-            if (parse_num(a, v, 0, 1024, &t))
-                return 2;
-            threads = (int)t;
-        } else if (!strcmp(a, "--hazards")) {
-            if (strcmp(v, "error") && strcmp(v, "warn"))
-                return usage_error("--hazards needs error or warn, got '%s'", v);
-            hazards = v[0] == 'w' ? EMU_HAZARDS_WARN : EMU_HAZARDS_ERROR;
-        } else if (!strcmp(a, "--max-wave-insts")) {
-            long t;
-            if (parse_num(a, v, 1, LONG_MAX, &t))
-                return 2;
-            max_insts = (unsigned long long)t;
-        } else if (!strcmp(a, "--cus") || !strcmp(a, "--clock-mhz")) {
-            long x;
-            if (parse_num(a, v, 1, a[2] == 'c' && a[3] == 'u' ? 4096 : 10000, &x))
-                return 2;
-            *(a[3] == 'u' ? &cus : &mhz) = (int)x;
-        } else if (!strcmp(a, "--arg") || !strcmp(a, "--dump")) {
-            char *eq = strchr(v, '=');
-            if (!eq || eq == v || !eq[1])
-                return usage_error("%s needs NAME=VALUE, got '%s'", a, v);
-            named *list = a[2] == 'a' ? args : dumps;
-            int *n = a[2] == 'a' ? &nargs : &ndumps;
-            if (*n == MAX_ARGS)
-                return usage_error("too many %s flags", a);
-            *eq = 0;
-            for (int j = 0; j < *n; j++)
-                if (!strcmp(list[j].name, v))
-                    return usage_error("%s %s given twice", a, v);
-            list[(*n)++] = (named){v, eq + 1};
-        } else
-            return usage_error("unknown flag '%s'", a);
+        if (parse_value_flag(o, a, v))
+            return 2;
     }
-    if (!co || !kname || !have_grid || !have_block)
+    if (!o->co || !o->kname || !o->have_grid || !o->have_block)
         return usage_error("emu-run needs --co, --kernel, --grid and --block (see igemm emu-run --help)");
     for (int i = 0; i < 3; i++)
-        if ((uint64_t)grid[i] * block[i] > UINT32_MAX)
+        if ((uint64_t)o->grid[i] * o->block[i] > UINT32_MAX)
             return usage_error("--grid times --block is %llu work-items in dimension %c, more than 2^32 - 1",
-                               (unsigned long long)grid[i] * block[i], "xyz"[i]);
-    uint64_t threads_per_block = (uint64_t)block[0] * block[1] * block[2];
-    if (threads_per_block > 1024)
-        return usage_error("--block %u,%u,%u has %llu work-items, more than 1024", block[0], block[1], block[2],
-                           (unsigned long long)threads_per_block);
+                               (unsigned long long)o->grid[i] * o->block[i], "xyz"[i]);
+    o->threads_per_block = (uint64_t)o->block[0] * o->block[1] * o->block[2];
+    if (o->threads_per_block > 1024)
+        return usage_error("--block %u,%u,%u has %llu work-items, more than 1024", o->block[0], o->block[1],
+                           o->block[2], (unsigned long long)o->threads_per_block);
+    return -1;
+}
 
-    size_t size = 0;
-    void *image = read_file(co, &size);
-    if (!image)
-        return usage_error("cannot read code object '%s'", co);
-    const char *tname = emu_elf_target(image, size);
-    const target *t = target_by_name(tname);
-    if (!t) {
-        free(image);
-        return usage_error("'%s' is not a code object for %s", co, target_names());
-    }
-    emu_options eo = {.threads = threads, .hazards = hazards, .max_wave_insts = max_insts, .timing = stats,
-                      .num_cu = cus, .clock_ghz = mhz / 1e3};
-    emu_device *d = emu_create(t, &eo);
-    emu_module *m = NULL;
-    char err[1024];
-    if (!d || emu_load(d, image, size, &m, err, sizeof err)) {
-        cli_error(2, "%s: %s", co, d ? err : "cannot create the emulator");
-        free(image);
-        emu_destroy(d);
-        return 2;
-    }
-    free(image);
-    int rc = 2;
-    buffer bufs[MAX_ARGS] = {{0}};
-    ofile dumpf[MAX_ARGS] = {{0}};
-    int dump_arg[MAX_ARGS]; /* the kernel argument (and bufs index) each --dump writes */
-    const char *missing[64];
-    int nmissing = 0;
-    uint8_t *ka = NULL;
-    const emu_kernel *k = emu_find_kernel(m, kname);
-    if (!k) {
-        usage_error("kernel '%s' is not in %s", kname, co);
-        goto out;
-    }
-    const emu_kernel_info *ki = emu_kernel_get_info(k);
-    for (int i = 0; i < nargs; i++) {
+/* The kernel's own limits against the command line: its argument names,
+ * its largest and its required block. 0, or the usage error's 2. */
+static int check_kernel_fits(const run_opts *o, const emu_kernel_info *ki)
+{
+    for (int i = 0; i < o->nargs; i++) {
         int j = 0;
-        while (j < ki->nargs && (strcmp(ki->args[j].name, args[i].name) || !strncmp(ki->args[j].value_kind, "hidden_", 7)))
+        while (j < ki->nargs &&
+               (strcmp(ki->args[j].name, o->args[i].name) || !strncmp(ki->args[j].value_kind, "hidden_", 7)))
             j++;
-        if (j == ki->nargs) {
-            usage_error("kernel %s has no argument '%s'", kname, args[i].name);
-            goto out;
-        }
+        if (j == ki->nargs)
+            return usage_error("kernel %s has no argument '%s'", o->kname, o->args[i].name);
     }
-    if (threads_per_block > (uint64_t)ki->max_block) {
-        usage_error("--block has %llu work-items, kernel %s allows at most %d", (unsigned long long)threads_per_block,
-                    kname, ki->max_block);
-        goto out;
-    }
+    if (o->threads_per_block > (uint64_t)ki->max_block)
+        return usage_error("--block has %llu work-items, kernel %s allows at most %d",
+                           (unsigned long long)o->threads_per_block, o->kname, ki->max_block);
+    const unsigned *b = o->block;
     if (ki->reqd_block[0] &&
-        (ki->reqd_block[0] != (int)block[0] || ki->reqd_block[1] != (int)block[1] || ki->reqd_block[2] != (int)block[2])) {
-        usage_error("kernel %s requires --block %d,%d,%d", kname, ki->reqd_block[0], ki->reqd_block[1],
-                    ki->reqd_block[2]);
-        goto out;
+        (ki->reqd_block[0] != (int)b[0] || ki->reqd_block[1] != (int)b[1] || ki->reqd_block[2] != (int)b[2]))
+        return usage_error("kernel %s requires --block %d,%d,%d", o->kname, ki->reqd_block[0], ki->reqd_block[1],
+                           ki->reqd_block[2]);
+    return 0;
+}
+
+/* Read and load the code object, find the kernel, check it fits the
+ * command line. 0, or the exit status (what was made is in *s for
+ * run_release). */
+static int load_kernel(const run_opts *o, run_state *s)
+{
+    size_t size = 0;
+    void *image = read_file(o->co, &size);
+    if (!image)
+        return usage_error("cannot read code object '%s'", o->co);
+    s->t = target_by_name(emu_elf_target(image, size));
+    if (!s->t) {
+        free(image);
+        return usage_error("'%s' is not a code object for %s", o->co, target_names());
     }
-    ka = calloc(1, (size_t)ki->kernarg_size + 8);
-    if (!ka) {
-        usage_error("out of memory");
-        goto out;
+    emu_options eo = {.threads = o->threads, .hazards = o->hazards, .max_wave_insts = o->max_insts,
+                      .timing = o->stats, .num_cu = o->cus, .clock_ghz = o->mhz / 1e3};
+    s->d = emu_create(s->t, &eo);
+    char err[1024];
+    int bad = !s->d || emu_load(s->d, image, size, &s->m, err, sizeof err);
+    free(image);
+    if (bad)
+        return cli_error(2, "%s: %s", o->co, s->d ? err : "cannot create the emulator");
+    if (!(s->k = emu_find_kernel(s->m, o->kname)))
+        return usage_error("kernel '%s' is not in %s", o->kname, o->co);
+    s->ki = emu_kernel_get_info(s->k);
+    return check_kernel_fits(o, s->ki);
+}
+
+/* A buffer argument (bufs[i]) from "zeros:BYTES" or "@FILE", registered
+ * with the emulator, its address stored at the argument's offset. */
+static int fill_buffer_arg(run_state *s, int i, const char *value)
+{
+    const emu_arg *g = &s->ki->args[i];
+    buffer *b = &s->bufs[i];
+    if (!strncmp(value, "zeros:", 6)) {
+        char *end;
+        unsigned long long n = strtoull(value + 6, &end, 10);
+        if (*end || !n || n > (1ull << 34))
+            return usage_error("argument %s: zeros:BYTES needs a positive size, got '%s'", g->name, value);
+        b->p = emu_buffer_alloc((size_t)n);
+        b->size = (size_t)n;
+    } else if (value[0] == '@') {
+        void *data = read_file(value + 1, &b->size);
+        if (!data)
+            return usage_error("argument %s: cannot read '%s'", g->name, value + 1);
+        if ((b->p = emu_buffer_alloc(b->size)))
+            memcpy(b->p, data, b->size);
+        free(data);
+    } else
+        return usage_error("argument %s is a buffer: give @FILE or zeros:BYTES, not '%s'", g->name, value);
+    if (!b->p || emu_register(s->d, b->p, b->size ? b->size : 1))
+        return usage_error("out of memory for argument %s", g->name);
+    uint64_t addr = (uint64_t)(uintptr_t)b->p;
+    memcpy(s->ka + g->offset, &addr, 8);
+    return 0;
+}
+
+/* A by-value argument: "FLOATf" for a 4-byte one, else an integer that
+ * fits its size, stored little endian at its offset. */
+static int fill_value_arg(uint8_t *ka, const emu_arg *g, const char *s)
+{
+    size_t len = strlen(s);
+    char *end;
+    if (len > 1 && (s[len - 1] == 'f' || s[len - 1] == 'F') && !strpbrk(s, "xX")) { /* 0x1F is hex */
+        float f = strtof(s, &end);
+        if (end != s + len - 1 || g->size != 4)
+            return usage_error("argument %s: '%s' is not a float for a %d-byte argument", g->name, s, g->size);
+        memcpy(ka + g->offset, &f, 4);
+        return 0;
     }
+    uint64_t v;
+    if (!parse_int_arg(s, g->size, &v))
+        return usage_error("argument %s: '%s' is not an integer that fits its %d bytes", g->name, s, g->size);
+    memcpy(ka + g->offset, &v, (size_t)g->size); /* little endian: the low bytes */
+    return 0;
+}
+
+/* The kernarg segment: hidden arguments as the runtime fills them, the
+ * --arg values, the arguments not given noted in s->missing. */
+static int build_kernargs(const run_opts *o, run_state *s)
+{
+    const emu_kernel_info *ki = s->ki;
+    if (!(s->ka = calloc(1, (size_t)ki->kernarg_size + 8)))
+        return usage_error("out of memory");
     for (int i = 0; i < ki->nargs; i++) {
         const emu_arg *g = &ki->args[i];
-        if ((int64_t)g->offset + g->size > ki->kernarg_size) {
-            usage_error("argument %s lies outside the kernarg segment", g->name);
-            goto out;
-        }
+        if ((int64_t)g->offset + g->size > ki->kernarg_size)
+            return usage_error("argument %s lies outside the kernarg segment", g->name);
         if (!strncmp(g->value_kind, "hidden_", 7)) {
-            uint64_t hv = hidden_value(g->value_kind, grid, block);
-            memcpy(ka + g->offset, &hv, (size_t)(g->size < 8 ? g->size : 8));
+            uint64_t hv = hidden_value(g->value_kind, o->grid, o->block);
+            memcpy(s->ka + g->offset, &hv, (size_t)(g->size < 8 ? g->size : 8));
             continue;
         }
-        const named *nv = find_named(args, nargs, g->name);
-        bool is_buf = !strcmp(g->value_kind, "global_buffer") || !strcmp(g->value_kind, "dynamic_shared_pointer");
+        const named *nv = find_named(o->args, o->nargs, g->name);
         if (!nv) {
-            missing[nmissing++] = g->name; /* warned about once the command line is known to be good */
+            s->missing[s->nmissing++] = g->name; /* warned about once the command line is known to be good */
             continue;
         }
-        if (is_buf) {
-            if (!strncmp(nv->value, "zeros:", 6)) {
-                char *end;
-                unsigned long long n = strtoull(nv->value + 6, &end, 10);
-                if (*end || !n || n > (1ull << 34)) {
-                    usage_error("argument %s: zeros:BYTES needs a positive size, got '%s'", g->name, nv->value);
-                    goto out;
-                }
-                bufs[i].p = emu_buffer_alloc((size_t)n);
-                bufs[i].size = (size_t)n;
-            } else if (nv->value[0] == '@') {
-                void *data = read_file(nv->value + 1, &bufs[i].size);
-                if (!data) {
-                    usage_error("argument %s: cannot read '%s'", g->name, nv->value + 1);
-                    goto out;
-                }
-                if ((bufs[i].p = emu_buffer_alloc(bufs[i].size)))
-                    memcpy(bufs[i].p, data, bufs[i].size);
-                free(data);
-            } else {
-                usage_error("argument %s is a buffer: give @FILE or zeros:BYTES, not '%s'", g->name, nv->value);
-                goto out;
-            }
-            if (!bufs[i].p || emu_register(d, bufs[i].p, bufs[i].size ? bufs[i].size : 1)) {
-                usage_error("out of memory for argument %s", g->name);
-                goto out;
-            }
-            uint64_t addr = (uint64_t)(uintptr_t)bufs[i].p;
-            memcpy(ka + g->offset, &addr, 8);
-        } else {
-            const char *s = nv->value;
-            size_t len = strlen(s);
-            char *end;
-            if (len > 1 && (s[len - 1] == 'f' || s[len - 1] == 'F') && !strpbrk(s, "xX")) { /* 0x1F is hex */
-                float f = strtof(s, &end);
-                if (end != s + len - 1 || g->size != 4) {
-                    usage_error("argument %s: '%s' is not a float for a %d-byte argument", g->name, s, g->size);
-                    goto out;
-                }
-                memcpy(ka + g->offset, &f, 4);
-            } else {
-                uint64_t v;
-                if (!parse_int_arg(s, g->size, &v)) {
-                    usage_error("argument %s: '%s' is not an integer that fits its %d bytes", g->name, s, g->size);
-                    goto out;
-                }
-                memcpy(ka + g->offset, &v, (size_t)g->size); /* little endian: the low bytes */
-            }
-        }
+        bool is_buf = !strcmp(g->value_kind, "global_buffer") || !strcmp(g->value_kind, "dynamic_shared_pointer");
+        if (is_buf ? fill_buffer_arg(s, i, nv->value) : fill_value_arg(s->ka, g, nv->value))
+            return 2;
     }
-    for (int i = 0; i < ndumps; i++) {
+    return 0;
+}
+
+/* Each --dump names a buffer given with --arg; its output is opened now:
+ * an unwritable path is bad usage, found before the run; the file itself
+ * is replaced only after a clean run. */
+static int open_dumps(const run_opts *o, run_state *s)
+{
+    for (int i = 0; i < o->ndumps; i++) {
         int j;
-        for (j = 0; j < ki->nargs && (strcmp(ki->args[j].name, dumps[i].name) || !bufs[j].p); j++)
+        for (j = 0; j < s->ki->nargs && (strcmp(s->ki->args[j].name, o->dumps[i].name) || !s->bufs[j].p); j++)
             ;
-        if (j == ki->nargs) {
-            usage_error("--dump %s: not a buffer argument given with --arg", dumps[i].name);
-            goto out;
-        }
-        dump_arg[i] = j;
-        /* open the output now: an unwritable path is bad usage, found before
-           the run; the file itself is replaced only after a clean run */
+        if (j == s->ki->nargs)
+            return usage_error("--dump %s: not a buffer argument given with --arg", o->dumps[i].name);
+        s->dump_arg[i] = j;
         char why[1200];
-        if (ofile_open(&dumpf[i], dumps[i].value, why, sizeof why)) {
-            usage_error("--dump %s: %s", dumps[i].name, why);
-            goto out;
-        }
+        if (ofile_open(&s->dumpf[i], o->dumps[i].value, why, sizeof why))
+            return usage_error("--dump %s: %s", o->dumps[i].name, why);
     }
-    for (int i = 0; i < nmissing; i++)
-        cli_warning("argument %s not given, passing 0", missing[i]);
-    emu_stats st = {0};
-    int lrc = emu_launch(d, k, grid, block, ka, (size_t)ki->kernarg_size, &st, err, sizeof err);
-    print_hazard_findings(&st, t->name, kname);
-    if (lrc) {
-        rc = cli_error(1, "%s", err);
-        goto out;
-    }
-    rc = 0;
-    for (int i = 0; i < ndumps; i++) {
-        const buffer *b = &bufs[dump_arg[i]];
+    return 0;
+}
+
+/* Launch: 0, or the fault's exit status 1 (hazard findings printed either way). */
+static int launch_kernel(const run_opts *o, run_state *s, emu_stats *st)
+{
+    char err[1024];
+    int lrc = emu_launch(s->d, s->k, o->grid, o->block, s->ka, (size_t)s->ki->kernarg_size, st, err, sizeof err);
+    print_hazard_findings(st, s->t->name, o->kname);
+    return lrc ? cli_error(1, "%s", err) : 0;
+}
+
+/* After a clean run: the --dump files written and committed (1 when one
+ * cannot be). */
+static int write_dumps(const run_opts *o, run_state *s)
+{
+    int rc = 0;
+    for (int i = 0; i < o->ndumps; i++) {
+        const buffer *b = &s->bufs[s->dump_arg[i]];
         char why[1200];
         if (b->size)
-            fwrite(b->p, 1, b->size, dumpf[i].f);
-        if (ofile_commit(&dumpf[i], why, sizeof why))
-            rc = cli_error(1, "--dump %s: %s", dumps[i].name, why);
+            fwrite(b->p, 1, b->size, s->dumpf[i].f);
+        if (ofile_commit(&s->dumpf[i], why, sizeof why))
+            rc = cli_error(1, "--dump %s: %s", o->dumps[i].name, why);
     }
-    if (stats) {
-        printf("kernel %s on %s: %llu workgroups, %llu waves\n", kname, t->name, (unsigned long long)st.workgroups,
-               (unsigned long long)st.waves);
-        for (int c = 0; c < EC_COUNT; c++)
-            if (st.insts[c])
-                printf("  %-13s %12llu instructions %14llu cycles\n", emu_class_names[c],
-                       (unsigned long long)st.insts[c], (unsigned long long)st.cycles[c]);
-        printf("  global memory: %llu bytes read, %llu written; LDS: %llu read, %llu written\n",
-               (unsigned long long)st.global_read, (unsigned long long)st.global_written,
-               (unsigned long long)st.lds_read, (unsigned long long)st.lds_written);
-        printf("  modeled issue cycles: %llu\n", (unsigned long long)emu_stats_cycles(&st));
-        if (st.model_launches && !st.model_failed) {
-            double us = (double)st.model_cycles / (emu_clock_ghz(d) * 1e3);
-            printf("  modeled time: %.3f us (%llu cycles at %.3f GHz on %d CUs), limit: %s\n", us,
-                   (unsigned long long)st.model_cycles, emu_clock_ghz(d), emu_num_cu(d),
-                   emu_limit_names[emu_model_limit(st.model_cycles, st.model_busy)]);
-            printf("  modeled busy cycles: vector ALU %llu, matrix %llu, LDS %llu, memory %llu\n",
-                   (unsigned long long)st.model_busy[EL_COMPUTE], (unsigned long long)st.model_busy[EL_MATRIX],
-                   (unsigned long long)st.model_busy[EL_LDS], (unsigned long long)st.model_busy[EL_MEMORY]);
-            print_model_memory(&st, ki, bufs, t->tm.line_bytes);
-        } else {
-            printf("  modeled time: not available (the timing model could not time this launch)\n");
-        }
+    return rc;
+}
+
+/* --stats: instruction counts, issue cycles and the timing model's view. */
+static void report_stats(const run_opts *o, const run_state *s, const emu_stats *st)
+{
+    emu_device *d = s->d;
+    printf("kernel %s on %s: %llu workgroups, %llu waves\n", o->kname, s->t->name, (unsigned long long)st->workgroups,
+           (unsigned long long)st->waves);
+    for (int c = 0; c < EC_COUNT; c++)
+        if (st->insts[c])
+            printf("  %-13s %12llu instructions %14llu cycles\n", emu_class_names[c],
+                   (unsigned long long)st->insts[c], (unsigned long long)st->cycles[c]);
+    printf("  global memory: %llu bytes read, %llu written; LDS: %llu read, %llu written\n",
+           (unsigned long long)st->global_read, (unsigned long long)st->global_written,
+           (unsigned long long)st->lds_read, (unsigned long long)st->lds_written);
+    printf("  modeled issue cycles: %llu\n", (unsigned long long)emu_stats_cycles(st));
+    if (!st->model_launches || st->model_failed) {
+        printf("  modeled time: not available (the timing model could not time this launch)\n");
+        return;
     }
-out:
-    for (int i = 0; i < ndumps; i++)
-        if (dumpf[i].f)
-            ofile_abort(&dumpf[i]); /* removes only its temporary file */
+    double us = (double)st->model_cycles / (emu_clock_ghz(d) * 1e3);
+    printf("  modeled time: %.3f us (%llu cycles at %.3f GHz on %d CUs), limit: %s\n", us,
+           (unsigned long long)st->model_cycles, emu_clock_ghz(d), emu_num_cu(d),
+           emu_limit_names[emu_model_limit(st->model_cycles, st->model_busy)]);
+    printf("  modeled busy cycles: vector ALU %llu, matrix %llu, LDS %llu, memory %llu\n",
+           (unsigned long long)st->model_busy[EL_COMPUTE], (unsigned long long)st->model_busy[EL_MATRIX],
+           (unsigned long long)st->model_busy[EL_LDS], (unsigned long long)st->model_busy[EL_MEMORY]);
+    print_model_memory(st, s->ki, s->bufs, s->t->tm.line_bytes);
+}
+
+static void run_release(const run_opts *o, run_state *s)
+{
+    for (int i = 0; i < o->ndumps; i++)
+        if (s->dumpf[i].f)
+            ofile_abort(&s->dumpf[i]); /* removes only its temporary file */
     for (int i = 0; i < MAX_ARGS; i++)
-        if (bufs[i].p) {
-            emu_unregister(d, bufs[i].p);
-            emu_buffer_free(bufs[i].p);
+        if (s->bufs[i].p) {
+            emu_unregister(s->d, s->bufs[i].p);
+            emu_buffer_free(s->bufs[i].p);
         }
-    free(ka);
-    emu_module_free(m);
-    emu_destroy(d);
+    free(s->ka);
+    emu_module_free(s->m);
+    emu_destroy(s->d);
+}
+
+int cmd_emu_run(int argc, char **argv)
+{
+    run_opts o;
+    int rc = parse_emu_run(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    run_state s = {0};
+    if (!(rc = load_kernel(&o, &s)) && !(rc = build_kernargs(&o, &s)) && !(rc = open_dumps(&o, &s))) {
+        for (int i = 0; i < s.nmissing; i++)
+            cli_warning("argument %s not given, passing 0", s.missing[i]);
+        emu_stats st = {0};
+        if (!(rc = launch_kernel(&o, &s, &st))) {
+            rc = write_dumps(&o, &s);
+            if (o.stats)
+                report_stats(&o, &s, &st);
+        }
+    }
+    run_release(&o, &s);
     return rc;
 }

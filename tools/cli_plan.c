@@ -27,20 +27,21 @@ static void plan_help(void)
            "The kernel launches of one backward-data problem on TARGET (%s): code object,\n"
            "kernel, grid, block, LDS bytes, argument bytes (hex) and the offsets of the dx, dy\n"
            "and w pointers in them. Nothing runs.\n",
-           target_names());
+           cli_library_targets());
 }
 
-/* LDS bytes of a kernel from the embedded code object's descriptor. */
-static int kernel_lds(const target *t, const char *kernel)
+/* LDS bytes of a kernel from the embedded code object's descriptor, read
+ * by the emulator's loader (the public API does not expose descriptors). */
+static int kernel_lds(const char *arch_name, const char *kernel)
 {
     for (int i = 0; i < igemm_codeobj_count(); i++) {
         const char *arch;
         const void *img;
         size_t size;
         igemm_codeobj_get(i, &arch, &img, &size);
-        if (strcmp(arch, t->name))
+        if (strcmp(arch, arch_name))
             continue;
-        emu_device *d = emu_create(t, NULL);
+        emu_device *d = emu_create(target_by_name(arch), NULL);
         emu_module *m;
         char err[256];
         int lds = -1;
@@ -55,7 +56,7 @@ static int kernel_lds(const target *t, const char *kernel)
     return -1;
 }
 
-static void print_plan(const igemm_problem *p, const target *t, const char *solution, const igemm_launch *l, int n,
+static void print_plan(const igemm_problem *p, const char *arch, const char *solution, const igemm_launch *l, int n,
                        int json)
 {
     static const char *const tensor[3] = {"dx", "dy", "w"};
@@ -69,13 +70,13 @@ static void print_plan(const igemm_problem *p, const target *t, const char *solu
         printf("{\n  \"problem\": \"%s %s -F 2\",\n  \"arch\": \"%s\",\n  \"code_object\": \"%s.hsaco\",\n"
                "  \"solution\": \"%s\",\n  \"dtype\": \"%s\",\n  \"layout\": \"%s\",\n  \"tensor_bytes\": {\"dx\": %lld, "
                "\"dy\": %lld, \"w\": %lld},\n  \"launches\": [",
-               igemm_problem_command(p), args, t->name, t->name, solution, igemm_dtype_get(p->dtype)->name,
+               igemm_problem_command(p), args, arch, arch, solution, igemm_dtype_get(p->dtype)->name,
                igemm_layout_get(p->layout)->upper, bytes[0], bytes[1], bytes[2]);
         for (int i = 0; i < n; i++) {
             printf("%s\n    {\"kernel\": \"%s\", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], "
                    "\"lds_bytes\": %d, \"args_size\": %zu,\n     \"pointers\": {",
                    i ? "," : "", l[i].kernel, l[i].grid[0], l[i].grid[1], l[i].grid[2], l[i].block[0], l[i].block[1],
-                   l[i].block[2], kernel_lds(t, l[i].kernel), l[i].args_size);
+                   l[i].block[2], kernel_lds(arch, l[i].kernel), l[i].args_size);
             int first = 1;
             for (int a = 0; a < 3; a++)
                 if (l[i].ptr_offset[a] >= 0) {
@@ -91,11 +92,11 @@ static void print_plan(const igemm_problem *p, const target *t, const char *solu
         printf("\n  ]\n}\n");
         return;
     }
-    printf("plan %s %s -F 2 on %s: %s, %d launch%s, code object %s.hsaco\n", igemm_problem_command(p), args, t->name,
-           solution, n, n == 1 ? "" : "es", t->name);
+    printf("plan %s %s -F 2 on %s: %s, %d launch%s, code object %s.hsaco\n", igemm_problem_command(p), args, arch,
+           solution, n, n == 1 ? "" : "es", arch);
     for (int i = 0; i < n; i++) {
         printf("  %d: %s grid %u block %u lds %d args %zu bytes;", i + 1, l[i].kernel, l[i].grid[0], l[i].block[0],
-               kernel_lds(t, l[i].kernel), l[i].args_size);
+               kernel_lds(arch, l[i].kernel), l[i].args_size);
         for (int a = 0; a < 3; a++)
             if (l[i].ptr_offset[a] >= 0)
                 printf(" %s@%d+%llu", tensor[a], l[i].ptr_offset[a], (unsigned long long)l[i].ptr_add[a]);
@@ -144,7 +145,7 @@ int cmd_plan(int argc, char **argv)
     if (igemm_problem_check(&p, why, sizeof why) != IGEMM_OK)
         return usage_error("%s", why);
     if (!arch)
-        return usage_error("plan: --arch is required (one of %s)", target_names());
+        return usage_error("plan: --arch is required (one of %s)", cli_library_targets());
     igemm_options o = igemm_options_init();
     o.backend = IGEMM_BACKEND_EMU; /* plans offline for the target */
     o.arch = arch;
@@ -163,7 +164,7 @@ int cmd_plan(int argc, char **argv)
         fprintf(stderr, "igemm: %s: %s\n", igemm_status_name(st), solution && why[0] ? why : igemm_last_error(h));
         rc = st == IGEMM_ERR_INVALID_ARG || st == IGEMM_ERR_NOT_APPLICABLE ? 2 : 1;
     } else
-        print_plan(&p, target_by_name(arch), solution ? solution : chosen, l, n, json);
+        print_plan(&p, igemm_handle_arch(h), solution ? solution : chosen, l, n, json);
     free(l);
     igemm_destroy(h);
     return rc;

@@ -56,11 +56,8 @@ EMU_FLAGS=
 # (the verification's line is left in $tmp/verify)
 run_miopen() {
     problem=$1
-    echo 0 > "$tmp/us"
-    echo 0 > "$tmp/longest"
-    : > "$tmp/hazards"
     dx="zeros:$(sed -n 's/^dx //p' "$tmp/plan")"
-    "$HELPER" fill --seed "$SEED" --dy "$tmp/dy.bin" --w "$tmp/w.bin" $problem || return 1
+    launches_begin $problem || return 1
     i=0
     while read -r kind rest; do
         i=$((i + 1))
@@ -83,52 +80,24 @@ run_miopen() {
         esac
         dx=@$tmp/dx$i.bin
     done < "$tmp/plan"
-    [ "$VERIFY" = 0 ] && { echo "not verified" > "$tmp/verify"; return 0; }
-    "$HELPER" verify --seed "$SEED" --dx "${dx#@}" $problem > "$tmp/verify" 2>&1 || true # read below
+    verify_dx $problem
 }
 
-{
-    echo "| layer | MIOpen kernel, launches | MIOpen us (limit) | MIOpen dx | ours | ours us (limit) | ours / MIOpen | <= 0.95 |"
-    echo "|---|---|---:|---|---|---:|---:|---|"
-} > "$OUT.rows"
+rows_begin " <= 0.95 |" "---|"
 echo "compare-miopen: $SHAPES at batch $BATCH, gfx906 timing model (modeled, not measured), MIOpen from $MIOPEN_S"
 status=0 nrun=0 nwin=0 sum_m=0 sum_o=0
 while IFS= read -r line; do
-    case "$line" in [[:space:]]*conv*|conv*) ;; *) continue ;; esac
-    prob=$(printf '%s\n' "${line%%#*}" | sed "s/[[:space:]]*$//")
-    [ "$BATCH" = 0 ] || prob=$(printf '%s\n' "$prob" | sed "s/-n [0-9]*/-n $BATCH/")
-    note=$(printf '%s\n' "$line" | sed -n 's/.*#[[:space:]]*//p')
+    layer_problem "$line" "" || continue
     if ! "$HELPER" plan $prob > "$tmp/plan"; then status=1; continue; fi
     short=$(printf '%s\n' "$prob" | sed 's/^conv //; s/ -[lj] 1//g; s/ -g 1//; s/ -F 2//')
-    if grep -q '^skip' "$tmp/plan"; then
-        echo "  skip   $short: $(sed 's/^skip //' "$tmp/plan")"
-        echo "| \`$short\` $note | not applicable: $(sed 's/^skip //' "$tmp/plan") | | | | | | |" >> "$OUT.rows"
-        continue
-    fi
-    : > "$tmp/kernels"
-    echo "the helper failed" > "$tmp/fault"
-    if ! run_miopen "$prob"; then
-        echo "  FAIL   $short: MIOpen's kernel did not run" >&2
-        echo "| \`$short\` $note | did not run on the emulator: $(cat "$tmp/fault") | | FAIL | | | | |" >> "$OUT.rows"
-        status=1
-        continue
-    fi
-    m_us=$(cat "$tmp/us")
-    m_lim=$(cat "$tmp/limit")
-    m_ver=$(sed -n 's/.*: \(PASS\|FAIL\)$/\1/p; s/^not verified$/not verified/p' "$tmp/verify")
+    plan_skipped "$short" "$note" "| | | | | | |" && continue
+    miopen_ran "$prob" "$short" "$note" "| | | | |" || { status=1; continue; }
+    miopen_result
     [ "$m_ver" = FAIL ] && status=1
-    [ -n "$m_ver" ] || { m_ver=error; status=1; cat "$tmp/verify" >&2; }
     m_k=$(sort -u "$tmp/kernels" | sed 's/^igemm_bwd_gtc_\(bt[0-9x]*\).*/\1/' | tr '\n' ' ' | sed 's/ $//')
     m_n=$(grep -c -v '^dx' "$tmp/plan")
-    if ! js=$("$IGEMM" conv $prob --arch gfx906 --json --seed "$SEED" 2> "$tmp/ours.log"); then
-        echo "  FAIL   $short: igemm conv failed: $(tail -1 "$tmp/ours.log")" >&2
-        status=1
-        continue
-    fi
-    o_us=$(jfield "$js" modeled_us)
-    o_sol=$(jfield "$js" solution | sed 's/^igemm_bwd_v4r1_fma_fp32_nchw_//')
-    o_n=$(jfield "$js" launches)
-    o_lim=$(jfield "$js" limit)
+    ours_ran "$short" conv $prob --arch gfx906 --json --seed "$SEED" || { status=1; continue; }
+    o_sol=$(printf '%s\n' "$o_sol" | sed 's/^igemm_bwd_v4r1_fma_fp32_nchw_//')
     ratio=$(awk -v o="$o_us" -v m="$m_us" 'BEGIN { printf "%.3f", o / m }')
     ok=$(awk -v r="$ratio" 'BEGIN { print (r <= 0.95) ? "yes" : "no" }')
     nrun=$((nrun + 1))
@@ -140,14 +109,9 @@ while IFS= read -r line; do
         >> "$OUT.rows"
 done < "$SHAPES"
 total=$(awk -v o="$sum_o" -v m="$sum_m" 'BEGIN { if (m > 0) printf "%.3f", o / m; else print "-" }')
-{
+write_report "$(
     echo "Batch $BATCH, $SHAPES, gfx906 (MI50: 60 CUs, 1.725 GHz), modeled by the timing model: $nrun layers"
     echo "where MIOpen's rule lets its kernel run; ours at most 0.95x MIOpen's modeled time on $nwin of them;"
     echo "sum over those layers: MIOpen $sum_m us, ours $sum_o us, ratio $total."
-    echo
-    cat "$OUT.rows"
-} > "$OUT"
-rm -f "$OUT.rows"
-echo
-cat "$OUT"
+)"
 exit $status

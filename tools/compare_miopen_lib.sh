@@ -60,3 +60,95 @@ bind_args() {
         shift
     done
 }
+
+# The per-layer steps both scripts take, in order (they also need $HELPER,
+# $SEED, $VERIFY, $OUT and the script's own run_miopen).
+
+# the table's first two lines into $OUT.rows: the common columns, then
+# those of $1 (" <= 0.95 |" for compare_miopen.sh) with their rule $2
+rows_begin() {
+    echo "| layer | MIOpen kernel, launches | MIOpen us (limit) | MIOpen dx | ours | ours us (limit) | ours / MIOpen |$1" \
+        > "$OUT.rows"
+    echo "|---|---|---:|---|---|---:|---:|$2" >> "$OUT.rows"
+}
+
+# a line $1 of the shapes file: 1 when it is no conv command, else its
+# problem in $prob (the first word replaced by $2 when given, -n by $BATCH
+# unless BATCH=0) and its comment in $note
+layer_problem() {
+    case "$1" in [[:space:]]*conv*|conv*) ;; *) return 1 ;; esac
+    prob=$(printf '%s\n' "${1%%#*}" | sed "s/[[:space:]]*$//")
+    [ -z "$2" ] || prob=$(printf '%s\n' "$prob" | sed "s/^[[:space:]]*conv[a-z0-9]* /$2 /")
+    [ "$BATCH" = 0 ] || prob=$(printf '%s\n' "$prob" | sed "s/-n [0-9]*/-n $BATCH/")
+    note=$(printf '%s\n' "$1" | sed -n 's/.*#[[:space:]]*//p')
+}
+
+# 0 when the plan in $tmp/plan says skip: the line, and the row of layer
+# $1 (comment $2) with the empty cells $3
+plan_skipped() {
+    grep -q '^skip' "$tmp/plan" || return 1
+    why=$(sed 's/^skip //' "$tmp/plan")
+    echo "  skip   $1: $why"
+    echo "| \`$1\` $2 | not applicable: $why $3" >> "$OUT.rows"
+}
+
+# run_miopen on problem $1: 0 when every launch ran, else the FAIL line and
+# the row of layer $2 (comment $3) with the cells $4 after FAIL, and 1
+miopen_ran() {
+    : > "$tmp/kernels"
+    echo "the helper failed" > "$tmp/fault"
+    run_miopen "$1" && return 0
+    echo "  FAIL   $2: MIOpen's kernel did not run" >&2
+    echo "| \`$2\` $3 | did not run on the emulator: $(cat "$tmp/fault") | | FAIL $4" >> "$OUT.rows"
+    return 1
+}
+
+# run_miopen's start for problem $*: the sums of run_launch reset, the
+# random dy and w written
+launches_begin() {
+    echo 0 > "$tmp/us"
+    echo 0 > "$tmp/longest"
+    : > "$tmp/hazards"
+    "$HELPER" fill --seed "$SEED" --dy "$tmp/dy.bin" --w "$tmp/w.bin" "$@"
+}
+
+# run_miopen's end: MIOpen's dx ($dx) verified against the reference of
+# problem $*, the verdict's line in $tmp/verify ("not verified" with VERIFY=0)
+verify_dx() {
+    [ "$VERIFY" = 0 ] && { echo "not verified" > "$tmp/verify"; return 0; }
+    "$HELPER" verify --seed "$SEED" --dx "${dx#@}" "$@" > "$tmp/verify" 2>&1 || true # read by miopen_result
+}
+
+# MIOpen's modeled time, limit and verdict of the last run in $m_us, $m_lim
+# and $m_ver ("error" with status=1 and the helper's words when it gave
+# none; a FAIL is the caller's to word)
+miopen_result() {
+    m_us=$(cat "$tmp/us")
+    m_lim=$(cat "$tmp/limit")
+    m_ver=$(sed -n 's/.*: \(PASS\|FAIL\)$/\1/p; s/^not verified$/not verified/p' "$tmp/verify")
+    [ -n "$m_ver" ] || { m_ver=error; status=1; cat "$tmp/verify" >&2; }
+}
+
+# the summary lines $1, a blank line and the rows into $OUT, then printed
+write_report() {
+    { printf '%s\n\n' "$1"; cat "$OUT.rows"; } > "$OUT"
+    rm -f "$OUT.rows"
+    echo
+    cat "$OUT"
+}
+
+# our run of layer $1: igemm with the arguments $2... (--json among them);
+# 0 with its modeled time, solution, launches and limit in $o_us $o_sol
+# $o_n $o_lim, else the FAIL line (igemm's words in $tmp/ours.log) and 1
+ours_ran() {
+    label=$1
+    shift
+    if ! js=$("$IGEMM" "$@" 2> "$tmp/ours.log"); then
+        echo "  FAIL   $label: igemm conv failed: $(tail -1 "$tmp/ours.log")" >&2
+        return 1
+    fi
+    o_us=$(jfield "$js" modeled_us)
+    o_sol=$(jfield "$js" solution)
+    o_n=$(jfield "$js" launches)
+    o_lim=$(jfield "$js" limit)
+}

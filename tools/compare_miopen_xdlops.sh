@@ -97,13 +97,10 @@ assemble() {
 # (the verification's line is left in $tmp/verify)
 run_miopen() {
     problem=$1
-    echo 0 > "$tmp/us"
-    echo 0 > "$tmp/longest"
-    : > "$tmp/hazards"
     dx_bytes=$(sed -n 's/^dx //p' "$tmp/plan")
     ws_bytes=$(sed -n 's/^ws //p' "$tmp/plan")
     dx="zeros:$dx_bytes" ws="zeros:$ws_bytes"
-    "$HELPER" fill --seed "$SEED" --dy "$tmp/dy.bin" --w "$tmp/w.bin" $problem || return 1
+    launches_begin $problem || return 1
     i=0
     while read -r kind rest; do
         i=$((i + 1))
@@ -138,60 +135,35 @@ run_miopen() {
             ;;
         esac
     done < "$tmp/plan"
-    [ "$VERIFY" = 0 ] && { echo "not verified" > "$tmp/verify"; return 0; }
-    "$HELPER" verify --seed "$SEED" --dx "${dx#@}" $problem > "$tmp/verify" 2>&1 || true # read below
+    verify_dx $problem
 }
 
 lay="-I $LAYOUT -O $LAYOUT -f $LAYOUT"
-{
-    echo "| layer | MIOpen kernel, launches | MIOpen us (limit) | MIOpen dx | ours | ours us (limit) | ours / MIOpen |"
-    echo "|---|---|---:|---|---|---:|---:|"
-} > "$OUT.rows"
+rows_begin "" ""
 echo "compare-miopen-xdlops: $SHAPES at batch $BATCH, $ARCH $DTYPE $LAYOUT, timing model (modeled, not measured), MIOpen from $MIOPEN_ROOT"
 status=0 nrun=0 logsum=0 worst=0 worst_layer=- npass=0 logpass=0
 while IFS= read -r line; do
-    case "$line" in [[:space:]]*conv*|conv*) ;; *) continue ;; esac
-    prob=$(printf '%s\n' "${line%%#*}" | sed "s/[[:space:]]*$//; s/^[[:space:]]*conv[a-z0-9]* /$cmd /")
-    [ "$BATCH" = 0 ] || prob=$(printf '%s\n' "$prob" | sed "s/-n [0-9]*/-n $BATCH/")
+    layer_problem "$line" "$cmd" || continue
     prob="$prob $lay"
-    note=$(printf '%s\n' "$line" | sed -n 's/.*#[[:space:]]*//p')
     if ! "$HELPER" plan --arch "$ARCH" --miopen-root "$MIOPEN_ROOT" --fp16-alt "$FP16_ALT" $prob > "$tmp/plan"; then
         status=1
         continue
     fi
     short=$(printf '%s\n' "$prob" | sed "s/^$cmd //; s/ -[lj] 1//g; s/ -g 1//; s/ -F 2//; s/ $lay//")
-    if grep -q '^skip' "$tmp/plan"; then
-        echo "  skip   $short: $(sed 's/^skip //' "$tmp/plan")"
-        echo "| \`$short\` $note | not applicable: $(sed 's/^skip //' "$tmp/plan") | | | | | |" >> "$OUT.rows"
-        continue
-    fi
-    : > "$tmp/kernels"
-    echo "the helper failed" > "$tmp/fault"
-    if ! run_miopen "$prob"; then
-        echo "  FAIL   $short: MIOpen's kernel did not run" >&2
-        echo "| \`$short\` $note | did not run on the emulator: $(cat "$tmp/fault") | | FAIL | | | |" >> "$OUT.rows"
-        status=1
-        continue
-    fi
-    m_us=$(cat "$tmp/us")
-    m_lim=$(cat "$tmp/limit")
-    m_ver=$(sed -n 's/.*: \(PASS\|FAIL\)$/\1/p; s/^not verified$/not verified/p' "$tmp/verify")
+    plan_skipped "$short" "$note" "| | | | | |" && continue
+    miopen_ran "$prob" "$short" "$note" "| | | |" || { status=1; continue; }
+    miopen_result
     [ "$m_ver" = FAIL ] && { status=1; m_ver="FAIL ($(sed -n 's/.*max err\/allowed \([^:]*\):.*/\1/p' "$tmp/verify")x allowed)"; }
-    [ -n "$m_ver" ] || { m_ver=error; status=1; cat "$tmp/verify" >&2; }
     hz=$(sort -u "$tmp/hazards" | tr '\n' ' ' | sed 's/ $//')
     [ -n "$hz" ] && m_ver="$m_ver; hazard $hz"
     m_k=$(sort -u "$tmp/kernels" | sed 's/^igemm_bwd_gtcx[0-9]*_n[a-z]*_[a-z0-9]*_//' | tr '\n' ' ' | sed 's/ $//')
     m_n=$(grep -c '^zero\|^launch\|^cast' "$tmp/plan")
-    if ! js=$("$IGEMM" $prob --arch "$ARCH" --json --seed "$SEED" --threads "$THREADS" $OURS_FLAGS 2> "$tmp/ours.log"); then
-        echo "  FAIL   $short: igemm conv failed: $(tail -1 "$tmp/ours.log")" >&2
+    if ! ours_ran "$short" $prob --arch "$ARCH" --json --seed "$SEED" --threads "$THREADS" $OURS_FLAGS; then
         echo "| \`$short\` $note | $m_k, $m_n | $m_us ($m_lim) | $m_ver | failed: $(tail -1 "$tmp/ours.log" | cut -c1-200) | | |" >> "$OUT.rows"
         status=1
         continue
     fi
-    o_us=$(jfield "$js" modeled_us)
-    o_sol=$(jfield "$js" solution | sed 's/^igemm_bwd_v4r1_[a-z0-9]*_[a-z0-9]*_[a-z0-9]*_//')
-    o_n=$(jfield "$js" launches)
-    o_lim=$(jfield "$js" limit)
+    o_sol=$(printf '%s\n' "$o_sol" | sed 's/^igemm_bwd_v4r1_[a-z0-9]*_[a-z0-9]*_[a-z0-9]*_//')
     ratio=$(awk -v o="$o_us" -v m="$m_us" 'BEGIN { printf "%.3f", o / m }')
     nrun=$((nrun + 1))
     logsum=$(awk -v s="$logsum" -v r="$ratio" 'BEGIN { printf "%.9f", s + log(r) }')
@@ -205,14 +177,9 @@ while IFS= read -r line; do
 done < "$SHAPES"
 geomean() { awk -v s="$1" -v n="$2" 'BEGIN { if (n > 0) printf "%.3f", exp(s / n); else print "-" }'; }
 geo=$(geomean "$logsum" "$nrun")
-{
+write_report "$(
     echo "Batch $BATCH, $SHAPES, $ARCH $DTYPE $LAYOUT, modeled by the timing model on the target's reference product (docs/TIMING.md):"
     echo "$nrun layers where MIOpen's rule lets its kernels run and both ran; ours / MIOpen geomean $geo, worst $worst"
     echo "(\`$worst_layer\`); over the $npass layers where MIOpen's dx passes the verification, geomean $(geomean "$logpass" "$npass")."
-    echo
-    cat "$OUT.rows"
-} > "$OUT"
-rm -f "$OUT.rows"
-echo
-cat "$OUT"
+)"
 exit $status

@@ -59,6 +59,20 @@ static void say(const char *prefix, const char *fmt, va_list ap)
     fputc('\n', stderr);
 }
 
+const char *cli_library_targets(void)
+{
+    static char names[256];
+    size_t n = 0;
+    for (int i = 0; i < igemm_codeobj_count() && n < sizeof names; i++) {
+        const char *arch;
+        const void *image;
+        size_t size;
+        if (igemm_codeobj_get(i, &arch, &image, &size) == IGEMM_OK)
+            n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", arch);
+    }
+    return names;
+}
+
 int cli_error(int status, const char *fmt, ...)
 {
     va_list ap;
