@@ -105,8 +105,20 @@ emu_timing *emu_timing_begin(emu_device *d, const emu_kernel *k, uint64_t nwg, i
     uint64_t ncu = (uint64_t)emu_num_cu(d);
     tm->active = nwg < ncu ? nwg : ncu;
     tm->ns = tm->active < TM_SAMPLE_CUS ? (int)tm->active : TM_SAMPLE_CUS;
-    for (int i = 0; i < tm->ns; i++)
-        tm->cu[i] = tm->ns > 1 ? (uint64_t)i * (tm->active - 1) / (uint64_t)(tm->ns - 1) : 0;
+    /* the sampled CUs share one L2: on a device of several L2 instances
+       (MI300X: one per XCD, workgroups dealt to the XCDs round-robin, so CU
+       c of this numbering is on XCD c mod instances) CUs 0, I, 2I, ...;
+       else spread over the active CUs */
+    uint64_t inst = d->t->tm.l2_instances > 1 ? (uint64_t)d->t->tm.l2_instances : 1;
+    if (inst > 1) {
+        uint64_t in_one = (tm->active + inst - 1) / inst;
+        tm->ns = in_one < TM_SAMPLE_CUS ? (int)in_one : TM_SAMPLE_CUS;
+        for (int i = 0; i < tm->ns; i++)
+            tm->cu[i] = (uint64_t)i * inst;
+    } else {
+        for (int i = 0; i < tm->ns; i++)
+            tm->cu[i] = tm->ns > 1 ? (uint64_t)i * (tm->active - 1) / (uint64_t)(tm->ns - 1) : 0;
+    }
     uint64_t hold = (uint64_t)tm->occ.max_wg, cap = 4 * hold < 8 ? 8 : 4 * hold;
     if (cap * (uint64_t)tm->ns > TM_MAX_TRACED_WG)
         cap = TM_MAX_TRACED_WG / (uint64_t)tm->ns;

@@ -159,6 +159,7 @@ typedef struct {
     const tm_cache_in *in;
     cache *l1, l2;
     line_set seen;
+    line_set *own; /* [ns]: the lines each sampled CU sent to L2 */
     tm_cache_sum *out;
     bool oom;
 } pass;
@@ -198,9 +199,13 @@ static void vmem(pass *p, int s, const emu_inst *ins, uint32_t *e)
         req++;
         bool hit = cache_access(&p->l2, x, true, !load, &wb);
         o->wb_lines += wb;
-        int fresh = set_add(&p->seen, x);
-        if (fresh < 0)
+        int fresh = set_add(&p->seen, x), mine = set_add(&p->own[s], x);
+        if (fresh < 0 || mine < 0)
             p->oom = true;
+        if (rg) {
+            rg->sent += fresh > 0;
+            rg->sent_own += mine > 0;
+        }
         if (!load && !atomic)
             continue; /* stores allocate without reading */
         o->l2_reads++;
@@ -262,15 +267,17 @@ static bool admit(const tm_cache_in *in, int s, cu_walk *c, int r)
     return true;
 }
 
-/* One pass with an L2 of l2 bytes; *distinct: the lines the sample touched. */
-static int run_pass(const tm_cache_in *in, tm_cache_sum *out, uint64_t l2, size_t *distinct)
+/* One pass with an L2 of l2 bytes; *distinct: the lines the sample sent to
+ * L2, *own_sum: the same counted per sampled CU and added up. */
+static int run_pass(const tm_cache_in *in, tm_cache_sum *out, uint64_t l2, size_t *distinct, double *own_sum)
 {
     const timing_facts *f = &in->t->tm;
     memset(out, 0, sizeof *out);
     pass p = {.in = in, .out = out};
+    p.own = calloc((size_t)in->ns, sizeof *p.own);
     p.l1 = calloc((size_t)in->ns, sizeof *p.l1);
     cu_walk *w = calloc((size_t)in->ns, sizeof *w);
-    int rc = !p.l1 || !w || cache_init(&p.l2, l2 > (uint64_t)f->line_bytes ? l2 : (uint64_t)f->line_bytes,
+    int rc = !p.own || !p.l1 || !w || cache_init(&p.l2, l2 > (uint64_t)f->line_bytes ? l2 : (uint64_t)f->line_bytes,
                                        f->line_bytes, f->l2_ways);
     for (int s = 0; !rc && s < in->ns; s++)
         rc = cache_init(&p.l1[s], (uint64_t)f->l1_bytes, f->line_bytes, f->l1_ways);
@@ -306,29 +313,61 @@ static int run_pass(const tm_cache_in *in, tm_cache_sum *out, uint64_t l2, size_
     free(p.l1);
     *distinct = p.seen.n;
     free(p.seen.slot);
+    *own_sum = 0;
+    for (int s = 0; p.own && s < in->ns; s++) {
+        *own_sum += (double)p.own[s].n;
+        free(p.own[s].slot);
+    }
+    free(p.own);
     free(w);
     return rc ? -1 : 0;
+}
+
+/* The capacity of one L2 instance that the sample's lines get. The sampled
+ * CUs (all of one instance: timing.c) stand for the `others` CUs of that
+ * instance; how many distinct lines those add is read from the sample, per
+ * buffer: with d the buffer's distinct lines in the sample and S the sum of
+ * each sampled CU's own, d = S/ns when they all read the same lines (a
+ * filter tile) and d = S when none is shared; u, the share of a CU's lines
+ * that no other sampled CU sent, says what a further CU adds: u x S/ns. The
+ * instance's footprint is the sum over buffers of d + others x u x S/ns, each
+ * at most the buffer's lines; the sample gets the part of one L2 that its
+ * lines are of that footprint, all of it when the footprint fits. */
+static double sample_capacity(const tm_cache_in *in, const tm_cache_sum *out, double one, double distinct)
+{
+    double ns = in->ns;
+    int inst = in->t->tm.l2_instances > 1 ? in->t->tm.l2_instances : 1;
+    double cus = (double)((in->active + (uint64_t)inst - 1) / (uint64_t)inst), others = cus > ns ? cus - ns : 0;
+    double footprint = 0;
+    for (int i = 0; i < out->nregions; i++) {
+        const tm_region *r = &out->region[i];
+        double d = r->sent, per_cu = r->sent_own / ns, size = (double)r->size / in->t->tm.line_bytes;
+        double u = ns > 1 && r->sent_own > per_cu ? (d - per_cu) / (r->sent_own - per_cu) : 1;
+        u = u < 0 ? 0 : u > 1 ? 1 : u;
+        double fp = d + others * u * per_cu;
+        footprint += fp < size ? fp : size;
+    }
+    if (footprint * in->t->tm.line_bytes <= one)
+        return one;
+    return footprint > 0 ? one * distinct / footprint : one;
 }
 
 int tm_cache_pass(const tm_cache_in *in, tm_cache_sum *out)
 {
     const timing_facts *f = &in->t->tm;
-    double l2 = f->l2_bytes, one = l2 / (f->l2_instances > 1 ? f->l2_instances : 1), own = one * in->ns;
+    double l2 = f->l2_bytes, one = l2 / (f->l2_instances > 1 ? f->l2_instances : 1);
     double share = l2 * in->ns / (double)in->active;
     size_t distinct;
-    if (run_pass(in, out, (uint64_t)(share < own ? share : own), &distinct))
+    double own_sum;
+    if (run_pass(in, out, (uint64_t)(share < one ? share : one), &distinct, &own_sum))
         return -1;
-    /* lines the sampled CUs share with the rest (weights, overlapping
-       tiles) take L2 capacity once for all CUs of an L2: the sample's
-       capacity is at least one L2's share of the lines the launch's
-       buffers hold that the sample touched */
-    double lines = 0;
-    for (int i = 0; i < out->nregions; i++)
-        lines += (double)out->region[i].size / f->line_bytes;
-    double held = lines > 0 ? one * (double)distinct / lines : 0, cap = share > held ? share : held;
-    if (cap > own)
-        cap = own;
+    /* lines the sampled CUs share with the rest of their L2's CUs
+       (weights, overlapping tiles) take its capacity once for all of them
+       (sample_capacity) */
+    double held = sample_capacity(in, out, one, (double)distinct), cap = share > held ? share : held;
+    if (cap > one)
+        cap = one;
     if (cap <= share * 1.01)
         return 0;
-    return run_pass(in, out, (uint64_t)cap, &distinct);
+    return run_pass(in, out, (uint64_t)cap, &distinct, &own_sum);
 }

@@ -68,6 +68,7 @@ typedef struct {
     bool read, written;
     double lines_loaded, useful_loaded, lines_stored, useful_stored; /* of the instructions whose
                                                                         first line lies in it */
+    double sent, sent_own; /* lines of it sent to L2: distinct over the sample, and per sampled CU added up */
 } tm_region;
 
 /* The sample's totals (lines, bytes) */

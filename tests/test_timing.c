@@ -591,6 +591,53 @@ static void test_l2(void **state)
     each_target(l2_working_set);
 }
 
+/* ---- L2: many CUs of one L2 read the same lines ---- */
+
+/* Workgroup g reads tile g mod I of I tiles (I: the target's L2 instances;
+ * MI300X deals workgroups to its 8 XCDs round-robin, so each XCD's CUs read
+ * one tile), 4 waves a quarter each, dwordx4 per lane; two workgroups per
+ * CU, one after the other. Every tile fits its L2, so the launch reads each tile from HBM once:
+ * HBM bytes / the tiles' bytes is 1 (the cold misses), whatever the number
+ * of CUs that share a tile. A model that gives the sampled CUs a 1/CUs
+ * share of the L2 as if the other CUs' lines were their own (and samples
+ * CUs of different L2s) finds the re-reads evicted: capacity misses scaled
+ * to every workgroup. */
+static void shared_tiles(const char *arch)
+{
+    const target *t = target_by_name(arch);
+    const timing_facts *f = &t->tm;
+    unsigned inst = f->l2_instances > 1 ? (unsigned)f->l2_instances : 1;
+    size_t one = (size_t)f->l2_bytes / inst, tile = one / 2, per_wave = tile / 4, iters = per_wave / 1024;
+    tc_sbuf b = {0};
+    tc_put(&b, "%s    s_and_b32 s12, s2, %u\n    s_mul_i32 s12, s12, %zu\n"
+               "    v_lshrrev_b32 v2, 6, v0\n    v_mul_u32_u24 v2, %zu, v2\n    v_and_b32 v3, 63, v0\n"
+               "    v_lshlrev_b32 v3, 4, v3\n    v_add_u32 v2, v2, v3\n    v_add_u32 v1, s12, v2\n"
+               "    s_mov_b32 s10, %zu\n.Lloop:\n"
+               "    global_load_dwordx4 v[4:7], v1, s[4:5]\n    v_add_u32 v1, 1024, v1\n    s_waitcnt vmcnt(0)\n"
+               "    s_sub_u32 s10, s10, 1\n    s_cmp_lg_u32 s10, 0\n    s_cbranch_scc1 .Lloop\n",
+           TC_PRELUDE, inst - 1, tile, per_wave, iters);
+    size_t bytes = tile * inst;
+    void *buf = zalloc(bytes);
+    void *ptrs[2] = {buf, NULL};
+    size_t sizes[2] = {bytes, 0};
+    /* all of LDS: one workgroup per CU at a time, so a CU's second one re-reads the tile later */
+    tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 8, .nptrs = 2, .host_threads = 4, .lds_bytes = t->lds_bytes};
+    emu_stats st = run_timed(&sn, 2 * (unsigned)t->num_cu, 256, ptrs, sizes);
+    free(buf);
+    free(b.s);
+    double got = (double)st.model_hbm_bytes / (double)bytes;
+    row(arch, "every CU of an L2 reads its tile (2 workgroups per CU): HBM bytes / tiles", got, 1, "x");
+    if (got > 1.25)
+        fail_msg("%s: %u tiles of %zu KiB read by %d workgroups each: HBM %.2fx the tiles' bytes, expected 1x (each "
+                 "tile fits its L2)", arch, inst, tile >> 10, 2 * t->num_cu / (int)inst, got);
+}
+
+static void test_l2_shared(void **state)
+{
+    (void)state;
+    each_target(shared_tiles);
+}
+
 /* ---- LDS bank conflicts ---- */
 
 /* The LDS loop of lds_peak with lane l at l x stride bytes. */
@@ -784,6 +831,7 @@ int main(void)
         cmocka_unit_test(test_stream_copy), cmocka_unit_test(test_latency),  cmocka_unit_test(test_occupancy),
         cmocka_unit_test(test_coalescing),  cmocka_unit_test(test_l1),       cmocka_unit_test(test_l2),
         cmocka_unit_test(test_lds_conflicts), cmocka_unit_test(test_launches), cmocka_unit_test(test_mixed_workgroups),
+        cmocka_unit_test(test_l2_shared),
         cmocka_unit_test(test_roofline),    cmocka_unit_test(test_cli_reports_modeled_time),
     };
     return cmocka_run_group_tests(tests, open_table, close_table);
