@@ -344,7 +344,7 @@ check-hazards: $(B)/tests/test_gen all
 # runs all of them and lowers every other s_nop of the -O2 objects (the hazard
 # differential); make check-llvm lowers every s_nop of every object (~2 min).
 CLANG := $(LLVM_BIN)/clang
-LLVM_CORPUS_OPTS := 2 3
+LLVM_CORPUS_OPTS := 0 2 3
 LLVM_CORPUS := $(foreach t,$(TARGETS),$(foreach o,$(LLVM_CORPUS_OPTS),$(B)/llvm/corpus-$(t)-O$(o).s))
 $(B)/llvm/corpus-%.s: tests/llvm/corpus.cl tests/llvm/corpus.h | $(B)/.deps-ok
 	@mkdir -p $(dir $@)

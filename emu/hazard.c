@@ -230,7 +230,7 @@ static int scalar_rules(wg_ctx *c, wave *w, const emu_inst *in, const hazard_fac
             if (in->rd[i] < 128 && check_sgpr(c, w, in->rd[i], in->rdw[i], hz->valu_sgpr_valu, "valu-sgpr-valu",
                                               "VALU wrote an SGPR, then a VALU instruction reads it"))
                 return -1;
-    if (op == OP_V_DIV_FMAS_F64 &&
+    if ((op == OP_V_DIV_FMAS_F64 || op == OP_V_DIV_FMAS_F32) &&
         check_sgpr(c, w, R_VCC, 2, hz->valu_vcc_div_fmas, "valu-vcc-divfmas",
                    "VALU wrote VCC, then v_div_fmas reads it"))
         return -1;
