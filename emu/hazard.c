@@ -224,6 +224,14 @@ static int scalar_rules(wg_ctx *c, wave *w, const emu_inst *in, const hazard_fac
                                     "VALU wrote a VGPR, then a DPP operation reads it"))
                     return -1;
         }
+        /* LLVM's checkDPPHazards counts every use of the DPP instruction,
+           the destination's old value (the tied `old` operand) included,
+           whether or not row/bank masks and bound_ctrl let it be read */
+        for (unsigned r = in->dst.code; hz->valu_vgpr_dpp && in->dst.kind == K_VGPR && r < in->dst.code + in->dst.width;
+             r++)
+            if (valu_write_rule(c, w, r, hz->valu_vgpr_dpp, false, "valu-vgpr-dpp",
+                                "VALU wrote a VGPR, then a DPP operation takes it as its old value"))
+                return -1;
     }
     if (emu_is_valu(in) && hz->valu_sgpr_valu)
         for (int i = 0; i < in->nrd; i++)
