@@ -340,11 +340,12 @@ check-hazards: $(B)/tests/test_gen all
 
 # The LLVM corpus (tests/llvm/corpus.cl, tests/test_llvm.c): OpenCL C kernels
 # compiled by clang-19 for every target at -O0/-O2/-O3 into assembly (kept in
-# $(B)/llvm/), run on the emulator in strict mode against the host. make test
+# $(B)/llvm/), run on the emulator in strict mode against the host (-O0's
+# locals in private memory: docs/EMULATOR.md "Private memory"). make test
 # runs all of them and lowers every other s_nop of the -O2 objects (the hazard
-# differential); make check-llvm lowers every s_nop of every object (~2 min).
+# differential); make check-llvm lowers every s_nop of every object.
 CLANG := $(LLVM_BIN)/clang
-LLVM_CORPUS_OPTS := 2 3
+LLVM_CORPUS_OPTS := 0 2 3
 LLVM_CORPUS := $(foreach t,$(TARGETS),$(foreach o,$(LLVM_CORPUS_OPTS),$(B)/llvm/corpus-$(t)-O$(o).s))
 $(B)/llvm/corpus-%.s: tests/llvm/corpus.cl tests/llvm/corpus.h | $(B)/.deps-ok
 	@mkdir -p $(dir $@)

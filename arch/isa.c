@@ -41,7 +41,7 @@ const char *isa_fmt_name(isa_fmt f)
         [F_SOP2] = "SOP2", [F_SOPK] = "SOPK", [F_SOP1] = "SOP1", [F_SOPC] = "SOPC", [F_SOPP] = "SOPP",
         [F_SMEM] = "SMEM", [F_VOP1] = "VOP1", [F_VOP2] = "VOP2", [F_VOPC] = "VOPC", [F_VOP3] = "VOP3",
         [F_VOP3P] = "VOP3P", [F_MAI] = "VOP3P-MAI", [F_DS] = "DS", [F_MUBUF] = "MUBUF", [F_FLAT] = "FLAT",
-        [F_GLOBAL] = "GLOBAL",
+        [F_GLOBAL] = "GLOBAL", [F_SCRATCH] = "SCRATCH",
     };
     return f < F_COUNT ? names[f] : "?";
 }

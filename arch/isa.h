@@ -12,7 +12,7 @@
 typedef enum {
     F_SOP2, F_SOPK, F_SOP1, F_SOPC, F_SOPP, F_SMEM,
     F_VOP1, F_VOP2, F_VOPC, F_VOP3, F_VOP3P, F_MAI,
-    F_DS, F_MUBUF, F_FLAT, F_GLOBAL,
+    F_DS, F_MUBUF, F_FLAT, F_GLOBAL, F_SCRATCH,
     F_COUNT
 } isa_fmt;
 

@@ -155,6 +155,11 @@ typedef struct target {
     bool mfma_gfx940_names;  /* v_mfma_f32_32x32x2_f32 spellings, 4-pass f32 variants */
     bool cache_bits_sc;      /* gfx940+: sc0/sc1/nt instead of glc/slc */
     bool mem_scc_bit;        /* gfx90a: MUBUF/FLAT bit 15 (dword 0) / 17 is SCC */
+    bool architected_flat_scratch; /* gfx940+ (AMDGPUUsage processor table "Architected flat
+                                scratch"): the hardware sets each wave's FLAT_SCRATCH base; no
+                                private segment buffer or flat scratch init user SGPRs */
+    bool scratch_sve_bit;    /* gfx940+: SCRATCH dword 0 bit 13 (SVE) says VADDR is used
+                                (before: VADDR is used when SADDR is off) */
     bool has_pk_fma_f32;     /* gfx90a+: packed fp32 */
     bool mfma_bf16_1k;       /* gfx90a+: the _1k bf16 MFMA opcodes exist */
     bool force_store_sc0_sc1;/* gfx940/gfx941: LLVM sets sc0 sc1 on every store

@@ -14,7 +14,7 @@ struct emu_decoder {
     const target *t;
     const isa_opinfo *sop2[128], *sopk[32], *sop1[256], *sopc[128], *sopp[128], *smem[256];
     const isa_opinfo *vop1[256], *vop2[64], *vopc[256], *vop3[1024], *vop3p[128];
-    const isa_opinfo *ds[256], *mubuf[128], *flat[128], *global[128];
+    const isa_opinfo *ds[256], *mubuf[128], *flat[128], *global[128], *scratch[128];
 };
 
 static emu_decoder decoders[TARGET_COUNT];
@@ -58,6 +58,7 @@ static void build_one(emu_decoder *d, const target *t)
         case F_MUBUF: d->mubuf[o] = r; break;
         case F_FLAT: d->flat[o] = r; break;
         case F_GLOBAL: d->global[o] = r; break;
+        case F_SCRATCH: d->scratch[o] = r; break;
         default: break;
         }
     }
@@ -573,11 +574,14 @@ static int dec_flat(dec_ctx *x)
         r = d->flat[BITS(w0, 18, 7)];
     else if (seg == 2)
         r = d->global[BITS(w0, 18, 7)];
+    else if (seg == 1)
+        r = d->scratch[BITS(w0, 18, 7)];
     if (!r)
-        return seg == 1 ? fail(err, errlen, pc, w0, "scratch instructions are not supported")
-                    : unknown(d, err, errlen, pc, w0, seg ? F_GLOBAL : F_FLAT, BITS(w0, 18, 7),
-                              "unknown FLAT/GLOBAL opcode");
-    if (BITS(w0, 13, 1))
+        return unknown(d, err, errlen, pc, w0, seg == 2 ? F_GLOBAL : seg == 1 ? F_SCRATCH : F_FLAT, BITS(w0, 18, 7),
+                       "unknown FLAT/GLOBAL/SCRATCH opcode");
+    /* bit 13: LDS, or on gfx940+ scratch SVE (VADDR used) */
+    bool sve = seg == 1 && d->t->scratch_sve_bit && BITS(w0, 13, 1);
+    if (BITS(w0, 13, 1) && !sve)
         return fail(err, errlen, pc, w0, "FLAT/GLOBAL with LDS is not supported");
     out->fmt = r->fmt;
     words = 2;
@@ -599,8 +603,12 @@ static int dec_flat(dec_ctx *x)
     }
     unsigned base = out->acc ? R_A0 : 256;
     unsigned saddr = BITS(w1, 16, 7);
-    bool has_saddr = seg == 2 && saddr != 0x7f;
-    reg(&out->src[0], 256 + BITS(w1, 0, 8), has_saddr ? 1 : 2);
+    bool has_saddr = seg != 0 && saddr != 0x7f;
+    if (seg == 1) { /* a 32-bit private offset: VADDR and/or one SGPR, or neither */
+        if (d->t->scratch_sve_bit ? sve : !has_saddr)
+            reg(&out->src[0], 256 + BITS(w1, 0, 8), 1);
+    } else
+        reg(&out->src[0], 256 + BITS(w1, 0, 8), has_saddr ? 1 : 2);
     bool atomic = r->flags & ISAF_ATOMIC, store = atomic || (r->flags & ISAF_STORE);
     if (store)
         reg(&out->src[1], base + BITS(w1, 8, 8), r->dw);
@@ -609,7 +617,7 @@ static int dec_flat(dec_ctx *x)
     else if (atomic && (out->glc || out->sc0)) /* returns the old value */
         reg(&out->dst, base + BITS(w1, 24, 8), r->op == OP_GLOBAL_ATOMIC_CMPSWAP ? 1 : r->dw);
     if (has_saddr)
-        reg(&out->src[2], saddr, 2);
+        reg(&out->src[2], saddr, seg == 1 ? 1 : 2);
     DEC_DONE;
 }
 

@@ -475,22 +475,26 @@ static void disasm_mem(sink *s, const emu_inst *in)
         put_cache_bits(s, in);
         break;
     case F_FLAT:
-    case F_GLOBAL: {
+    case F_GLOBAL:
+    case F_SCRATCH: {
         put(s, "%s ", r->name);
         bool store = in->src[1].code != R_NONE;
         if (in->dst.code != R_NONE) {
             put_reg(s, in->dst.code, in->dst.width);
             put(s, ", ");
         }
-        put_reg(s, in->src[0].code, in->src[0].width);
+        if (in->src[0].code != R_NONE)
+            put_reg(s, in->src[0].code, in->src[0].width);
+        else
+            put(s, "off");
         if (store) {
             put(s, ", ");
             put_reg(s, in->src[1].code, in->src[1].width);
         }
-        if (in->fmt == F_GLOBAL) {
+        if (in->fmt != F_FLAT) {
             put(s, ", ");
             if (in->src[2].code != R_NONE)
-                put_reg(s, in->src[2].code, 2);
+                put_reg(s, in->src[2].code, in->src[2].width);
             else
                 put(s, "off");
         }
@@ -587,6 +591,7 @@ void emu_disasm(const emu_inst *in, char *buf, size_t len)
     case F_MUBUF:
     case F_FLAT:
     case F_GLOBAL:
+    case F_SCRATCH:
         disasm_mem(&s, in);
         break;
     default:

@@ -139,6 +139,10 @@ typedef struct wave {
     emu_trace *trace;           /* timing model: where issued instructions go, or NULL */
 } wave;
 
+/* The most private memory per work-item the emulator gives (a launch
+ * asking more is refused): 64 KiB, 4 MiB per wave of scratch backing. */
+#define EMU_MAX_PRIVATE (64 << 10)
+
 typedef struct {
     const emu_device *dev;
     const emu_kernel *k;
@@ -149,6 +153,12 @@ typedef struct {
     wave waves[MAX_WAVES];
     uint8_t *lds;
     int lds_size;
+    /* private memory (launch.c): the kernel's private_segment_fixed_size
+       per work-item; wave i's 64 lanes at scratch + i * scratch_wave_bytes,
+       dword j of lane l at (64 j + l) * 4 (AMDGPUUsage: interleaved) */
+    uint8_t *scratch;
+    int private_size;
+    size_t scratch_wave_bytes;
     /* LDS visibility (lds.h): every LDS instruction gets a sequence number;
        per dword the last write and, per wave, the last read; vis[w]: wave
        w's operations up to this number are ordered before every other

@@ -513,17 +513,149 @@ static int lane_access(wg_ctx *c, wave *w, const emu_inst *in, buf_range *b, int
 static uint32_t load_merge(isa_op op, uint32_t old, uint32_t x)
 {
     switch (op) {
-    case OP_BUFFER_LOAD_SBYTE: return (uint32_t)(int32_t)(int8_t)x;
-    case OP_BUFFER_LOAD_SSHORT: case OP_GLOBAL_LOAD_SSHORT: return (uint32_t)(int32_t)(int16_t)x;
-    case OP_BUFFER_LOAD_SHORT_D16: case OP_GLOBAL_LOAD_SHORT_D16: return (old & 0xffff0000u) | (x & 0xffff);
-    case OP_BUFFER_LOAD_SHORT_D16_HI: case OP_GLOBAL_LOAD_SHORT_D16_HI: return (old & 0xffff) | x << 16;
+    case OP_BUFFER_LOAD_SBYTE: case OP_SCRATCH_LOAD_SBYTE: return (uint32_t)(int32_t)(int8_t)x;
+    case OP_BUFFER_LOAD_SSHORT: case OP_GLOBAL_LOAD_SSHORT: case OP_SCRATCH_LOAD_SSHORT:
+        return (uint32_t)(int32_t)(int16_t)x;
+    case OP_BUFFER_LOAD_SHORT_D16: case OP_GLOBAL_LOAD_SHORT_D16: case OP_SCRATCH_LOAD_SHORT_D16:
+        return (old & 0xffff0000u) | (x & 0xffff);
+    case OP_BUFFER_LOAD_SHORT_D16_HI: case OP_GLOBAL_LOAD_SHORT_D16_HI: case OP_SCRATCH_LOAD_SHORT_D16_HI:
+        return (old & 0xffff) | x << 16;
     default: return x;
     }
 }
 
 static uint32_t store_value(isa_op op, uint32_t x)
 {
-    return op == OP_BUFFER_STORE_SHORT_D16_HI || op == OP_GLOBAL_STORE_SHORT_D16_HI ? x >> 16 : x;
+    return op == OP_BUFFER_STORE_SHORT_D16_HI || op == OP_GLOBAL_STORE_SHORT_D16_HI ||
+                   op == OP_SCRATCH_STORE_SHORT_D16_HI
+               ? x >> 16
+               : x;
+}
+
+/* ---- private memory (scratch) ---- */
+
+/* Lane l of wave w reads or writes its private bytes [p, p + size) (size
+ * at most 4, within one dword): they must lie inside the
+ * private_segment_fixed_size the descriptor gives each work-item, aligned
+ * to their size. Moves the data (val: the loaded or stored value). */
+static int private_access(wg_ctx *c, wave *w, const emu_inst *in, int l, int64_t p, int size, uint32_t *val)
+{
+    const char *rw = in->is_load ? "reads" : "writes";
+    if (p < 0 || p + size > c->private_size)
+        return emu_fault(c, w, "lane %d %s private bytes [%lld, %lld), outside the %d bytes of private memory the "
+                         "kernel descriptor gives each work-item (private_segment_fixed_size)", l, rw, (long long)p,
+                         (long long)(p + size), c->private_size);
+    if (p % size)
+        return emu_fault(c, w, "lane %d %s private offset %lld, not %d-byte aligned", l, rw, (long long)p, size);
+    uint8_t *a = c->scratch + (size_t)w->id * c->scratch_wave_bytes + ((size_t)(p >> 2) * 64 + (size_t)l) * 4 +
+                 (size_t)(p & 3);
+    if (in->is_load) {
+        uint32_t x = 0;
+        memcpy(&x, a, (size_t)size);
+        *val = x;
+        c->stats.global_read += (uint64_t)size;
+    } else {
+        memcpy(a, val, (size_t)size);
+        c->stats.global_written += (uint64_t)size;
+    }
+    return 0;
+}
+
+/* The private offset of lane l behind host address a of a swizzled MUBUF
+ * access (the scratch V# of launch.c: the interleaving of private_access),
+ * or a fault when a is not lane l's own memory of wave w: an earlier
+ * wave's (the prologue did not add the private segment wavefront offset),
+ * another lane's. An offset past the segment is private_access's to report. */
+static int private_offset(wg_ctx *c, wave *w, int l, uintptr_t a, int size, int64_t *p)
+{
+    uintptr_t lo = (uintptr_t)c->scratch + (uintptr_t)w->id * c->scratch_wave_bytes;
+    if (a < lo) /* above the wave's part: private_access reports the offset past the segment */
+        return emu_fault(c, w, "lane %d: scratch access at 0x%llx lies outside its wave's private memory (0x%llx, "
+                         "%zu bytes): is the private segment wavefront offset added to the buffer's base?", l,
+                         (unsigned long long)a, (unsigned long long)lo, c->scratch_wave_bytes);
+    uintptr_t rel = a - lo;
+    int owner = (int)((rel >> 2) & 63);
+    if (owner != l || (rel & 3) + (uintptr_t)size > 4)
+        return emu_fault(c, w, "lane %d: scratch access at 0x%llx (%d bytes) is lane %d's private memory, not its own",
+                         l, (unsigned long long)a, size, owner);
+    *p = (int64_t)((rel >> 8) * 4 + (rel & 3));
+    return 0;
+}
+
+/* A MUBUF access through a swizzled resource with ADD_TID_ENABLE whose base
+ * lies in the workgroup's private memory (the private segment buffer V#):
+ * per lane and element, the address of the gfx9 swizzle (index = vindex +
+ * lane, offset = voffset + inst offset; element size and index stride from
+ * the V#), then private_access. soffset adds to the address unswizzled. */
+static int mubuf_scratch(wg_ctx *c, wave *w, const emu_inst *in, uint64_t base, uint32_t soff, uint64_t exec)
+{
+    const uint32_t *rs = &w->s[in->src[1].code];
+    uint32_t stride = (rs[1] >> 16) & 0x3fff, w3 = rs[3];
+    uint32_t esize = 2u << ((w3 >> 19) & 3), istride = 8u << ((w3 >> 21) & 3);
+    int size = in->mem_bytes < 4 ? in->mem_bytes : 4, n = in->mem_bytes < 4 ? 1 : in->mem_dwords;
+    if (in->is_atomic)
+        return emu_fault(c, w, "atomics on private memory are not implemented by the emulator");
+    const uint32_t *vidx = in->idxen ? w->v[in->src[0].code - R_V0] : NULL;
+    const uint32_t *voff = in->offen ? w->v[in->src[0].code - R_V0 + (in->idxen ? 1 : 0)] : NULL;
+    isa_op op = (isa_op)in->op;
+    LANES {
+        if (!(exec >> l & 1))
+            continue;
+        uint64_t index = (uint64_t)(vidx ? vidx[l] : 0) + (uint64_t)l;
+        for (int j = 0; j < n; j++) {
+            uint64_t off = (uint64_t)(voff ? voff[l] : 0) + (uint32_t)in->offset + (uint64_t)(4 * j);
+            uint64_t boff = ((index / istride) * stride + (off / esize) * esize) * istride + (index % istride) * esize +
+                            off % esize;
+            int64_t p = 0;
+            if (private_offset(c, w, l, (uintptr_t)(base + soff + boff), size, &p))
+                return -1;
+            uint32_t *d = vdst(w, in->dst.code, j), val = in->is_load ? 0 : store_value(op, d[l]);
+            if (private_access(c, w, in, l, p, size, &val))
+                return -1;
+            if (in->is_load)
+                d[l] = load_merge(op, d[l], val);
+        }
+    }
+    return in->is_load ? emu_issue_vm(c, w, in, in->dst.code, in->dst.width) : emu_issue_vm(c, w, in, R_NONE, 0);
+}
+
+/* A SCRATCH instruction: lane l's private offset is VADDR (when used) +
+ * SADDR (when given) + the instruction's offset, each dword of a
+ * multi-dword access at the next offset. The wave's scratch base is the
+ * hardware's on targets with architected flat scratch; elsewhere it is
+ * FLAT_SCRATCH, which the kernel's prologue sets from the flat scratch init
+ * SGPRs plus the wavefront offset, and it must be this wave's base. */
+static int exec_scratch(wg_ctx *c, wave *w, const emu_inst *in)
+{
+    isa_op op = (isa_op)in->op;
+    uint64_t exec = exec_mask(w);
+    if (!c->scratch)
+        return emu_fault(c, w, "scratch access, but the kernel descriptor gives no private memory "
+                         "(private_segment_fixed_size 0)");
+    if (!c->dev->t->architected_flat_scratch) {
+        uint64_t fs = (uint64_t)w->s[102] | (uint64_t)w->s[103] << 32,
+                 want = (uint64_t)(uintptr_t)c->scratch + (uint64_t)w->id * c->scratch_wave_bytes;
+        if (fs != want)
+            return emu_fault(c, w, "FLAT_SCRATCH is 0x%llx, not this wave's scratch base 0x%llx (flat scratch init + "
+                             "private segment wavefront offset)", (unsigned long long)fs, (unsigned long long)want);
+    }
+    int size = in->mem_bytes < 4 ? in->mem_bytes : 4, n = in->mem_bytes < 4 ? 1 : in->mem_dwords;
+    uint32_t sbase = in->src[2].code != R_NONE ? sval(w, &in->src[2]) : 0;
+    const uint32_t *vaddr = in->src[0].code != R_NONE ? w->v[in->src[0].code - R_V0] : NULL;
+    uint16_t data = in->is_load ? in->dst.code : in->src[1].code;
+    LANES {
+        if (!(exec >> l & 1))
+            continue;
+        int64_t p = (int64_t)(uint32_t)((vaddr ? vaddr[l] : 0) + sbase + (uint32_t)in->offset);
+        for (int j = 0; j < n; j++) {
+            uint32_t *d = vdst(w, data, j), val = in->is_load ? 0 : store_value(op, d[l]);
+            if (private_access(c, w, in, l, p + 4 * j, size, &val))
+                return -1;
+            if (in->is_load)
+                d[l] = load_merge(op, d[l], val);
+        }
+    }
+    return in->is_load ? emu_issue_vm(c, w, in, in->dst.code, in->dst.width) : emu_issue_vm(c, w, in, R_NONE, 0);
 }
 
 /* ---- MUBUF ---- */
@@ -621,6 +753,9 @@ static int exec_mubuf(wg_ctx *c, wave *w, const emu_inst *in)
     const uint32_t *rs = &w->s[in->src[1].code];
     uint64_t base = (uint64_t)rs[0] | (uint64_t)(rs[1] & 0xffff) << 32;
     uint32_t stride = (rs[1] >> 16) & 0x3fff, num = rs[2], w3 = rs[3];
+    if ((rs[1] >> 31) && (w3 >> 23 & 1) && c->scratch && base >= (uintptr_t)c->scratch &&
+        base - (uintptr_t)c->scratch < c->scratch_wave_bytes * (size_t)c->nwaves)
+        return mubuf_scratch(c, w, in, base, sval(w, &in->src[2]), exec);
     if (rs[1] >> 31)
         return emu_fault(c, w, "buffer resource with swizzle enabled is not supported");
     if (w3 >> 23 & 1)
@@ -748,6 +883,7 @@ int emu_exec_mem(wg_ctx *c, wave *w, const emu_inst *in)
     case F_DS: return exec_ds(c, w, in);
     case F_MUBUF: return exec_mubuf(c, w, in);
     case F_FLAT: case F_GLOBAL: return exec_flat(c, w, in);
+    case F_SCRATCH: return exec_scratch(c, w, in);
     default: return emu_fault(c, w, "instruction format not implemented by the emulator");
     }
 }

@@ -651,7 +651,7 @@ static bool vcmp_by_encoding(wave *w, const emu_inst *in, const uint32_t *A, con
  * for f32) when the quotient would lose precision, and VCC says whether
  * v_div_fmas must scale back. `man` is the mantissa width (52/23), `big`
  * the exponent difference that needs scaling (768/96). */
-static double div_scale(double s0, double s1, double s2, int man, int big, int sc, bool *vcc)
+static double div_scale(double s0, double s1, double s2, int man, int big, int sc, int low, bool *vcc)
 {
     int e1, e2;
     *vcc = false;
@@ -677,7 +677,7 @@ static double div_scale(double s0, double s1, double s2, int man, int big, int s
         *vcc = true;
         return s0 == s2 ? ldexp(s0, sc) : s0;
     }
-    if (e2 - 1 <= -1022 + man + 1 - (man == 52 ? 0 : 1022 - 126))
+    if (e2 - 1 <= low) /* the numerator is tiny */
         return ldexp(s0, sc);
     return s0;
 }
@@ -987,7 +987,7 @@ static int valu_vop3(wg_ctx *c, wave *w, const emu_inst *in, vctx *v, const valu
         return 0;
     case OP_V_MAD_F16: LANES { float f = HA * HB + HC; r[l] = f32_to_f16(f); } OUT(VO_F16);
     case OP_V_FMA_F16: H2(fmaf(HA, HB, HC));
-    case OP_V_DIV_FIXUP_F32: F2(FA); /* quotient already computed: special cases are not modelled */
+    case OP_V_DIV_FIXUP_F32: F2((float)div_fixup(FA, FB, FC));
     case OP_V_ADD_F64: D2(bits64_of(srcf64(w, in, 0, l) + srcf64(w, in, 1, l)));
     case OP_V_MUL_F64: D2(bits64_of(srcf64(w, in, 0, l) * srcf64(w, in, 1, l)));
     case OP_V_FMA_F64: D2(bits64_of(fma(srcf64(w, in, 0, l), srcf64(w, in, 1, l), srcf64(w, in, 2, l))));
@@ -1101,7 +1101,7 @@ static int valu_llvm(wg_ctx *c, wave *w, const emu_inst *in, vctx *v, const valu
         uint64_t vcc = 0;
         LANES {
             bool sc;
-            double d = div_scale(srcf64(w, in, 0, l), srcf64(w, in, 1, l), srcf64(w, in, 2, l), 52, 768, 128, &sc);
+            double d = div_scale(srcf64(w, in, 0, l), srcf64(w, in, 1, l), srcf64(w, in, 2, l), 52, 768, 128, -969, &sc);
             uint64_t u = bits64_of(d);
             r[l] = (uint32_t)u;
             v->r1[l] = (uint32_t)(u >> 32);
@@ -1112,6 +1112,22 @@ static int valu_llvm(wg_ctx *c, wave *w, const emu_inst *in, vctx *v, const valu
         write_v(w, in, v, v->r1, 1);
         write_mask(w, in->sdst.code, vcc & v->mask);
         return 0;
+    }
+    case OP_V_DIV_SCALE_F32: { /* the ISA's f32 thresholds: exponent gap 96, scale 2^64, numerator exponent <= 23 */
+        uint64_t vcc = 0;
+        LANES {
+            bool sc;
+            r[l] = bits_of((float)div_scale(FA, FB, FC, 23, 96, 64, 23 - 127, &sc));
+            if (sc)
+                vcc |= 1ull << l;
+        }
+        write_v(w, in, v, r, 0);
+        write_mask(w, in->sdst.code, vcc & v->mask);
+        return 0;
+    }
+    case OP_V_DIV_FMAS_F32: {
+        uint64_t vcc = vcc_mask(w);
+        F2(fmaf(FA, FB, FC) * (vcc >> l & 1 ? 0x1p32f : 1.0f));
     }
     case OP_V_DIV_FMAS_F64: {
         uint64_t vcc = vcc_mask(w);

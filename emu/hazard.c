@@ -224,13 +224,21 @@ static int scalar_rules(wg_ctx *c, wave *w, const emu_inst *in, const hazard_fac
                                     "VALU wrote a VGPR, then a DPP operation reads it"))
                     return -1;
         }
+        /* LLVM's checkDPPHazards counts every use of the DPP instruction,
+           the destination's old value (the tied `old` operand) included,
+           whether or not row/bank masks and bound_ctrl let it be read */
+        for (unsigned r = in->dst.code; hz->valu_vgpr_dpp && in->dst.kind == K_VGPR && r < in->dst.code + in->dst.width;
+             r++)
+            if (valu_write_rule(c, w, r, hz->valu_vgpr_dpp, false, "valu-vgpr-dpp",
+                                "VALU wrote a VGPR, then a DPP operation takes it as its old value"))
+                return -1;
     }
     if (emu_is_valu(in) && hz->valu_sgpr_valu)
         for (int i = 0; i < in->nrd; i++)
             if (in->rd[i] < 128 && check_sgpr(c, w, in->rd[i], in->rdw[i], hz->valu_sgpr_valu, "valu-sgpr-valu",
                                               "VALU wrote an SGPR, then a VALU instruction reads it"))
                 return -1;
-    if (op == OP_V_DIV_FMAS_F64 &&
+    if ((op == OP_V_DIV_FMAS_F64 || op == OP_V_DIV_FMAS_F32) &&
         check_sgpr(c, w, R_VCC, 2, hz->valu_vcc_div_fmas, "valu-vcc-divfmas",
                    "VALU wrote VCC, then v_div_fmas reads it"))
         return -1;

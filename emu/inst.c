@@ -114,7 +114,7 @@ void emu_inst_finalize(emu_inst *in)
         if (op == OP_V_FMAC_F32 || op == OP_V_MAC_F32 || op == OP_V_MAC_F16 || op == OP_V_DOT2C_F32_F16 ||
             op == OP_V_FMAC_F64 || op == OP_V_WRITELANE_B32 || (in->ext == EXT_SDWA && in->sdwa_dst_unused == 2))
             add_rd(in, &in->dst);
-        if (op == OP_V_DIV_FMAS_F64) { /* reads VCC implicitly (v_div_scale's scaling flags) */
+        if (op == OP_V_DIV_FMAS_F64 || op == OP_V_DIV_FMAS_F32) { /* reads VCC implicitly (v_div_scale's flags) */
             emu_opnd vcc = {.code = R_VCC, .kind = K_SGPR, .width = 2};
             add_rd(in, &vcc);
         }
@@ -161,7 +161,7 @@ void emu_inst_finalize(emu_inst *in)
         add_wr(in, in->dst.code, in->dst.width);
         break;
     }
-    case F_MUBUF: case F_FLAT: case F_GLOBAL: {
+    case F_MUBUF: case F_FLAT: case F_GLOBAL: case F_SCRATCH: {
         bool atomic = flag(in, ISAF_ATOMIC), store = flag(in, ISAF_STORE);
         in->is_atomic = atomic;
         in->is_store = store || atomic;

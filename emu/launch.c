@@ -96,6 +96,12 @@ static int ctx_alloc(wg_ctx *c, const emu_kernel *k, int nwaves)
     c->lds_size = k->info.lds_bytes;
     size_t dw = (size_t)(c->lds_size + 3) / 4 + 1;
     c->lds = malloc(dw * 4);
+    if (k->private_size) { /* the private segment size rounded up to dwords, as the CP does */
+        c->private_size = k->private_size;
+        c->scratch_wave_bytes = (size_t)(k->private_size + 3) / 4 * 4 * 64;
+        if (!(c->scratch = malloc(c->scratch_wave_bytes * (size_t)nwaves)))
+            return -1;
+    }
     return c->lds && lds_track_alloc(c, dw, nwaves) == 0 ? 0 : -1;
 }
 
@@ -104,6 +110,7 @@ static void ctx_free(wg_ctx *c)
     for (int i = 0; i < MAX_WAVES; i++)
         regs_free(&c->waves[i]);
     free(c->lds);
+    free(c->scratch);
     lds_track_free(c);
 }
 
@@ -139,6 +146,20 @@ static void wave_init(wave *w, int id)
 
 }
 
+/* The private segment buffer of wave slot 0 (AMDGPUUsage "Private
+ * Segment Buffer"): a swizzled V# with ADD_TID_ENABLE over the workgroup's
+ * scratch backing, dword elements interleaved by 64 lanes (ELEMENT_SIZE 4
+ * bytes, INDEX_STRIDE 64); each wave adds its wavefront offset to the base
+ * in its prologue. exec_mem.c mubuf_scratch reads it. */
+static void private_segment_buffer(const wg_ctx *c, uint32_t v[4])
+{
+    uint64_t base = (uint64_t)(uintptr_t)c->scratch;
+    v[0] = (uint32_t)base;
+    v[1] = (uint32_t)(base >> 32 & 0xffff) | 1u << 31; /* stride 0, SWIZZLE_ENABLE */
+    v[2] = 0xffffffffu;                                 /* NUM_RECORDS: the emulator checks per lane */
+    v[3] = c->dev->t->buffer_rsrc_word3 | 1u << 19 | 3u << 21 | 1u << 23;
+}
+
 /* Initial SGPRs, VGPRs and EXEC of wave id of workgroup wg. */
 static void wave_setup(const launch *L, wg_ctx *c, wave *w, int id)
 {
@@ -147,7 +168,10 @@ static void wave_setup(const launch *L, wg_ctx *c, wave *w, int id)
     wave_init(w, id);
     int s = 0;
     if (k->props & 1) {
-        memset(&w->s[s], 0, 16);
+        if (c->scratch)
+            private_segment_buffer(c, &w->s[s]);
+        else
+            memset(&w->s[s], 0, 16);
         s += 4;
     }
     if (k->props & 2) {
@@ -166,20 +190,20 @@ static void wave_setup(const launch *L, wg_ctx *c, wave *w, int id)
         sset64(w, (uint16_t)s, 0);
         s += 2;
     }
-    if (k->props & 32) {
-        sset64(w, (uint16_t)s, 0);
+    if (k->props & 32) { /* flat scratch init (gfx9): the base of the scratch backing */
+        sset64(w, (uint16_t)s, (uint64_t)(uintptr_t)c->scratch);
         s += 2;
     }
-    if (k->props & 64)
-        w->s[s++] = 0;
+    if (k->props & 64) /* private segment size: per work-item, rounded up to dwords */
+        w->s[s++] = (uint32_t)(c->private_size + 3) / 4 * 4;
     s = k->user_sgprs > s ? k->user_sgprs : s;
     for (int d = 0; d < 3; d++)
         if (k->wg_id[d])
             w->s[s++] = c->wg[d];
     if (k->wg_info)
         w->s[s++] = 0;
-    if (k->rsrc2 & 1)
-        w->s[s++] = 0; /* private segment wave byte offset */
+    if (k->rsrc2 & 1) /* private segment wavefront offset: this wave's part of the backing */
+        w->s[s++] = (uint32_t)((size_t)id * c->scratch_wave_bytes);
 
     unsigned first = (unsigned)id * 64;
     uint64_t exec = 0;
@@ -212,6 +236,8 @@ static int run_workgroup(launch *L, wg_ctx *c, uint64_t flat)
     size_t dw = (size_t)(c->lds_size + 3) / 4;
     for (size_t i = 0; i < dw; i++)
         memcpy(c->lds + 4 * i, &(uint32_t){POISON}, 4);
+    for (size_t i = 0; c->scratch && i < c->scratch_wave_bytes / 4 * (size_t)c->nwaves; i++)
+        memcpy(c->scratch + 4 * i, &(uint32_t){POISON}, 4); /* private memory starts undefined */
     lds_track_begin(c);
     for (int i = 0; i < c->nwaves; i++)
         wave_setup(L, c, &c->waves[i], i);
@@ -402,8 +428,15 @@ int emu_launch(emu_device *d, const emu_kernel *k, const unsigned grid[3], const
         return snprintf(err, errlen, "%s: %zu bytes of kernel arguments given, the kernel takes %d", kn, kernarg_size,
                         k->info.kernarg_size),
                -1;
-    if (k->private_size)
-        return snprintf(err, errlen, "%s: kernels using scratch memory are not supported by the emulator", kn), -1;
+    if (k->private_size > EMU_MAX_PRIVATE)
+        return snprintf(err, errlen, "%s: %d bytes of private memory per work-item, more than the emulator's %d", kn,
+                        k->private_size, EMU_MAX_PRIVATE),
+               -1;
+    if (d->t->architected_flat_scratch && (k->props & (1 | 32)))
+        return snprintf(err, errlen, "%s: the descriptor asks for the %s SGPRs, which %s (architected flat scratch) "
+                        "does not set up (AMDGPUUsage: must be 0)", kn, k->props & 1 ? "private segment buffer" :
+                        "flat scratch init", d->t->name),
+               -1;
 
     /* the timing model sees the memory the host registered, not the launch's own */
     bool timed = d->opt.timing;

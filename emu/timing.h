@@ -45,7 +45,7 @@ static inline void emu_trace_word(emu_trace *t, uint32_t x)
 /* Does in append words after its entry (a DS or VMEM instruction)? */
 static inline bool emu_trace_is_mem(const emu_inst *in)
 {
-    return in->fmt == F_DS || in->fmt == F_MUBUF || in->fmt == F_FLAT || in->fmt == F_GLOBAL;
+    return in->fmt == F_DS || in->fmt == F_MUBUF || in->fmt == F_FLAT || in->fmt == F_GLOBAL || in->fmt == F_SCRATCH;
 }
 
 /* Append the words of memory instruction in, about to execute on w (its

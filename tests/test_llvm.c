@@ -10,7 +10,9 @@
  * s_nop lowered by one wait state (s_nop N -> N-1, s_nop 0 removed) must be
  * reported by the emulator at the instruction after it, unless the
  * instruction is never executed (then a trap put in the s_nop's place is not
- * reached either). make test samples the -O2 objects;
+ * reached either). The -O0 objects keep their locals in private memory
+ * (scratch): a mutation of one out of its segment, or of the prologue's
+ * wavefront-offset add, must be refused. make test samples the -O2 objects;
  * IGEMM_LLVM_ALL=1 (make check-llvm) lowers every s_nop of every object. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,7 +28,7 @@
 #include "llvm/corpus.cl"
 
 static const char *const archs[] = {TC_ARCH_LIST};
-static const int opt_levels[] = {2, 3};
+static const int opt_levels[] = {0, 2, 3};
 
 #define N_OUT (N_THREADS * OUT_PER_THREAD + 16) /* k_atomics: 16 dwords of global counters */
 #define N_ARG 300u                               /* the kernels' n: > 100, not a multiple of 13 */
@@ -365,6 +367,75 @@ static void corpus_runs(void **state)
         }
 }
 
+/* ---- private memory is strict ---- */
+
+/* src with the first occurrence of `from` replaced by `to` (fails the test
+ * when there is none). */
+static char *replaced(const char *src, const char *from, const char *to)
+{
+    const char *at = strstr(src, from);
+    if (!at)
+        fail_msg("the -O0 corpus has no `%s`", from);
+    tc_sbuf b = {0};
+    tc_put(&b, "%.*s%s%s", (int)(at - src), src, to, at + strlen(from));
+    return b.s;
+}
+
+/* Run k_i64 of src (one mutation of the -O0 corpus): it must fault with
+ * `want` in the report. */
+static void expect_private_fault(const char *arch, const char *src, const char *want)
+{
+    char err[1024];
+    size_t size;
+    void *image = assemble(arch, src, &size, err, sizeof err);
+    if (!image)
+        fail_msg("%s: %s", arch, err);
+    rig r;
+    if (rig_open(&r, arch, image, size, EMU_HAZARDS_ERROR, err, sizeof err))
+        fail_msg("%s: %s", arch, err);
+    emu_stats st;
+    if (!rig_run(&r, "k_i64", &st, err, sizeof err))
+        fail_msg("%s: k_i64 ran with %s", arch, want);
+    tc_expect_contains(err, want);
+    rig_close(&r);
+    free(image);
+}
+
+/* k_i64 at -O0 keeps its locals in private memory. Its first scratch
+ * access moved to the end of the descriptor's private segment (past it by
+ * the access's 4 bytes) is refused; so is, where the ABI gives the wave's
+ * offset in an SGPR that the prologue adds to the private segment buffer
+ * (gfx906/gfx908/gfx90a), a prologue without that add: every wave but the
+ * first would use wave 0's memory. */
+static void private_memory_strict(void **state)
+{
+    (void)state;
+    for (int a = 0; a < TC_NARCH(archs); a++) {
+        char *src = corpus_source(archs[a], 0);
+        const char *kd = strstr(src, ".amdhsa_kernel k_i64");
+        int priv = 0;
+        if (!kd || sscanf(strstr(kd, ".amdhsa_private_segment_fixed_size"), ".amdhsa_private_segment_fixed_size %d",
+                          &priv) != 1 || priv < 8)
+            fail_msg("%s: no private segment size for k_i64", archs[a]);
+        char from[64], to[64], want[160];
+        bool mubuf = strstr(src, "buffer_store_dword v1, off, s[0:3], s33 offset:4\n") != NULL;
+        snprintf(from, sizeof from, mubuf ? "s[0:3], s33 offset:4\n" : "off, v1, s33 offset:16\n");
+        snprintf(to, sizeof to, mubuf ? "s[0:3], s33 offset:%d\n" : "off, v1, s33 offset:%d\n", priv);
+        snprintf(want, sizeof want, "outside the %d bytes of private memory the kernel descriptor gives", priv);
+        char *bad = replaced(src, from, to);
+        expect_private_fault(archs[a], bad, want);
+        free(bad);
+        if (mubuf) {
+            bad = replaced(src, "\ts_add_u32 s0, s0, s15\n\ts_addc_u32 s1, s1, 0\n", "");
+            expect_private_fault(archs[a], bad, "outside its wave's private memory");
+            free(bad);
+        }
+        printf("  %s -O0: private access past %d bytes%s refused\n", archs[a], priv,
+               mubuf ? " and a prologue without the wavefront offset" : "");
+        free(src);
+    }
+}
+
 /* ---- the hazard differential ---- */
 
 /* Line index of every s_nop in src, and the kernel each belongs to. */
@@ -503,9 +574,12 @@ static void hazard_differential(void **state)
     (void)state;
     const char *all = getenv("IGEMM_LLVM_ALL");
     bool full = all && *all && strcmp(all, "0");
+    /* -O0 is left out: on gfx908 LLVM puts an s_nop between two
+       v_accvgpr_write (k_i64) that no rule of the emulator demands, not yet
+       explained (docs/EMULATOR.md "Private memory (-O0)") */
     for (int a = 0; a < TC_NARCH(archs); a++)
         for (int o = 0; o < (int)(sizeof opt_levels / sizeof opt_levels[0]); o++)
-            if (full || opt_levels[o] == 2)
+            if (opt_levels[o] && (full || opt_levels[o] == 2))
                 differential(archs[a], opt_levels[o], full ? 1 : 2);
 }
 
@@ -531,6 +605,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(unimplemented_is_named),
         cmocka_unit_test(corpus_runs),
+        cmocka_unit_test(private_memory_strict),
         cmocka_unit_test(hazard_differential),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

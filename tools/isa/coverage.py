@@ -49,7 +49,7 @@ def corpus_names(target):
     out = set()
     for path in glob.glob(os.path.join(BUILD, "llvm", "corpus-%s-O*.s" % target)):
         for line in open(path):
-            m = re.match(r"\t([sv]_[a-z0-9_]+|ds_[a-z0-9_]+|global_[a-z0-9_]+|flat_[a-z0-9_]+|buffer_[a-z0-9_]+)", line)
+            m = re.match(r"\t([sv]_[a-z0-9_]+|ds_[a-z0-9_]+|global_[a-z0-9_]+|flat_[a-z0-9_]+|buffer_[a-z0-9_]+|scratch_[a-z0-9_]+)", line)
             if m:
                 out.add(re.sub(r"_(e32|e64|sdwa|dpp)$", "", m.group(1)))
     return out

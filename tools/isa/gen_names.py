@@ -42,6 +42,7 @@ FORMATS = [
     ("MUBUF", 128, lambda o: [0xe0000000 | o << 18, 2 | 1 << 16]),
     ("FLAT", 128, lambda o: [0xdc000000 | o << 18, 2 | 4 << 8 | 0x7f << 16]),
     ("GLOBAL", 128, lambda o: [0xdc008000 | o << 18, 2 | 4 << 8 | 0x7f << 16]),
+    ("SCRATCH", 128, lambda o: [0xdc004000 | o << 18, 2 | 4 << 8 | 0x7f << 16]),
 ]
 
 

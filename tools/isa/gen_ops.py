@@ -30,7 +30,7 @@ OPFIELD = {
     "SOP2": (23, 7), "SOPK": (23, 5), "SOP1": (8, 8), "SOPC": (16, 7), "SOPP": (16, 7),
     "SMEM": (18, 8), "VOP1": (9, 8), "VOP2": (25, 6), "VOPC": (17, 8), "VOP3": (16, 10),
     "VOP3P": (16, 7), "MAI": (16, 7), "DS": (17, 8), "MUBUF": (18, 7), "FLAT": (18, 7),
-    "GLOBAL": (18, 7),
+    "GLOBAL": (18, 7), "SCRATCH": (18, 7),
 }
 SRC_ONLY_SOP1 = {"s_setpc_b64"}
 # DS read-modify-write operations (LDS atomics; "_rtn_" ones return the old value)
@@ -49,7 +49,7 @@ def op_class(fmt, name):
         return "IC_MFMA"
     if fmt == "DS":
         return "IC_DS"
-    if fmt in ("MUBUF", "FLAT", "GLOBAL"):
+    if fmt in ("MUBUF", "FLAT", "GLOBAL", "SCRATCH"):
         return "IC_VMEM"
     return "IC_VALU"
 
@@ -64,7 +64,7 @@ def op_flags(fmt, name, ops):
         f.append("ISAF_LANESEL")
     if name.startswith("v_cmpx_") or name.endswith("_saveexec_b64"):
         f.append("ISAF_EXEC_W")
-    if fmt in ("DS", "MUBUF", "FLAT", "GLOBAL", "SMEM"):
+    if fmt in ("DS", "MUBUF", "FLAT", "GLOBAL", "SCRATCH", "SMEM"):
         if "atomic" in name or (fmt == "DS" and DS_ATOMIC.match(name)):
             f.append("ISAF_ATOMIC")
         elif "store" in name or "write" in name:
@@ -93,9 +93,9 @@ def op_flags(fmt, name, ops):
         f.append("ISAF_FMOD")
     if name.startswith(("v_rcp_", "v_rsq_", "v_sqrt_", "v_exp_", "v_log_", "v_sin_", "v_cos_")):
         f.append("ISAF_TRANS")
-    if (fmt == "DS" and re.search(r"_[biu]8", name)) or (fmt in ("MUBUF", "FLAT", "GLOBAL") and "byte" in name):
+    if (fmt == "DS" and re.search(r"_[biu]8", name)) or (fmt in ("MUBUF", "FLAT", "GLOBAL", "SCRATCH") and "byte" in name):
         f.append("ISAF_MEM8")
-    if (fmt == "DS" and re.search(r"_[biu]16", name)) or (fmt in ("MUBUF", "FLAT", "GLOBAL") and "short" in name):
+    if (fmt == "DS" and re.search(r"_[biu]16", name)) or (fmt in ("MUBUF", "FLAT", "GLOBAL", "SCRATCH") and "short" in name):
         f.append("ISAF_MEM16")
     typed = name[name.rindex("_"):] if "_cvt_" in name else name  # a conversion: its source type
     for t in ("f64", "f16", "f32"):
@@ -227,7 +227,7 @@ def widths(fmt, name, ops):
             s2 = w[2] if len(w) > 2 else 0
     elif fmt == "MUBUF":
         d, s0, s1 = w[0], w[1], 4
-    elif fmt in ("FLAT", "GLOBAL"):
+    elif fmt in ("FLAT", "GLOBAL", "SCRATCH"):
         if "store" in name or "atomic" in name:
             d, s0 = w[1], w[0]
         else:
