@@ -136,7 +136,7 @@ static double inst_lines(double run, double stride, double access, double line)
  * apart (NHWC: contiguous channels, one vector load when WA > 1; NCHW: a
  * tap's channels y*x elements apart); B lanes along the GEMM N pixels, WB
  * apart (NCHW: contiguous pixels of a row; NHWC: a pixel's channels, K
- * elements apart). */
+ * elements apart), or on the channel path along one pixel's channels. */
 static double step_lines(const v4r1_config *c, const igemm_shape *sh, const target *t)
 {
     double esz = igemm_dtype_get(c->dtype)->bytes, line = t->tm.line_bytes;
@@ -146,7 +146,11 @@ static double step_lines(const v4r1_config *c, const igemm_shape *sh, const targ
     bool vec_a = nhwc && c->wa > 1 && (esz == 4 || c->kpack > 1);
     double a = vec_a ? c->va * inst_lines(ra, c->wa * esz, c->wa * esz, line)
                      : c->va * c->wa * inst_lines(ra, c->wa * esz * (nhwc ? 1 : yx), esz, line);
-    double b = c->vb * c->wb * inst_lines(rb, c->wb * esz * (nhwc ? sh->p.k : 1), esz, line);
+    double b;
+    if (c->bpath == V4R1_B_CHANNELS) /* runs of KPB/WB lanes along a pixel's channels, one vector each */
+        b = c->vb * inst_lines(c->kpb / c->wb, c->wb * esz, c->wb * esz, line);
+    else
+        b = c->vb * c->wb * inst_lines(rb, c->wb * esz * (nhwc ? sh->p.k : 1), esz, line);
     return (a + b) * c->block / 64;
 }
 

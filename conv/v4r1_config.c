@@ -194,9 +194,38 @@ static int quad_width(int elems, int block, int *w, int *v)
     return 0;
 }
 
+/* The channel path of B (v4r1_bpath): a vector is the widest power of two
+ * of channels one dwordx4 holds (4 fp32, 8 halves), at most the thread's
+ * share of the tile and KPB (k quads: whole quads, the share is a multiple
+ * of 4); KPB/WB consecutive lanes load one pixel's KPB channels. The B
+ * rows are padded so that the LDS writes of one bank group (the timing
+ * model's: 128 bytes of data, 32 lanes of 4-byte entries or 16 of k
+ * quads) hit distinct banks: lane l writes entry row q*R + h, column
+ * p + n, q = l % (KPB/WB), n = l / (KPB/WB), R = the entry rows of a
+ * vector; with row length L the entry is (q*R + h)*L + p + n, distinct
+ * modulo the group's G entries (32 banks) when R*L = P (mod G), P = the
+ * pixels of a group: the smallest pad that gives that. */
+static void derive_channels(v4r1_config *c)
+{
+    int esz = igemm_dtype_get(c->dtype)->bytes, per = c->kpb * c->npb / c->block;
+    int wb = 16 / esz;
+    while (wb > per || wb > c->kpb)
+        wb /= 2;
+    c->bpath = V4R1_B_CHANNELS;
+    c->wb = wb, c->vb = per / wb;
+    int lanes = c->kpb / wb, group = c->kpack ? 16 : 32, rows = c->kpack ? wb / c->kpack : wb;
+    int pix = group / lanes;
+    c->bpad = 0;
+    for (int pad = 0; pix >= 1 && pad < group; pad++)
+        if ((rows * (c->npb + pad) - pix) % group == 0) {
+            c->bpad = pad;
+            break;
+        }
+}
+
 /* What every math strategy shares: the global-load vectors of the A and B
  * tiles and the double-buffered LDS tiles (fp32 whatever the tensors' type,
- * or 16-bit k quads). */
+ * or 16-bit k quads). NHWC matrix-core tiles load B on the channel path. */
 static int derive_staging(v4r1_config *c, char *why, size_t len)
 {
     if (c->kpack ? quad_width(c->kpb * c->mpb, c->block, &c->wa, &c->va) ||
@@ -207,7 +236,10 @@ static int derive_staging(v4r1_config *c, char *why, size_t len)
                    c->mpb, c->kpb, c->npb, c->kpack ? "k quads of 1, 2, 4 or 8 columns" : "elements", c->block);
         return -1;
     }
-    c->lds_bytes = 2 * (c->kpack ? 2 : 4) * c->kpb * (c->mpb + c->npb);
+    c->bpath = V4R1_B_PIXELS, c->bpad = 0;
+    if (c->math == IGEMM_MATH_MFMA && c->layout == IGEMM_LAYOUT_NHWC)
+        derive_channels(c);
+    c->lds_bytes = 2 * (c->kpack ? 2 : 4) * c->kpb * (c->mpb + c->npb + c->bpad);
     if (c->lds_bytes > 65536) {
         why_printf(why, len, "needs %d bytes of LDS", c->lds_bytes);
         return -1;

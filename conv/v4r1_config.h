@@ -24,6 +24,14 @@
 #include "problem.h"
 #include "types.h"
 
+/* The B (dy) data paths of the staging (gen/bwd_data_v4r1/kw.h):
+ * PIXELS: a thread loads WB consecutive GEMM N columns (dy pixels) of VB
+ * rows: consecutive lanes along dy's pixels, NCHW's contiguous dimension;
+ * CHANNELS (NHWC, the matrix-core tiles): a thread loads WB consecutive
+ * channels k of one pixel as one vector, VB pixels: consecutive lanes
+ * along NHWC's contiguous channels, the LDS rows padded by bpad entries. */
+typedef enum { V4R1_B_PIXELS = 0, V4R1_B_CHANNELS = 1 } v4r1_bpath;
+
 typedef struct {
     int mpb, npb, kpb;   /* tile: M (channels) x N (pixels) per workgroup, K per step */
     int block;           /* threads per workgroup */
@@ -41,7 +49,12 @@ typedef struct {
     int rm, rn;          /* FMA: 4-row / 4-column groups per thread */
     int wgm, bm, bn;     /* MFMA: waves along M (block/64/wgm along N), MFMA blocks per wave along M and N */
     int agprs;           /* MFMA: accumulator AGPRs */
-    int wa, va, wb, vb;  /* global-load vector width and vectors per thread, A and B */
+    int wa, va, wb, vb;  /* global-load vector width and vectors per thread, A and B (B on
+                            the channel path: WB consecutive channels k of one pixel per
+                            vector, VB pixels per thread) */
+    v4r1_bpath bpath;    /* how the threads load dy (B) */
+    int bpad;            /* entries past NPB in each row of the B tile in LDS (the
+                            channel path's writes free of bank conflicts), or 0 */
     int lds_bytes;       /* both tiles, double buffered */
     int vgprs;           /* VGPRs the kernel writer allocates at its peak (an upper
                             bound, checked against the code objects by the tests) */

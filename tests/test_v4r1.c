@@ -19,8 +19,11 @@
  *    prints the shape as MIOpenDriver flags, the configuration and the errors;
  *  - NHWC channel tails: every NHWC configuration on channel counts around
  *    the epilogue's 4-channel vector stores (C/G = 2, 7 and 6 with groups,
- *    12 with groups, 131), on every target; 16-bit NHWC dx 2 bytes past a
- *    dword (vectors refused) and dword aligned;
+ *    12 with groups, 131), on every target; 16-bit NHWC dx and dy 2 bytes
+ *    past a dword (vectors refused) and dword aligned;
+ *  - NHWC dy channel tails: every NHWC matrix-core configuration on K/G
+ *    around its dy channel vectors (odd, partial blocks, groups) with
+ *    strides, dilations and pads, on gfx908, gfx90a and gfx942;
  *  - structure: the configuration names decode to the configuration table
  *    and to what the code objects and launch plans do; each configuration's
  *    VGPR estimate (which the heuristic's occupancy model uses) covers what
@@ -225,6 +228,38 @@ static void names_encode_the_configuration_table(void **state)
  * has the LDS of two double-buffered K x M and K x N fp32 tiles, and the
  * launch plan uses the name's thread count and tiles M and N as the name
  * says (grid = ceil(C/M) * ceil(N*Hi*Wi/N_tile) * G for a 1x1 stride-1 problem). */
+/* The B row pad of an NHWC matrix-core configuration (docs/KERNELS.md,
+ * "dy along channels"), found here by trying pads on the bank model of
+ * docs/TIMING.md: a thread loads WB channels of one pixel (4 fp32 or 8
+ * halves, at most its share KPB*NPB/threads and KPB), KPB/WB lanes per
+ * pixel; it writes them as WB fp32 entries or WB/4 k quads down its
+ * column. The pad is the smallest for which the lanes of one bank group
+ * (128 bytes of data: 32 lanes of 4-byte writes, 16 of 8-byte ones) of
+ * one write instruction touch each bank once; 0 elsewhere. */
+static int channel_pad(const config *c)
+{
+    if (!c->mfma || c->layout != IGEMM_LAYOUT_NHWC)
+        return 0;
+    int bytes = c->dtype == IGEMM_FP32 ? 4 : 2, per = c->kpb * c->npb / c->block, wb = 16 / bytes;
+    while (wb > per || wb > c->kpb)
+        wb /= 2;
+    int lanes = c->kpb / wb, entry = c->quad ? 8 : 4, group = 128 / entry, rows = c->quad ? wb / 4 : wb;
+    for (int pad = 0; pad < 32; pad++) {
+        int len = c->npb + pad, hits[32] = {0}, worst = 0;
+        for (int l = 0; l < group; l++) {
+            int q = l % lanes, n = l / lanes, ent = q * rows * len + n; /* the instruction's first row */
+            for (int d = 0; d < entry / 4; d++) {
+                int b = (ent * entry / 4 + d) % 32;
+                if (++hits[b] > worst)
+                    worst = hits[b];
+            }
+        }
+        if (worst == 1)
+            return pad;
+    }
+    return 0;
+}
+
 static void names_match_code_objects_and_plans(void **state)
 {
     (void)state;
@@ -249,11 +284,18 @@ static void names_match_code_objects_and_plans(void **state)
             if (!k)
                 fail_msg("%s: no kernel %s in the code object", archs[a], c->name);
             const emu_kernel_info *ki = emu_kernel_get_info(k);
-            /* fp32 LDS tiles, or 16-bit k quads */
-            int esz = c->quad ? 2 : 4;
-            if (ki->lds_bytes != 2 * esz * c->kpb * (c->mpb + c->npb))
-                fail_msg("%s %s: descriptor LDS %d bytes, the name says 2 x %d x %d x (%d + %d)", archs[a], c->name,
-                         ki->lds_bytes, esz, c->kpb, c->mpb, c->npb);
+            /* fp32 LDS tiles, or 16-bit k quads; NHWC matrix-core B rows padded */
+            int esz = c->quad ? 2 : 4, pad = channel_pad(c);
+            /* by hand: fp16 64x64x32, 256 threads: 8 halves a lane, 4 lanes a pixel, 4 pixels per 16-lane
+               group, 2 quad rows a vector: 2L = 4 (mod 16), L = 66; fp32 128x128x8: 4 floats, 2 lanes
+               a pixel, 16 pixels per 32 lanes, 4 rows: 4L = 16 (mod 32), L = 132 */
+            if (!strcmp(c->name, "igemm_bwd_v4r1_mfma_fp16_nhwc_64x64x32_t256_wt32x32x8"))
+                assert_int_equal(pad, 2);
+            if (!strcmp(c->name, "igemm_bwd_v4r1_mfma_fp32_nhwc_128x128x8_t256_wt32x32x2"))
+                assert_int_equal(pad, 4);
+            if (ki->lds_bytes != 2 * esz * c->kpb * (c->mpb + c->npb + pad))
+                fail_msg("%s %s: descriptor LDS %d bytes, the name says 2 x %d x %d x (%d + %d + pad %d)", archs[a],
+                         c->name, ki->lds_bytes, esz, c->kpb, c->mpb, c->npb, pad);
             if (ki->max_block < c->block)
                 fail_msg("%s %s: max workgroup size %d < %d", archs[a], c->name, ki->max_block, c->block);
             igemm_launch l[4];
@@ -576,33 +618,37 @@ static void zeros_inside_the_launch(void **state)
  * Counts the dx elements that are subnormal and infinite; returns whether
  * the rule holds. */
 static bool run_16bit_try(igemm_handle *h, const char *arch, const igemm_problem *p, const char *solution,
-                          size_t dx_shift, const void *dy, const void *w, int *subnormal, int *inf)
+                          size_t shifts, const void *dy, const void *w, int *subnormal, int *inf)
 {
+    /* shifts: dx's bytes into its buffer, plus 256 times dy's */
+    size_t dx_shift = shifts % 256, dy_shift = shifts / 256;
     igemm_shape sh;
     assert_int_equal(igemm_shape_init(&sh, p, NULL, 0), IGEMM_OK);
     size_t nx = (size_t)sh.dx_elems, ny = (size_t)sh.dy_elems, nw = (size_t)sh.w_elems;
     uint16_t *hx = malloc(nx * 2);
     double *ref = malloc(nx * sizeof *ref), *abs_sum = malloc(nx * sizeof *abs_sum);
     unsigned char *cov = malloc(nx);
-    void *dx_alloc, *ddy, *dw;
+    void *dx_alloc, *ddy_alloc, *dw;
     assert_true(hx && ref && abs_sum && cov);
     assert_int_equal(igemm_alloc(h, &dx_alloc, nx * 2 + dx_shift), IGEMM_OK);
     void *dx = (char *)dx_alloc + dx_shift;
-    assert_int_equal(igemm_alloc(h, &ddy, ny * 2), IGEMM_OK);
+    assert_int_equal(igemm_alloc(h, &ddy_alloc, ny * 2 + dy_shift), IGEMM_OK);
+    void *ddy = (char *)ddy_alloc + dy_shift;
     assert_int_equal(igemm_alloc(h, &dw, nw * 2), IGEMM_OK);
     assert_int_equal(igemm_copy_to_device(h, ddy, dy, ny * 2), IGEMM_OK);
     assert_int_equal(igemm_copy_to_device(h, dw, w, nw * 2), IGEMM_OK);
     igemm_run_info ri;
     if (igemm_conv_bwd_data_ex(h, p, solution, dx, ddy, dw, &ri) != IGEMM_OK)
-        fail_msg("%s %s (dx %zu bytes into its buffer): %s", arch, solution ? solution : "", dx_shift,
-                 igemm_last_error(h));
+        fail_msg("%s %s (dx %zu, dy %zu bytes into their buffers): %s", arch, solution ? solution : "", dx_shift,
+                 dy_shift, igemm_last_error(h));
     assert_int_equal(igemm_copy_to_host(h, hx, dx, nx * 2), IGEMM_OK);
     assert_int_equal(igemm_reference_bwd_data_ex(p, dy, w, ref, abs_sum, cov), IGEMM_OK);
     igemm_verify_result vr;
     bool ok = igemm_verify_ex(p, hx, ref, abs_sum, cov, 1e-5, &vr);
     if (!ok)
-        print_message("  %s %s (%s, dx %zu bytes into its buffer): %lld over the 16-bit rule's tolerance, %lld NaN, "
-                      "max rel err %g\n", arch, p->dtype == IGEMM_FP16 ? "fp16" : "bf16", ri.solution, dx_shift,
+        print_message("  %s %s (%s, dx %zu, dy %zu bytes into their buffers): %lld over the 16-bit rule's tolerance, "
+                      "%lld NaN, max rel err %g\n", arch, p->dtype == IGEMM_FP16 ? "fp16" : "bf16", ri.solution, dx_shift,
+                      dy_shift,
                       (long long)vr.over_tolerance, (long long)vr.nan_count, vr.max_rel_err);
     /* what the stored bits are: exponent field 0 with a non-zero fraction, or all ones with a zero one */
     int mant = p->dtype == IGEMM_FP16 ? 10 : 7;
@@ -613,7 +659,7 @@ static bool run_16bit_try(igemm_handle *h, const char *arch, const igemm_problem
         *inf += (hx[i] & 0x7fffu) == emask;
     }
     igemm_free(h, dx_alloc);
-    igemm_free(h, ddy);
+    igemm_free(h, ddy_alloc);
     igemm_free(h, dw);
     free(hx);
     free(ref);
@@ -624,9 +670,9 @@ static bool run_16bit_try(igemm_handle *h, const char *arch, const igemm_problem
 
 /* The same, which must pass the 16-bit rule. */
 static void run_16bit(igemm_handle *h, const char *arch, const igemm_problem *p, const char *solution,
-                      size_t dx_shift, const void *dy, const void *w, int *subnormal, int *inf)
+                      size_t shifts, const void *dy, const void *w, int *subnormal, int *inf)
 {
-    if (!run_16bit_try(h, arch, p, solution, dx_shift, dy, w, subnormal, inf))
+    if (!run_16bit_try(h, arch, p, solution, shifts, dy, w, subnormal, inf))
         fail_msg("%s %s: fails the 16-bit rule", arch, solution ? solution : "(the heuristic's pick)");
 }
 
@@ -801,8 +847,10 @@ static void nhwc_channel_tails(void **state)
  * pointer): vectors of halves would be misaligned there, so every 16-bit
  * NHWC configuration must store element by element (the emulator faults a
  * multi-dword access that is not 4-byte aligned), and at 0 and 4 bytes
- * store vectors; verified against the reference each time. C/G = 8, one
- * phase, every pixel covered. */
+ * store vectors; likewise dy at 2 bytes past a dword (the matrix-core
+ * tiles' dy channel vectors load element by element there); verified
+ * against the reference each time. C/G = 8, K = 6, one phase, every pixel
+ * covered. */
 static void sixteen_bit_nhwc_dx_alignment(void **state)
 {
     (void)state;
@@ -826,10 +874,69 @@ static void sixteen_bit_nhwc_dx_alignment(void **state)
             for (size_t shift = 0; shift <= 4; shift += 2) {
                 int sub, inf;
                 run_16bit(h, archs[a], &p, configs[c].name, shift, dy, w, &sub, &inf);
+                run_16bit(h, archs[a], &p, configs[c].name, shift * 256, dy, w, &sub, &inf); /* dy shifted */
             }
         }
         igemm_destroy(h);
     }
+}
+
+/* ---- NHWC dy channel tails ---- */
+
+/* Shapes around the matrix-core tiles' dy channel vectors (docs/KERNELS.md:
+ * KPB/WB lanes load WB consecutive channels k of one pixel, 4 fp32 or 8
+ * halves, full channel blocks only; the last block of a tap and 16-bit
+ * shapes with odd K or K/G load element by element under per-channel
+ * masks): K/G = 3, 5 and 17 (odd: 16-bit vectors refused; 17 also a
+ * partial block after whole ones), 20 (even, a partial block of 4 after 16),
+ * 24 with 2 groups (the second group's channels 48 bytes into a pixel),
+ * 40 (a partial block of 8 for KPB 16 and 32, whole blocks for KPB 8) and
+ * 64 (whole blocks of every KPB); strides, dilations and pads so that taps
+ * fall outside dy. */
+static const struct {
+    int n, c, g, hw, k, y, u, l, p;
+} ktails[] = {
+    {1, 8, 1, 5, 3, 3, 1, 1, 1},   {2, 6, 1, 4, 5, 1, 1, 1, 0},   {1, 10, 2, 5, 34, 3, 2, 1, 1},
+    {1, 5, 1, 6, 20, 3, 1, 2, 2},  {1, 4, 2, 4, 48, 1, 1, 1, 0},  {1, 8, 1, 6, 40, 3, 1, 2, 2},
+    {1, 6, 1, 5, 64, 3, 2, 1, 1},
+};
+
+static void nhwc_k_tails_on(const char *arch)
+{
+    igemm_handle *h = tc_emu_handle(arch, NULL, 0);
+    int failures = 0, ran = 0;
+    for (int c = 0; c < nconfigs; c++) {
+        if (configs[c].layout != IGEMM_LAYOUT_NHWC || !configs[c].mfma || !runs_on(&configs[c], arch))
+            continue;
+        for (size_t i = 0; i < sizeof ktails / sizeof ktails[0]; i++, ran++) {
+            igemm_problem p = IGEMM_PROBLEM_INIT;
+            p.n = ktails[i].n, p.c = ktails[i].c, p.groups = ktails[i].g, p.hi = p.wi = ktails[i].hw;
+            p.k = ktails[i].k, p.y = p.x = ktails[i].y, p.stride_h = p.stride_w = ktails[i].u;
+            p.dil_h = p.dil_w = ktails[i].l, p.pad_h = p.pad_w = ktails[i].p;
+            p.layout = IGEMM_LAYOUT_NHWC;
+            p.dtype = configs[c].dtype;
+            p.fp16_mode = fp16_mode_for(&configs[c], arch);
+            tc_case_result r;
+            char msg[1024], text[256];
+            if (tc_run_case(h, &p, configs[c].name, 700u + (uint64_t)i, &r, msg, sizeof msg)) {
+                igemm_problem_format(&p, text, sizeof text);
+                if (failures++ < MAX_REPORTED)
+                    print_error("conv %s -F 2 --arch %s --solution %s: %s\n", text, arch, configs[c].name, msg);
+            }
+        }
+    }
+    igemm_destroy(h);
+    print_message("%s: %d (NHWC matrix-core configuration, K tail shape) pairs\n", arch, ran);
+    if (failures)
+        fail_msg("%s: %d of %d (NHWC matrix-core configuration, K tail shape) pairs failed", arch, failures, ran);
+}
+
+static void nhwc_dy_channel_tails(void **state)
+{
+    (void)state;
+    for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++)
+        if (target_by_name(archs[a])->has_mfma)
+            nhwc_k_tails_on(archs[a]);
 }
 
 /* ---- random sweep ---- */
@@ -1027,6 +1134,7 @@ int main(void)
         cmocka_unit_test(fp16_flush_mode),
         cmocka_unit_test(nhwc_channel_tails),
         cmocka_unit_test(sixteen_bit_nhwc_dx_alignment),
+        cmocka_unit_test(nhwc_dy_channel_tails),
         cmocka_unit_test(random_sweep),
         cmocka_unit_test(random_sweep_mfma),
     };

@@ -78,6 +78,7 @@ typedef struct {
     double dyn_err, st_err;
     int ok;
     uint64_t line_ld, line_st, use_ld, use_st; /* --lines: plan_run's memory figures */
+    uint64_t lds_cyc, lds_ideal;               /* --lines: LDS pipe cycles, and without bank conflicts */
 } row;
 
 /* Build the static twin code object of (problem, solution). */
@@ -117,6 +118,7 @@ typedef struct {
     /* the timing model's memory figures (docs/TIMING.md "Caches"): bytes of
        the cache lines VMEM instructions touch, and the bytes they ask for */
     uint64_t line_ld, line_st, use_ld, use_st;
+    uint64_t lds_cyc, lds_ideal; /* LDS pipe cycles under the bank model, and conflict-free */
 } plan_run;
 
 /* Run a solver's launch plan on the emulator with the kernels of img: the
@@ -225,6 +227,8 @@ static int run_plan(const opts *o, const igemm_problem *p, const solver *s, cons
         out->line_st += st.model_line_stored;
         out->use_ld += st.model_useful_loaded;
         out->use_st += st.model_useful_stored;
+        out->lds_cyc += st.model_lds_cycles;
+        out->lds_ideal += st.model_lds_ideal;
         out->cycles += emu_stats_cycles(&st);
         out->loop_valu += st.loop_valu_cycles;
         out->loop_fma += st.loop_fma_cycles;
@@ -360,6 +364,7 @@ static int lines_layer(const opts *o, igemm_handle *h, row *r)
         snprintf(r->solution, sizeof r->solution, "%s", sol);
         r->launches = run.launches;
         r->line_ld = run.line_ld, r->line_st = run.line_st, r->use_ld = run.use_ld, r->use_st = run.use_st;
+        r->lds_cyc = run.lds_cyc, r->lds_ideal = run.lds_ideal;
         r->ok = !run.model_failed;
     }
     free(dy);
@@ -371,23 +376,28 @@ static int lines_layer(const opts *o, igemm_handle *h, row *r)
 static double line_ratio(uint64_t lines, uint64_t useful) { return useful ? (double)lines / (double)useful : 0; }
 
 /* --lines: cache-line bytes per useful byte of every layer's loads (w and
- * dy) and stores (dx). */
+ * dy) and stores (dx), and the LDS pipe's cycles over its conflict-free
+ * cycles (the timing model's bank model: 1.00, no bank conflict). */
 static void lines_table(FILE *f, const opts *o, const row *rows, int n)
 {
-    fprintf(f, "| layer | configuration | launches | loads: lines / useful | stores: lines / useful |\n"
-               "|---|---|---:|---:|---:|\n");
-    uint64_t t[4] = {0};
+    fprintf(f, "| layer | configuration | launches | loads: lines / useful | stores: lines / useful | LDS: cycles / "
+               "conflict-free |\n"
+               "|---|---|---:|---:|---:|---:|\n");
+    uint64_t t[6] = {0};
     for (int i = 0; i < n; i++) {
         const row *r = &rows[i];
         char args[256];
         igemm_problem_format(&r->p, args, sizeof args);
-        fprintf(f, "| `%s`%s%s | %s | %d | %.2f | %.2f |\n", args, r->comment[0] ? " " : "", r->comment,
+        fprintf(f, "| `%s`%s%s | %s | %d | %.2f | %.2f | %.2f |\n", args, r->comment[0] ? " " : "", r->comment,
                 r->solution + (strncmp(r->solution, "igemm_bwd_", 10) ? 0 : 10), r->launches,
-                line_ratio(r->line_ld, r->use_ld), line_ratio(r->line_st, r->use_st));
+                line_ratio(r->line_ld, r->use_ld), line_ratio(r->line_st, r->use_st),
+                r->lds_ideal ? line_ratio(r->lds_cyc, r->lds_ideal) : 1.0);
         t[0] += r->line_ld, t[1] += r->use_ld, t[2] += r->line_st, t[3] += r->use_st;
+        t[4] += r->lds_cyc, t[5] += r->lds_ideal;
     }
-    fprintf(f, "\nAll layers (%s): loads %.2f, stores %.2f line bytes per useful byte.\n", o->arch,
-            line_ratio(t[0], t[1]), line_ratio(t[2], t[3]));
+    fprintf(f, "\nAll layers (%s): loads %.2f, stores %.2f line bytes per useful byte; LDS %.2fx its conflict-free "
+               "cycles.\n",
+            o->arch, line_ratio(t[0], t[1]), line_ratio(t[2], t[3]), t[5] ? line_ratio(t[4], t[5]) : 1.0);
 }
 
 /* What "of peak" divides by for a layer of data type d on t: the dense

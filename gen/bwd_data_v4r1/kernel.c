@@ -42,11 +42,24 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int n
         w->dka = w->block * w->wa / w->mpb, w->dkb = w->block * w->wb / w->npb;
     }
     w->sa = w->nhwc ? 1 : w->mpb / w->wa;
-    w->sb = w->nhwc ? 1 : w->npb / w->wb;
+    w->b_len = w->npb + cfg->bpad;
+    if (cfg->bpath == V4R1_B_CHANNELS) {
+        /* a thread's VB pixels, KPB/WB lanes each: block*WB/KPB columns apart */
+        w->bp = &v4r1_dy_channels;
+        w->b_cols = w->vb, w->b_vecs = 1;
+        w->sb = w->block * w->wb / w->kpb, w->dkb = 1;
+    } else {
+        w->bp = &v4r1_dy_pixels;
+        w->b_cols = w->wb, w->b_vecs = w->vb;
+        w->sb = w->nhwc ? 1 : w->npb / w->wb;
+    }
     int lds_esz = w->kpack > 1 ? w->dt->bytes : V4R1_LDS_BYTES;
     w->a_size = w->kpb * w->mpb * lds_esz;
-    w->b_size = w->kpb * w->npb * lds_esz;
-    if (w->a_size >= w->b_size) {
+    w->b_size = w->kpb * w->b_len * lds_esz;
+    if (w->b_len != w->npb) { /* padded B after A's buffers, toggled by adds (staging.c) */
+        w->a_lds = 0;
+        w->b_lds = 2 * w->a_size;
+    } else if (w->a_size >= w->b_size) {
         w->a_lds = 0;
         w->b_lds = 2 * w->a_size;
     } else {

@@ -50,6 +50,35 @@
 
 typedef struct v4r1_kw v4r1_kw;
 
+/* A B (dy) data path of the staging (v4r1_bpath in conv/v4r1_config.h):
+ * how the threads map onto the KPB x NPB tile, load it and write it to
+ * LDS. A thread owns b_cols columns (col_step apart, w->sb) of b_vecs
+ * vectors each (rows w->dkb apart); the staging computes their offsets and
+ * per-tap masks from the mapping (v_boff[i * b_cols + j]: vector i of
+ * column j). */
+typedef struct {
+    const char *name;
+    /* thread -> its first column (into v_nb) and its first row (w->v_bkk) */
+    void (*map)(v4r1_kw *w, opnd v_nb);
+    /* whether full channel blocks load vectors only under a shape condition,
+       and that condition (t0 nonzero: load element by element; t1 scratch) */
+    bool (*has_check)(const v4r1_kw *w);
+    void (*vec_check)(v4r1_kw *w, opnd t0, opnd t1);
+    /* the tile's B loads (after A's); after the wait, the loaded registers
+       made LDS entries (fp32 tiles: before A's writes), and their writes */
+    void (*load)(v4r1_kw *w);
+    void (*prepare)(v4r1_kw *w);
+    void (*write)(v4r1_kw *w);
+} v4r1_dy_path;
+/* lanes along dy's pixels (staging.c) */
+extern const v4r1_dy_path v4r1_dy_pixels;
+/* lanes along one pixel's channels, padded LDS rows (dy_channels.c) */
+extern const v4r1_dy_path v4r1_dy_channels;
+
+/* The shape conditions of the vector paths, bits of s_vec (set: that
+ * tensor loads element by element): w's rows, dy's vectors. */
+enum { V4R1_VEC_A = 0, V4R1_VEC_B = 1 };
+
 /* A math strategy: how the C tile is held, multiplied out of LDS and read
  * out. The epilogue stores accumulator (i, j), i < rows and j < cols, to
  * tile row row_base + row_off(i) and tile column col_base + col_off(j)
@@ -113,6 +142,7 @@ struct v4r1_kw {
     const igemm_v4r1_args *st; /* static twin: the shape's values; NULL: dynamic */
     int nph;                   /* static twin: phases in st */
     const char *name;
+    const v4r1_dy_path *bp;    /* the B data path */
     /* the tile and the derived thread mapping (v4r1_config.h) */
     int mpb, npb, kpb, block, tx, ty, rm, rn, wa, va, wb, vb;
     int tm, tn;                /* thread tile */
@@ -123,8 +153,12 @@ struct v4r1_kw {
                                   vectors), or NCHW MPB/WA and NPB/WB, so that consecutive lanes
                                   load consecutive columns (w's channels, dy's pixels, the
                                   tensors' contiguous dimension where the tap allows) */
+    int b_cols, b_vecs;        /* the thread's B columns and vectors per column (v4r1_dy_path) */
+    int b_len;                 /* entries per row of the B tile in LDS: NPB + the config's pad */
     /* LDS layout: byte offsets of buffer 0 of A and B; buffer 1 is at
-       offset ^ size (the larger tile goes first so both toggles are xors) */
+       offset ^ size (the larger tile goes first so both toggles are xors),
+       or, for a padded B tile (its size not a power of two, after A's two
+       buffers), at offset + size, toggled by adds (staging.c: s_vec) */
     int a_lds, b_lds, a_size, b_size;
 
     /* ---- setup.c: arguments, the workgroup's place, sizes, bases ---- */
@@ -199,6 +233,12 @@ void v4r1_toggle_writes(v4r1_kw *w);   /* point the LDS writes at the other buff
    every math strategy that reads A and B through those two addresses */
 void v4r1_toggle_reads(v4r1_kw *w);
 void v4r1_staging_free(v4r1_kw *w);    /* after the loop */
+/* staging helpers the data paths share: branch to `to` when the tensor of
+   bit loads element by element; the element load of the tensors' type;
+   dst = v * len for a known row length (a shift when a power of two) */
+void v4r1_vec_branch_off(v4r1_kw *w, int bit, label to);
+const char *v4r1_load_op(const v4r1_kw *w);
+void v4r1_row_mul(v4r1_kw *w, opnd dst, opnd v, int len);
 
 /* walk.c: the whole K walk, prologue to the end of the main loop */
 void v4r1_walk(v4r1_kw *w);

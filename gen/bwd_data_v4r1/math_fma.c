@@ -93,7 +93,7 @@ static int lds_reads(v4r1_kw *w, int kk, int set)
     for (int r = 0; r < w->rm; r++)
         read_group(w, w->v_la, w->tm, set, 4 * r, w->v_ard, kk * w->mpb + r * w->tx * 4);
     for (int r = 0; r < w->rn; r++)
-        read_group(w, w->v_lb, w->tn, set, 4 * r, w->v_brd, kk * w->npb + r * w->ty * 4);
+        read_group(w, w->v_lb, w->tn, set, 4 * r, w->v_brd, kk * w->b_len + r * w->ty * 4);
     return (w->rm + w->rn) * frag_regs(w);
 }
 

@@ -71,9 +71,10 @@ static void mfma_setup(v4r1_kw *w)
     e_vop2(e, "v_lshlrev_b32", w->v_ard, imm(lb), w->v_ard);
     if (w->a_lds)
         h_vadd(e, w->v_ard, imm(w->a_lds), w->v_ard);
-    /* B read: (k*NPB + n0_wave + i) * 4; v_brd's column part, n0_wave + i,
+    /* B read: (k*L + n0_wave + i) * 4 (L: the B tile's row, NPB and its
+       pad); v_brd's column part, n0_wave + i,
        is recomputed for the epilogue (col_base) */
-    e_vop2(e, "v_lshlrev_b32", w->v_brd, imm(log2u((uint32_t)w->npb)), v_k);
+    v4r1_row_mul(w, w->v_brd, v_k, w->b_len);
     h_vadd(e, w->v_brd, w->v_brd, v_wave);
     h_vadd(e, w->v_brd, w->v_brd, v_i);
     e_vop2(e, "v_lshlrev_b32", w->v_brd, imm(lb), w->v_brd);
@@ -107,7 +108,7 @@ static void lds_reads(v4r1_kw *w, int s, int set)
     for (int b = 0; b < blocks_m(w); b++)
         e_ds(e, op, frag(w, w->v_la, blocks_m(w), set, b), w->v_ard, NOOP, NOOP, (s * K * w->mpb + b * I) * esz, 0);
     for (int b = 0; b < blocks_n(w); b++)
-        e_ds(e, op, frag(w, w->v_lb, blocks_n(w), set, b), w->v_brd, NOOP, NOOP, (s * K * w->npb + b * I) * esz, 0);
+        e_ds(e, op, frag(w, w->v_lb, blocks_n(w), set, b), w->v_brd, NOOP, NOOP, (s * K * w->b_len + b * I) * esz, 0);
 }
 
 static void mfma_slice(v4r1_kw *w)

@@ -14,13 +14,21 @@ static const char *ds_write_op(int dwords)
     return dwords == 4 ? "ds_write_b128" : dwords == 2 ? "ds_write_b64" : "ds_write_b32";
 }
 
+void v4r1_row_mul(v4r1_kw *w, opnd dst, opnd v, int len)
+{
+    if (is_pow2((uint32_t)len))
+        e_vop2(w->e, "v_lshlrev_b32", dst, imm(log2u((uint32_t)len)), v);
+    else
+        e_vop2(w->e, "v_mul_u32_u24", dst, imm(len), v);
+}
+
 /* The LDS byte address of tile element (kk, m), kk a multiple of the k
- * packing, in a tile of rows of 2^log2_len: (kk*len + m*kpack) * element
+ * packing, in a tile of rows of len entries: (kk*len + m*kpack) * element
  * size (kw.h). */
-static void lds_address(v4r1_kw *w, opnd dst, opnd v_kk, opnd v_m, int log2_len, int base)
+static void lds_address(v4r1_kw *w, opnd dst, opnd v_kk, opnd v_m, int len, int base)
 {
     emit *e = w->e;
-    e_vop2(e, "v_lshlrev_b32", dst, imm(log2_len), v_kk);
+    v4r1_row_mul(w, dst, v_kk, len);
     if (w->kpack > 1) {
         e_vop3(e, "v_lshl_add_u32", dst, v_m, imm(log2u((uint32_t)w->kpack)), dst);
         e_vop2(e, "v_lshlrev_b32", dst, imm(log2u((uint32_t)w->dt->bytes)), dst);
@@ -77,30 +85,41 @@ static void a_offsets(v4r1_kw *w)
         }
     sv_free(e, mlim);
     w->v_awr = vreg(e, "v_awr", 1, 1); /* LDS write address of vector 0 */
-    lds_address(w, w->v_awr, v_kka, v_ma, log2u((uint32_t)MPB), w->a_lds);
+    lds_address(w, w->v_awr, v_kka, v_ma, MPB, w->a_lds);
 }
 
-/* B (dy) loads: thread -> (kk_b, n_b); element j of a vector is column
- * n0 + n_b + j, the same for every vector: its (htilda, wtilda) and the
- * offset of row kk_b before the tap's shift. */
-static void b_offsets(v4r1_kw *w)
+/* The pixel path's mapping: n_b = (tid % (NPB/WB)) * WB (NCHW: tid %
+ * (NPB/WB), its WB columns NPB/WB apart), kk_b = tid / (NPB/WB) (k quads:
+ * times 4). */
+static void pixels_map(v4r1_kw *w, opnd v_nb)
 {
     emit *e = w->e;
-    const int NPB = w->npb, WB = w->wb, VB = w->vb;
-    e_comment(e, "B loads: n_b = (tid %% %d) * %d, kk_b = tid / %d, element j at n_b + %d j; per column: htilda, "
-              "wtilda, offset", NPB / WB, w->sb == 1 ? WB : 1, NPB / WB, w->sb);
-    w->v_bht = vreg(e, "v_bht", WB, 1), w->v_bwt = vreg(e, "v_bwt", WB, 1);
-    w->v_bpre = vreg(e, "v_bpre", VB * WB, 1), w->v_boff = vreg(e, "v_boff", VB * WB, 1);
-    w->v_bkk = vreg(e, "v_bkk", 1, 1);
-    opnd v_nb = at(w->v_t, 0);
+    const int NPB = w->npb, WB = w->wb;
+    e_comment(e, "B loads: n_b = (tid %% %d) * %d, kk_b = tid / %d, element j at n_b + %d j", NPB / WB,
+              w->sb == 1 ? WB : 1, NPB / WB, w->sb);
     e_vop2(e, "v_and_b32", v_nb, imm(NPB / WB - 1), w->v_tid);
     if (w->sb == 1)
         e_vop2(e, "v_lshlrev_b32", v_nb, imm(log2u((uint32_t)WB)), v_nb);
     e_vop2(e, "v_lshrrev_b32", w->v_bkk, imm(log2u((uint32_t)(NPB / WB))), w->v_tid);
     if (w->kpack > 1)
         e_vop2(e, "v_lshlrev_b32", w->v_bkk, imm(log2u((uint32_t)w->kpack)), w->v_bkk);
+}
+
+/* B (dy) loads: thread -> (kk_b, n_b) by the data path; column j of the
+ * thread is n0 + n_b + j*sb, the same for every vector: its (htilda,
+ * wtilda) and the offset of row kk_b + i*DKB (vector i) before the tap's
+ * shift. */
+static void b_offsets(v4r1_kw *w)
+{
+    emit *e = w->e;
+    const int WB = w->b_cols, VB = w->b_vecs;
+    w->v_bht = vreg(e, "v_bht", WB, 1), w->v_bwt = vreg(e, "v_bwt", WB, 1);
+    w->v_bpre = vreg(e, "v_bpre", VB * WB, 1), w->v_boff = vreg(e, "v_boff", VB * WB, 1);
+    w->v_bkk = vreg(e, "v_bkk", 1, 1);
+    opnd v_nb = at(w->v_t, 0);
+    w->bp->map(w, v_nb);
     w->v_bwr = vreg(e, "v_bwr", 1, 1);
-    lds_address(w, w->v_bwr, w->v_bkk, v_nb, log2u((uint32_t)NPB), w->b_lds);
+    lds_address(w, w->v_bwr, w->v_bkk, v_nb, w->b_len, w->b_lds);
 
     opnd v_n = at(w->v_t, 1), v_img = at(w->v_t, 2), v_r = at(w->v_t, 3);
     opnd v_q = vreg(e, "v_q", 2, 1);
@@ -138,12 +157,28 @@ static void b_offsets(v4r1_kw *w)
     rfree(e, v_q);
 }
 
-/* NHWC dy with k quads: a quad is 4 consecutive channels k of one pixel,
- * 8 contiguous bytes, so a full channel block loads it with one
- * buffer_load_dwordx2 when every quad is 8-byte aligned: K and K/G
- * multiples of 4 and dy's base pointer 8-byte aligned (the channel block
- * and the tap's shift keep the alignment then). */
+/* The pixel path on NHWC dy with k quads (the dot2 FMA tiles): a quad is
+ * 4 consecutive channels k of one pixel, 8 contiguous bytes, so a full
+ * channel block loads it with one buffer_load_dwordx2 when every quad is
+ * 8-byte aligned: K and K/G multiples of 4 and dy's base pointer 8-byte
+ * aligned (the channel block and the tap's shift keep the alignment
+ * then). */
 static bool b_quad_vectors(const v4r1_kw *w) { return w->kpack > 1 && w->nhwc; }
+
+static void quads_check(v4r1_kw *w, opnd t0, opnd t1)
+{
+    emit *e = w->e;
+    e_comment(e, "dy quads as dwordx2 when (K | K/G) %% 4 == 0 and p_dy %% 8 == 0");
+    e_sop2(e, "s_and_b32", t0, at(w->p_dy, 0), imm(7));
+    if (w->a_k.known && w->a_kg.known) {
+        if ((w->a_k.k | w->a_kg.k) & 3)
+            h_smov(e, t0, imm(1));
+    } else {
+        e_sop2(e, "s_or_b32", t1, sv_sgpr(e, w->a_k, t1), sv_op(w->a_kg));
+        e_sop2(e, "s_and_b32", t1, t1, imm(3));
+        e_sop2(e, "s_or_b32", t0, t0, t1);
+    }
+}
 
 /* NHWC w: a thread's WA columns of one row are WA consecutive channels,
  * contiguous: one vector load per row when no vector straddles C/G (C/G a
@@ -160,9 +195,16 @@ static bool a_row_vectors(const v4r1_kw *w)
 static int a_row_dwords(const v4r1_kw *w) { return w->wa * w->dt->bytes / 4; }
 
 /* The vector paths' shape conditions, once per kernel, as bits of s_vec
- * (set: that tensor loads element by element): bit VEC_A w's rows
- * (a_row_vectors), bit VEC_B dy's quads (b_quad_vectors). */
-enum { VEC_A = 0, VEC_B = 1 };
+ * (kw.h): w's rows (a_row_vectors), dy's vectors (the data path's). A
+ * padded B tile (its size no power of two: its two buffers are b_size
+ * apart, not an xor apart) keeps in s_vec's bits from VEC_TOG_SHIFT up,
+ * signed, what the next toggle adds to the LDS write address and
+ * subtracts from the read address: +b_size, then -b_size, flipping at
+ * each write toggle (reads and writes are in opposite buffers, and the
+ * reads toggle first). */
+enum { VEC_A = V4R1_VEC_A, VEC_B = V4R1_VEC_B, VEC_TOG_SHIFT = 8 };
+
+static bool b_padded(const v4r1_kw *w) { return w->b_len != w->npb; }
 
 static void vec_flag(v4r1_kw *w, opnd t, int bit)
 {
@@ -176,7 +218,7 @@ static void vector_checks(v4r1_kw *w)
     emit *e = w->e;
     opnd t0 = at(w->s_t, 0), t1 = at(w->s_t, 1);
     w->s_vec = sreg(e, "s_vec", 1, 1);
-    h_smov(e, w->s_vec, imm(0));
+    h_smov(e, w->s_vec, imm(b_padded(w) ? (int64_t)((uint32_t)w->b_size << VEC_TOG_SHIFT) : 0));
     if (a_row_vectors(w)) {
         bool half = w->dt->bytes == 2;
         e_comment(e, "w rows as %d-dword vectors when C/G %% %d == 0%s", a_row_dwords(w), w->wa,
@@ -191,23 +233,13 @@ static void vector_checks(v4r1_kw *w)
         }
         vec_flag(w, t0, VEC_A);
     }
-    if (b_quad_vectors(w)) {
-        e_comment(e, "dy quads as dwordx2 when (K | K/G) %% 4 == 0 and p_dy %% 8 == 0");
-        e_sop2(e, "s_and_b32", t0, at(w->p_dy, 0), imm(7));
-        if (w->a_k.known && w->a_kg.known) {
-            if ((w->a_k.k | w->a_kg.k) & 3)
-                h_smov(e, t0, imm(1));
-        } else {
-            e_sop2(e, "s_or_b32", t1, sv_sgpr(e, w->a_k, t1), sv_op(w->a_kg));
-            e_sop2(e, "s_and_b32", t1, t1, imm(3));
-            e_sop2(e, "s_or_b32", t0, t0, t1);
-        }
+    if (w->bp->has_check(w)) {
+        w->bp->vec_check(w, t0, t1);
         vec_flag(w, t0, VEC_B);
     }
 }
 
-/* Branch to `to` when the tensor of bit must load element by element. */
-static void vec_branch_off(v4r1_kw *w, int bit, label to)
+void v4r1_vec_branch_off(v4r1_kw *w, int bit, label to)
 {
     e_sopc(w->e, "s_bitcmp1_b32", w->s_vec, imm(bit));
     e_branch(w->e, "s_cbranch_scc1", to);
@@ -236,7 +268,7 @@ void v4r1_staging_setup(v4r1_kw *w)
 {
     a_offsets(w);
     b_offsets(w);
-    if (a_row_vectors(w) || b_quad_vectors(w))
+    if (a_row_vectors(w) || w->bp->has_check(w) || b_padded(w))
         vector_checks(w);
 }
 
@@ -264,14 +296,14 @@ void v4r1_set_tap(v4r1_kw *w)
     v4r1_smul(e, at(s_t, 0), at(s_t, 0), w->b_pix);
     e_sop2(e, "s_sub_u32", at(s_rsb, 0), at(w->s_dybase, 0), at(s_t, 0));
     e_sop2(e, "s_subb_u32", at(s_rsb, 1), at(w->s_dybase, 1), imm(0));
-    for (int j = 0; j < w->wb; j++) {
+    for (int j = 0; j < w->b_cols; j++) {
         e_vop2(e, "v_subrev_u32", at(w->v_t, 0), at(s_t, 2), at(w->v_bht, j));
         e_vopc(e, "v_cmp_gt_u32", w->s_m, sv_sgpr(e, w->a_ho, at(s_t, 1)), at(w->v_t, 0));
         e_vop2(e, "v_subrev_u32", at(w->v_t, 0), at(s_t, 3), at(w->v_bwt, j));
         e_vopc(e, "v_cmp_gt_u32", VCC, sv_op(w->a_wo), at(w->v_t, 0));
         e_sop2(e, "s_and_b64", VCC, VCC, w->s_m);
-        for (int i = 0; i < w->vb; i++)
-            e_cndmask(e, at(w->v_boff, i * w->wb + j), w->v_inv, at(w->v_bpre, i * w->wb + j), VCC);
+        for (int i = 0; i < w->b_vecs; i++)
+            e_cndmask(e, at(w->v_boff, i * w->b_cols + j), w->v_inv, at(w->v_bpre, i * w->b_cols + j), VCC);
     }
 }
 
@@ -287,7 +319,8 @@ static int slot(const v4r1_kw *w, int i, int j, int width)
 
 /* The global load of one element of the tensors' type (zero-extended to 32
  * bits for 16-bit types). */
-static const char *load_op(const v4r1_kw *w) { return w->dt->bytes == 2 ? "buffer_load_ushort" : "buffer_load_dword"; }
+const char *v4r1_load_op(const v4r1_kw *w) { return w->dt->bytes == 2 ? "buffer_load_ushort" : "buffer_load_dword"; }
+
 
 /* k quads: rows 2h+1 of each column into the high halves of rows 2h
  * (slot()), leaving the thread's quads in registers 0 .. 2W-1. */
@@ -309,16 +342,15 @@ static void element_loads(v4r1_kw *w, const char *ld, opnd g, opnd off, opnd rs,
 void v4r1_load_tile(v4r1_kw *w)
 {
     emit *e = w->e;
-    const char *ld = load_op(w);
-    const int KPB = w->kpb, VA = w->va, WA = w->wa, VB = w->vb, WB = w->wb;
-    opnd s_t = w->s_t, s_krem = w->s_krem;
-    label l_part = e_label_new(e, "partial_k"), l_done = e_label_new(e, "loaded");
+    const char *ld = v4r1_load_op(w);
+    const int KPB = w->kpb, VA = w->va, WA = w->wa;
+    opnd s_t = w->s_t;
     e_comment(e, "A rows past the channel block are past NUM_RECORDS = min(krem, KPB) * cg*y*x*4");
-    e_sop2(e, "s_min_u32", at(s_t, 0), s_krem, imm(KPB));
+    e_sop2(e, "s_min_u32", at(s_t, 0), w->s_krem, imm(KPB));
     e_sop2(e, "s_mul_i32", at(w->s_rsa, 2), at(s_t, 0), sv_op(w->cgyx_bytes));
     if (a_row_vectors(w)) {
         label l_aelem = e_label_new(e, "a_elements"), l_adone = e_label_new(e, "a_loaded");
-        vec_branch_off(w, VEC_A, l_aelem);
+        v4r1_vec_branch_off(w, VEC_A, l_aelem);
         static const char *vec_op[] = {NULL, "buffer_load_dword", "buffer_load_dwordx2", NULL, "buffer_load_dwordx4"};
         const int nd = a_row_dwords(w), base = w->kpack > 1 ? 2 * WA : 0;
         for (int i = 0; i < VA; i++)
@@ -330,11 +362,24 @@ void v4r1_load_tile(v4r1_kw *w)
     } else {
         element_loads(w, ld, w->v_ga, w->v_aoff, w->s_rsa, VA, WA);
     }
+    w->bp->load(w);
+}
+
+/* The pixel path's B loads: full channel blocks one element per lane (or,
+ * NHWC k quads, one dwordx2 per aligned quad), the last block of a tap
+ * masked by row. */
+static void pixels_load(v4r1_kw *w)
+{
+    emit *e = w->e;
+    const char *ld = v4r1_load_op(w);
+    const int KPB = w->kpb, VB = w->vb, WB = w->wb;
+    opnd s_t = w->s_t, s_krem = w->s_krem;
+    label l_part = e_label_new(e, "partial_k"), l_done = e_label_new(e, "loaded");
     e_sopc(e, "s_cmp_lt_u32", s_krem, imm(KPB));
     e_branch(e, "s_cbranch_scc1", l_part);
     if (b_quad_vectors(w)) {
         e_comment(e, "a whole channel block of aligned quads: one dwordx2 per quad, packed as it lands");
-        vec_branch_off(w, VEC_B, l_part);
+        v4r1_vec_branch_off(w, VEC_B, l_part);
         for (int j = 0; j < WB; j++)
             e_mubuf(e, "buffer_load_dwordx2", sub(w->v_gb, 2 * j, 2), at(w->v_boff, j), w->s_rsb, imm(0), 0);
     } else {
@@ -406,7 +451,7 @@ static void a_quads(v4r1_kw *w)
         return;
     }
     label l_apack = e_label_new(e, "a_pack"), l_apacked = e_label_new(e, "a_packed");
-    vec_branch_off(w, VEC_A, l_apack);
+    v4r1_vec_branch_off(w, VEC_A, l_apack);
     a_transpose_quads(w);
     e_branch(e, "s_branch", l_apacked);
     e_label(e, l_apack);
@@ -414,36 +459,76 @@ static void a_quads(v4r1_kw *w)
     e_label(e, l_apacked);
 }
 
+/* The pixel path's registers as LDS entries: k quads packed (unless
+ * load_tile's paths left them packed), 16-bit elements widened. */
+static void pixels_prepare(v4r1_kw *w)
+{
+    if (w->kpack > 1) {
+        if (!b_quad_vectors(w))
+            pack_quads(w, w->v_gb, w->wb);
+    } else if (w->dt->bytes == 2) {
+        for (int x = 0; x < w->vb * w->wb; x++)
+            widen(w, at(w->v_gb, x));
+    }
+}
+
+static void pixels_write(v4r1_kw *w)
+{
+    if (w->kpack > 1)
+        write_quads(w, w->v_gb, w->wb, w->v_bwr, w->sb);
+    else
+        write_vectors(w, w->v_gb, w->v_bwr, w->vb, w->wb, w->dkb, w->b_len, w->sb);
+}
+
 void v4r1_write_tile(v4r1_kw *w)
 {
     if (w->kpack > 1) {
         a_quads(w);
         write_quads(w, w->v_ga, w->wa, w->v_awr, w->sa);
-        if (!b_quad_vectors(w)) /* else load_tile's paths left dy packed */
-            pack_quads(w, w->v_gb, w->wb);
-        write_quads(w, w->v_gb, w->wb, w->v_bwr, w->sb);
+        w->bp->prepare(w);
+        w->bp->write(w);
         return;
     }
-    if (w->dt->bytes == 2) {
+    if (w->dt->bytes == 2)
         for (int x = 0; x < w->va * w->wa; x++)
             widen(w, at(w->v_ga, x));
-        for (int x = 0; x < w->vb * w->wb; x++)
-            widen(w, at(w->v_gb, x));
-    }
+    w->bp->prepare(w);
     write_vectors(w, w->v_ga, w->v_awr, w->va, w->wa, w->dka, w->mpb, w->sa);
-    write_vectors(w, w->v_gb, w->v_bwr, w->vb, w->wb, w->dkb, w->npb, w->sb);
+    w->bp->write(w);
 }
+
+const v4r1_dy_path v4r1_dy_pixels = {
+    .name = "pixels",
+    .map = pixels_map,
+    .has_check = b_quad_vectors,
+    .vec_check = quads_check,
+    .load = pixels_load,
+    .prepare = pixels_prepare,
+    .write = pixels_write,
+};
 
 void v4r1_toggle_reads(v4r1_kw *w)
 {
     e_vop2(w->e, "v_xor_b32", w->v_ard, imm(w->a_size), w->v_ard);
-    e_vop2(w->e, "v_xor_b32", w->v_brd, imm(w->b_size), w->v_brd);
+    if (b_padded(w)) {
+        e_sop2(w->e, "s_ashr_i32", at(w->s_t, 0), w->s_vec, imm(VEC_TOG_SHIFT));
+        e_vop2(w->e, "v_subrev_u32", w->v_brd, at(w->s_t, 0), w->v_brd);
+    } else {
+        e_vop2(w->e, "v_xor_b32", w->v_brd, imm(w->b_size), w->v_brd);
+    }
 }
 
 void v4r1_toggle_writes(v4r1_kw *w)
 {
     e_vop2(w->e, "v_xor_b32", w->v_awr, imm(w->a_size), w->v_awr);
-    e_vop2(w->e, "v_xor_b32", w->v_bwr, imm(w->b_size), w->v_bwr);
+    if (b_padded(w)) {
+        e_sop2(w->e, "s_ashr_i32", at(w->s_t, 0), w->s_vec, imm(VEC_TOG_SHIFT));
+        h_vadd(w->e, w->v_bwr, at(w->s_t, 0), w->v_bwr);
+        uint32_t flip = ((uint32_t)w->b_size << VEC_TOG_SHIFT) ^ ((uint32_t)-w->b_size << VEC_TOG_SHIFT);
+        e_sop2(w->e, "s_xor_b32", w->s_vec, w->s_vec, imm((int32_t)flip));
+    } else {
+        e_vop2(w->e, "v_xor_b32", w->v_bwr, imm(w->b_size), w->v_bwr);
+    }
 }
 
 void v4r1_staging_free(v4r1_kw *w)
@@ -451,6 +536,6 @@ void v4r1_staging_free(v4r1_kw *w)
     opnd regs[] = {w->v_ga, w->v_gb, w->v_aoff, w->v_bpre, w->v_boff, w->v_awr, w->v_bwr, w->v_bkk};
     for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
         rfree(w->e, regs[i]);
-    if (a_row_vectors(w) || b_quad_vectors(w))
+    if (a_row_vectors(w) || w->bp->has_check(w) || b_padded(w))
         rfree(w->e, w->s_vec);
 }
