@@ -21,8 +21,12 @@
 #define KERNEL_NAIVE_BF16 "igemm_bwd_naive_bf16"
 #define KERNEL_FILL "igemm_fill_zero_b32"
 #define KERNEL_FILL16 "igemm_fill_zero_b16"
+#define KERNEL_KSUM "igemm_ksplit_sum_fp32"
+#define KERNEL_KSUM_FP16 "igemm_ksplit_sum_fp16"
+#define KERNEL_KSUM_BF16 "igemm_ksplit_sum_bf16"
 #define NAIVE_BLOCK 256
 #define FILL_BLOCK 256
+#define KSUM_BLOCK 256
 
 #define KARG_PTR uint64_t
 #define KARG_U32 uint32_t
@@ -172,5 +176,22 @@ typedef struct {
 typedef struct {
     IGEMM_FILL_ARGS(KARG_FIELD)
 } igemm_fill_args;
+
+/* The reduction after a split along GEMM K (the _ks solvers): work-item i
+ * sums element i of the `splits` fp32 partial slices of the workspace
+ * (slice_bytes apart) in split order 0, 1, ... (a fixed order: the result
+ * is the same bit for bit on every run) and stores the sum to dx in the
+ * kernel's type, rounded once to nearest even. */
+#define IGEMM_KSUM_ARGS(X)                                                     \
+    X(PTR, p_out, "dx, written (its type: the kernel's)")                     \
+    X(PTR, p_ws, "the workspace: splits slices of elems fp32 partial sums")   \
+    X(U32, elems, "elements to sum")                                           \
+    X(U32, splits, "partial slices (>= 1)")                                    \
+    X(U32, slice_bytes, "bytes from one slice to the next (splits * it < 2^31)") \
+    X(U32, pad0, "unused, keeps the size a multiple of 8")
+
+typedef struct {
+    IGEMM_KSUM_ARGS(KARG_FIELD)
+} igemm_ksum_args;
 
 #endif

@@ -191,6 +191,8 @@ void igemm_destroy(igemm_handle *h)
     if (!h)
         return;
     if (h->b) {
+        if (h->ws)
+            h->b->ops->free(h->b, h->ws);
         if (h->mod)
             h->b->ops->unload(h->b, h->mod);
         h->b->ops->destroy(h->b);

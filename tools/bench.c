@@ -80,6 +80,8 @@ typedef struct {
     uint64_t line_ld, line_st, use_ld, use_st; /* --lines: plan_run's memory figures */
 } row;
 
+static void *tensor_alloc(size_t bytes);
+
 /* Build the static twin code object of (problem, solution). */
 static void *build_twin(const opts *o, const igemm_problem *p, const char *solution, size_t *size)
 {
@@ -133,6 +135,7 @@ static int run_plan(const opts *o, const igemm_problem *p, const solver *s, cons
     char err[1024];
     int rc = -1;
     launch_plan plan = {0};
+    void *ws = NULL;
     memset(out, 0, sizeof *out);
     if (!d || emu_load(d, img, size, &m, err, sizeof err)) {
         fprintf(stderr, "igemm-bench: %s\n", d ? err : "no emulator");
@@ -151,6 +154,9 @@ static int run_plan(const opts *o, const igemm_problem *p, const solver *s, cons
     emu_register(d, dx, (size_t)sh.dx_elems * eb);
     emu_register(d, dy, (size_t)sh.dy_elems * eb);
     emu_register(d, w, (size_t)sh.w_elems * eb);
+    /* the workspace of a split along GEMM K */
+    if (plan.ws_bytes && (!(ws = tensor_alloc((size_t)plan.ws_bytes)) || emu_register(d, ws, (size_t)plan.ws_bytes)))
+        goto out;
     if (split) {
         /* the alternative to multihead launches: one launch per phase */
         launch_plan one = {0};
@@ -184,7 +190,7 @@ static int run_plan(const opts *o, const igemm_problem *p, const solver *s, cons
     for (int i = 0; i < plan.n && !rc; i++) {
         launch_desc *l = &plan.l[i];
         char name[200];
-        plan_bind(l, (void *const[3]){dx, (void *)dy, (void *)w});
+        plan_bind(l, (void *const[ARG_COUNT]){dx, (void *)dy, (void *)w, ws});
         const void *args = l->args;
         size_t nargs = l->args_size;
         igemm_static_args a;
@@ -233,7 +239,10 @@ static int run_plan(const opts *o, const igemm_problem *p, const solver *s, cons
     emu_unregister(d, dx);
     emu_unregister(d, dy);
     emu_unregister(d, w);
+    if (ws)
+        emu_unregister(d, ws);
 out:
+    free(ws);
     plan_free(&plan);
     emu_module_free(m);
     emu_module_free(dyn);
@@ -307,7 +316,9 @@ static int bench_layer(const opts *o, igemm_handle *h, row *r)
 
     /* static twin of the same configuration */
     int ok_st = 0;
-    if (s->kind == SOLVER_V4R1) {
+    if (s->kind == SOLVER_V4R1 && ((const v4r1_config *)s->cfg)->ksplit)
+        ok_st = 1; /* a split along GEMM K has no static twin (igemmgen --static refuses it) */
+    else if (s->kind == SOLVER_V4R1) {
         size_t size;
         void *img = build_twin(o, &r->p, s->name, &size);
         if (!img) {

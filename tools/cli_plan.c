@@ -58,7 +58,7 @@ static int kernel_lds(const target *t, const char *kernel)
 static void print_plan(const igemm_problem *p, const target *t, const char *solution, const igemm_launch *l, int n,
                        int json)
 {
-    static const char *const tensor[3] = {"dx", "dy", "w"};
+    static const char *const tensor[4] = {"dx", "dy", "w", "ws"};
     char args[256];
     igemm_problem_format(p, args, sizeof args);
     igemm_shape sh;
@@ -77,7 +77,7 @@ static void print_plan(const igemm_problem *p, const target *t, const char *solu
                    i ? "," : "", l[i].kernel, l[i].grid[0], l[i].grid[1], l[i].grid[2], l[i].block[0], l[i].block[1],
                    l[i].block[2], kernel_lds(t, l[i].kernel), l[i].args_size);
             int first = 1;
-            for (int a = 0; a < 3; a++)
+            for (int a = 0; a < 4; a++)
                 if (l[i].ptr_offset[a] >= 0) {
                     printf("%s\"%s\": {\"offset\": %d, \"add\": %llu}", first ? "" : ", ", tensor[a],
                            l[i].ptr_offset[a], (unsigned long long)l[i].ptr_add[a]);
@@ -96,7 +96,7 @@ static void print_plan(const igemm_problem *p, const target *t, const char *solu
     for (int i = 0; i < n; i++) {
         printf("  %d: %s grid %u block %u lds %d args %zu bytes;", i + 1, l[i].kernel, l[i].grid[0], l[i].block[0],
                kernel_lds(t, l[i].kernel), l[i].args_size);
-        for (int a = 0; a < 3; a++)
+        for (int a = 0; a < 4; a++)
             if (l[i].ptr_offset[a] >= 0)
                 printf(" %s@%d+%llu", tensor[a], l[i].ptr_offset[a], (unsigned long long)l[i].ptr_add[a]);
         printf("\n     ");

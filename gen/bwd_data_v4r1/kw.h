@@ -108,7 +108,8 @@ struct v4r1_kw {
     emit *e;
     const v4r1_config *cfg;
     const v4r1_math *math;
-    const igemm_dtype_desc *dt; /* the tensors' type in memory */
+    const igemm_dtype_desc *dt; /* the tensors' type in memory; from the epilogue on, the type
+                                   it stores (fp32 for a split's partial sums: kernel.c) */
     bool nhwc;                 /* channels innermost (else NCHW) */
     const igemm_v4r1_args *st; /* static twin: the shape's values; NULL: dynamic */
     int nph;                   /* static twin: phases in st */
