@@ -107,7 +107,7 @@ typedef struct {
  * Everything else the host can derive is passed precomputed; signed values
  * (hi_off, wi_off) travel as two's complement. */
 #define V4R1_MAX_PHASES 16
-enum { PH_IY, PH_IX, PH_YDOT, PH_XDOT, PH_HI_OFF, PH_WI_OFF, PH_WORDS = 8 };
+enum { PH_IY, PH_IX, PH_YDOT, PH_XDOT, PH_HI_OFF, PH_WI_OFF, PH_SPLIT, PH_WORDS = 8 };
 
 #define IGEMM_V4R1_ARGS(X)                                                     \
     X(PTR, p_dx, "dx, written")                                                \
@@ -147,12 +147,17 @@ enum { PH_IY, PH_IX, PH_YDOT, PH_XDOT, PH_HI_OFF, PH_WI_OFF, PH_WORDS = 8 };
     X(U32, mdiv_ntiles, "magic for / n_tiles")                                 \
     X(U32, shift_ntiles, "shift for / n_tiles")                                \
     X(U32, mdiv_mtiles, "magic for / m_tiles")                                 \
-    X(U32, shift_mtiles, "shift for / m_tiles")
+    X(U32, shift_mtiles, "shift for / m_tiles")                               \
+    X(U32, ks_chunk, "split kernels: K channels of a split's range")           \
+    X(U32, ks_slice, "split kernels: workspace bytes from one split to the next")
 
 typedef struct {
     IGEMM_V4R1_ARGS(KARG_FIELD)
     /* per phase of the launch: iy, ix, ydot_slice, xdot_slice, hi_off
-       (iy*dil_h - pad_h), wi_off, 2 unused words (32-byte rows) */
+       (iy*dil_h - pad_h), wi_off, the split (a split kernel's row: K
+       channels [split * ks_chunk, + ks_chunk) of each group, partial sums
+       to p_dx + split * ks_slice; 0 elsewhere), 1 unused word (32-byte
+       rows) */
     uint32_t ph[V4R1_MAX_PHASES][PH_WORDS];
 } igemm_v4r1_args;
 

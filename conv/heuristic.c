@@ -184,8 +184,8 @@ static void split_ranges(const v4r1_config *c, const igemm_shape *sh, double *pe
  * those bytes through the L2 and the HBM, behind a chain of `splits`
  * dependent loads; the partial sums' write traffic is in the GEMMs' stores,
  * counted here too), the workspace's zero fill where the phases leave
- * pixels unwritten, and a dispatch per extra launch (splits * groups GEMM
- * launches instead of one). */
+ * pixels unwritten, and the reduction's dispatch (the splits of every
+ * phase share the GEMM launch: rows of its phase table). */
 static double split_extra(const v4r1_config *c, const igemm_shape *sh, const target *t)
 {
     double per, splits;
@@ -202,8 +202,7 @@ static double split_extra(const v4r1_config *c, const igemm_shape *sh, const tar
     double mem = hbm > l2 ? hbm : l2;
     double sum = mem > busy ? mem : busy;
     double dispatch = t->tm.launch_us * 1e3 * t->clock_ghz;
-    double launches = splits * sh->p.groups; /* GEMM launches; the unsplit plan has 1 */
-    return (sum > chain ? sum : chain) + dispatch * launches;
+    return (sum > chain ? sum : chain) + dispatch;
 }
 
 double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t, double *work)

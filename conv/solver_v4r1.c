@@ -44,11 +44,6 @@ static void ksplit_ranges(const igemm_shape *sh, const v4r1_config *c, int *per,
     *splits = (nkb + *per - 1) / *per;
 }
 
-/* The split launches each group on its own (its K range is a pointer
- * offset, and the kernel's group offset counts Kg channels): at most this
- * many groups. */
-#define KSPLIT_MAX_GROUPS 16
-
 static igemm_status ksplit_applicable(const v4r1_config *c, const igemm_shape *sh, int nph, char *why, size_t len)
 {
     int per, splits;
@@ -56,11 +51,6 @@ static igemm_status ksplit_applicable(const v4r1_config *c, const igemm_shape *s
     uint64_t ws = (uint64_t)splits * (uint64_t)sh->dx_elems * 4;
     if (splits < 2) {
         why_printf(why, len, "GEMM K per tap (K/G = %d) is one K block of %d: nothing to split", sh->kg, c->kpb);
-        return IGEMM_ERR_NOT_APPLICABLE;
-    }
-    if (sh->p.groups > KSPLIT_MAX_GROUPS) {
-        why_printf(why, len, "%d groups: the split along GEMM K launches each group (at most %d)", sh->p.groups,
-                   KSPLIT_MAX_GROUPS);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
     if (ws > LAUNCH_MAX_BYTES || v4r1_chunk(sh, c, nph) < sh->p.n) {
@@ -115,56 +105,47 @@ static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, cons
 }
 
 /* The launches of a split along GEMM K (one batch chunk: ksplit_applicable):
- * the workspace's zero fill where the phases leave pixels unwritten, per
- * split s and group g the phase launches over K channels [k0, k0 + kn) of
- * the group (dy and w offset to them, Kg = kn) storing fp32 partial sums to
- * slice s, then the reduction into dx and the non-finite fixup. */
+ * the workspace's zero fill where the phases leave pixels unwritten; the
+ * (split, phase) pairs as the rows of multihead launches of the split
+ * kernel (V4R1_MAX_PHASES rows a launch), split s of every group walking K
+ * channels [s * ks_chunk, + ks_chunk) and storing fp32 partial sums to
+ * workspace slice s; then the reduction into dx and the non-finite fixup. */
 static int v4r1_plan_split(const solver *s, const igemm_shape *sh, launch_plan *plan, const int *phases, int nph)
 {
     const v4r1_config *c = s->cfg;
     const igemm_problem *p = &sh->p;
-    uint64_t esz = (uint64_t)igemm_dtype_get(p->dtype)->bytes;
-    bool nhwc = p->layout == IGEMM_LAYOUT_NHWC;
     int per, splits;
     ksplit_ranges(sh, c, &per, &splits);
     uint64_t slice = (uint64_t)sh->dx_elems * 4;
     plan->ws_bytes = slice * (uint64_t)splits;
     if (!sh->full_coverage && !v4r1_zeros_inside(sh) && plan_zero_fill_ws(plan, plan->ws_bytes / 4, 0))
         return -1;
-    uint64_t dy_k = nhwc ? esz : (uint64_t)sh->ho * (uint64_t)sh->wo * esz; /* bytes per dy channel */
-    uint64_t w_k = (uint64_t)sh->cg * (uint64_t)p->y * (uint64_t)p->x * esz;  /* bytes per filter row k */
-    uint64_t ws_c = nhwc ? 4 : (uint64_t)p->hi * (uint64_t)p->wi * 4;       /* bytes per dx channel, fp32 */
     char kernel[128];
     v4r1_kernel_name(c, kernel, sizeof kernel);
-    for (int sp = 0; sp < splits; sp++) {
-        int k0 = sp * per * c->kpb, kn = sh->kg - k0 < per * c->kpb ? sh->kg - k0 : per * c->kpb;
-        for (int g = 0; g < p->groups; g++)
-            for (int first = 0, part = 0; first < nph; first += V4R1_MAX_PHASES, part++) {
-                int n = nph - first < V4R1_MAX_PHASES ? nph - first : V4R1_MAX_PHASES;
-                launch_desc *d = plan_add(plan);
-                if (!d)
-                    return -1;
-                igemm_v4r1_args a;
-                v4r1_fill_args(&a, sh, c, phases + first, n, p->n);
-                a.kg = (uint32_t)kn;
-                a.nkb = (a.kg + (uint32_t)c->kpb - 1) / (uint32_t)c->kpb;
-                a.wgs = a.n_tiles * a.m_tiles; /* one group */
-                igemm_magic m = igemm_magic_for(a.wgs);
-                a.mdiv_wgs = m.magic, a.shift_wgs = m.shift;
-                snprintf(d->kernel, sizeof d->kernel, "%s", kernel);
-                d->block = (unsigned)c->block;
-                d->grid = v4r1_grid(&a, n);
-                d->part = part;
-                memcpy(d->args, &a, sizeof a);
-                d->args_size = sizeof a;
-                d->ptr_off[ARG_WS] = (int)offsetof(igemm_v4r1_args, p_dx);
-                d->ptr_off[ARG_DY] = (int)offsetof(igemm_v4r1_args, p_dy);
-                d->ptr_off[ARG_W] = (int)offsetof(igemm_v4r1_args, p_w);
-                uint64_t kc = (uint64_t)g * (uint64_t)sh->kg + (uint64_t)k0;
-                d->ptr_add[ARG_WS] = slice * (uint64_t)sp + (uint64_t)g * (uint64_t)sh->cg * ws_c;
-                d->ptr_add[ARG_DY] = kc * dy_k;
-                d->ptr_add[ARG_W] = kc * w_k;
-            }
+    int rows = splits * nph;
+    for (int first = 0, part = 0; first < rows; first += V4R1_MAX_PHASES, part++) {
+        int n = rows - first < V4R1_MAX_PHASES ? rows - first : V4R1_MAX_PHASES;
+        int ph[V4R1_MAX_PHASES];
+        for (int r = 0; r < n; r++)
+            ph[r] = phases[(first + r) % nph];
+        launch_desc *d = plan_add(plan);
+        if (!d)
+            return -1;
+        igemm_v4r1_args a;
+        v4r1_fill_args(&a, sh, c, ph, n, p->n);
+        for (int r = 0; r < n; r++)
+            a.ph[r][PH_SPLIT] = (uint32_t)((first + r) / nph);
+        a.ks_chunk = (uint32_t)(per * c->kpb);
+        a.ks_slice = (uint32_t)slice;
+        snprintf(d->kernel, sizeof d->kernel, "%s", kernel);
+        d->block = (unsigned)c->block;
+        d->grid = v4r1_grid(&a, n);
+        d->part = part;
+        memcpy(d->args, &a, sizeof a);
+        d->args_size = sizeof a;
+        d->ptr_off[ARG_WS] = (int)offsetof(igemm_v4r1_args, p_dx);
+        d->ptr_off[ARG_DY] = (int)offsetof(igemm_v4r1_args, p_dy);
+        d->ptr_off[ARG_W] = (int)offsetof(igemm_v4r1_args, p_w);
     }
     if (plan_ksplit_sum(plan, sh, (uint64_t)sh->dx_elems, splits, slice))
         return -1;

@@ -344,8 +344,8 @@ void v4r1_kernel_name(const v4r1_config *c, char *buf, size_t len)
     base.ksplit = 0;
     v4r1_config_name(&base, buf, len);
     size_t n = strlen(buf);
-    if (c->ksplit && c->dtype != IGEMM_FP32 && n < len)
-        snprintf(buf + n, len - n, "_p32");
+    if (c->ksplit && n < len)
+        snprintf(buf + n, len - n, "_ksplit");
 }
 
 bool v4r1_config_splits(const v4r1_config *c)
@@ -353,7 +353,7 @@ bool v4r1_config_splits(const v4r1_config *c)
     static const int keep[][6] = {
         /* math, M, N, K, threads, kpack */
         {IGEMM_MATH_MFMA, 128, 128, 16, 256, 0}, {IGEMM_MATH_MFMA, 128, 64, 8, 256, 0},
-        {IGEMM_MATH_MFMA, 64, 64, 8, 256, 0},    {IGEMM_MATH_FMA, 128, 128, 8, 256, 0},
+        {IGEMM_MATH_MFMA, 64, 64, 8, 256, 0},
         {IGEMM_MATH_MFMA, 256, 128, 16, 256, 4}, {IGEMM_MATH_MFMA, 128, 128, 32, 256, 4},
         {IGEMM_MATH_MFMA, 64, 64, 32, 256, 4},
     };
@@ -429,6 +429,7 @@ void v4r1_fill_args(igemm_v4r1_args *a, const igemm_shape *sh, const v4r1_config
     a->m_tiles = (a->cg + (uint32_t)c->mpb - 1) / (uint32_t)c->mpb;
     a->nkb = (a->kg + (uint32_t)c->kpb - 1) / (uint32_t)c->kpb;
     a->wgs = a->n_tiles * a->m_tiles * (uint32_t)p->groups;
+    a->ks_chunk = a->kg; /* unsplit: one range (the split plans set both) */
     igemm_magic m;
     m = igemm_magic_for(a->wgs), a->mdiv_wgs = m.magic, a->shift_wgs = m.shift;
     m = igemm_magic_for(a->hts * a->wts), a->mdiv_hwts = m.magic, a->shift_hwts = m.shift;

@@ -39,9 +39,10 @@ typedef struct {
     int ksplit;          /* split along GEMM K (the solvers named <config>_ks<N>): 0 none;
                             else N launches over N ranges of K blocks store fp32 partial
                             sums to a workspace, summed in order by igemm_ksplit_sum_<type>.
-                            The kernel of a split configuration is the configuration's own
-                            for fp32 and, for 16-bit, its partials twin (_p32: dx stored as
-                            fp32); the family holds none, v4r1_solvers adds them */
+                            Every factor of a tile launches one kernel, the tile's split
+                            kernel (<config>_ksplit: its workgroups' split ranges from the
+                            phase table, dx stored as fp32); the family holds none,
+                            v4r1_solvers adds them */
     /* derived by v4r1_config_derive */
     int tx, ty;          /* FMA: thread grid */
     int rm, rn;          /* FMA: 4-row / 4-column groups per thread */
@@ -91,13 +92,14 @@ void v4r1_config_name(const v4r1_config *c, char *buf, size_t len);
 
 /* The split factors of the _ks solvers, and whether family configuration c
  * gets them (the tiles that leave CUs idle on small grids: big MFMA tiles
- * of each type, and for fp32 one big FMA tile). */
+ * of each type; no FMA tile: the big FMA tiles' split kernel needs more
+ * than gfx9's 96 SGPRs, and gfx906's 60 CUs fill with the small tiles). */
 #define V4R1_KSPLITS {2, 4, 8}
 bool v4r1_config_splits(const v4r1_config *c);
 
 /* The name of the kernel that configuration c launches: v4r1_config_name's,
- * and for a 16-bit split configuration that name + "_p32" (the kernel that
- * stores fp32 partial sums). */
+ * and for a split configuration the unsplit name + "_ksplit" (the kernel
+ * that walks one range of K per workgroup and stores fp32 partial sums). */
 void v4r1_kernel_name(const v4r1_config *c, char *buf, size_t len);
 
 /* Kernel arguments of one launch over nph (<= V4R1_MAX_PHASES) non-empty

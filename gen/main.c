@@ -56,9 +56,9 @@ static int dynamic_kernels(emit *e)
             continue;
         v4r1_config_name(c, name, sizeof name);
         kern_v4r1(e, c, NULL, 0, name);
-        /* the split solvers' 16-bit kernel: the same tile storing fp32
-           partial sums (fp32 splits launch the configuration's own) */
-        if (c->dtype != IGEMM_FP32 && v4r1_config_splits(c)) {
+        /* the split solvers' kernel: the same tile walking one range of K
+           per workgroup, storing fp32 partial sums */
+        if (v4r1_config_splits(c)) {
             v4r1_config p = *c;
             p.ksplit = 1;
             v4r1_kernel_name(&p, name, sizeof name);
