@@ -53,6 +53,13 @@ static igemm_status ksplit_applicable(const v4r1_config *c, const igemm_shape *s
         why_printf(why, len, "GEMM K per tap (K/G = %d) is one K block of %d: nothing to split", sh->kg, c->kpb);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
+    if (splits * nph > V4R1_MAX_PHASES) {
+        /* one launch, so that every split's workgroups run at once (launches
+           in a row would each leave CUs idle again) */
+        why_printf(why, len, "%d splits x %d phases exceed one launch's phase table (%d rows)", splits, nph,
+                   V4R1_MAX_PHASES);
+        return IGEMM_ERR_NOT_APPLICABLE;
+    }
     if (ws > LAUNCH_MAX_BYTES || v4r1_chunk(sh, c, nph) < sh->p.n) {
         why_printf(why, len, "the split's fp32 workspace (%d x dx: %llu bytes) or its launch exceeds one launch's "
                    "%llu bytes (the split is for small problems)", splits, (unsigned long long)ws,
@@ -106,8 +113,8 @@ static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, cons
 
 /* The launches of a split along GEMM K (one batch chunk: ksplit_applicable):
  * the workspace's zero fill where the phases leave pixels unwritten; the
- * (split, phase) pairs as the rows of multihead launches of the split
- * kernel (V4R1_MAX_PHASES rows a launch), split s of every group walking K
+ * (split, phase) pairs as the rows of one multihead launch of the split
+ * kernel (at most V4R1_MAX_PHASES rows: ksplit_applicable), split s of every group walking K
  * channels [s * ks_chunk, + ks_chunk) and storing fp32 partial sums to
  * workspace slice s; then the reduction into dx and the non-finite fixup. */
 static int v4r1_plan_split(const solver *s, const igemm_shape *sh, launch_plan *plan, const int *phases, int nph)

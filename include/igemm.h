@@ -42,9 +42,15 @@
  * once, with no atomics and a fixed order of summation per element, so the
  * same configuration on the same target gives bitwise identical dx on
  * every run, whatever the number of workgroups in flight (or emulator
- * threads): frameworks' deterministic modes may use it as it is. A future
- * configuration that needs atomics (split-K) will be opt-in and say so in
- * its name and here. (tests/test_determinism.c keeps this true.)
+ * threads): frameworks' deterministic modes may use it as it is. The
+ * splits along GEMM K (solutions ending _ks2, _ks4, _ks8) keep it: each
+ * split writes its fp32 partial sums to a slice of a workspace of its own
+ * and one reduction kernel adds the slices in split order (0, 1, ...) and
+ * rounds once; they are deterministic and picked by the heuristic and find
+ * mode like any configuration (IGEMM_DISABLE_KSPLIT=1 leaves them out). No
+ * configuration uses atomics; one that did would be opt-in and say so in
+ * its name and here. (tests/test_determinism.c and tests/test_ksplit.c
+ * keep this true.)
  */
 #ifndef IGEMM_H
 #define IGEMM_H

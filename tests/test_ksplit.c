@@ -80,7 +80,9 @@ static void verified_on(const char *arch)
                 if (dts[d] == IGEMM_FP16)
                     k.p.fp16_mode = IGEMM_FP16_FLUSH;
                 char name[128], why[512], msg[1024];
-                split_name(name, sizeof name, dts[d], k.p.layout, run, factors[run / 3 % 3]);
+                /* 4 phases take at most 4 splits (16 rows of one launch) */
+                int f = c == 1 ? factors[run % 2] : factors[run / 3 % 3];
+                split_name(name, sizeof name, dts[d], k.p.layout, run, f);
                 if (igemm_applicable(h, &k.p, name, why, sizeof why) != IGEMM_OK)
                     fail_msg("%s on %s (%s): %s", name, arch, k.what, why);
                 tc_case_result r;
@@ -133,8 +135,9 @@ static void non_finite_data(void **state)
     igemm_destroy(h);
 }
 
-/* Where nothing splits: one K block (K/G <= KPB), refused with the reason;
- * and gfx906 has no split solver (FMA only). */
+/* Where nothing splits: one K block (K/G <= KPB), or more (split, phase)
+ * rows than one launch holds, refused with the reason; and gfx906 has no
+ * split solver (FMA only). */
 static void refusals(void **state)
 {
     (void)state;
@@ -146,6 +149,12 @@ static void refusals(void **state)
                                       sizeof why),
                      IGEMM_ERR_NOT_APPLICABLE);
     tc_expect_contains(why, "nothing to split");
+    /* 4 phases of 5 K blocks of 16 in 5 splits: 20 rows, more than one launch's 16 */
+    ks_case k = ks_cases(1);
+    assert_int_equal(igemm_applicable(h, &k.p, "igemm_bwd_v4r1_mfma_fp32_nchw_128x128x16_t256_wt32x32x2_ks8", why,
+                                      sizeof why),
+                     IGEMM_ERR_NOT_APPLICABLE);
+    tc_expect_contains(why, "exceed one launch's phase table");
     /* 8 blocks of 8: splits */
     assert_int_equal(igemm_applicable(h, &p, "igemm_bwd_v4r1_mfma_fp32_nchw_64x64x8_t256_wt32x32x2_ks8", why,
                                       sizeof why),
@@ -177,7 +186,7 @@ static void deterministic(void **state)
         tc_fill_uniform(dy, ny, 31 + (uint64_t)c);
         tc_fill_uniform(w, nw, 32 + (uint64_t)c);
         char name[128];
-        split_name(name, sizeof name, IGEMM_FP32, k.p.layout, c, 8);
+        split_name(name, sizeof name, IGEMM_FP32, k.p.layout, c, c ? 4 : 8); /* 4 phases: 4 splits */
         for (size_t i = 0; i < nx; i++)
             a[i] = NAN;
         if (igemm_conv_bwd_data_ex(one, &k.p, name, a, dy, w, NULL) != IGEMM_OK)
