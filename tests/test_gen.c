@@ -576,16 +576,20 @@ static int run_kernel(igemm_handle *h, const char *k, char *msg, size_t len)
 {
     igemm_problem p[2];
     int n = diff_problems(k, p);
-    /* a tile's split kernel (<config>_ksplit) runs as its _ks2 solution, on
-       67 K channels (3 blocks of every KPB: something to split) */
+    /* a tile's split kernel (<config>_ksplit) runs as its _ks2 solution on
+       2 KPB + 3 K channels: split 0 walks two whole K blocks, split 1 only
+       a partial one (so both the prologue's and the loop's partial loads run) */
     char split[160];
-    const char *ks = split_kernel(k);
+    const char *ks = split_kernel(k), *t = strstr(k, "_nchw_") ? strstr(k, "_nchw_") : strstr(k, "_nhwc_");
+    int tm = 0, tn = 0, kpb = 0;
+    if (ks && (!t || sscanf(t + 6, "%dx%dx%d", &tm, &tn, &kpb) != 3))
+        fail_msg("%s: no tile in the name", k);
     if (ks)
         snprintf(split, sizeof split, "%.*s_ks2", (int)(ks - k), k);
     const char *sol = strstr(k, "naive") ? "naive" : ks ? split : k;
     for (int i = 0; i < n; i++) {
         if (ks)
-            p[i].k = 67;
+            p[i].k = 2 * kpb + 3;
         if (strstr(k, "_nhwc_"))
             p[i].layout = IGEMM_LAYOUT_NHWC; /* the layout and type the name says the kernel reads */
         if (strstr(k, "_fp16_"))

@@ -135,6 +135,33 @@ static void non_finite_data(void **state)
     igemm_destroy(h);
 }
 
+/* The split solutions: <config>_ks<N> for N = 2, 4, 8 of each splitting
+ * tile (3 fp32 ones, 3 k-quad ones in fp16 and in bf16; both layouts), each
+ * <config> itself a solution. */
+static void names(void **state)
+{
+    (void)state;
+    int n = 0;
+    for (int i = 0; i < igemm_solution_count(); i++) {
+        const char *name = igemm_solution_name(i);
+        const char *ks = strstr(name, "_ks");
+        if (!ks || !strstr(name, "igemm_bwd_v4r1_"))
+            continue;
+        int f = 0, end = 0;
+        if (sscanf(ks, "_ks%d%n", &f, &end) != 1 || ks[end] || (f != 2 && f != 4 && f != 8))
+            fail_msg("%s: not <config>_ks<2|4|8>", name);
+        char base[128];
+        snprintf(base, sizeof base, "%.*s", (int)(ks - name), name);
+        int found = 0;
+        for (int j = 0; j < igemm_solution_count(); j++)
+            found |= !strcmp(igemm_solution_name(j), base);
+        if (!found)
+            fail_msg("%s: %s is no solution", name, base);
+        n++;
+    }
+    assert_int_equal(n, 3 * (3 * 2 + 3 * 2 * 2));
+}
+
 /* Where nothing splits: one K block (K/G <= KPB), or more (split, phase)
  * rows than one launch holds, refused with the reason; and gfx906 has no
  * split solver (FMA only). */
@@ -307,6 +334,7 @@ static void reduction_order_and_rounding(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(names),
         cmocka_unit_test(reduction_order_and_rounding),
         cmocka_unit_test(refusals),
         cmocka_unit_test(deterministic),
