@@ -111,6 +111,27 @@ static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, cons
     return c->ksplit ? ksplit_applicable(c, sh, lph, why, len) : IGEMM_OK;
 }
 
+/* A GEMM launch of kernel over the n phase rows of a (filled arguments):
+ * its p_dx is buffer dx_arg's (ARG_DX, or ARG_WS for a split's partial
+ * sums), dy and w the user's; NULL when out of memory. */
+static launch_desc *gemm_launch(launch_plan *plan, const char *kernel, const v4r1_config *c,
+                                const igemm_v4r1_args *a, int n, int part, int dx_arg)
+{
+    launch_desc *d = plan_add(plan);
+    if (!d)
+        return NULL;
+    snprintf(d->kernel, sizeof d->kernel, "%s", kernel);
+    d->block = (unsigned)c->block;
+    d->grid = v4r1_grid(a, n);
+    d->part = part;
+    memcpy(d->args, a, sizeof *a);
+    d->args_size = sizeof *a;
+    d->ptr_off[dx_arg] = (int)offsetof(igemm_v4r1_args, p_dx);
+    d->ptr_off[ARG_DY] = (int)offsetof(igemm_v4r1_args, p_dy);
+    d->ptr_off[ARG_W] = (int)offsetof(igemm_v4r1_args, p_w);
+    return d;
+}
+
 /* The launches of a split along GEMM K (one batch chunk: ksplit_applicable):
  * the workspace's zero fill where the phases leave pixels unwritten; the
  * (split, phase) pairs as the rows of one multihead launch of the split
@@ -135,24 +156,14 @@ static int v4r1_plan_split(const solver *s, const igemm_shape *sh, launch_plan *
         int ph[V4R1_MAX_PHASES];
         for (int r = 0; r < n; r++)
             ph[r] = phases[(first + r) % nph];
-        launch_desc *d = plan_add(plan);
-        if (!d)
-            return -1;
         igemm_v4r1_args a;
         v4r1_fill_args(&a, sh, c, ph, n, p->n);
         for (int r = 0; r < n; r++)
             a.ph[r][PH_SPLIT] = (uint32_t)((first + r) / nph);
         a.ks_chunk = (uint32_t)(per * c->kpb);
         a.ks_slice = (uint32_t)slice;
-        snprintf(d->kernel, sizeof d->kernel, "%s", kernel);
-        d->block = (unsigned)c->block;
-        d->grid = v4r1_grid(&a, n);
-        d->part = part;
-        memcpy(d->args, &a, sizeof a);
-        d->args_size = sizeof a;
-        d->ptr_off[ARG_WS] = (int)offsetof(igemm_v4r1_args, p_dx);
-        d->ptr_off[ARG_DY] = (int)offsetof(igemm_v4r1_args, p_dy);
-        d->ptr_off[ARG_W] = (int)offsetof(igemm_v4r1_args, p_w);
+        if (!gemm_launch(plan, kernel, c, &a, n, part, ARG_WS))
+            return -1;
     }
     if (plan_ksplit_sum(plan, sh, (uint64_t)sh->dx_elems, splits, slice))
         return -1;
@@ -184,23 +195,13 @@ static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, la
         /* all non-empty phases in as few launches as the phase table allows */
         for (int first = 0, part = 0; first < nph; first += V4R1_MAX_PHASES, part++) {
             int n = nph - first < V4R1_MAX_PHASES ? nph - first : V4R1_MAX_PHASES;
-            launch_desc *d = plan_add(plan);
-            if (!d)
-                return -1;
             igemm_v4r1_args a;
             v4r1_fill_args(&a, sh, c, phases + first, n, nb);
-            snprintf(d->kernel, sizeof d->kernel, "%s", s->name);
-            d->block = (unsigned)c->block;
-            d->grid = v4r1_grid(&a, n);
-            d->part = part;
-            memcpy(d->args, &a, sizeof a);
-            d->args_size = sizeof a;
-            d->ptr_off[ARG_DX] = (int)offsetof(igemm_v4r1_args, p_dx);
-            d->ptr_off[ARG_DY] = (int)offsetof(igemm_v4r1_args, p_dy);
-            d->ptr_off[ARG_W] = (int)offsetof(igemm_v4r1_args, p_w);
+            launch_desc *d = gemm_launch(plan, s->name, c, &a, n, part, ARG_DX);
+            if (!d)
+                return -1;
             d->ptr_add[ARG_DX] = dx_image * (uint64_t)n0;
             d->ptr_add[ARG_DY] = dy_image * (uint64_t)n0;
-            d->ptr_add[ARG_W] = 0;
         }
         /* the non-finite fixup: border pixels that came out NaN are
            recomputed without the masked taps (docs/KERNELS.md) */
