@@ -37,6 +37,14 @@
  * problems (a few channels a group: tiles mostly padding, one wave per
  * SIMD) this floor, not the issue cycles, is the time.
  *
+ * A split along GEMM K (v4r1_config.ksplit, the _ks solvers) is scored the
+ * same way with splits times the workgroups, each walking its range of the
+ * K blocks (all in the one launch), plus split_extra: the reduction's
+ * dispatch, its workspace traffic (partial sums written and read, dx
+ * written) through the L2 and the HBM, and its chain of dependent loads.
+ * So a GEMM of a few dozen big tiles on MI300X's 304 CUs with a long K
+ * walk (the 7x7 and 14x14 ResNet-50 layers at batch 8) takes a split.
+ *
  * The naive kernel is scored too (naive_estimate): one wave per 64 dx
  * elements, a chain of dependent loads per filter tap and output channel
  * of the group. It wins where the GEMMs are a few channels wide
