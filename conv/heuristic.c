@@ -191,9 +191,11 @@ static void split_ranges(const v4r1_config *c, const igemm_shape *sh, double *pe
  * dx element reading `splits` fp32 partials and writing dx in its type:
  * those bytes through the L2 and the HBM, behind a chain of `splits`
  * dependent loads; the partial sums' write traffic is in the GEMMs' stores,
- * counted here too), the workspace's zero fill where the phases leave
- * pixels unwritten, and the reduction's dispatch (the splits of every
- * phase share the GEMM launch: rows of its phase table). */
+ * counted here too; a wave issues about 20 instructions once and 8 per
+ * split, gen/kern_ksum.c) and the reduction's dispatch (the splits of every
+ * phase share the GEMM launch: rows of its phase table; the workspace's
+ * zero fill, where there is one, is the fill dispatch v4r1_estimate
+ * charges anyway). */
 static double split_extra(const v4r1_config *c, const igemm_shape *sh, const target *t)
 {
     double per, splits;
