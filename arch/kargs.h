@@ -21,8 +21,12 @@
 #define KERNEL_NAIVE_BF16 "igemm_bwd_naive_bf16"
 #define KERNEL_FILL "igemm_fill_zero_b32"
 #define KERNEL_FILL16 "igemm_fill_zero_b16"
+#define KERNEL_KSUM "igemm_ksplit_sum_fp32"
+#define KERNEL_KSUM_FP16 "igemm_ksplit_sum_fp16"
+#define KERNEL_KSUM_BF16 "igemm_ksplit_sum_bf16"
 #define NAIVE_BLOCK 256
 #define FILL_BLOCK 256
+#define KSUM_BLOCK 256
 
 #define KARG_PTR uint64_t
 #define KARG_U32 uint32_t
@@ -103,7 +107,7 @@ typedef struct {
  * Everything else the host can derive is passed precomputed; signed values
  * (hi_off, wi_off) travel as two's complement. */
 #define V4R1_MAX_PHASES 16
-enum { PH_IY, PH_IX, PH_YDOT, PH_XDOT, PH_HI_OFF, PH_WI_OFF, PH_WORDS = 8 };
+enum { PH_IY, PH_IX, PH_YDOT, PH_XDOT, PH_HI_OFF, PH_WI_OFF, PH_SPLIT, PH_WORDS = 8 };
 
 #define IGEMM_V4R1_ARGS(X)                                                     \
     X(PTR, p_dx, "dx, written")                                                \
@@ -143,12 +147,17 @@ enum { PH_IY, PH_IX, PH_YDOT, PH_XDOT, PH_HI_OFF, PH_WI_OFF, PH_WORDS = 8 };
     X(U32, mdiv_ntiles, "magic for / n_tiles")                                 \
     X(U32, shift_ntiles, "shift for / n_tiles")                                \
     X(U32, mdiv_mtiles, "magic for / m_tiles")                                 \
-    X(U32, shift_mtiles, "shift for / m_tiles")
+    X(U32, shift_mtiles, "shift for / m_tiles")                               \
+    X(U32, ks_chunk, "split kernels: K channels of a split's range")           \
+    X(U32, ks_slice, "split kernels: workspace bytes from one split to the next")
 
 typedef struct {
     IGEMM_V4R1_ARGS(KARG_FIELD)
     /* per phase of the launch: iy, ix, ydot_slice, xdot_slice, hi_off
-       (iy*dil_h - pad_h), wi_off, 2 unused words (32-byte rows) */
+       (iy*dil_h - pad_h), wi_off, the split (a split kernel's row: K
+       channels [split * ks_chunk, + ks_chunk) of each group, partial sums
+       to p_dx + split * ks_slice; 0 elsewhere), 1 unused word (32-byte
+       rows) */
     uint32_t ph[V4R1_MAX_PHASES][PH_WORDS];
 } igemm_v4r1_args;
 
@@ -172,5 +181,22 @@ typedef struct {
 typedef struct {
     IGEMM_FILL_ARGS(KARG_FIELD)
 } igemm_fill_args;
+
+/* The reduction after a split along GEMM K (the _ks solvers): work-item i
+ * sums element i of the `splits` fp32 partial slices of the workspace
+ * (slice_bytes apart) in split order 0, 1, ... (a fixed order: the result
+ * is the same bit for bit on every run) and stores the sum to dx in the
+ * kernel's type, rounded once to nearest even. */
+#define IGEMM_KSUM_ARGS(X)                                                     \
+    X(PTR, p_out, "dx, written (its type: the kernel's)")                     \
+    X(PTR, p_ws, "the workspace: splits slices of elems fp32 partial sums")   \
+    X(U32, elems, "elements to sum")                                           \
+    X(U32, splits, "partial slices (>= 1)")                                    \
+    X(U32, slice_bytes, "bytes from one slice to the next (splits * it < 2^31)") \
+    X(U32, pad0, "unused, keeps the size a multiple of 8")
+
+typedef struct {
+    IGEMM_KSUM_ARGS(KARG_FIELD)
+} igemm_ksum_args;
 
 #endif

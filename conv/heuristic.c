@@ -37,6 +37,14 @@
  * problems (a few channels a group: tiles mostly padding, one wave per
  * SIMD) this floor, not the issue cycles, is the time.
  *
+ * A split along GEMM K (v4r1_config.ksplit, the _ks solvers) is scored the
+ * same way with splits times the workgroups, each walking its range of the
+ * K blocks (all in the one launch), plus split_extra: the reduction's
+ * dispatch, its workspace traffic (partial sums written and read, dx
+ * written) through the L2 and the HBM, and its chain of dependent loads.
+ * So a GEMM of a few dozen big tiles on MI300X's 304 CUs with a long K
+ * walk (the 7x7 and 14x14 ResNet-50 layers at batch 8) takes a split.
+ *
  * The naive kernel is scored too (naive_estimate): one wave per 64 dx
  * elements, a chain of dependent loads per filter tap and output channel
  * of the group. It wins where the GEMMs are a few channels wide
@@ -174,6 +182,43 @@ static double fixup_estimate(const igemm_shape *sh, const target *t)
     return (busy > chain ? busy : chain) + t->tm.launch_us * 1e3 * t->clock_ghz;
 }
 
+/* A split along GEMM K (c->ksplit, conv/solver_v4r1.c): K ranges of *per
+ * channel blocks, *splits of them. */
+static void split_ranges(const v4r1_config *c, const igemm_shape *sh, double *per, double *splits)
+{
+    double nkb = ceil_div(sh->kg, c->kpb);
+    *per = c->ksplit ? ceil_div(nkb, c->ksplit) : nkb;
+    *splits = c->ksplit ? ceil_div(nkb, *per) : 1;
+}
+
+/* What a split along GEMM K adds: its reduction launch (one work-item per
+ * dx element reading `splits` fp32 partials and writing dx in its type:
+ * those bytes through the L2 and the HBM, behind a chain of `splits`
+ * dependent loads; the partial sums' write traffic is in the GEMMs' stores,
+ * counted here too; a wave issues about 20 instructions once and 8 per
+ * split, gen/kern_ksum.c) and the reduction's dispatch (the splits of every
+ * phase share the GEMM launch: rows of its phase table; the workspace's
+ * zero fill, where there is one, is the fill dispatch v4r1_estimate
+ * charges anyway). */
+static double split_extra(const v4r1_config *c, const igemm_shape *sh, const target *t)
+{
+    double per, splits;
+    split_ranges(c, sh, &per, &splits);
+    if (!c->ksplit)
+        return 0;
+    double elems = (double)sh->dx_elems, esz = igemm_dtype_get(sh->p.dtype)->bytes;
+    double bytes = elems * (splits * 4 /* partials written */ + splits * 4 /* read */ + esz /* dx */);
+    double hbm = bytes / (t->tm.hbm_tbps * t->tm.hbm_achievable * 1e3 / t->clock_ghz); /* at bytes per cycle */
+    double l2 = bytes / t->tm.l2_bytes_per_clk;
+    double waves = ceil_div(elems, 64), issue = (20 + 8 * splits) * 4;
+    double busy = ceil_div(waves, (double)t->simds_per_cu * t->num_cu) * issue;
+    double chain = (splits + 1) * t->tm.lat_hbm + issue;
+    double mem = hbm > l2 ? hbm : l2;
+    double sum = mem > busy ? mem : busy;
+    double dispatch = t->tm.launch_us * 1e3 * t->clock_ghz;
+    return (sum > chain ? sum : chain) + dispatch;
+}
+
 double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t, double *work)
 {
     int waves = c->block / 64;
@@ -196,10 +241,12 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
     double lines = 0, wgs_total = 0, wg_lines = step_lines(c, sh, t); /* address path: lines of the loads */
     int phases[V4R1_PLAN_PHASES];
     int nph = v4r1_launch_phases(sh, phases, V4R1_PLAN_PHASES); /* empty phases: steps 0, only stores */
+    double per, splits; /* a split along GEMM K: splits times the workgroups, a range of the K blocks each */
+    split_ranges(c, sh, &per, &splits);
     for (int i = 0; i < nph; i++) {
         igemm_phase ph = igemm_phase_get(sh, phases[i]);
-        double steps = (double)ph.ydot_slice * ph.xdot_slice * ceil_div(sh->kg, c->kpb);
-        double wgs = ceil_div((double)ph.gemm_m, c->mpb) * ceil_div((double)ph.gemm_n, c->npb) * sh->p.groups;
+        double steps = (double)ph.ydot_slice * ph.xdot_slice * per;
+        double wgs = ceil_div((double)ph.gemm_m, c->mpb) * ceil_div((double)ph.gemm_n, c->npb) * sh->p.groups * splits;
         double cyc = steps * step + fixed, lcyc = (steps ? steps + 1 : 0) * lstep + lfixed; /* + the first tile */
         waves_total += wgs * waves;
         l2_bytes += wgs * steps * tile_bytes;
@@ -231,7 +278,7 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         busy = path;
     /* a launch's dispatch (timing model: launch_us), and the zero fill's */
     double launch = t->tm.launch_us * 1e3 * t->clock_ghz * (sh->full_coverage ? 1 : 2);
-    return (busy > longest ? busy : longest) + launch;
+    return (busy > longest ? busy : longest) + launch + split_extra(c, sh, t);
 }
 
 double naive_estimate(const igemm_shape *sh, const target *t)

@@ -26,14 +26,15 @@ launch_desc *plan_add(launch_plan *p)
     }
     launch_desc *d = &p->l[p->n++];
     memset(d, 0, sizeof *d);
-    d->ptr_off[0] = d->ptr_off[1] = d->ptr_off[2] = -1;
+    for (int a = 0; a < ARG_COUNT; a++)
+        d->ptr_off[a] = -1;
     d->part = -1;
     return d;
 }
 
-void plan_bind(launch_desc *d, void *const base[3])
+void plan_bind(launch_desc *d, void *const base[ARG_COUNT])
 {
-    for (int a = 0; a < 3; a++)
+    for (int a = 0; a < ARG_COUNT; a++)
         if (d->ptr_off[a] >= 0) {
             uint64_t ptr = (uint64_t)(uintptr_t)base[a] + d->ptr_add[a];
             memcpy(d->args + d->ptr_off[a], &ptr, 8);
@@ -91,6 +92,40 @@ int plan_zero_fill(launch_plan *p, const igemm_shape *sh, int n0, int nb)
     d->args_size = sizeof a;
     d->ptr_off[ARG_DX] = (int)offsetof(igemm_fill_args, p_out);
     d->ptr_add[ARG_DX] = image * (uint64_t)n0 * esz;
+    return 0;
+}
+
+int plan_zero_fill_ws(launch_plan *p, uint64_t dwords, uint64_t off)
+{
+    launch_desc *d = plan_add(p);
+    if (!d)
+        return -1;
+    igemm_fill_args a = {.dwords = (uint32_t)dwords};
+    snprintf(d->kernel, sizeof d->kernel, "%s", KERNEL_FILL);
+    d->block = FILL_BLOCK;
+    d->grid = (unsigned)((dwords + 4 * FILL_BLOCK - 1) / (4 * FILL_BLOCK));
+    memcpy(d->args, &a, sizeof a);
+    d->args_size = sizeof a;
+    d->ptr_off[ARG_WS] = (int)offsetof(igemm_fill_args, p_out);
+    d->ptr_add[ARG_WS] = off;
+    return 0;
+}
+
+int plan_ksplit_sum(launch_plan *p, const igemm_shape *sh, uint64_t elems, int splits, uint64_t slice_bytes)
+{
+    launch_desc *d = plan_add(p);
+    if (!d)
+        return -1;
+    igemm_ksum_args a = {.elems = (uint32_t)elems, .splits = (uint32_t)splits, .slice_bytes = (uint32_t)slice_bytes};
+    igemm_dtype dt = sh->p.dtype;
+    snprintf(d->kernel, sizeof d->kernel, "%s",
+             dt == IGEMM_FP16 ? KERNEL_KSUM_FP16 : dt == IGEMM_BF16 ? KERNEL_KSUM_BF16 : KERNEL_KSUM);
+    d->block = KSUM_BLOCK;
+    d->grid = (unsigned)((elems + KSUM_BLOCK - 1) / KSUM_BLOCK);
+    memcpy(d->args, &a, sizeof a);
+    d->args_size = sizeof a;
+    d->ptr_off[ARG_DX] = (int)offsetof(igemm_ksum_args, p_out);
+    d->ptr_off[ARG_WS] = (int)offsetof(igemm_ksum_args, p_ws);
     return 0;
 }
 

@@ -16,15 +16,18 @@
  * stays below 2 GiB; larger problems are split along the batch. */
 #define LAUNCH_MAX_BYTES 0x7fff0000ull
 
-enum { ARG_DX, ARG_DY, ARG_W };
+/* The buffers a launch addresses: the user's tensors, and the plan's
+ * workspace (ARG_WS: plan.ws_bytes, the runtime's, e.g. the fp32 partial
+ * sums of a split along GEMM K). */
+enum { ARG_DX, ARG_DY, ARG_W, ARG_WS, ARG_COUNT };
 
 typedef struct {
     char kernel[128];
     unsigned grid, block;
     uint8_t args[1024];
     size_t args_size;
-    int ptr_off[3];        /* byte offset of the dx/dy/w pointer in args, -1 if absent */
-    uint64_t ptr_add[3];   /* bytes added to the user's base pointer */
+    int ptr_off[ARG_COUNT];      /* byte offset of the dx/dy/w/workspace pointer in args, -1 if absent */
+    uint64_t ptr_add[ARG_COUNT]; /* bytes added to the base pointer */
     int part;              /* index of this GEMM launch (a group of phases) within its
                               batch chunk; -1 for launches that are not GEMMs */
 } launch_desc;
@@ -32,6 +35,7 @@ typedef struct {
 typedef struct {
     int n, cap;
     launch_desc *l;
+    uint64_t ws_bytes; /* the workspace the launches need (0: none) */
 } launch_plan;
 
 typedef struct solver solver;
@@ -74,9 +78,10 @@ int v4r1_solvers(solver *out, v4r1_config *cfgs, int max);
 launch_desc *plan_add(launch_plan *p);
 void plan_free(launch_plan *p);
 
-/* Write the device addresses of the user's tensors (base[ARG_DX..ARG_W])
- * into a launch's arguments: base + ptr_add at ptr_off. */
-void plan_bind(launch_desc *d, void *const base[3]);
+/* Write the device addresses of the user's tensors and of the workspace
+ * (base[ARG_DX..ARG_WS]; the workspace NULL where the plan needs none) into
+ * a launch's arguments: base + ptr_add at ptr_off. */
+void plan_bind(launch_desc *d, void *const base[ARG_COUNT]);
 
 /* Images per launch so that each tensor's slice stays under LAUNCH_MAX_BYTES. */
 int plan_batch_chunk(const igemm_shape *sh);
@@ -109,5 +114,11 @@ int plan_naive(launch_plan *plan, const igemm_shape *sh, int n0, int nb, const p
 /* Zero fill of dx images [n0, n0+nb) (used when some dx pixels get no
  * contribution from any phase GEMM). */
 int plan_zero_fill(launch_plan *p, const igemm_shape *sh, int n0, int nb);
+/* Zero fill of `dwords` fp32 words of the workspace at byte offset off. */
+int plan_zero_fill_ws(launch_plan *p, uint64_t dwords, uint64_t off);
+/* The reduction of a split along GEMM K: dx (elems elements of the problem's
+ * type) = the sum of the workspace's `splits` fp32 slices, slice_bytes
+ * apart, in split order (igemm_ksplit_sum_<type>). */
+int plan_ksplit_sum(launch_plan *p, const igemm_shape *sh, uint64_t elems, int splits, uint64_t slice_bytes);
 
 #endif

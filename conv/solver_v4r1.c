@@ -4,6 +4,7 @@
  * either the empty phases join the launch and store their zeros
  * (v4r1_zeros_inside) or a zero fill of dx comes first. */
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,6 +31,42 @@ static int v4r1_chunk(const igemm_shape *sh, const v4r1_config *c, int nph)
     if ((chunk * hw + (uint64_t)c->npb - 1) / (uint64_t)c->npb > n_tiles)
         chunk = n_tiles * (uint64_t)c->npb / hw;
     return (int)chunk;
+}
+
+/* A split along GEMM K (c->ksplit): the K blocks of a tap (ceil(Kg/KPB))
+ * in ranges of *per blocks, the last one the rest, *splits ranges (fewer
+ * than c->ksplit where Kg has too few blocks: every range has one); the
+ * fp32 workspace holds one slice of dx per range. */
+static void ksplit_ranges(const igemm_shape *sh, const v4r1_config *c, int *per, int *splits)
+{
+    int nkb = (sh->kg + c->kpb - 1) / c->kpb;
+    *per = (nkb + c->ksplit - 1) / c->ksplit;
+    *splits = (nkb + *per - 1) / *per;
+}
+
+static igemm_status ksplit_applicable(const v4r1_config *c, const igemm_shape *sh, int nph, char *why, size_t len)
+{
+    int per, splits;
+    ksplit_ranges(sh, c, &per, &splits);
+    uint64_t ws = (uint64_t)splits * (uint64_t)sh->dx_elems * 4;
+    if (splits < 2) {
+        why_printf(why, len, "GEMM K per tap (K/G = %d) is one K block of %d: nothing to split", sh->kg, c->kpb);
+        return IGEMM_ERR_NOT_APPLICABLE;
+    }
+    if (splits * nph > V4R1_MAX_PHASES) {
+        /* one launch, so that every split's workgroups run at once (launches
+           in a row would each leave CUs idle again) */
+        why_printf(why, len, "%d splits x %d phases exceed one launch's phase table (%d rows)", splits, nph,
+                   V4R1_MAX_PHASES);
+        return IGEMM_ERR_NOT_APPLICABLE;
+    }
+    if (ws > LAUNCH_MAX_BYTES || v4r1_chunk(sh, c, nph) < sh->p.n) {
+        why_printf(why, len, "the split's fp32 workspace (%d x dx: %llu bytes) or its launch exceeds one launch's "
+                   "%llu bytes (the split is for small problems)", splits, (unsigned long long)ws,
+                   (unsigned long long)LAUNCH_MAX_BYTES);
+        return IGEMM_ERR_NOT_APPLICABLE;
+    }
+    return IGEMM_OK;
 }
 
 static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, const target *t, char *why, size_t len)
@@ -63,14 +100,76 @@ static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, cons
         why_printf(why, len, "more than %d non-empty phases (filter and stride both large)", V4R1_PLAN_PHASES);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
-    if (!v4r1_chunk(sh, s->cfg, v4r1_launch_phases(sh, phases, V4R1_PLAN_PHASES + 1))) {
+    int lph = v4r1_launch_phases(sh, phases, V4R1_PLAN_PHASES + 1);
+    if (!v4r1_chunk(sh, s->cfg, lph)) {
         why_printf(why, len,
                    "one image's GEMM N (HTildaSlice %d x WTildaSlice %d) exceeds 2^31 - 1 or its dispatch 2^32 "
                    "work-items",
                    sh->h.slice, sh->w.slice);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
-    return IGEMM_OK;
+    return c->ksplit ? ksplit_applicable(c, sh, lph, why, len) : IGEMM_OK;
+}
+
+/* A GEMM launch of kernel over the n phase rows of a (filled arguments):
+ * its p_dx is buffer dx_arg's (ARG_DX, or ARG_WS for a split's partial
+ * sums), dy and w the user's; NULL when out of memory. */
+static launch_desc *gemm_launch(launch_plan *plan, const char *kernel, const v4r1_config *c,
+                                const igemm_v4r1_args *a, int n, int part, int dx_arg)
+{
+    launch_desc *d = plan_add(plan);
+    if (!d)
+        return NULL;
+    snprintf(d->kernel, sizeof d->kernel, "%s", kernel);
+    d->block = (unsigned)c->block;
+    d->grid = v4r1_grid(a, n);
+    d->part = part;
+    memcpy(d->args, a, sizeof *a);
+    d->args_size = sizeof *a;
+    d->ptr_off[dx_arg] = (int)offsetof(igemm_v4r1_args, p_dx);
+    d->ptr_off[ARG_DY] = (int)offsetof(igemm_v4r1_args, p_dy);
+    d->ptr_off[ARG_W] = (int)offsetof(igemm_v4r1_args, p_w);
+    return d;
+}
+
+/* The launches of a split along GEMM K (one batch chunk: ksplit_applicable):
+ * the workspace's zero fill where the phases leave pixels unwritten; the
+ * (split, phase) pairs as the rows of one multihead launch of the split
+ * kernel (at most V4R1_MAX_PHASES rows: ksplit_applicable), split s of every group walking K
+ * channels [s * ks_chunk, + ks_chunk) and storing fp32 partial sums to
+ * workspace slice s; then the reduction into dx and the non-finite fixup. */
+static int v4r1_plan_split(const solver *s, const igemm_shape *sh, launch_plan *plan, const int *phases, int nph)
+{
+    const v4r1_config *c = s->cfg;
+    const igemm_problem *p = &sh->p;
+    int per, splits;
+    ksplit_ranges(sh, c, &per, &splits);
+    uint64_t slice = (uint64_t)sh->dx_elems * 4;
+    plan->ws_bytes = slice * (uint64_t)splits;
+    if (!sh->full_coverage && !v4r1_zeros_inside(sh) && plan_zero_fill_ws(plan, plan->ws_bytes / 4, 0))
+        return -1;
+    char kernel[128];
+    v4r1_kernel_name(c, kernel, sizeof kernel);
+    int rows = splits * nph;
+    for (int first = 0, part = 0; first < rows; first += V4R1_MAX_PHASES, part++) {
+        int n = rows - first < V4R1_MAX_PHASES ? rows - first : V4R1_MAX_PHASES;
+        int ph[V4R1_MAX_PHASES];
+        for (int r = 0; r < n; r++)
+            ph[r] = phases[(first + r) % nph];
+        igemm_v4r1_args a;
+        v4r1_fill_args(&a, sh, c, ph, n, p->n);
+        for (int r = 0; r < n; r++)
+            a.ph[r][PH_SPLIT] = (uint32_t)((first + r) / nph);
+        a.ks_chunk = (uint32_t)(per * c->kpb);
+        a.ks_slice = (uint32_t)slice;
+        if (!gemm_launch(plan, kernel, c, &a, n, part, ARG_WS))
+            return -1;
+    }
+    if (plan_ksplit_sum(plan, sh, (uint64_t)sh->dx_elems, splits, slice))
+        return -1;
+    plan_band border;
+    plan_band_border(sh, &border);
+    return plan_band_pixels(sh, &border) && plan_naive(plan, sh, 0, p->n, &border, 1) ? -1 : 0;
 }
 
 static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, launch_plan *plan)
@@ -83,6 +182,8 @@ static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, la
     uint64_t dx_image = (uint64_t)sh->dx_image * esz, dy_image = (uint64_t)sh->dy_image * esz;
     int phases[V4R1_PLAN_PHASES];
     int nph = v4r1_launch_phases(sh, phases, V4R1_PLAN_PHASES);
+    if (c->ksplit)
+        return v4r1_plan_split(s, sh, plan, phases, nph);
     int chunk = v4r1_chunk(sh, c, nph);
     bool fill = !sh->full_coverage && !v4r1_zeros_inside(sh);
     plan_band border;
@@ -94,23 +195,13 @@ static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, la
         /* all non-empty phases in as few launches as the phase table allows */
         for (int first = 0, part = 0; first < nph; first += V4R1_MAX_PHASES, part++) {
             int n = nph - first < V4R1_MAX_PHASES ? nph - first : V4R1_MAX_PHASES;
-            launch_desc *d = plan_add(plan);
-            if (!d)
-                return -1;
             igemm_v4r1_args a;
             v4r1_fill_args(&a, sh, c, phases + first, n, nb);
-            snprintf(d->kernel, sizeof d->kernel, "%s", s->name);
-            d->block = (unsigned)c->block;
-            d->grid = v4r1_grid(&a, n);
-            d->part = part;
-            memcpy(d->args, &a, sizeof a);
-            d->args_size = sizeof a;
-            d->ptr_off[ARG_DX] = (int)offsetof(igemm_v4r1_args, p_dx);
-            d->ptr_off[ARG_DY] = (int)offsetof(igemm_v4r1_args, p_dy);
-            d->ptr_off[ARG_W] = (int)offsetof(igemm_v4r1_args, p_w);
+            launch_desc *d = gemm_launch(plan, s->name, c, &a, n, part, ARG_DX);
+            if (!d)
+                return -1;
             d->ptr_add[ARG_DX] = dx_image * (uint64_t)n0;
             d->ptr_add[ARG_DY] = dy_image * (uint64_t)n0;
-            d->ptr_add[ARG_W] = 0;
         }
         /* the non-finite fixup: border pixels that came out NaN are
            recomputed without the masked taps (docs/KERNELS.md) */
@@ -120,26 +211,41 @@ static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, la
     return 0;
 }
 
+/* One solver of configuration c at out[*n]. */
+static void add_solver(solver *out, v4r1_config *cfgs, int max, int *np, const v4r1_config *c)
+{
+    int n = *np;
+    if (n == max)
+        igemm_die("the v4r1 configurations and their splits do not fit the solver registry (%d)", max);
+    cfgs[n] = *c;
+    solver *s = &out[n];
+    memset(s, 0, sizeof *s);
+    v4r1_config_name(&cfgs[n], s->name, sizeof s->name);
+    s->kind = SOLVER_V4R1;
+    s->dir = IGEMM_DIR_BWD_DATA;
+    s->layout = cfgs[n].layout;
+    s->dtype = cfgs[n].dtype;
+    s->math = cfgs[n].math;
+    s->cfg = &cfgs[n];
+    s->available = v4r1_available;
+    s->applicable = v4r1_applicable;
+    s->plan = v4r1_plan;
+    *np = n + 1;
+}
+
 int v4r1_solvers(solver *out, v4r1_config *cfgs, int max)
 {
+    static const int factors[] = V4R1_KSPLITS;
     int n = 0;
-    for (int i = 0; i < v4r1_family_count(); i++) {
-        if (n == max)
-            igemm_die("%d v4r1 configurations do not fit the solver registry (%d)", v4r1_family_count(), max);
-        cfgs[n] = *v4r1_family_get(i);
-        solver *s = &out[n];
-        memset(s, 0, sizeof *s);
-        v4r1_config_name(&cfgs[n], s->name, sizeof s->name);
-        s->kind = SOLVER_V4R1;
-        s->dir = IGEMM_DIR_BWD_DATA;
-        s->layout = cfgs[n].layout;
-        s->dtype = cfgs[n].dtype;
-        s->math = cfgs[n].math;
-        s->cfg = &cfgs[n];
-        s->available = v4r1_available;
-        s->applicable = v4r1_applicable;
-        s->plan = v4r1_plan;
-        n++;
-    }
+    for (int i = 0; i < v4r1_family_count(); i++)
+        add_solver(out, cfgs, max, &n, v4r1_family_get(i));
+    /* the splits after every unsplit configuration (the heuristic's ties
+       go to the earlier, unsplit one) */
+    for (int i = 0; i < v4r1_family_count(); i++)
+        for (size_t f = 0; v4r1_config_splits(v4r1_family_get(i)) && f < sizeof factors / sizeof factors[0]; f++) {
+            v4r1_config c = *v4r1_family_get(i);
+            c.ksplit = factors[f];
+            add_solver(out, cfgs, max, &n, &c);
+        }
     return n;
 }

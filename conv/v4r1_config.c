@@ -363,9 +363,39 @@ void v4r1_config_name(const v4r1_config *c, char *buf, size_t len)
     if (n <= 0 || (size_t)n >= len)
         return;
     if (c->math == IGEMM_MATH_MFMA)
-        snprintf(buf + n, len - (size_t)n, "_wt%dx%dx%d", c->inst, c->inst, v4r1_mfma_kstep(c));
+        n += snprintf(buf + n, len - (size_t)n, "_wt%dx%dx%d", c->inst, c->inst, v4r1_mfma_kstep(c));
     else if (c->kpack)
-        snprintf(buf + n, len - (size_t)n, "_dot2");
+        n += snprintf(buf + n, len - (size_t)n, "_dot2");
+    if (c->ksplit && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "_ks%d", c->ksplit);
+}
+
+void v4r1_kernel_name(const v4r1_config *c, char *buf, size_t len)
+{
+    v4r1_config base = *c;
+    base.ksplit = 0;
+    v4r1_config_name(&base, buf, len);
+    size_t n = strlen(buf);
+    if (c->ksplit && n < len)
+        snprintf(buf + n, len - n, "_ksplit");
+}
+
+bool v4r1_config_splits(const v4r1_config *c)
+{
+    static const int keep[][6] = {
+        /* math, M, N, K, threads, kpack */
+        {IGEMM_MATH_MFMA, 128, 128, 16, 256, 0}, {IGEMM_MATH_MFMA, 128, 64, 8, 256, 0},
+        {IGEMM_MATH_MFMA, 64, 64, 8, 256, 0},
+        {IGEMM_MATH_MFMA, 256, 128, 16, 256, 4}, {IGEMM_MATH_MFMA, 128, 128, 32, 256, 4},
+        {IGEMM_MATH_MFMA, 64, 64, 32, 256, 4},
+    };
+    if (c->ksplit || (c->dtype != IGEMM_FP32) != (c->kpack != 0))
+        return false; /* fp32 tiles for fp32, k-quad ones for 16-bit */
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+        if ((int)c->math == keep[i][0] && c->mpb == keep[i][1] && c->npb == keep[i][2] && c->kpb == keep[i][3] &&
+            c->block == keep[i][4] && c->kpack == keep[i][5])
+            return true;
+    return false;
 }
 
 int v4r1_phases(const igemm_shape *sh, int *phases, int max)
@@ -431,6 +461,7 @@ void v4r1_fill_args(igemm_v4r1_args *a, const igemm_shape *sh, const v4r1_config
     a->m_tiles = (a->cg + (uint32_t)c->mpb - 1) / (uint32_t)c->mpb;
     a->nkb = (a->kg + (uint32_t)c->kpb - 1) / (uint32_t)c->kpb;
     a->wgs = a->n_tiles * a->m_tiles * (uint32_t)p->groups;
+    a->ks_chunk = a->kg; /* unsplit: one range (the split plans set both) */
     igemm_magic m;
     m = igemm_magic_for(a->wgs), a->mdiv_wgs = m.magic, a->shift_wgs = m.shift;
     m = igemm_magic_for(a->hts * a->wts), a->mdiv_hwts = m.magic, a->shift_hwts = m.shift;

@@ -44,6 +44,13 @@ typedef struct {
                             16-bit matrix instructions (one ds_read_b64 fragment); FMA,
                             fp16 only, two v_dot2_f32_f16 per accumulator and quad;
                             0: fp32 LDS tiles (16-bit values widened), fp32 math */
+    int ksplit;          /* split along GEMM K (the solvers named <config>_ks<N>): 0 none;
+                            else N launches over N ranges of K blocks store fp32 partial
+                            sums to a workspace, summed in order by igemm_ksplit_sum_<type>.
+                            Every factor of a tile launches one kernel, the tile's split
+                            kernel (<config>_ksplit: its workgroups' split ranges from the
+                            phase table, dx stored as fp32); the family holds none,
+                            v4r1_solvers adds them */
     /* derived by v4r1_config_derive */
     int tx, ty;          /* FMA: thread grid */
     int rm, rn;          /* FMA: 4-row / 4-column groups per thread */
@@ -95,6 +102,18 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len);
  * threads; MFMA ones end in the instruction's shape, _wt32x32x2; FMA ones on
  * k quads in _dot2). */
 void v4r1_config_name(const v4r1_config *c, char *buf, size_t len);
+
+/* The split factors of the _ks solvers, and whether family configuration c
+ * gets them (the tiles that leave CUs idle on small grids: big MFMA tiles
+ * of each type; no FMA tile: the big FMA tiles' split kernel needs more
+ * than gfx9's 96 SGPRs, and gfx906's 60 CUs fill with the small tiles). */
+#define V4R1_KSPLITS {2, 4, 8}
+bool v4r1_config_splits(const v4r1_config *c);
+
+/* The name of the kernel that configuration c launches: v4r1_config_name's,
+ * and for a split configuration the unsplit name + "_ksplit" (the kernel
+ * that walks one range of K per workgroup and stores fp32 partial sums). */
+void v4r1_kernel_name(const v4r1_config *c, char *buf, size_t len);
 
 /* Kernel arguments of one launch over nph (<= V4R1_MAX_PHASES) non-empty
  * phases for nb images (the pointers are filled by the caller). */

@@ -15,6 +15,10 @@ void kern_naive(emit *e);
 void kern_fill_zero(emit *e);
 void kern_fill_zero16(emit *e);
 
+/* The reductions of the split along GEMM K (igemm_ksplit_sum_fp32/_fp16/
+ * _bf16, kern_ksum.c). */
+void kern_ksum(emit *e);
+
 /* The v4r1 FMA kernel for one tile configuration (v4r1_config.h); st holds
  * a shape's values for a static twin (its phase table with nph phases),
  * NULL for the dynamic kernel. */

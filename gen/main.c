@@ -48,6 +48,7 @@ static int dynamic_kernels(emit *e)
     kern_naive(e);
     kern_fill_zero(e);
     kern_fill_zero16(e);
+    kern_ksum(e);
     for (int i = 0; i < v4r1_family_count(); i++) {
         const v4r1_config *c = v4r1_family_get(i);
         char name[128];
@@ -55,6 +56,14 @@ static int dynamic_kernels(emit *e)
             continue;
         v4r1_config_name(c, name, sizeof name);
         kern_v4r1(e, c, NULL, 0, name);
+        /* the split solvers' kernel: the same tile walking one range of K
+           per workgroup, storing fp32 partial sums */
+        if (v4r1_config_splits(c)) {
+            v4r1_config p = *c;
+            p.ksplit = 1;
+            v4r1_kernel_name(&p, name, sizeof name);
+            kern_v4r1(e, &p, NULL, 0, name);
+        }
     }
     return 0;
 }
@@ -67,6 +76,8 @@ typedef struct {
 static int fits(void *ctx, const solver *s)
 {
     fit_ctx *f = ctx;
+    if (s->kind == SOLVER_V4R1 && ((const v4r1_config *)s->cfg)->ksplit)
+        return 0; /* static twins exist for the unsplit configurations */
     return s->available(s, f->t) && s->applicable(s, f->sh, f->t, NULL, 0) == IGEMM_OK;
 }
 
@@ -83,6 +94,11 @@ static int static_twin(emit *e, const char *conv, const char *config)
     const solver *s = config ? solver_find(config) : select_heuristic(&sh, e->t, fits, &fc);
     if (!s || s->kind != SOLVER_V4R1) {
         fprintf(stderr, "igemmgen: --static: %s is not a v4r1 configuration\n", config ? config : "the heuristic's pick");
+        return 2;
+    }
+    if (((const v4r1_config *)s->cfg)->ksplit) {
+        fprintf(stderr, "igemmgen: --static: %s splits GEMM K; static twins exist for unsplit configurations only\n",
+                s->name);
         return 2;
     }
     if (!fits(&fc, s)) {

@@ -42,9 +42,15 @@
  * once, with no atomics and a fixed order of summation per element, so the
  * same configuration on the same target gives bitwise identical dx on
  * every run, whatever the number of workgroups in flight (or emulator
- * threads): frameworks' deterministic modes may use it as it is. A future
- * configuration that needs atomics (split-K) will be opt-in and say so in
- * its name and here. (tests/test_determinism.c keeps this true.)
+ * threads): frameworks' deterministic modes may use it as it is. The
+ * splits along GEMM K (solutions ending _ks2, _ks4, _ks8) keep it: each
+ * split writes its fp32 partial sums to a slice of a workspace of its own
+ * and one reduction kernel adds the slices in split order (0, 1, ...) and
+ * rounds once; they are deterministic and picked by the heuristic and find
+ * mode like any configuration (IGEMM_DISABLE_KSPLIT=1 leaves them out). No
+ * configuration uses atomics; one that did would be opt-in and say so in
+ * its name and here. (tests/test_determinism.c and tests/test_ksplit.c
+ * keep this true.)
  */
 #ifndef IGEMM_H
 #define IGEMM_H
@@ -465,20 +471,35 @@ int igemm_codeobj_count(void);
 igemm_status igemm_codeobj_get(int i, const char **arch, const void **image, size_t *size);
 
 /* One kernel launch of a plan. To launch it yourself (hipModuleLaunchKernel
- * on the code object of the handle's target): for each tensor t (0 dx, 1 dy,
- * 2 w) with ptr_offset[t] >= 0, store the 64-bit address base_t + ptr_add[t]
- * at args + ptr_offset[t]; pass args_size bytes of args as the kernel
- * argument buffer (HIP_LAUNCH_PARAM_BUFFER_POINTER); grid counts
- * workgroups, block work-items. Launches must run in order. */
+ * on the code object of the handle's target): for each buffer t (0 dx, 1 dy,
+ * 2 w, 3 the workspace: IGEMM_LAUNCH_WORKSPACE) with ptr_offset[t] >= 0,
+ * store the 64-bit address base_t + ptr_add[t] at args + ptr_offset[t];
+ * pass args_size bytes of args as the kernel argument buffer
+ * (HIP_LAUNCH_PARAM_BUFFER_POINTER); grid counts workgroups, block
+ * work-items. Launches must run in order.
+ *
+ * The workspace: a solution that splits GEMM K (names ending _ks2, _ks4,
+ * _ks8) writes fp32 partial sums to a device buffer of its own and sums
+ * them into dx in a fixed order (deterministic: the same bits on every
+ * run). igemm_conv_bwd_data* allocate it themselves through the handle's
+ * backend, keep it on the handle for later calls (grown when a call needs
+ * more) and free it in igemm_destroy; an embedder running the launches of
+ * igemm_get_launches provides it (igemm_get_workspace_size bytes, no
+ * initial contents needed, not shared by launches in flight at once). */
+#define IGEMM_LAUNCH_WORKSPACE 3
 typedef struct {
     char kernel[128];
     unsigned grid[3];
     unsigned block[3];
     unsigned char args[1024];
     size_t args_size;
-    int ptr_offset[3];
-    uint64_t ptr_add[3];
+    int ptr_offset[4];
+    uint64_t ptr_add[4];
 } igemm_launch;
+
+/* The workspace bytes the launches of igemm_conv_bwd_data_ex(h, p,
+ * solution, ...) need (0: none) into *bytes; errors as igemm_get_launches. */
+igemm_status igemm_get_workspace_size(igemm_handle *h, const igemm_problem *p, const char *solution, size_t *bytes);
 
 /* The launches igemm_conv_bwd_data_ex(h, p, solution, ...) would make (no
  * kernel runs; an emulator handle plans for its --arch target offline).

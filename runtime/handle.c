@@ -33,6 +33,20 @@ static int disabled_math(unsigned *mask, char *why, size_t len)
     return 0;
 }
 
+/* IGEMM_DISABLE_KSPLIT=1: the automatic selection leaves out the solvers
+ * that split GEMM K (names ending _ks2, _ks4, _ks8); unset or 0: they
+ * compete. Another value is refused. */
+static int disabled_ksplit(int *off, char *why, size_t len)
+{
+    const char *v = getenv("IGEMM_DISABLE_KSPLIT");
+    *off = v && !strcmp(v, "1");
+    if (v && *v && strcmp(v, "0") && strcmp(v, "1")) {
+        why_printf(why, len, "IGEMM_DISABLE_KSPLIT: '%.32s' is neither 0 nor 1", v);
+        return -1;
+    }
+    return 0;
+}
+
 _Static_assert(sizeof(((igemm_launch *)0)->args) >= sizeof(((launch_desc *)0)->args),
                "igemm_launch.args must hold a launch_desc's arguments");
 _Static_assert(sizeof(((igemm_launch *)0)->kernel) >= sizeof(((launch_desc *)0)->kernel),
@@ -85,7 +99,8 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
         return IGEMM_ERR_INVALID_ARG;
     }
     unsigned no_math;
-    if (disabled_math(&no_math, why, why_len))
+    int no_ksplit;
+    if (disabled_math(&no_math, why, why_len) || disabled_ksplit(&no_ksplit, why, why_len))
         return IGEMM_ERR_INVALID_ARG;
     const target *emu_t = o.arch ? target_by_name(o.arch) : TARGET_DEFAULT;
     if (!emu_t || emu_t->emulate_only) {
@@ -131,6 +146,7 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
     h->dev_t.num_cu = h->b->num_cu;
     h->timing = o.timing;
     h->disabled_math = no_math;
+    h->disabled_ksplit = no_ksplit;
     h->progress = o.progress;
     h->progress_ctx = o.progress_ctx;
     const char *env = getenv(IGEMM_ENV_LOGGING_CMD);
@@ -191,6 +207,8 @@ void igemm_destroy(igemm_handle *h)
     if (!h)
         return;
     if (h->b) {
+        if (h->ws)
+            h->b->ops->free(h->b, h->ws);
         if (h->mod)
             h->b->ops->unload(h->b, h->mod);
         h->b->ops->destroy(h->b);

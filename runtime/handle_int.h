@@ -40,7 +40,17 @@ struct igemm_handle {
     char warning[1024];    /* what igemm_create tolerated (a skipped perfdb line) */
     alloc_table allocs;    /* igemm_alloc's buffers and their sizes */
     unsigned disabled_math; /* IGEMM_DISABLE_MATH: 1 << igemm_math left out of the automatic selection */
+    int disabled_ksplit;    /* IGEMM_DISABLE_KSPLIT=1: the splits along GEMM K left out of it */
+    /* the workspace of plans that need one (a split along GEMM K: fp32
+       partial sums), allocated through the backend when a plan first needs
+       more than ws_bytes, kept for later calls, freed by igemm_destroy */
+    void *ws;
+    size_t ws_bytes;
 };
+
+/* handle_run.c: h->ws with at least bytes (grown through the backend);
+ * IGEMM_OK, or IGEMM_ERR_NO_MEMORY with the message in h->err. */
+igemm_status handle_workspace(igemm_handle *h, size_t bytes);
 
 /* IGEMM_ENABLE_LOGGING_CMD: the call's problem as an igemm command line
  * on stderr (nothing when the variable is unset or 0). */

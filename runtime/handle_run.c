@@ -32,6 +32,22 @@ static void add_kernel_name(char *list, size_t len, const char *name)
     snprintf(list + used, len - used, "%s%s", used ? "," : "", name);
 }
 
+igemm_status handle_workspace(igemm_handle *h, size_t bytes)
+{
+    if (bytes <= h->ws_bytes)
+        return IGEMM_OK;
+    if (h->ws)
+        h->b->ops->free(h->b, h->ws);
+    h->ws = NULL;
+    h->ws_bytes = 0;
+    if (h->b->ops->alloc(h->b, &h->ws, bytes)) {
+        h->ws = NULL;
+        return handle_fail(h, IGEMM_ERR_NO_MEMORY, "%s (the workspace of %zu bytes)", h->b->err, bytes);
+    }
+    h->ws_bytes = bytes;
+    return IGEMM_OK;
+}
+
 igemm_status handle_run(igemm_handle *h, const igemm_shape *sh, const solver *s, void *dx, const void *dy,
                         const void *w, bool timed, igemm_run_info *ri)
 {
@@ -43,17 +59,24 @@ igemm_status handle_run(igemm_handle *h, const igemm_shape *sh, const solver *s,
         return handle_fail(h, IGEMM_ERR_NO_MEMORY, "out of memory planning the launches of %s", s->name);
     }
     igemm_status st = IGEMM_OK;
-    void *base[3] = {dx, (void *)dy, (void *)w};
+    void *base[ARG_COUNT] = {dx, (void *)dy, (void *)w, NULL};
     size_t eb = (size_t)igemm_dtype_get(sh->p.dtype)->bytes;
-    size_t bytes[3] = {(size_t)sh->dx_elems * eb, (size_t)sh->dy_elems * eb, (size_t)sh->w_elems * eb};
-    const char *tensor[3] = {"dx", "dy", "w"};
-    for (int t = 0; t < 3; t++)
+    size_t bytes[ARG_COUNT] = {(size_t)sh->dx_elems * eb, (size_t)sh->dy_elems * eb, (size_t)sh->w_elems * eb,
+                               (size_t)plan.ws_bytes};
+    const char *tensor[ARG_COUNT] = {"dx", "dy", "w", "workspace"};
+    for (int t = 0; t < ARG_WS; t++)
         if ((st = handle_fits_alloc(h, tensor[t], base[t], bytes[t])) != IGEMM_OK) {
             plan_free(&plan);
             return st;
         }
+    if (plan.ws_bytes && (st = handle_workspace(h, (size_t)plan.ws_bytes)) != IGEMM_OK) {
+        plan_free(&plan);
+        return st;
+    }
+    base[ARG_WS] = h->ws;
+    int nbuf = plan.ws_bytes ? ARG_COUNT : ARG_WS; /* the buffers the launches address */
     int mapped = 0;
-    for (; mapped < 3; mapped++)
+    for (; mapped < nbuf; mapped++)
         if (h->b->ops->map(h->b, base[mapped], bytes[mapped])) {
             st = handle_fail(h, IGEMM_ERR_BACKEND, "%s (%s)", h->b->err, tensor[mapped]);
             break;
@@ -171,11 +194,33 @@ igemm_status igemm_get_launches(igemm_handle *h, const igemm_problem *p, const c
         l->block[1] = l->block[2] = 1;
         memcpy(l->args, d->args, d->args_size);
         l->args_size = d->args_size;
-        for (int a = 0; a < 3; a++) {
+        for (int a = 0; a < ARG_COUNT; a++) {
             l->ptr_offset[a] = d->ptr_off[a];
             l->ptr_add[a] = d->ptr_add[a];
         }
     }
+    plan_free(&plan);
+    return IGEMM_OK;
+}
+
+igemm_status igemm_get_workspace_size(igemm_handle *h, const igemm_problem *p, const char *solution, size_t *bytes)
+{
+    if (!h)
+        return IGEMM_ERR_INVALID_ARG;
+    h->err[0] = 0;
+    if (!bytes)
+        return handle_fail(h, IGEMM_ERR_INVALID_ARG, "igemm_get_workspace_size: bytes is NULL");
+    *bytes = 0;
+    handle_choice c;
+    igemm_status st = handle_resolve(h, p, solution, &c);
+    if (st != IGEMM_OK)
+        return st;
+    launch_plan plan = {0};
+    if (c.s->plan(c.s, &c.sh, h->t, &plan)) {
+        plan_free(&plan);
+        return handle_fail(h, IGEMM_ERR_NO_MEMORY, "out of memory planning the launches of %s", c.s->name);
+    }
+    *bytes = (size_t)plan.ws_bytes;
     plan_free(&plan);
     return IGEMM_OK;
 }

@@ -109,6 +109,8 @@ igemm_status igemm_applicable(igemm_handle *h, const igemm_problem *p, const cha
 
 int handle_solver_ok(igemm_handle *h, const solver *s, const igemm_shape *sh)
 {
+    if (h->disabled_ksplit && s->kind == SOLVER_V4R1 && ((const v4r1_config *)s->cfg)->ksplit)
+        return 0;
     return !(h->disabled_math >> s->math & 1) && check_solver(h, s, sh, NULL, 0) == IGEMM_OK;
 }
 

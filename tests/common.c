@@ -489,6 +489,10 @@ int tc_run_case_ex(igemm_handle *h, const igemm_problem *p, const char *solution
         snprintf(kern, sizeof kern, "igemm_bwd_naive_nchw_fp32");
     else if (!strncmp(res->ri.solution, "naive_", 6))
         snprintf(kern, sizeof kern, "igemm_bwd_naive_%s", res->ri.solution + 6);
+    /* a split along GEMM K (_ks<N>) launches its tile's split kernel, <config>_ksplit */
+    char *ks = strstr(kern, "_ks");
+    if (ks && ks[3] >= '0' && ks[3] <= '9' && ks + 3 + strspn(ks + 3, "0123456789") == kern + strlen(kern))
+        snprintf(ks, sizeof kern - (size_t)(ks - kern), "_ksplit");
     if (!strstr(res->ri.kernels, kern) || res->ri.launches < 1 || (emu && !res->ri.insts)) {
         snprintf(msg, len, "run info: kernels '%s', %d launches, %llu instructions", res->ri.kernels,
                  res->ri.launches, (unsigned long long)res->ri.insts);

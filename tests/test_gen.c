@@ -565,12 +565,31 @@ static igemm_handle *handle_for(const char *arch, const char *dir)
 
 /* Run the solution named like kernel k (the naive one for the naive
  * kernel); returns 0 clean, -1 with the report in msg. */
+/* A tile's split kernel: its name ends in _ksplit (where that suffix starts) */
+static const char *split_kernel(const char *k)
+{
+    size_t n = strlen(k), s = strlen("_ksplit");
+    return n > s && !strcmp(k + n - s, "_ksplit") ? k + n - s : NULL;
+}
+
 static int run_kernel(igemm_handle *h, const char *k, char *msg, size_t len)
 {
     igemm_problem p[2];
     int n = diff_problems(k, p);
-    const char *sol = strstr(k, "naive") ? "naive" : k;
+    /* a tile's split kernel (<config>_ksplit) runs as its _ks2 solution on
+       2 KPB + 3 K channels: split 0 walks two whole K blocks, split 1 only
+       a partial one (so both the prologue's and the loop's partial loads run) */
+    char split[160];
+    const char *ks = split_kernel(k), *t = strstr(k, "_nchw_") ? strstr(k, "_nchw_") : strstr(k, "_nhwc_");
+    int tm = 0, tn = 0, kpb = 0;
+    if (ks && (!t || sscanf(t + 6, "%dx%dx%d", &tm, &tn, &kpb) != 3))
+        fail_msg("%s: no tile in the name", k);
+    if (ks)
+        snprintf(split, sizeof split, "%.*s_ks2", (int)(ks - k), k);
+    const char *sol = strstr(k, "naive") ? "naive" : ks ? split : k;
     for (int i = 0; i < n; i++) {
+        if (ks)
+            p[i].k = 2 * kpb + 3;
         if (strstr(k, "_nhwc_"))
             p[i].layout = IGEMM_LAYOUT_NHWC; /* the layout and type the name says the kernel reads */
         if (strstr(k, "_fp16_"))
@@ -591,7 +610,7 @@ static int run_kernel(igemm_handle *h, const char *k, char *msg, size_t len)
 
 static int is_solution(const char *k)
 {
-    if (strstr(k, "naive"))
+    if (strstr(k, "naive") || split_kernel(k))
         return 1;
     for (int i = 0; i < igemm_solution_count(); i++)
         if (!strcmp(igemm_solution_name(i), k))

@@ -114,9 +114,14 @@ static void edge_shapes(const char *gcn)
     D.counters(&c1);
     /* every launch of the plans went through hipModuleLaunchKernel and ran */
     assert_int_equal(c1.launches_done - c0.launches_done, launches);
-    assert_int_equal(c1.live_allocs, c0.live_allocs);
+    /* nothing left allocated but the handle's workspace (a split along
+       GEMM K's partial sums, kept for later calls), which igemm_destroy
+       frees */
+    assert_true(c1.live_allocs - c0.live_allocs <= 1);
     assert_true(holes > 0);
     igemm_destroy(h);
+    D.counters(&c1);
+    assert_true(c1.live_allocs <= c0.live_allocs);
 }
 
 static void edge_gfx906(void **state)

@@ -26,7 +26,8 @@ static void plan_help(void)
            "                  --arch TARGET [--solution NAME] [--json]\n"
            "The kernel launches of one backward-data problem on TARGET (%s): code object,\n"
            "kernel, grid, block, LDS bytes, argument bytes (hex) and the offsets of the dx, dy\n"
-           "and w pointers in them. Nothing runs.\n",
+           "and w pointers in them, and of the workspace (ws: a split along GEMM K's fp32 partial\n"
+           "sums, its bytes in tensor_bytes.ws, 0 when none). Nothing runs.\n",
            cli_library_targets());
 }
 
@@ -57,9 +58,9 @@ static int kernel_lds(const char *arch_name, const char *kernel)
 }
 
 static void print_plan(const igemm_problem *p, const char *arch, const char *solution, const igemm_launch *l, int n,
-                       int json)
+                       int json, size_t ws)
 {
-    static const char *const tensor[3] = {"dx", "dy", "w"};
+    static const char *const tensor[4] = {"dx", "dy", "w", "ws"};
     char args[256];
     igemm_problem_format(p, args, sizeof args);
     igemm_shape sh;
@@ -69,16 +70,16 @@ static void print_plan(const igemm_problem *p, const char *arch, const char *sol
     if (json) {
         printf("{\n  \"problem\": \"%s %s -F 2\",\n  \"arch\": \"%s\",\n  \"code_object\": \"%s.hsaco\",\n"
                "  \"solution\": \"%s\",\n  \"dtype\": \"%s\",\n  \"layout\": \"%s\",\n  \"tensor_bytes\": {\"dx\": %lld, "
-               "\"dy\": %lld, \"w\": %lld},\n  \"launches\": [",
+               "\"dy\": %lld, \"w\": %lld, \"ws\": %zu},\n  \"launches\": [",
                igemm_problem_command(p), args, arch, arch, solution, igemm_dtype_get(p->dtype)->name,
-               igemm_layout_get(p->layout)->upper, bytes[0], bytes[1], bytes[2]);
+               igemm_layout_get(p->layout)->upper, bytes[0], bytes[1], bytes[2], ws);
         for (int i = 0; i < n; i++) {
             printf("%s\n    {\"kernel\": \"%s\", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], "
                    "\"lds_bytes\": %d, \"args_size\": %zu,\n     \"pointers\": {",
                    i ? "," : "", l[i].kernel, l[i].grid[0], l[i].grid[1], l[i].grid[2], l[i].block[0], l[i].block[1],
                    l[i].block[2], kernel_lds(arch, l[i].kernel), l[i].args_size);
             int first = 1;
-            for (int a = 0; a < 3; a++)
+            for (int a = 0; a < 4; a++)
                 if (l[i].ptr_offset[a] >= 0) {
                     printf("%s\"%s\": {\"offset\": %d, \"add\": %llu}", first ? "" : ", ", tensor[a],
                            l[i].ptr_offset[a], (unsigned long long)l[i].ptr_add[a]);
@@ -94,10 +95,12 @@ static void print_plan(const igemm_problem *p, const char *arch, const char *sol
     }
     printf("plan %s %s -F 2 on %s: %s, %d launch%s, code object %s.hsaco\n", igemm_problem_command(p), args, arch,
            solution, n, n == 1 ? "" : "es", arch);
+    if (ws)
+        printf("  workspace (ws): %zu bytes\n", ws);
     for (int i = 0; i < n; i++) {
         printf("  %d: %s grid %u block %u lds %d args %zu bytes;", i + 1, l[i].kernel, l[i].grid[0], l[i].block[0],
                kernel_lds(arch, l[i].kernel), l[i].args_size);
-        for (int a = 0; a < 3; a++)
+        for (int a = 0; a < 4; a++)
             if (l[i].ptr_offset[a] >= 0)
                 printf(" %s@%d+%llu", tensor[a], l[i].ptr_offset[a], (unsigned long long)l[i].ptr_add[a]);
         printf("\n     ");
@@ -157,14 +160,16 @@ int cmd_plan(int argc, char **argv)
     char chosen[96];
     int n = 0, rc = 0;
     igemm_launch *l = NULL;
+    size_t ws = 0;
     if ((st = solution ? igemm_applicable(h, &p, solution, why, sizeof why) : IGEMM_OK) != IGEMM_OK ||
         (st = igemm_select(h, &p, chosen, sizeof chosen)) != IGEMM_OK ||
         (st = igemm_get_launches(h, &p, solution, NULL, 0, &n)) != IGEMM_OK || !(l = calloc((size_t)n, sizeof *l)) ||
-        (st = igemm_get_launches(h, &p, solution, l, n, &n)) != IGEMM_OK) {
+        (st = igemm_get_launches(h, &p, solution, l, n, &n)) != IGEMM_OK ||
+        (st = igemm_get_workspace_size(h, &p, solution, &ws)) != IGEMM_OK) {
         fprintf(stderr, "igemm: %s: %s\n", igemm_status_name(st), solution && why[0] ? why : igemm_last_error(h));
         rc = st == IGEMM_ERR_INVALID_ARG || st == IGEMM_ERR_NOT_APPLICABLE ? 2 : 1;
     } else
-        print_plan(&p, igemm_handle_arch(h), solution ? solution : chosen, l, n, json);
+        print_plan(&p, igemm_handle_arch(h), solution ? solution : chosen, l, n, json, ws);
     free(l);
     igemm_destroy(h);
     return rc;

@@ -137,7 +137,8 @@ struct v4r1_kw {
     emit *e;
     const v4r1_config *cfg;
     const v4r1_math *math;
-    const igemm_dtype_desc *dt; /* the tensors' type in memory */
+    const igemm_dtype_desc *dt; /* the tensors' type in memory; from the epilogue on, the type
+                                   it stores (fp32 for a split's partial sums: kernel.c) */
     bool nhwc;                 /* channels innermost (else NCHW) */
     const igemm_v4r1_args *st; /* static twin: the shape's values; NULL: dynamic */
     int nph;                   /* static twin: phases in st */
@@ -171,6 +172,10 @@ struct v4r1_kw {
     sv a_nkb, a_gemm_n, a_hts, a_wts, a_mdiv_hwts, a_shift_hwts, a_mdiv_wts, a_shift_wts;
     sv a_htl, a_wtl, a_dh_step, a_dw_step;
     sv a_ydot, a_xdot, a_hoff, a_woff; /* this workgroup's phase: the walk's, the epilogue's */
+    /* a split kernel (cfg->ksplit): the K channels of the workgroup's range
+       of each group (a_kn, written over the ks_chunk argument; else a_kg)
+       and its K steps per tap (over the nkb argument, a_nkb): the walk's */
+    sv a_kn;
     sv g, m0, n0;                      /* group, first row and column of the tile */
     /* sizes (walk.c releases them after the loop): element counts yx, cgyx,
        howo, the same in bytes (*_bytes: shifted by the element size), the

@@ -52,7 +52,7 @@ static void declare_args(v4r1_kw *w)
 /* Block id -> phase and its row of the phase table (iy and ix, which only
  * the w base needs, into *iy and *ix); returns the block's index within the
  * phase. */
-static sv decode_phase(v4r1_kw *w, int ph_at, sv *iy, sv *ix)
+static sv decode_phase(v4r1_kw *w, int ph_at, sv *iy, sv *ix, sv *split)
 {
     emit *e = w->e;
     const igemm_v4r1_args *st = w->st;
@@ -96,6 +96,7 @@ static sv decode_phase(v4r1_kw *w, int ph_at, sv *iy, sv *ix)
     }
     *iy = a_iy;
     *ix = a_ix;
+    *split = ph[PH_SPLIT];
     return lbx;
 }
 
@@ -117,8 +118,36 @@ static void decode_tile(v4r1_kw *w, sv lbx)
     sv_free(e, n_tile);
 }
 
-/* w base: p_w + (g*kg*cg*yx + m0*yx + iy*x + ix) * 4; dy base: p_dy + g*kg*ho*wo*4 */
-static void tensor_bases(v4r1_kw *w, sv a_iy, sv a_ix)
+/* A split kernel's range (cfg->ksplit): K channels k0 = split * ks_chunk
+ * on of each group, a_kn = min(Kg - k0, ks_chunk) of them in
+ * ceil(a_kn / KPB) steps per tap, the partial sums to the workspace slice
+ * p_dx + split * ks_slice; returns k0 (0 when unsplit: a_kn = Kg). */
+static sv split_range(v4r1_kw *w, sv split)
+{
+    emit *e = w->e;
+    if (!w->cfg->ksplit) {
+        w->a_kn = sv_borrow(w->a_kg);
+        return sv_const(0);
+    }
+    e_comment(e, "split: K channels [split * ks_chunk, + min(kg - that, ks_chunk)); dx: the split's workspace slice");
+    sv chunk = V4R1_ARG(w, ks_chunk);
+    sv k0 = sv_mul(e, "s_k0", split, chunk);
+    sv left = sv_sub(e, "s_kleft", w->a_kg, k0);
+    /* in place of arguments the kernel is done with (no SGPR more through
+       the loop): kn over ks_chunk, its steps over nkb */
+    w->a_kn = sv_borrow(chunk);
+    e_sop2(e, "s_min_u32", w->a_kn.r, sv_op(left), sv_op(chunk));
+    sv_free(e, left);
+    e_sop2(e, "s_add_u32", w->a_nkb.r, w->a_kn.r, imm(w->kpb - 1));
+    e_sop2(e, "s_lshr_b32", w->a_nkb.r, w->a_nkb.r, imm(log2u((uint32_t)w->kpb)));
+    sv off = sv_mul(e, "s_ws_off", split, V4R1_ARG(w, ks_slice));
+    v4r1_ptr_add(e, w->p_dx, w->p_dx, off);
+    sv_free(e, off);
+    return k0;
+}
+
+/* w base: p_w + ((g*kg + k0)*cg*yx + m0*yx + iy*x + ix) * 4; dy base: p_dy + (g*kg + k0)*ho*wo*4 */
+static void tensor_bases(v4r1_kw *w, sv a_iy, sv a_ix, sv k0)
 {
     emit *e = w->e;
     if (w->nhwc)
@@ -126,7 +155,8 @@ static void tensor_bases(v4r1_kw *w, sv a_iy, sv a_ix)
     else
         e_comment(e, "w base: p_w + (g*kg*cg*yx + m0*yx + iy*x + ix) * 4; dy base: p_dy + g*kg*ho*wo*4");
     w->s_wbase = sreg(e, "s_wbase", 2, 2), w->s_dybase = sreg(e, "s_dybase", 2, 2);
-    sv gk = sv_mul(e, "s_gk", w->g, w->a_kg);
+    sv gk0 = sv_mul(e, "s_gk", w->g, w->a_kg);
+    sv gk = sv_add(e, "s_gk0", gk0, k0); /* gk0 itself when unsplit */
     sv t1 = sv_mul(e, "s_t1", gk, w->cgyx_bytes);
     sv t2 = sv_mul(e, "s_t2", w->m0, w->a_mstride);
     sv t3 = sv_add(e, "s_t3", t1, t2);
@@ -137,7 +167,7 @@ static void tensor_bases(v4r1_kw *w, sv a_iy, sv a_ix)
     v4r1_ptr_add(e, w->s_wbase, w->p_w, t7);
     sv u1 = sv_mul(e, "s_u1", gk, w->b_rowstride);
     v4r1_ptr_add(e, w->s_dybase, w->p_dy, u1);
-    sv tmp[] = {u1, t7, t6, t5, t4, t3, t2, t1, gk};
+    sv tmp[] = {u1, t7, t6, t5, t4, t3, t2, t1, gk, gk0};
     for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++)
         sv_free(e, tmp[i]);
 }
@@ -176,8 +206,9 @@ void v4r1_setup(v4r1_kw *w)
     w->a_htl = V4R1_ARG(w, htl), w->a_wtl = V4R1_ARG(w, wtl), w->a_dh_step = V4R1_ARG(w, dh_step);
     w->a_dw_step = V4R1_ARG(w, dw_step);
 
-    sv a_iy, a_ix;
-    decode_tile(w, decode_phase(w, ph_at, &a_iy, &a_ix));
+    sv a_iy, a_ix, a_split;
+    decode_tile(w, decode_phase(w, ph_at, &a_iy, &a_ix, &a_split));
+    sv k0 = split_range(w, a_split);
 
     e_comment(e, "sizes in bytes");
     int lb = w->dt->log2_bytes;
@@ -204,7 +235,8 @@ void v4r1_setup(v4r1_kw *w)
     w->a_kstep = sv_mul(e, "s_a_kstep", w->cgyx_bytes, sv_const((uint32_t)w->kpb));
     w->b_kstep = sv_mul(e, "s_b_kstep", w->b_rowstride, sv_const((uint32_t)w->kpb));
 
-    tensor_bases(w, a_iy, a_ix);
+    tensor_bases(w, a_iy, a_ix, k0);
+    sv_free(e, k0);
     w->s_rsa = sreg(e, "s_rsa", 4, 4), w->s_rsb = sreg(e, "s_rsb", 4, 4);
     v4r1_rsrc_words(e, w->s_rsb, V4R1_OPEN_RECORDS);
     h_smov(e, at(w->s_rsa, 3), imm(e->t->buffer_rsrc_word3));

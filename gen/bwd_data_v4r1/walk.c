@@ -23,7 +23,7 @@ static void advance(v4r1_kw *w)
     e_branch(e, "s_branch", l_adone);
     e_label(e, l_new);
     h_smov(e, s_kb, imm(0));
-    h_smov(e, s_krem, sv_op(w->a_kg));
+    h_smov(e, s_krem, sv_op(w->a_kn));
     e_sop2(e, "s_add_u32", s_xd, s_xd, imm(1));
     e_sopc(e, "s_cmp_lt_u32", s_xd, sv_op(w->a_xdot));
     e_branch(e, "s_cbranch_scc1", l_row);
@@ -83,7 +83,7 @@ void v4r1_walk(v4r1_kw *w)
     h_smov(e, w->s_kb, imm(0));
     h_smov(e, w->s_xd, imm(0));
     h_smov(e, w->s_yd, imm(0));
-    h_smov(e, w->s_krem, sv_op(w->a_kg));
+    h_smov(e, w->s_krem, sv_op(w->a_kn));
     v4r1_set_tap(w);
     v4r1_load_tile(w);
     sv total = sv_mul(e, "s_total", taps, w->a_nkb);
@@ -113,7 +113,8 @@ void v4r1_walk(v4r1_kw *w)
     v4r1_staging_free(w);
     sv loop_only[] = {w->yx,        w->cgyx,      w->yx_bytes,    w->cgyx_bytes, w->howo,
                       w->howo_bytes, w->khowo_bytes, w->a_kstep, w->b_kstep,    w->a_ystep,
-                      w->a_xstep,    w->a_mstride, w->a_tapunit, w->b_rowstride, w->b_pix};
+                      w->a_xstep,    w->a_mstride, w->a_tapunit, w->b_rowstride, w->b_pix,
+                      w->a_kn,       w->a_nkb};
     for (size_t i = 0; i < sizeof loop_only / sizeof loop_only[0]; i++)
         sv_free(e, loop_only[i]);
     opnd loop_regs[] = {w->s_kb, w->s_xd, w->s_yd, w->s_krem, w->s_iter, w->s_rsa, w->s_rsb, w->s_wbase, w->s_dybase};

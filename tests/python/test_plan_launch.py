@@ -69,6 +69,8 @@ def launch_from_plan(hip, p, dy, w):
     hip.check(hip.lib.hipModuleLoadData(ctypes.byref(module), image), "hipModuleLoadData")
     sizes = p["tensor_bytes"]
     base = {t: hip.malloc(sizes[t]) for t in ("dx", "dy", "w")}
+    if sizes.get("ws"):  # a split along GEMM K: the fp32 partial sums
+        base["ws"] = hip.malloc(sizes["ws"])
     for t, host in (("dy", dy), ("w", w)):
         hip.check(hip.lib.hipMemcpy(base[t], host.data_ptr(), sizes[t], H2D), "hipMemcpy")
     nan = torch.full((sizes["dx"] // 4,), float("nan"))
