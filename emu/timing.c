@@ -108,9 +108,13 @@ emu_timing *emu_timing_begin(emu_device *d, const emu_kernel *k, uint64_t nwg, i
     /* the sampled CUs share one L2: on a device of several L2 instances
        (MI300X: one per XCD, workgroups dealt to the XCDs round-robin, so CU
        c of this numbering is on XCD c mod instances) CUs 0, I, 2I, ...;
-       else spread over the active CUs */
+       else spread over the active CUs; all of them when there are no more
+       than TM_SAMPLE_CUS */
     uint64_t inst = d->t->tm.l2_instances > 1 ? (uint64_t)d->t->tm.l2_instances : 1;
-    if (inst > 1) {
+    if (tm->active <= TM_SAMPLE_CUS) { /* every active CU: nothing to extrapolate */
+        for (int i = 0; i < tm->ns; i++)
+            tm->cu[i] = (uint64_t)i;
+    } else if (inst > 1) {
         uint64_t in_one = (tm->active + inst - 1) / inst;
         tm->ns = in_one < TM_SAMPLE_CUS ? (int)in_one : TM_SAMPLE_CUS;
         for (int i = 0; i < tm->ns; i++)

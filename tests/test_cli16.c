@@ -206,8 +206,8 @@ static void plan_16bit(void **state)
         tc_expect_contains(r.out, want);
         snprintf(want, sizeof want, "\"dtype\": \"%s\"", cases[i].dtype);
         tc_expect_contains(r.out, want);
-        snprintf(want, sizeof want, "\"tensor_bytes\": {\"dx\": %d, \"dy\": %d, \"w\": %d}", 8 * 36 * 2, 8 * 36 * 2,
-                 8 * 8 * 9 * 2);
+        snprintf(want, sizeof want, "\"tensor_bytes\": {\"dx\": %d, \"dy\": %d, \"w\": %d, \"ws\": 0}", 8 * 36 * 2,
+                 8 * 36 * 2, 8 * 8 * 9 * 2);
         tc_expect_contains(r.out, want);
         const char *k = strstr(r.out, "\"kernel\": \"");
         assert_non_null(k);
