@@ -110,6 +110,12 @@ void h_widen16(emit *e, igemm_dtype dt, opnd v)
         e_vop2(e, "v_lshlrev_b32", v, imm(16), v);
 }
 
+void h_narrow16_nan(emit *e, igemm_dtype dt, opnd v_nan)
+{
+    if (dt == IGEMM_BF16)
+        h_vmov(e, v_nan, imm(0x7fc0));
+}
+
 void h_narrow16(emit *e, igemm_dtype dt, opnd v, opnd v_tmp, opnd v_nan, opnd s_m)
 {
     if (dt == IGEMM_FP16) {

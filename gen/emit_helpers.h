@@ -43,4 +43,8 @@ void h_widen16(emit *e, igemm_dtype dt, opnd v);
  * (v_nan holds 0x7fc0; v_tmp and the SGPR pair s_m are scratch). */
 void h_narrow16(emit *e, igemm_dtype dt, opnd v, opnd v_tmp, opnd v_nan, opnd s_m);
 
+/* v_nan = the quiet NaN h_narrow16 writes for bf16 (0x7fc0); nothing for
+ * the other types, which do not read it. */
+void h_narrow16_nan(emit *e, igemm_dtype dt, opnd v_nan);
+
 #endif

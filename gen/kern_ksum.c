@@ -60,8 +60,7 @@ static void ksum(emit *e, const char *name, igemm_dtype dt)
     e_branch(e, "s_cbranch_scc1", l_loop);
     e_label(e, l_sum);
     e_waitcnt(e, 0, -1);
-    if (dt == IGEMM_BF16)
-        h_vmov(e, v_nan, imm(0x7fc0));
+    h_narrow16_nan(e, dt, v_nan);
     h_narrow16(e, dt, v_acc, v_tmp, v_nan, s_m);
     e_vop2(e, "v_lshlrev_b32", v_off, imm(esz == 4 ? 2 : 1), v_i);
     e_mubuf(e, esz == 4 ? "buffer_store_dword" : "buffer_store_short", v_acc, v_off, s_rout, imm(0), 0);

@@ -261,8 +261,7 @@ static void naive(emit *e, const char *name, igemm_dtype dt)
     e_comment(e, "dx = acc");
     h_smov(e, EXEC, s_valid);
     opnd v_tmp = vreg(e, "v_tmp", 1, 1), v_nan = vreg(e, "v_nan", 1, 1), s_m = sreg(e, "s_m", 2, 2);
-    if (dt == IGEMM_BF16)
-        h_vmov(e, v_nan, imm(0x7fc0));
+    h_narrow16_nan(e, dt, v_nan);
     h_narrow16(e, dt, v_acc, v_tmp, v_nan, s_m);
     e_mubuf(e, esz == 4 ? "buffer_store_dword" : "buffer_store_short", v_acc, v_dxoff, s_rsrc_dx, imm(0), 0);
 

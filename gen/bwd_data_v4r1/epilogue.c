@@ -334,7 +334,7 @@ static void store_rows(v4r1_kw *w, opnd v_coff, opnd v_row0)
     if (w->dt->id == IGEMM_BF16) {
         x.v_tmp = vreg(e, "v_round", 1, 1);
         x.v_nan = vreg(e, "v_qnan", 1, 1);
-        h_vmov(e, x.v_nan, imm(0x7fc0));
+        h_narrow16_nan(e, w->dt->id, x.v_nan);
     }
     x.s_rsc = sreg(e, "s_rsc", 4, 4);
     if (!w->nhwc)
