@@ -545,20 +545,34 @@ static void test_l1(void **state)
 
 /* ---- L2: a working set read twice, just under and just over one L2 ---- */
 
+/* v2 = a lane's first byte in its wave's quarter of a region: wave w at
+ * w x per_wave, lane l at 16 l. */
+static void quarter_start(tc_sbuf *b, size_t per_wave)
+{
+    tc_put(b, "    v_lshrrev_b32 v2, 6, v0\n    v_mul_u32_u24 v2, %zu, v2\n    v_and_b32 v3, 63, v0\n"
+              "    v_lshlrev_b32 v3, 4, v3\n    v_add_u32 v2, v2, v3\n", per_wave);
+}
+
+/* Read the quarter from v1 on: per_wave / 1024 dwordx4 loads per lane, the
+ * wave's loads 1 KiB apart, each waited for (s10 counts). */
+static void quarter_loop(tc_sbuf *b, size_t per_wave)
+{
+    tc_put(b, "    s_mov_b32 s10, %zu\n.Lloop:\n"
+              "    global_load_dwordx4 v[4:7], v1, s[4:5]\n    v_add_u32 v1, 1024, v1\n    s_waitcnt vmcnt(0)\n"
+              "    s_sub_u32 s10, s10, 1\n    s_cmp_lg_u32 s10, 0\n    s_cbranch_scc1 .Lloop\n", per_wave / 1024);
+}
+
 /* One workgroup of 4 waves on one CU reads `bytes` twice (dwordx4 per
  * lane, each wave a quarter, in order): the HBM bytes per byte of it. */
 static double reread(const char *arch, size_t bytes)
 {
-    size_t per_wave = bytes / 4, iters = per_wave / 1024;
+    size_t per_wave = bytes / 4;
     tc_sbuf b = {0};
-    tc_put(&b, "%s    v_lshrrev_b32 v2, 6, v0\n    v_mul_u32_u24 v2, %zu, v2\n    v_and_b32 v3, 63, v0\n"
-               "    v_lshlrev_b32 v3, 4, v3\n    v_add_u32 v2, v2, v3\n    s_mov_b32 s11, 2\n.Lpass:\n"
-               "    v_mov_b32 v1, v2\n    s_mov_b32 s10, %zu\n.Lloop:\n"
-               "    global_load_dwordx4 v[4:7], v1, s[4:5]\n    v_add_u32 v1, 1024, v1\n    s_waitcnt vmcnt(0)\n"
-               "    s_sub_u32 s10, s10, 1\n"
-               "    s_cmp_lg_u32 s10, 0\n    s_cbranch_scc1 .Lloop\n    s_waitcnt vmcnt(0)\n"
-               "    s_sub_u32 s11, s11, 1\n    s_cmp_lg_u32 s11, 0\n    s_cbranch_scc1 .Lpass\n",
-           TC_PRELUDE, per_wave, iters);
+    tc_put(&b, "%s", TC_PRELUDE);
+    quarter_start(&b, per_wave);
+    tc_put(&b, "    s_mov_b32 s11, 2\n.Lpass:\n    v_mov_b32 v1, v2\n");
+    quarter_loop(&b, per_wave);
+    tc_put(&b, "    s_waitcnt vmcnt(0)\n    s_sub_u32 s11, s11, 1\n    s_cmp_lg_u32 s11, 0\n    s_cbranch_scc1 .Lpass\n");
     void *buf = zalloc(bytes);
     assert_non_null(buf);
     void *ptrs[2] = {buf, NULL};
@@ -607,15 +621,12 @@ static void shared_tiles(const char *arch)
     const target *t = target_by_name(arch);
     const timing_facts *f = &t->tm;
     unsigned inst = f->l2_instances > 1 ? (unsigned)f->l2_instances : 1;
-    size_t one = (size_t)f->l2_bytes / inst, tile = one / 2, per_wave = tile / 4, iters = per_wave / 1024;
+    size_t one = (size_t)f->l2_bytes / inst, tile = one / 2, per_wave = tile / 4;
     tc_sbuf b = {0};
-    tc_put(&b, "%s    s_and_b32 s12, s2, %u\n    s_mul_i32 s12, s12, %zu\n"
-               "    v_lshrrev_b32 v2, 6, v0\n    v_mul_u32_u24 v2, %zu, v2\n    v_and_b32 v3, 63, v0\n"
-               "    v_lshlrev_b32 v3, 4, v3\n    v_add_u32 v2, v2, v3\n    v_add_u32 v1, s12, v2\n"
-               "    s_mov_b32 s10, %zu\n.Lloop:\n"
-               "    global_load_dwordx4 v[4:7], v1, s[4:5]\n    v_add_u32 v1, 1024, v1\n    s_waitcnt vmcnt(0)\n"
-               "    s_sub_u32 s10, s10, 1\n    s_cmp_lg_u32 s10, 0\n    s_cbranch_scc1 .Lloop\n",
-           TC_PRELUDE, inst - 1, tile, per_wave, iters);
+    tc_put(&b, "%s    s_and_b32 s12, s2, %u\n    s_mul_i32 s12, s12, %zu\n", TC_PRELUDE, inst - 1, tile);
+    quarter_start(&b, per_wave);
+    tc_put(&b, "    v_add_u32 v1, s12, v2\n");
+    quarter_loop(&b, per_wave);
     size_t bytes = tile * inst;
     void *buf = zalloc(bytes);
     void *ptrs[2] = {buf, NULL};
