@@ -420,6 +420,18 @@ bench-depthwise: all
 	B=$(B) $(PYTHON) tools/bench_depthwise.py > $(B)/depthwise.md
 	@cat $(B)/depthwise.md
 
+# ---- the heuristic's pick against find mode's best (tools/bench_heuristic.py) --
+# One layer in HEUR_SAMPLE of ResNet-50, ResNeXt-101 and Inception-v3 at batch
+# HEUR_BATCH on every target, type and layout, HEUR_JOBS layers at once (find
+# mode on one layer takes 30 s to minutes): writes $(B)/heuristic.md (docs/TIMING.md)
+HEUR_BATCH  ?= 8
+HEUR_SAMPLE ?= 3
+HEUR_JOBS   ?= 2
+.PHONY: bench-heuristic
+bench-heuristic: all
+	B=$(B) BATCH=$(HEUR_BATCH) SAMPLE=$(HEUR_SAMPLE) JOBS=$(HEUR_JOBS) $(PYTHON) tools/bench_heuristic.py > $(B)/heuristic.md
+	@cat $(B)/heuristic.md
+
 # ---- every network layer on the emulator, verified (tools/check_networks.sh) --
 # $(SHAPES_DIR)/{resnet50,resnext101,inception3}.txt at batch CHECK_BATCH,
 # default kernel selection on every target of CHECK_ARCHS in every layout of

@@ -12,38 +12,28 @@ modeled time, the fp32 naive kernel's, the best v4r1 configuration's
 modeled cycles over the pick's (the 16-bit path before the 16-bit naive
 kernels existed), and the pick against find's best. Every figure is
 modeled by the timing model (docs/TIMING.md), not measured."""
-import json
 import os
-import re
-import subprocess
 import sys
 
-B = os.environ.get("B", "build")
-IGEMM = os.path.join(B, "bin", "igemm")
+from igemm_json import CMD, layers
+from igemm_json import run as igemm_run
+
 LIST = os.environ.get("LIST", "tests/shapes/depthwise.txt")
 BATCH = int(os.environ.get("BATCH", "1"))
 MAX_HW = int(os.environ.get("MAX_HW", "14"))
 TARGETS = os.environ.get("TARGETS", "gfx906 gfx942").split()
 DTYPES = os.environ.get("DTYPES", "fp16 bf16").split()
-CMD = {"fp32": "conv", "fp16": "convfp16", "bf16": "convbfp16"}
 
 
 def run(cmd, args, arch, extra):
-    r = subprocess.run([IGEMM, cmd] + args + ["--arch", arch, "--json"] + extra, capture_output=True, text=True)
-    if r.returncode:
-        sys.exit(f"bench-depthwise: {' '.join(r.args)}: {r.stderr.strip()}")
-    return json.loads(r.stdout)
+    return igemm_run(cmd, args, arch, extra, "bench-depthwise")
 
 
 def main():
     print(f"| target | type | layer (batch {BATCH}) | heuristic's pick | modeled us | fp32 naive us | "
           "best v4r1 / pick (cycles) | pick / find's best |")
     print("|---|---|---|---|---|---|---|---|")
-    for line in open(LIST):
-        line = line.split("#")[0].strip()
-        if not line.startswith("conv "):
-            continue
-        args = re.sub(r"-n \d+", f"-n {BATCH}", line[5:]).split()
+    for args, _ in layers(LIST, BATCH):
         if int(args[args.index("-H") + 1]) > MAX_HW:
             continue
         for arch in TARGETS:
