@@ -43,8 +43,8 @@ def one(job):
     best = min(cost, key=cost.get)
     if pick["solution"] not in cost:
         sys.exit(f"{WHO}: {' '.join(full)} on {arch}: find mode did not time the pick {pick['solution']}")
-    print(f"  {arch} {dt} {lay} {' '.join(args)}: {cost[pick['solution']] / cost[best]:.3f}", file=sys.stderr,
-          flush=True)
+    print(f"  {arch} {dt} {lay} {' '.join(args)}: pick {pick['solution']} {cost[pick['solution']]}, "
+          f"best {best} {cost[best]}: {cost[pick['solution']] / cost[best]:.3f}", file=sys.stderr, flush=True)
     return pick["solution"], cost[pick["solution"]], best, cost[best]
 
 
