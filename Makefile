@@ -518,6 +518,16 @@ compare-miopen-xdlops-all: $(B)/bin/igemm $(B)/bin/igemm-miopen
 	        SUFFIX=-flush; \
 	done; ls $(B)/miopen-xdlops-*.md; exit $$rc
 
+# docs/MIOPEN_XDLOPS.md from the tables compare-miopen-xdlops-all left in
+# $(B) (tools/xdlops_report.py): a summary against issue 22's goals, then
+# every table; XDLOPS_NOTE says how and at which commit they were measured.
+XDLOPS_NOTE ?= Measured at commit $(shell git rev-parse --short HEAD 2>/dev/null) by \`make compare-miopen-xdlops-all\`.
+.PHONY: compare-miopen-xdlops-report
+compare-miopen-xdlops-report:
+	@ls $(B)/miopen-xdlops-*.md > /dev/null 2>&1 || { echo "compare-miopen-xdlops-report: no $(B)/miopen-xdlops-*.md (run make compare-miopen-xdlops-all first)"; exit 2; }
+	$(PYTHON) tools/xdlops_report.py "$(XDLOPS_NOTE)" $(B)/miopen-xdlops-*.md > docs/MIOPEN_XDLOPS.md
+	@echo "wrote docs/MIOPEN_XDLOPS.md"
+
 # ---- PyTorch: training with igemm's input gradient (examples/train_cnn.py) --
 # A small CNN trained for a few steps with igemm.torch.Conv2d on the emulator
 # of DEMO_ARCH, batch and image size changing between steps, next to the same

@@ -178,7 +178,10 @@ done < "$SHAPES"
 geomean() { awk -v s="$1" -v n="$2" 'BEGIN { if (n > 0) printf "%.3f", exp(s / n); else print "-" }'; }
 geo=$(geomean "$logsum" "$nrun")
 write_report "$(
-    echo "Batch $BATCH, $SHAPES, $ARCH $DTYPE $LAYOUT, modeled by the timing model on the target's reference product (docs/TIMING.md):"
+    variant=""
+    [ "$ARCH $DTYPE" = "gfx90a fp16" ] && variant=", MIOpen's fp16 alternate implementation $( [ "$FP16_ALT" = 1 ] && echo on || echo off)"
+    [ -n "$OURS_FLAGS" ] && variant="$variant, ours with $OURS_FLAGS"
+    echo "Batch $BATCH, $SHAPES, $ARCH $DTYPE $LAYOUT$variant, modeled by the timing model on the target's reference product (docs/TIMING.md):"
     echo "$nrun layers where MIOpen's rule lets its kernels run and both ran; ours / MIOpen geomean $geo, worst $worst"
     echo "(\`$worst_layer\`); over the $npass layers where MIOpen's dx passes the verification, geomean $(geomean "$logpass" "$npass")."
 )"
