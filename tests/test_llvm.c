@@ -569,18 +569,27 @@ static void differential(const char *arch, int opt, int every)
     free(src);
 }
 
+/* -O0 objects whose s_nops the emulator cannot all account for yet
+   (docs/EMULATOR.md "Private memory (-O0)"): on gfx908 LLVM puts an s_nop
+   between two v_accvgpr_write of k_i64's AGPR spills, on gfx942 one between
+   two v_writelane_b32 of its SGPR spills, that neither the emulator's rules
+   nor LLVM 19's checkMAIHazards908/checkVALUHazards as we read them demand */
+static bool o0_unexplained(const char *arch) { return !strcmp(arch, "gfx908") || !strcmp(arch, "gfx942"); }
+
 static void hazard_differential(void **state)
 {
     (void)state;
     const char *all = getenv("IGEMM_LLVM_ALL");
     bool full = all && *all && strcmp(all, "0");
-    /* -O0 is left out: on gfx908 LLVM puts an s_nop between two
-       v_accvgpr_write (k_i64) that no rule of the emulator demands, not yet
-       explained (docs/EMULATOR.md "Private memory (-O0)") */
+    /* make test: -O2 and -O0, every other s_nop; make check-llvm: every
+       level, every s_nop; -O0 only where every s_nop is accounted for */
     for (int a = 0; a < TC_NARCH(archs); a++)
-        for (int o = 0; o < (int)(sizeof opt_levels / sizeof opt_levels[0]); o++)
-            if (opt_levels[o] && (full || opt_levels[o] == 2))
-                differential(archs[a], opt_levels[o], full ? 1 : 2);
+        for (int o = 0; o < (int)(sizeof opt_levels / sizeof opt_levels[0]); o++) {
+            int opt = opt_levels[o];
+            if ((opt == 0 && o0_unexplained(archs[a])) || (!full && opt == 3))
+                continue;
+            differential(archs[a], opt, full ? 1 : 2);
+        }
 }
 
 /* An instruction llvm-mc knows but the emulator does not implement stops the
