@@ -186,8 +186,6 @@ static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, la
         return v4r1_plan_split(s, sh, plan, phases, nph);
     int chunk = v4r1_chunk(sh, c, nph);
     bool fill = !sh->full_coverage && !v4r1_zeros_inside(sh);
-    plan_band border;
-    plan_band_border(sh, &border);
     for (int n0 = 0; n0 < p->n; n0 += chunk) {
         int nb = p->n - n0 < chunk ? p->n - n0 : chunk;
         if (fill && plan_zero_fill(plan, sh, n0, nb))
@@ -203,10 +201,8 @@ static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, la
             d->ptr_add[ARG_DX] = dx_image * (uint64_t)n0;
             d->ptr_add[ARG_DY] = dy_image * (uint64_t)n0;
         }
-        /* the non-finite fixup: border pixels that came out NaN are
-           recomputed without the masked taps (docs/KERNELS.md) */
-        if (plan_band_pixels(sh, &border) && plan_naive(plan, sh, n0, nb, &border, 1))
-            return -1;
+        /* no fixup launch: the kernel's non-finite guard recomputes the
+           border pixels that came out NaN (docs/KERNELS.md) */
     }
     return 0;
 }
