@@ -162,7 +162,18 @@ static double step_lines(const v4r1_config *c, const igemm_shape *sh, const targ
     return (a + b) * c->block / 64;
 }
 
-/* The non-finite fixup after the GEMM launches (docs/KERNELS.md): one wave
+/* The non-finite guard of an unsplit kernel (gen/bwd_data_v4r1/fixup.c,
+ * docs/KERNELS.md): per wave, before its stores, one VALU add per
+ * accumulator of a thread (MFMA: and the read out of its AGPR), a compare
+ * and a branch, 4 issue cycles per wave64 VALU op on a 16-lane SIMD; the
+ * slow path runs only where an accumulator is NaN. */
+static double guard_cycles(const v4r1_config *c)
+{
+    double accs = (double)c->mpb * c->npb / c->block;
+    return (accs * (c->math == IGEMM_MATH_MFMA ? 2 : 1) + 2) * 4;
+}
+
+/* The non-finite fixup after a split's reduction (docs/KERNELS.md): one wave
  * per 64 border elements, about 70 instructions each (arguments, the band
  * decomposition, one dx load and its test: 4 issue cycles per wave64 VALU
  * op on a 16-lane SIMD), behind two dependent memory latencies (the
@@ -223,7 +234,7 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
 {
     int waves = c->block / 64;
     wave_cost wc = math_cost(c, t);
-    double step = wc.step, fixed = wc.fixed;
+    double step = wc.step, fixed = wc.fixed + (c->ksplit ? 0 : guard_cycles(c));
     double lstep = lat_step(c, t) > step ? lat_step(c, t) : step, lfixed = fixed + lat_fixed(t);
     /* workgroups a CU holds (arch/occupancy.h), from the configuration's
        register estimate; SGPRs are not estimated */
@@ -278,7 +289,9 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         busy = path;
     /* a launch's dispatch (timing model: launch_us), and the zero fill's */
     double launch = t->tm.launch_us * 1e3 * t->clock_ghz * (sh->full_coverage ? 1 : 2);
-    return (busy > longest ? busy : longest) + launch + split_extra(c, sh, t);
+    /* a split keeps the non-finite fixup launch; an unsplit kernel guards
+       itself (guard_cycles, in fixed) */
+    return (busy > longest ? busy : longest) + launch + split_extra(c, sh, t) + (c->ksplit ? fixup_estimate(sh, t) : 0);
 }
 
 double naive_estimate(const igemm_shape *sh, const target *t)
@@ -327,10 +340,6 @@ static const solver *best_v4r1(const igemm_shape *sh, const target *t, int (*ok)
     for (int i = 0; i < n; i++)
         if (est[i] >= 0 && est[i] <= *best_t * 1.03 && (pick < 0 || work[i] < work[pick]))
             pick = i;
-    /* every v4r1 plan has the same fixup launch: it does not rank the
-       configurations, but it counts against the naive kernel */
-    if (pick >= 0)
-        *best_t += fixup_estimate(sh, t);
     return pick >= 0 ? solver_get(pick) : NULL;
 }
 
