@@ -241,10 +241,29 @@ typedef struct {
     X(U32, elems, "elements to sum")                                           \
     X(U32, splits, "partial slices (>= 1)")                                    \
     X(U32, slice_bytes, "bytes from one slice to the next (splits * it < 2^31)") \
-    X(U32, pad0, "unused, keeps the size a multiple of 8")
+    X(U32, pad0, "unused, keeps the size a multiple of 8")                    \
+    X(PTR, p_dy, "dy (the non-finite guard's)")                               \
+    X(PTR, p_w, "w (the non-finite guard's)")                                 \
+    X(U32, nhwc, "1: dx is NHWC, else NCHW")                                   \
+    X(U32, d0, "dx's innermost dimension: wi (NCHW), c (NHWC)")                \
+    X(U32, d1, "the next: hi (NCHW), wi (NHWC)")                               \
+    X(U32, d2, "the next: c (NCHW), hi (NHWC)")                                \
+    X(U32, mdiv_d0, "magic for / d0")                                          \
+    X(U32, shift_d0, "shift for / d0")                                         \
+    X(U32, mdiv_d1, "magic for / d1")                                          \
+    X(U32, shift_d1, "shift for / d1")                                         \
+    X(U32, mdiv_d2, "magic for / d2")                                          \
+    X(U32, shift_d2, "shift for / d2")                                         \
+    X(U32, cg, "dx channels per group")                                        \
+    X(U32, mdiv_cg, "magic for / cg")                                          \
+    X(U32, shift_cg, "shift for / cg")
 
+/* The reduction also guards against non-finite data (docs/KERNELS.md): a
+ * sum that is NaN in the border band is recomputed from the valid taps
+ * (the header's decode of an element index, then the block nf). */
 typedef struct {
     IGEMM_KSUM_ARGS(KARG_FIELD)
+    igemm_nonfinite_args nf;
 } igemm_ksum_args;
 
 #endif

@@ -117,6 +117,20 @@ int plan_ksplit_sum(launch_plan *p, const igemm_shape *sh, uint64_t elems, int s
     if (!d)
         return -1;
     igemm_ksum_args a = {.elems = (uint32_t)elems, .splits = (uint32_t)splits, .slice_bytes = (uint32_t)slice_bytes};
+    const igemm_problem *pr = &sh->p;
+    /* the non-finite guard: an element index's decode, innermost first,
+       and the recompute's block (every image: one launch) */
+    a.nhwc = pr->layout == IGEMM_LAYOUT_NHWC;
+    a.d0 = (uint32_t)(a.nhwc ? pr->c : pr->wi);
+    a.d1 = (uint32_t)(a.nhwc ? pr->wi : pr->hi);
+    a.d2 = (uint32_t)(a.nhwc ? pr->hi : pr->c);
+    a.cg = (uint32_t)sh->cg;
+    igemm_magic m;
+    m = igemm_magic_for(a.d0), a.mdiv_d0 = m.magic, a.shift_d0 = m.shift;
+    m = igemm_magic_for(a.d1), a.mdiv_d1 = m.magic, a.shift_d1 = m.shift;
+    m = igemm_magic_for(a.d2), a.mdiv_d2 = m.magic, a.shift_d2 = m.shift;
+    m = igemm_magic_for(a.cg), a.mdiv_cg = m.magic, a.shift_cg = m.shift;
+    plan_nonfinite_args(sh, pr->n, &a.nf);
     igemm_dtype dt = sh->p.dtype;
     snprintf(d->kernel, sizeof d->kernel, "%s",
              dt == IGEMM_FP16 ? KERNEL_KSUM_FP16 : dt == IGEMM_BF16 ? KERNEL_KSUM_BF16 : KERNEL_KSUM);
@@ -126,6 +140,8 @@ int plan_ksplit_sum(launch_plan *p, const igemm_shape *sh, uint64_t elems, int s
     d->args_size = sizeof a;
     d->ptr_off[ARG_DX] = (int)offsetof(igemm_ksum_args, p_out);
     d->ptr_off[ARG_WS] = (int)offsetof(igemm_ksum_args, p_ws);
+    d->ptr_off[ARG_DY] = (int)offsetof(igemm_ksum_args, p_dy);
+    d->ptr_off[ARG_W] = (int)offsetof(igemm_ksum_args, p_w);
     return 0;
 }
 
