@@ -793,9 +793,9 @@ static const char *solution_with(igemm_handle *h, const igemm_problem *p, const 
  * (whose masked border taps make NaN in the GEMM) or in dy (interior
  * pixels whose terms hold a NaN: true NaNs that must stay) give dx equal
  * to the float64 reference, NaN and Inf exactly where it has them
- * (tc_run_case_ex). An unsplit solver (the v4r1 kernel's guard) on gfx906
- * (FMA) and gfx942 (MFMA), a split one (the reduction's guard) on gfx942
- * (gfx906 has none), fp32 and fp16, NCHW and NHWC. */
+ * (tc_run_case_ex). Unsplit solvers (the v4r1 kernel's guard): FMA on
+ * gfx906 and gfx942, MFMA on gfx942; a split one (the reduction's guard)
+ * on gfx942 (gfx906 has none); fp32 and fp16, NCHW and NHWC. */
 static void item11_guard_in_kernel(void **state)
 {
     (void)state;
@@ -809,18 +809,21 @@ static void item11_guard_in_kernel(void **state)
         igemm_handle *h = tc_emu_handle(archs[a], NULL, 1);
         for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
             for (int l = 0; l < 2; l++)
-                for (int split = 0; split < 2; split++) {
+                for (int kind = 0; kind < 3; kind++) { /* FMA, MFMA, MFMA split */
+                    const int split = kind == 2;
                     igemm_problem p = p0;
                     p.dtype = types[t];
                     p.layout = l ? IGEMM_LAYOUT_NHWC : IGEMM_LAYOUT_NCHW;
                     if (p.dtype == IGEMM_FP16)
                         p.fp16_mode = IGEMM_FP16_FLUSH; /* every fp16 kernel applies */
-                    const char *sol = split ? solution_with(h, &p, "_ks2", NULL) : solution_with(h, &p, "igemm_bwd_v4r1_", "_ks");
+                    const char *sol = solution_with(h, &p, kind ? "igemm_bwd_v4r1_mfma" : "igemm_bwd_v4r1_fma",
+                                                    split ? NULL : "_ks");
+                    if (split)
+                        sol = solution_with(h, &p, "_ks2", NULL);
                     if (!sol) {
-                        if (split && !strcmp(archs[a], "gfx906"))
-                            continue; /* FMA: no split solvers */
-                        fail_msg("%s %s: no %s solver applies", archs[a], p.layout ? "nhwc" : "nchw",
-                                 split ? "split" : "unsplit");
+                        if (kind && !strcmp(archs[a], "gfx906"))
+                            continue; /* FMA only: no MFMA, no split solvers */
+                        fail_msg("%s %s: no solver of kind %d applies", archs[a], p.layout ? "nhwc" : "nchw", kind);
                     }
                     int cnt = 0;
                     assert_int_equal(igemm_get_launches(h, &p, sol, NULL, 0, &cnt), IGEMM_OK);
@@ -842,7 +845,7 @@ static void item11_guard_in_kernel(void **state)
         igemm_destroy(h);
     }
     print_message("guard in the kernels: %d runs, %d failures\n", runs, failures);
-    assert_true(runs >= 48);
+    assert_true(runs >= 96);
     assert_int_equal(failures, 0);
 }
 
