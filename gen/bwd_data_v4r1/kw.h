@@ -18,6 +18,8 @@
  *   math (math_*.c)  LDS -> fragments -> accumulators: the strategy below
  *   walk.c      the K walk over taps and channel blocks: prologue, the
  *               double-buffered main loop, the advance between steps
+ *   fixup.c     the non-finite guard (unsplit kernels): NaN accumulators
+ *               of the border band recomputed from the valid taps
  *   epilogue.c  accumulators -> dx with masked stores
  *
  * Every stage reads and writes this one struct; registers are allocated
