@@ -151,6 +151,52 @@ enum { PH_IY, PH_IX, PH_YDOT, PH_XDOT, PH_HI_OFF, PH_WI_OFF, PH_SPLIT, PH_WORDS 
     X(U32, ks_chunk, "split kernels: K channels of a split's range")           \
     X(U32, ks_slice, "split kernels: workspace bytes from one split to the next")
 
+/* The non-finite guard's block (docs/KERNELS.md, "Non-finite data"): what
+ * a kernel needs to recompute a dx element of the border band from its
+ * valid taps only, the way the naive kernel does (gen/kern_naive.c,
+ * naive_taps): the band (pixels with hi < top, hi >= bot, wi < left or
+ * wi >= rgt), the tap geometry, dy's and w's byte strides and sizes.
+ * Filled by plan_nonfinite_args (conv/solver.c); at the end of the v4r1
+ * argument block, read only where a NaN turns up. The order is the
+ * guard's (gen/bwd_data_v4r1/fixup.c): the 18 it keeps in SGPRs (pad_h ..
+ * bot), the 2 it moves to VGPRs (left, rgt), the 2 byte counts of its
+ * buffer resources, then copies of header values (a static twin has no
+ * header: they are its constants). */
+#define IGEMM_NONFINITE_ARGS(X)                                                \
+    X(U32, pad_h, "pad height")                                                \
+    X(U32, pad_w, "pad width")                                                 \
+    X(U32, dil_h, "dilation height")                                           \
+    X(U32, dil_w, "dilation width")                                            \
+    X(U32, mdiv_sh, "magic for / stride_h")                                    \
+    X(U32, shift_sh, "shift for / stride_h")                                   \
+    X(U32, mdiv_sw, "magic for / stride_w")                                    \
+    X(U32, shift_sw, "shift for / stride_w")                                   \
+    X(U32, w_sy, "w bytes per filter row")                                     \
+    X(U32, w_sx, "w bytes per filter column")                                  \
+    X(U32, w_sc, "w bytes per channel of a group")                             \
+    X(U32, w_sk, "w bytes per output channel k")                               \
+    X(U32, dy_sn, "dy bytes per image")                                        \
+    X(U32, dy_sk, "dy bytes per channel")                                      \
+    X(U32, dy_sh, "dy bytes per row")                                          \
+    X(U32, dy_sw, "dy bytes per column")                                       \
+    X(U32, top, "band: rows above top")                                        \
+    X(U32, bot, "band: rows from bot on")                                      \
+    X(U32, left, "band: columns left of left")                                 \
+    X(U32, rgt, "band: columns from rgt on")                                   \
+    X(U32, w_bytes, "w bytes")                                                 \
+    X(U32, dy_bytes, "dy bytes of the launch's images")                        \
+    X(U32, stride_h, "stride height")                                          \
+    X(U32, stride_w, "stride width")                                           \
+    X(U32, ho, "dy height")                                                    \
+    X(U32, wo, "dy width")                                                     \
+    X(U32, fy, "filter height")                                                \
+    X(U32, fx, "filter width")                                                 \
+    X(U32, kg, "dy channels per group")
+
+typedef struct {
+    IGEMM_NONFINITE_ARGS(KARG_FIELD)
+} igemm_nonfinite_args;
+
 typedef struct {
     IGEMM_V4R1_ARGS(KARG_FIELD)
     /* per phase of the launch: iy, ix, ydot_slice, xdot_slice, hi_off
@@ -159,6 +205,8 @@ typedef struct {
        to p_dx + split * ks_slice; 0 elsewhere), 1 unused word (32-byte
        rows) */
     uint32_t ph[V4R1_MAX_PHASES][PH_WORDS];
+    /* the non-finite guard's block (unsplit kernels) */
+    igemm_nonfinite_args nf;
 } igemm_v4r1_args;
 
 /* Static twins take only the tensors. */
@@ -193,10 +241,29 @@ typedef struct {
     X(U32, elems, "elements to sum")                                           \
     X(U32, splits, "partial slices (>= 1)")                                    \
     X(U32, slice_bytes, "bytes from one slice to the next (splits * it < 2^31)") \
-    X(U32, pad0, "unused, keeps the size a multiple of 8")
+    X(U32, pad0, "unused, keeps the size a multiple of 8")                    \
+    X(PTR, p_dy, "dy (the non-finite guard's)")                               \
+    X(PTR, p_w, "w (the non-finite guard's)")                                 \
+    X(U32, nhwc, "1: dx is NHWC, else NCHW")                                   \
+    X(U32, d0, "dx's innermost dimension: wi (NCHW), c (NHWC)")                \
+    X(U32, d1, "the next: hi (NCHW), wi (NHWC)")                               \
+    X(U32, d2, "the next: c (NCHW), hi (NHWC)")                                \
+    X(U32, mdiv_d0, "magic for / d0")                                          \
+    X(U32, shift_d0, "shift for / d0")                                         \
+    X(U32, mdiv_d1, "magic for / d1")                                          \
+    X(U32, shift_d1, "shift for / d1")                                         \
+    X(U32, mdiv_d2, "magic for / d2")                                          \
+    X(U32, shift_d2, "shift for / d2")                                         \
+    X(U32, cg, "dx channels per group")                                        \
+    X(U32, mdiv_cg, "magic for / cg")                                          \
+    X(U32, shift_cg, "shift for / cg")
 
+/* The reduction also guards against non-finite data (docs/KERNELS.md): a
+ * sum that is NaN in the border band is recomputed from the valid taps
+ * (the header's decode of an element index, then the block nf). */
 typedef struct {
     IGEMM_KSUM_ARGS(KARG_FIELD)
+    igemm_nonfinite_args nf;
 } igemm_ksum_args;
 
 #endif

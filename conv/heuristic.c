@@ -162,24 +162,15 @@ static double step_lines(const v4r1_config *c, const igemm_shape *sh, const targ
     return (a + b) * c->block / 64;
 }
 
-/* The non-finite fixup after the GEMM launches (docs/KERNELS.md): one wave
- * per 64 border elements, about 70 instructions each (arguments, the band
- * decomposition, one dx load and its test: 4 issue cycles per wave64 VALU
- * op on a 16-lane SIMD), behind two dependent memory latencies (the
- * arguments, then dx), plus its dispatch. 0 when the band is empty (no extra
- * launch). */
-static double fixup_estimate(const igemm_shape *sh, const target *t)
+/* The non-finite guard of an unsplit kernel (gen/bwd_data_v4r1/fixup.c,
+ * docs/KERNELS.md): per wave, before its stores, one VALU add per
+ * accumulator of a thread (MFMA: and the read out of its AGPR), a compare
+ * and a branch, 4 issue cycles per wave64 VALU op on a 16-lane SIMD; the
+ * slow path runs only where an accumulator is NaN. */
+static double guard_cycles(const v4r1_config *c)
 {
-    plan_band b;
-    plan_band_border(sh, &b);
-    double elems = (double)plan_band_pixels(sh, &b) * sh->p.c * sh->p.n;
-    if (elems == 0)
-        return 0;
-    double issue = 70 * 4, waves = ceil_div(elems, 64);
-    double busy = ceil_div(waves, (double)t->simds_per_cu * t->num_cu) * issue;
-    double chain = 2.0 * t->tm.lat_hbm + issue;
-    /* and, being a launch of its own, a dispatch (timing model: launch_us) */
-    return (busy > chain ? busy : chain) + t->tm.launch_us * 1e3 * t->clock_ghz;
+    double accs = (double)c->mpb * c->npb / c->block;
+    return (accs * (c->math == IGEMM_MATH_MFMA ? 2 : 1) + 2) * 4;
 }
 
 /* A split along GEMM K (c->ksplit, conv/solver_v4r1.c): K ranges of *per
@@ -195,8 +186,8 @@ static void split_ranges(const v4r1_config *c, const igemm_shape *sh, double *pe
  * dx element reading `splits` fp32 partials and writing dx in its type:
  * those bytes through the L2 and the HBM, behind a chain of `splits`
  * dependent loads; the partial sums' write traffic is in the GEMMs' stores,
- * counted here too; a wave issues about 20 instructions once and 8 per
- * split, gen/kern_ksum.c) and the reduction's dispatch (the splits of every
+ * counted here too; a wave issues about 20 instructions once, 2 for the
+ * non-finite guard's check, and 8 per split, gen/kern_ksum.c) and the reduction's dispatch (the splits of every
  * phase share the GEMM launch: rows of its phase table; the workspace's
  * zero fill, where there is one, is the fill dispatch v4r1_estimate
  * charges anyway). */
@@ -210,7 +201,7 @@ static double split_extra(const v4r1_config *c, const igemm_shape *sh, const tar
     double bytes = elems * (splits * 4 /* partials written */ + splits * 4 /* read */ + esz /* dx */);
     double hbm = bytes / (t->tm.hbm_tbps * t->tm.hbm_achievable * 1e3 / t->clock_ghz); /* at bytes per cycle */
     double l2 = bytes / t->tm.l2_bytes_per_clk;
-    double waves = ceil_div(elems, 64), issue = (20 + 8 * splits) * 4;
+    double waves = ceil_div(elems, 64), issue = (22 + 8 * splits) * 4; /* 2: the non-finite guard's check */
     double busy = ceil_div(waves, (double)t->simds_per_cu * t->num_cu) * issue;
     double chain = (splits + 1) * t->tm.lat_hbm + issue;
     double mem = hbm > l2 ? hbm : l2;
@@ -223,7 +214,7 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
 {
     int waves = c->block / 64;
     wave_cost wc = math_cost(c, t);
-    double step = wc.step, fixed = wc.fixed;
+    double step = wc.step, fixed = wc.fixed + (c->ksplit ? 0 : guard_cycles(c));
     double lstep = lat_step(c, t) > step ? lat_step(c, t) : step, lfixed = fixed + lat_fixed(t);
     /* workgroups a CU holds (arch/occupancy.h), from the configuration's
        register estimate; SGPRs are not estimated */
@@ -278,6 +269,8 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         busy = path;
     /* a launch's dispatch (timing model: launch_us), and the zero fill's */
     double launch = t->tm.launch_us * 1e3 * t->clock_ghz * (sh->full_coverage ? 1 : 2);
+    /* no fixup launch: an unsplit kernel guards itself (guard_cycles, in
+       fixed), a split's reduction its sums (split_extra) */
     return (busy > longest ? busy : longest) + launch + split_extra(c, sh, t);
 }
 
@@ -327,10 +320,6 @@ static const solver *best_v4r1(const igemm_shape *sh, const target *t, int (*ok)
     for (int i = 0; i < n; i++)
         if (est[i] >= 0 && est[i] <= *best_t * 1.03 && (pick < 0 || work[i] < work[pick]))
             pick = i;
-    /* every v4r1 plan has the same fixup launch: it does not rank the
-       configurations, but it counts against the naive kernel */
-    if (pick >= 0)
-        *best_t += fixup_estimate(sh, t);
     return pick >= 0 ? solver_get(pick) : NULL;
 }
 

@@ -117,6 +117,20 @@ int plan_ksplit_sum(launch_plan *p, const igemm_shape *sh, uint64_t elems, int s
     if (!d)
         return -1;
     igemm_ksum_args a = {.elems = (uint32_t)elems, .splits = (uint32_t)splits, .slice_bytes = (uint32_t)slice_bytes};
+    const igemm_problem *pr = &sh->p;
+    /* the non-finite guard: an element index's decode, innermost first,
+       and the recompute's block (every image: one launch) */
+    a.nhwc = pr->layout == IGEMM_LAYOUT_NHWC;
+    a.d0 = (uint32_t)(a.nhwc ? pr->c : pr->wi);
+    a.d1 = (uint32_t)(a.nhwc ? pr->wi : pr->hi);
+    a.d2 = (uint32_t)(a.nhwc ? pr->hi : pr->c);
+    a.cg = (uint32_t)sh->cg;
+    igemm_magic m;
+    m = igemm_magic_for(a.d0), a.mdiv_d0 = m.magic, a.shift_d0 = m.shift;
+    m = igemm_magic_for(a.d1), a.mdiv_d1 = m.magic, a.shift_d1 = m.shift;
+    m = igemm_magic_for(a.d2), a.mdiv_d2 = m.magic, a.shift_d2 = m.shift;
+    m = igemm_magic_for(a.cg), a.mdiv_cg = m.magic, a.shift_cg = m.shift;
+    plan_nonfinite_args(sh, pr->n, &a.nf);
     igemm_dtype dt = sh->p.dtype;
     snprintf(d->kernel, sizeof d->kernel, "%s",
              dt == IGEMM_FP16 ? KERNEL_KSUM_FP16 : dt == IGEMM_BF16 ? KERNEL_KSUM_BF16 : KERNEL_KSUM);
@@ -126,6 +140,8 @@ int plan_ksplit_sum(launch_plan *p, const igemm_shape *sh, uint64_t elems, int s
     d->args_size = sizeof a;
     d->ptr_off[ARG_DX] = (int)offsetof(igemm_ksum_args, p_out);
     d->ptr_off[ARG_WS] = (int)offsetof(igemm_ksum_args, p_ws);
+    d->ptr_off[ARG_DY] = (int)offsetof(igemm_ksum_args, p_dy);
+    d->ptr_off[ARG_W] = (int)offsetof(igemm_ksum_args, p_w);
     return 0;
 }
 
@@ -183,6 +199,48 @@ int64_t plan_band_pixels(const igemm_shape *sh, const plan_band *b)
     return (int64_t)rows * sh->p.wi + (int64_t)(sh->p.hi - rows) * (b->left + b->right);
 }
 
+void plan_nonfinite_args(const igemm_shape *sh, int nb, igemm_nonfinite_args *a)
+{
+    const igemm_problem *p = &sh->p;
+    const uint32_t esz = (uint32_t)igemm_dtype_get(p->dtype)->bytes;
+    const bool nhwc = p->layout == IGEMM_LAYOUT_NHWC;
+    plan_band b;
+    plan_band_border(sh, &b);
+    memset(a, 0, sizeof *a);
+    a->top = (uint32_t)b.top;
+    a->bot = (uint32_t)(p->hi - b.bottom);
+    a->left = (uint32_t)b.left;
+    a->rgt = (uint32_t)(p->wi - b.right);
+    a->pad_h = (uint32_t)p->pad_h;
+    a->pad_w = (uint32_t)p->pad_w;
+    a->dil_h = (uint32_t)p->dil_h;
+    a->dil_w = (uint32_t)p->dil_w;
+    a->stride_h = (uint32_t)p->stride_h;
+    a->stride_w = (uint32_t)p->stride_w;
+    igemm_magic m;
+    m = igemm_magic_for(a->stride_h), a->mdiv_sh = m.magic, a->shift_sh = m.shift;
+    m = igemm_magic_for(a->stride_w), a->mdiv_sw = m.magic, a->shift_sw = m.shift;
+    a->ho = (uint32_t)sh->ho;
+    a->wo = (uint32_t)sh->wo;
+    a->fy = (uint32_t)p->y;
+    a->fx = (uint32_t)p->x;
+    a->kg = (uint32_t)sh->kg;
+    uint32_t hw_out = (uint32_t)(sh->ho * sh->wo), yx = (uint32_t)(p->y * p->x), cg = (uint32_t)sh->cg;
+    uint32_t k = (uint32_t)p->k;
+    /* byte strides: NCHW (n, k, h, w), NHWC (n, h, w, k); the filter
+       K, C/G, Y, X or K, Y, X, C/G */
+    a->dy_sn = (uint32_t)sh->dy_image * esz;
+    a->dy_sk = (nhwc ? 1 : hw_out) * esz;
+    a->dy_sh = (nhwc ? (uint32_t)sh->wo * k : (uint32_t)sh->wo) * esz;
+    a->dy_sw = (nhwc ? k : 1) * esz;
+    a->w_sk = cg * yx * esz;
+    a->w_sc = (nhwc ? 1 : yx) * esz;
+    a->w_sy = (nhwc ? (uint32_t)p->x * cg : (uint32_t)p->x) * esz;
+    a->w_sx = (nhwc ? cg : 1) * esz;
+    a->dy_bytes = a->dy_sn * (uint32_t)nb;
+    a->w_bytes = a->w_sk * k;
+}
+
 int plan_naive(launch_plan *plan, const igemm_shape *sh, int n0, int nb, const plan_band *b, int only_nan)
 {
     const igemm_problem *p = &sh->p;
@@ -191,6 +249,8 @@ int plan_naive(launch_plan *plan, const igemm_shape *sh, int n0, int nb, const p
     launch_desc *d = plan_add(plan);
     if (!d)
         return -1;
+    igemm_nonfinite_args t; /* the tap geometry and strides: one writer */
+    plan_nonfinite_args(sh, nb, &t);
     igemm_naive_args a = {0};
     a.band_px = (uint32_t)plan_band_pixels(sh, b);
     a.total = (uint32_t)((uint64_t)a.band_px * (uint64_t)p->c * (uint64_t)nb);
@@ -200,48 +260,45 @@ int plan_naive(launch_plan *plan, const igemm_shape *sh, int n0, int nb, const p
     a.wi = (uint32_t)p->wi;
     a.c = (uint32_t)p->c;
     a.k = (uint32_t)p->k;
-    a.ho = (uint32_t)sh->ho;
-    a.wo = (uint32_t)sh->wo;
-    a.fy = (uint32_t)p->y;
-    a.fx = (uint32_t)p->x;
+    a.ho = t.ho;
+    a.wo = t.wo;
+    a.fy = t.fy;
+    a.fx = t.fx;
     a.cg = (uint32_t)sh->cg;
-    a.kg = (uint32_t)sh->kg;
-    a.stride_h = (uint32_t)p->stride_h;
-    a.stride_w = (uint32_t)p->stride_w;
-    a.dil_h = (uint32_t)p->dil_h;
-    a.dil_w = (uint32_t)p->dil_w;
-    a.pad_h = (uint32_t)p->pad_h;
-    a.pad_w = (uint32_t)p->pad_w;
+    a.kg = t.kg;
+    a.stride_h = t.stride_h;
+    a.stride_w = t.stride_w;
+    a.dil_h = t.dil_h;
+    a.dil_w = t.dil_w;
+    a.pad_h = t.pad_h;
+    a.pad_w = t.pad_w;
     a.top = (uint32_t)b->top;
     a.rows_skip = (uint32_t)(p->hi - b->top - b->bottom);
     a.rows_px = (uint32_t)((b->top + b->bottom) * p->wi);
     a.left = (uint32_t)b->left;
     a.lr = (uint32_t)(b->left + b->right > 0 ? b->left + b->right : 1);
     a.cols_skip = (uint32_t)(p->wi - b->left - b->right);
-    uint32_t hw_in = (uint32_t)(p->hi * p->wi), hw_out = (uint32_t)(sh->ho * sh->wo);
-    uint32_t yx = (uint32_t)(p->y * p->x), cg = (uint32_t)sh->cg;
-    /* byte strides: NCHW (n, c, h, w), NHWC (n, h, w, c); the filter
-       K, C/G, Y, X or K, Y, X, C/G */
+    uint32_t hw_in = (uint32_t)(p->hi * p->wi);
     a.dx_sn = (uint32_t)sh->dx_image * esz;
     a.dx_sc = (nhwc ? 1 : hw_in) * esz;
     a.dx_sh = (nhwc ? (uint32_t)p->wi * a.c : (uint32_t)p->wi) * esz;
     a.dx_sw = (nhwc ? a.c : 1) * esz;
-    a.dy_sn = (uint32_t)sh->dy_image * esz;
-    a.dy_sk = (nhwc ? 1 : hw_out) * esz;
-    a.dy_sh = (nhwc ? (uint32_t)sh->wo * a.k : (uint32_t)sh->wo) * esz;
-    a.dy_sw = (nhwc ? a.k : 1) * esz;
-    a.w_sk = cg * yx * esz;
-    a.w_sc = (nhwc ? 1 : yx) * esz;
-    a.w_sy = (nhwc ? (uint32_t)p->x * cg : (uint32_t)p->x) * esz;
-    a.w_sx = (nhwc ? cg : 1) * esz;
+    a.dy_sn = t.dy_sn;
+    a.dy_sk = t.dy_sk;
+    a.dy_sh = t.dy_sh;
+    a.dy_sw = t.dy_sw;
+    a.w_sk = t.w_sk;
+    a.w_sc = t.w_sc;
+    a.w_sy = t.w_sy;
+    a.w_sx = t.w_sx;
     igemm_magic m;
     m = igemm_magic_for(a.wi), a.mdiv_wi = m.magic, a.shift_wi = m.shift;
     m = igemm_magic_for(a.band_px), a.mdiv_band = m.magic, a.shift_band = m.shift;
     m = igemm_magic_for(a.lr), a.mdiv_lr = m.magic, a.shift_lr = m.shift;
     m = igemm_magic_for(a.c), a.mdiv_c = m.magic, a.shift_c = m.shift;
     m = igemm_magic_for(a.cg), a.mdiv_cg = m.magic, a.shift_cg = m.shift;
-    m = igemm_magic_for(a.stride_h), a.mdiv_sh = m.magic, a.shift_sh = m.shift;
-    m = igemm_magic_for(a.stride_w), a.mdiv_sw = m.magic, a.shift_sw = m.shift;
+    a.mdiv_sh = t.mdiv_sh, a.shift_sh = t.shift_sh;
+    a.mdiv_sw = t.mdiv_sw, a.shift_sw = t.shift_sw;
     snprintf(d->kernel, sizeof d->kernel, "%s",
              p->dtype == IGEMM_FP16 ? KERNEL_NAIVE_FP16 : p->dtype == IGEMM_BF16 ? KERNEL_NAIVE_BF16 : KERNEL_NAIVE);
     d->block = NAIVE_BLOCK;

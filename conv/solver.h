@@ -106,6 +106,11 @@ void plan_band_all(const igemm_shape *sh, plan_band *b);
 void plan_band_border(const igemm_shape *sh, plan_band *b);
 int64_t plan_band_pixels(const igemm_shape *sh, const plan_band *b);
 
+/* The non-finite guard's argument block (arch/kargs.h) of a launch of nb
+ * images: the border band (plan_band_border), the tap geometry and dy's and
+ * w's byte strides (the naive kernel's too: plan_naive takes them here). */
+void plan_nonfinite_args(const igemm_shape *sh, int nb, igemm_nonfinite_args *a);
+
 /* A naive launch over band b of dx images [n0, n0+nb), any layout and data
  * type; with only_nan it computes only the elements that hold NaN (the
  * fixup after the v4r1 launches of those images). 0, or -1 (out of memory). */

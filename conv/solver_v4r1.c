@@ -137,7 +137,8 @@ static launch_desc *gemm_launch(launch_plan *plan, const char *kernel, const v4r
  * (split, phase) pairs as the rows of one multihead launch of the split
  * kernel (at most V4R1_MAX_PHASES rows: ksplit_applicable), split s of every group walking K
  * channels [s * ks_chunk, + ks_chunk) and storing fp32 partial sums to
- * workspace slice s; then the reduction into dx and the non-finite fixup. */
+ * workspace slice s; then the reduction into dx, which also recomputes the
+ * border's NaN sums from the valid taps (the non-finite guard). */
 static int v4r1_plan_split(const solver *s, const igemm_shape *sh, launch_plan *plan, const int *phases, int nph)
 {
     const v4r1_config *c = s->cfg;
@@ -165,11 +166,8 @@ static int v4r1_plan_split(const solver *s, const igemm_shape *sh, launch_plan *
         if (!gemm_launch(plan, kernel, c, &a, n, part, ARG_WS))
             return -1;
     }
-    if (plan_ksplit_sum(plan, sh, (uint64_t)sh->dx_elems, splits, slice))
-        return -1;
-    plan_band border;
-    plan_band_border(sh, &border);
-    return plan_band_pixels(sh, &border) && plan_naive(plan, sh, 0, p->n, &border, 1) ? -1 : 0;
+    /* the reduction guards the sums against non-finite data (no fixup launch) */
+    return plan_ksplit_sum(plan, sh, (uint64_t)sh->dx_elems, splits, slice) ? -1 : 0;
 }
 
 static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, launch_plan *plan)
@@ -186,8 +184,6 @@ static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, la
         return v4r1_plan_split(s, sh, plan, phases, nph);
     int chunk = v4r1_chunk(sh, c, nph);
     bool fill = !sh->full_coverage && !v4r1_zeros_inside(sh);
-    plan_band border;
-    plan_band_border(sh, &border);
     for (int n0 = 0; n0 < p->n; n0 += chunk) {
         int nb = p->n - n0 < chunk ? p->n - n0 : chunk;
         if (fill && plan_zero_fill(plan, sh, n0, nb))
@@ -203,10 +199,8 @@ static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, la
             d->ptr_add[ARG_DX] = dx_image * (uint64_t)n0;
             d->ptr_add[ARG_DY] = dy_image * (uint64_t)n0;
         }
-        /* the non-finite fixup: border pixels that came out NaN are
-           recomputed without the masked taps (docs/KERNELS.md) */
-        if (plan_band_pixels(sh, &border) && plan_naive(plan, sh, n0, nb, &border, 1))
-            return -1;
+        /* no fixup launch: the kernel's non-finite guard recomputes the
+           border pixels that came out NaN (docs/KERNELS.md) */
     }
     return 0;
 }

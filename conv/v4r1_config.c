@@ -1,5 +1,6 @@
 /* The v4r1 tile configurations. */
 #include "v4r1_config.h"
+#include "solver.h"
 
 #include <pthread.h>
 
@@ -479,6 +480,7 @@ void v4r1_fill_args(igemm_v4r1_args *a, const igemm_shape *sh, const v4r1_config
         a->ph[i][PH_HI_OFF] = (uint32_t)(g.iy * p->dil_h - p->pad_h);
         a->ph[i][PH_WI_OFF] = (uint32_t)(g.ix * p->dil_w - p->pad_w);
     }
+    plan_nonfinite_args(sh, nb, &a->nf);
 }
 
 unsigned v4r1_grid(const igemm_v4r1_args *a, int nph) { return a->wgs * (unsigned)nph; }

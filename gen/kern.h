@@ -10,6 +10,23 @@
  * loops over y, x and k; every size an argument; the device-side reference. */
 void kern_naive(emit *e);
 
+/* What naive_taps reads: SGPRs (or operands an SGPR may be) holding the
+ * tap geometry and the byte strides of dy and w (arch/kargs.h names). */
+typedef struct {
+    opnd pad_h, pad_w, dil_h, dil_w, stride_h, stride_w, mdiv_sh, shift_sh, mdiv_sw, shift_sw;
+    opnd ho, wo, fy, fx, kg, dy_sk, dy_sh, dy_sw, w_sk, w_sy, w_sx;
+} naive_geom;
+
+/* The naive recompute of a dx element (gen/kern_naive.c; the non-finite
+ * guard of the v4r1 kernels shares it): v_acc += w * dy over every filter
+ * tap whose dy pixel exists for the lane's (v_hi, v_wi) and the K/G
+ * channels of its group, from the lane's w and dy byte offsets v_wbase and
+ * v_dybase (channel 0 of the group, tap 0). An invalid tap is no term: the
+ * lanes where it is invalid leave EXEC (never 0 x w). Lanes of s_valid;
+ * s_tmp: 4 scalar scratch registers; EXEC is left changed. */
+void naive_taps(emit *e, igemm_dtype dt, const naive_geom *g, opnd s_valid, opnd s_tmp, opnd v_acc, opnd v_hi,
+                opnd v_wi, opnd v_wbase, opnd v_dybase, opnd s_rsrc_w, opnd s_rsrc_dy);
+
 /* Zero a buffer of 32-bit words / of 16-bit halves (dx pixels no phase GEMM
  * writes). */
 void kern_fill_zero(emit *e);

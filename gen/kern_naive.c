@@ -101,13 +101,10 @@ static void tap_axis(emit *e, opnd s_mask, opnd s_tmp, opnd v_pix, opnd v_r, opn
     e_sop2(e, "s_and_b64", s_mask, s_mask, sub(s_tmp, 0, 2));
 }
 
-/* The sum over the filter taps and the channels of the group: for each
- * tap whose dy pixel exists (exec: the lanes where it does), acc += w * dy
- * over kk < K/G. */
-static void tap_loops(emit *e, igemm_dtype dt, opnd s_args, opnd s_valid, opnd s_tmp, opnd v_acc, opnd v_hi,
-                      opnd v_wi, opnd v_wbase, opnd v_dybase, opnd s_rsrc_w, opnd s_rsrc_dy)
+void naive_taps(emit *e, igemm_dtype dt, const naive_geom *g, opnd s_valid, opnd s_tmp, opnd v_acc, opnd v_hi,
+                opnd v_wi, opnd v_wbase, opnd v_dybase, opnd s_rsrc_w, opnd s_rsrc_dy)
 {
-#define A(f) at(s_args, ARG(f))
+#define A(f) (g->f)
     e_comment(e, "for y < Y: h = hi + Ph - y*Dh must be >= 0, divisible by Sh, h/Sh < Ho");
     opnd s_y = sreg(e, "s_y", 1, 1), s_x = sreg(e, "s_x", 1, 1), s_kk = sreg(e, "s_kk", 1, 1);
     opnd s_hoff = sreg(e, "s_hoff", 1, 1), s_woff = sreg(e, "s_woff", 1, 1);
@@ -256,7 +253,14 @@ static void naive(emit *e, const char *name, igemm_dtype dt)
 
     h_vmov(e, v_acc, imm(0));
 
-    tap_loops(e, dt, s_args, s_valid, s_tmp, v_acc, v_hi, v_wi, v_wbase, v_dybase, s_rsrc_w, s_rsrc_dy);
+    naive_geom geom = {
+        .pad_h = A(pad_h), .pad_w = A(pad_w), .dil_h = A(dil_h), .dil_w = A(dil_w),
+        .stride_h = A(stride_h), .stride_w = A(stride_w), .mdiv_sh = A(mdiv_sh), .shift_sh = A(shift_sh),
+        .mdiv_sw = A(mdiv_sw), .shift_sw = A(shift_sw), .ho = A(ho), .wo = A(wo), .fy = A(fy), .fx = A(fx),
+        .kg = A(kg), .dy_sk = A(dy_sk), .dy_sh = A(dy_sh), .dy_sw = A(dy_sw), .w_sk = A(w_sk), .w_sy = A(w_sy),
+        .w_sx = A(w_sx),
+    };
+    naive_taps(e, dt, &geom, s_valid, s_tmp, v_acc, v_hi, v_wi, v_wbase, v_dybase, s_rsrc_w, s_rsrc_dy);
 
     e_comment(e, "dx = acc");
     h_smov(e, EXEC, s_valid);

@@ -775,6 +775,80 @@ static void item11_nonfinite_data(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* The first applicable solution whose name has `has` and, where not NULL,
+ * does not have `hasnt` (NULL: none). */
+static const char *solution_with(igemm_handle *h, const igemm_problem *p, const char *has, const char *hasnt)
+{
+    for (int i = 0; i < igemm_solution_count(); i++) {
+        const char *sol = igemm_solution_name(i);
+        char why[256];
+        if (strstr(sol, has) && (!hasnt || !strstr(sol, hasnt)) && igemm_applicable(h, p, sol, why, sizeof why) == IGEMM_OK)
+            return sol;
+    }
+    return NULL;
+}
+
+/* The non-finite guard inside the kernels (docs/KERNELS.md): no launch
+ * after the GEMM (igemm_get_launches: one, a split's two), and Inf/NaN in w
+ * (whose masked border taps make NaN in the GEMM) or in dy (interior
+ * pixels whose terms hold a NaN: true NaNs that must stay) give dx equal
+ * to the float64 reference, NaN and Inf exactly where it has them
+ * (tc_run_case_ex). Unsplit solvers (the v4r1 kernel's guard): FMA on
+ * gfx906 and gfx942, MFMA on gfx942; a split one (the reduction's guard)
+ * on gfx942 (gfx906 has none); fp32 and fp16, NCHW and NHWC. */
+static void item11_guard_in_kernel(void **state)
+{
+    (void)state;
+    const char *archs[] = {"gfx906", "gfx942"};
+    const igemm_dtype types[] = {IGEMM_FP32, IGEMM_FP16};
+    igemm_problem p0 = IGEMM_PROBLEM_INIT;
+    /* 3x3 pad 1: a one-pixel border band; K/G 64: several K blocks to split */
+    p0.n = 2, p0.c = 8, p0.k = 64, p0.hi = 6, p0.wi = 5, p0.y = p0.x = 3, p0.pad_h = p0.pad_w = 1;
+    int runs = 0, failures = 0;
+    for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
+        igemm_handle *h = tc_emu_handle(archs[a], NULL, 1);
+        for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+            for (int l = 0; l < 2; l++)
+                for (int kind = 0; kind < 3; kind++) { /* FMA, MFMA, MFMA split */
+                    const int split = kind == 2;
+                    igemm_problem p = p0;
+                    p.dtype = types[t];
+                    p.layout = l ? IGEMM_LAYOUT_NHWC : IGEMM_LAYOUT_NCHW;
+                    if (p.dtype == IGEMM_FP16)
+                        p.fp16_mode = IGEMM_FP16_FLUSH; /* every fp16 kernel applies */
+                    const char *sol = solution_with(h, &p, kind ? "igemm_bwd_v4r1_mfma" : "igemm_bwd_v4r1_fma",
+                                                    split ? NULL : "_ks");
+                    if (split)
+                        sol = solution_with(h, &p, "_ks2", NULL);
+                    if (!sol) {
+                        if (kind && !strcmp(archs[a], "gfx906"))
+                            continue; /* FMA only: no MFMA, no split solvers */
+                        fail_msg("%s %s: no solver of kind %d applies", archs[a], p.layout ? "nhwc" : "nchw", kind);
+                    }
+                    int cnt = 0;
+                    assert_int_equal(igemm_get_launches(h, &p, sol, NULL, 0, &cnt), IGEMM_OK);
+                    if (cnt != 1 + split)
+                        fail_msg("%s %s: %d launches, want %d (no fixup launch)", archs[a], sol, cnt, 1 + split);
+                    const unsigned sp[] = {TC_SPECIALS_W, TC_SPECIALS_DY, TC_SPECIALS_W | TC_SPECIALS_DY};
+                    for (size_t k = 0; k < sizeof sp / sizeof sp[0]; k++)
+                        for (uint64_t seed = 1; seed <= 2; seed++) {
+                            tc_case_result r;
+                            char msg[1024];
+                            runs++;
+                            if (tc_run_case_ex(h, &p, sol, 90 + seed, sp[k], &r, msg, sizeof msg)) {
+                                failures++;
+                                print_message("%s %s specials %u seed %llu: %s\n", archs[a], sol, sp[k],
+                                              (unsigned long long)seed, msg);
+                            }
+                        }
+                }
+        igemm_destroy(h);
+    }
+    print_message("guard in the kernels: %d runs, %d failures\n", runs, failures);
+    assert_true(runs >= 96);
+    assert_int_equal(failures, 0);
+}
+
 /* ---- 12: the performance database (issue 25) ---- */
 
 /* A find of the 4-channel 6x6 3x3 problem with batch n on gfx906 into db. */
@@ -977,6 +1051,7 @@ int main(void)
         cmocka_unit_test(item9_invalid_costs_not_stored),
         cmocka_unit_test(item10_messages),
         cmocka_unit_test(item11_nonfinite_data),
+        cmocka_unit_test(item11_guard_in_kernel),
         cmocka_unit_test(item12_perfdb_keeps_and_refuses),
         cmocka_unit_test(item12_perfdb_concurrent_finds),
         cmocka_unit_test(item12_perfdb_large_load),

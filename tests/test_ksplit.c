@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../arch/kargs.h"
+#include "../conv/problem.h"
 #include "../conv/half.h"
 #include "../include/igemm.h"
 #include "common.h"
@@ -116,8 +117,8 @@ static void verified_gfx908(void **state)
 }
 
 /* Non-finite dy/w through the split: NaN and Inf where the reference has
- * them (the partial sums keep them; the fixup after the reduction recomputes
- * the border pixels that only masked taps made NaN). */
+ * them (the partial sums keep them; the reduction's non-finite guard
+ * recomputes the border pixels that only masked taps made NaN). */
 static void non_finite_data(void **state)
 {
     (void)state;
@@ -278,6 +279,14 @@ static void run_sum(const char *arch, igemm_dtype dt, int splits, void *out)
     assert_int_equal(emu_register(co.d, out, RED_ELEMS * esz), 0);
     igemm_ksum_args a = {.p_out = (uint64_t)(uintptr_t)out, .p_ws = (uint64_t)(uintptr_t)ws, .elems = RED_ELEMS,
                          .splits = (uint32_t)splits, .slice_bytes = (uint32_t)slice};
+    /* the non-finite guard's geometry: RED_ELEMS pixels of one channel in
+       one row, no border band (no pixel has hi < 0, hi >= ~0, ...): a NaN
+       sum stays NaN */
+    igemm_magic m1 = igemm_magic_for(1), mw = igemm_magic_for(RED_ELEMS);
+    a.d0 = RED_ELEMS, a.mdiv_d0 = mw.magic, a.shift_d0 = mw.shift;
+    a.d1 = a.d2 = a.cg = 1;
+    a.mdiv_d1 = a.mdiv_d2 = a.mdiv_cg = m1.magic, a.shift_d1 = a.shift_d2 = a.shift_cg = m1.shift;
+    a.nf.bot = a.nf.rgt = UINT32_MAX;
     unsigned grid[3] = {(RED_ELEMS + KSUM_BLOCK - 1) / KSUM_BLOCK, 1, 1}, block[3] = {KSUM_BLOCK, 1, 1};
     char err[512];
     if (emu_launch(co.d, k, grid, block, &a, sizeof a, NULL, err, sizeof err))

@@ -524,20 +524,20 @@ static void edge_gfx942(void **state)
  * store the zeros; only the non-empty ones after a zero fill), whether a
  * zero fill comes first, HTildaSlice * WTildaSlice (GEMM N per image), and
  * whether some border pixel's taps lie outside dy (padding, or a tilde
- * slice past Ho), so that the
- * non-finite fixup (the naive kernel over the border band) follows as a
- * last launch. Shapes not in edge.txt are also verified here. */
+ * slice past Ho), so that the GEMM launch's non-finite guard has a
+ * non-empty border band (arch/kargs.h igemm_nonfinite_args; no fixup
+ * launch follows). Shapes not in edge.txt are also verified here. */
 static const struct {
     const char *args, *what;
     int phases;
     bool fill;
     int hw_tilda;
-    bool verify, fixup;
+    bool verify, border;
 } zero_shapes[] = {
     {"-n 2 -c 16 -H 14 -W 14 -k 16 -y 1 -x 1 -p 0 -q 0 -u 2 -v 2 -l 1 -j 1 -g 1", "1x1 stride 2 (edge.txt)", 4,
      false, 7 * 7, false, false},
     /* HTilda = Ho + ceil(d (Y - 1) / s) = 3 + 1: the last tilde row's tap
-       lies past dy's Ho, a masked term at the edge: the fixup follows */
+       lies past dy's Ho, a masked term at the edge: a border band */
     {"-n 1 -c 8 -H 9 -W 9 -k 8 -y 2 -x 2 -p 0 -q 0 -u 3 -v 3 -l 1 -j 1 -g 1", "2x2 stride 3 (edge.txt)", 9, false,
      4 * 4, false, true},
     /* H: Ho 6, slice 6, hi = 2ht + iy; W: Wo 4, slice 5, wi = 4wt + ix - 1 */
@@ -580,9 +580,13 @@ static void zeros_inside_the_launch(void **state)
                 if (igemm_get_launches(h, &p, cf->name, l, 4, &cnt) != IGEMM_OK)
                     fail_msg("%s %s %s: igemm_get_launches: %s", archs[a], cf->name, line, igemm_last_error(h));
                 int fill = zero_shapes[i].fill;
-                assert_int_equal(cnt, 1 + fill + zero_shapes[i].fixup);
-                if (zero_shapes[i].fixup)
-                    assert_non_null(strstr(l[cnt - 1].kernel, "igemm_bwd_naive"));
+                assert_int_equal(cnt, 1 + fill); /* no fixup launch: the kernel guards itself */
+                igemm_nonfinite_args nf;
+                memcpy(&nf, l[fill].args + offsetof(igemm_v4r1_args, nf), sizeof nf);
+                bool band = nf.top || nf.left || nf.bot < (uint32_t)p.hi || nf.rgt < (uint32_t)p.wi;
+                if (band != zero_shapes[i].border)
+                    fail_msg("%s %s, %s: the guard's band (top %u bot %u left %u rgt %u) is %sempty", archs[a],
+                             cf->name, zero_shapes[i].what, nf.top, nf.bot, nf.left, nf.rgt, band ? "not " : "");
                 if (fill)
                     assert_string_equal(l[0].kernel, cf->dtype == IGEMM_FP32 ? "igemm_fill_zero_b32"
                                                                             : "igemm_fill_zero_b16");

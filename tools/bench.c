@@ -144,7 +144,7 @@ static int run_plan(const opts *o, const igemm_problem *p, const solver *s, cons
         goto out;
     }
     /* a twin's module holds its GEMM kernels (and the zero fill); the plan's
-       other launches (the non-finite fixup's naive kernel) come from the
+       other launches, where it has any (no fixup since fx23), come from the
        library's code object, as they do for the dynamic kernel */
     if (twin && emu_load(d, o->co, o->co_size, &dyn, err, sizeof err)) {
         fprintf(stderr, "igemm-bench: %s\n", err);
@@ -433,7 +433,7 @@ static void timing_table(FILE *f, const opts *o, const row *rows, int n, double 
                "matrix peak of the layer's data type, `igemm arch --peak TYPE`: %.1f TFLOP/s for %s; the FP32\n"
                "vector peak where the target has no MFMA of the type).\n"
                "Modeled, not measured: no AMD GPU ran these. *modeled us* covers every launch of the plan\n"
-               "one after another (zero fill and non-finite fixup included), each with the model's dispatch\n"
+               "one after another (zero fill and reduction included), each with the model's dispatch\n"
                "cost (%.1f us a launch); *limit* is the resource\n"
                "busy longest (latency when none is busy half the time); *dyn/static* divides the modeled\n"
                "times of the dynamic kernel and its static twin. Rows are in the shape list's order;\n"

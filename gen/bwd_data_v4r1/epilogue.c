@@ -6,44 +6,56 @@
  * past C/G are not stored. */
 #include "kw.h"
 
+void v4r1_column_consts(v4r1_kw *w, opnd v_ch, opnd v_cw)
+{
+    emit *e = w->e;
+    sv a_sh = V4R1_ARG(w, stride_h), a_sw = V4R1_ARG(w, stride_w);
+    sv th = sv_mul(e, "s_th", w->a_htl, a_sh), ch = sv_add(e, "s_ch", th, w->a_hoff);
+    h_vmov(e, v_ch, sv_op(ch));
+    sv_free(e, ch);
+    sv_free(e, th);
+    sv tw = sv_mul(e, "s_tw", w->a_wtl, a_sw), cw = sv_add(e, "s_cw", tw, w->a_woff);
+    h_vmov(e, v_cw, sv_op(cw));
+    sv_free(e, cw);
+    sv_free(e, tw);
+}
+
+void v4r1_column_pixel(v4r1_kw *w, opnd v_n, opnd v_img, opnd v_q, sv hwts, opnd v_ch, opnd v_cw)
+{
+    emit *e = w->e;
+    opnd v_r = at(w->v_t, 2), s_t0 = at(w->s_t, 0);
+    sv a_sh = V4R1_ARG(w, stride_h), a_sw = V4R1_ARG(w, stride_w);
+    vx_divmod(e, v_img, v_r, v_n, hwts, w->a_mdiv_hwts, w->a_shift_hwts, s_t0);
+    vx_divmod(e, at(v_q, 0), at(v_q, 1), v_r, w->a_wts, w->a_mdiv_wts, w->a_shift_wts, s_t0);
+    /* hi = hts_i * stride_h + (htl * stride_h + hi_off), all below 2^24 */
+    vx_mad24(e, at(v_q, 0), at(v_q, 0), a_sh, v_ch, s_t0);
+    vx_mad24(e, at(v_q, 1), at(v_q, 1), a_sw, v_cw, s_t0);
+    e_vopc(e, "v_cmp_gt_u32", VCC, sv_op(w->a_gemm_n), v_n);
+    e_vopc(e, "v_cmp_gt_u32", w->s_m, sv_sgpr(e, w->a_hi, at(w->s_t, 1)), at(v_q, 0));
+    e_sop2(e, "s_and_b64", VCC, VCC, w->s_m);
+    e_vopc(e, "v_cmp_gt_u32", w->s_m, sv_sgpr(e, w->a_wi, at(w->s_t, 1)), at(v_q, 1));
+    e_sop2(e, "s_and_b64", VCC, VCC, w->s_m);
+}
+
 /* Per column j of the thread: its dx offset without the row, or the
  * invalid offset. */
 static void column_offsets(v4r1_kw *w, opnd v_coff, opnd v_q, sv hiwi_bytes, opnd v_row0)
 {
     emit *e = w->e;
     const v4r1_math *m = w->math;
-    opnd v_n = at(w->v_t, 0), v_img = at(w->v_t, 1), v_r = at(w->v_t, 2), s_t0 = at(w->s_t, 0);
+    opnd v_n = at(w->v_t, 0), v_img = at(w->v_t, 1), s_t0 = at(w->s_t, 0);
     sv chiwi_bytes = sv_mul(e, "s_chiwi_bytes", w->a_c, hiwi_bytes);
     sv hwts = sv_mul(e, "s_hwts", w->a_hts, w->a_wts);
     opnd v_col0 = m->col_base(w);
-    sv a_sh = V4R1_ARG(w, stride_h), a_sw = V4R1_ARG(w, stride_w);
     /* per thread: the first row's offset row_base*row stride, and the column constants */
     opnd v_rowoff = vreg(e, "v_rowoff", 1, 1), v_ch = vreg(e, "v_ch", 1, 1), v_cw = vreg(e, "v_cw", 1, 1);
     vx_mul(e, v_rowoff, v_row0, w->c_rowstride, s_t0);
-    {
-        sv th = sv_mul(e, "s_th", w->a_htl, a_sh), ch = sv_add(e, "s_ch", th, w->a_hoff);
-        h_vmov(e, v_ch, sv_op(ch));
-        sv_free(e, ch);
-        sv_free(e, th);
-        sv tw = sv_mul(e, "s_tw", w->a_wtl, a_sw), cw = sv_add(e, "s_cw", tw, w->a_woff);
-        h_vmov(e, v_cw, sv_op(cw));
-        sv_free(e, cw);
-        sv_free(e, tw);
-    }
+    v4r1_column_consts(w, v_ch, v_cw);
     for (int j = 0; j < m->cols(w); j++) {
         opnd off = at(v_coff, j);
         h_vadd(e, v_n, imm(m->col_off(w, j)), v_col0);
         h_vadd(e, v_n, sv_op(w->n0), v_n);
-        vx_divmod(e, v_img, v_r, v_n, hwts, w->a_mdiv_hwts, w->a_shift_hwts, s_t0);
-        vx_divmod(e, at(v_q, 0), at(v_q, 1), v_r, w->a_wts, w->a_mdiv_wts, w->a_shift_wts, s_t0);
-        /* hi = hts_i * stride_h + (htl * stride_h + hi_off), all below 2^24 */
-        vx_mad24(e, at(v_q, 0), at(v_q, 0), a_sh, v_ch, s_t0);
-        vx_mad24(e, at(v_q, 1), at(v_q, 1), a_sw, v_cw, s_t0);
-        e_vopc(e, "v_cmp_gt_u32", VCC, sv_op(w->a_gemm_n), v_n);
-        e_vopc(e, "v_cmp_gt_u32", w->s_m, sv_sgpr(e, w->a_hi, at(w->s_t, 1)), at(v_q, 0));
-        e_sop2(e, "s_and_b64", VCC, VCC, w->s_m);
-        e_vopc(e, "v_cmp_gt_u32", w->s_m, sv_sgpr(e, w->a_wi, at(w->s_t, 1)), at(v_q, 1));
-        e_sop2(e, "s_and_b64", VCC, VCC, w->s_m);
+        v4r1_column_pixel(w, v_n, v_img, v_q, hwts, v_ch, v_cw);
         /* off = image*c*hi*wi*4 + (hi*wi_ + wi)*pixel stride + row_base*row stride */
         vx_mad24(e, at(v_q, 0), at(v_q, 0), w->a_wi, at(v_q, 1), s_t0);
         vx_mul(e, at(v_q, 0), at(v_q, 0), w->c_pix, s_t0);

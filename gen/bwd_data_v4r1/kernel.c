@@ -71,6 +71,8 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int n
     v4r1_staging_setup(w);
     w->math->setup(w);
     v4r1_walk(w);
+    if (!cfg->ksplit) /* the non-finite guard (fixup.c); a split's partial sums have none */
+        v4r1_nonfinite(w);
     /* the output strategy of a split along GEMM K (cfg->ksplit): the
        epilogue stores the fp32 accumulators, unrounded, as partial sums to
        the workspace (the reduction rounds once); else dx in its type */

@@ -18,6 +18,8 @@
  *   math (math_*.c)  LDS -> fragments -> accumulators: the strategy below
  *   walk.c      the K walk over taps and channel blocks: prologue, the
  *               double-buffered main loop, the advance between steps
+ *   fixup.c     the non-finite guard (unsplit kernels): NaN accumulators
+ *               of the border band recomputed from the valid taps
  *   epilogue.c  accumulators -> dx with masked stores
  *
  * Every stage reads and writes this one struct; registers are allocated
@@ -250,5 +252,17 @@ void v4r1_walk(v4r1_kw *w);
 
 /* epilogue.c: C tile -> dx, and the release of what is left */
 void v4r1_epilogue(v4r1_kw *w);
+/* the epilogue's column decode, shared with the non-finite guard: the
+   thread's per-column constants (htl * stride + the phase's offset, along h
+   and w), and tile column v_n (n0 included) -> its image (v_img) and dx
+   pixel (v_q: hi, wi), with VCC = the lanes whose column is a pixel of dx
+   below gemm_n (scratch: v_t[2], s_t[0..1], s_m) */
+void v4r1_column_consts(v4r1_kw *w, opnd v_ch, opnd v_cw);
+void v4r1_column_pixel(v4r1_kw *w, opnd v_n, opnd v_img, opnd v_q, sv hwts, opnd v_ch, opnd v_cw);
+
+/* fixup.c: the non-finite guard before the epilogue's stores (unsplit
+   kernels): where an accumulator is NaN, the border-band elements are
+   recomputed from their valid taps into the accumulators */
+void v4r1_nonfinite(v4r1_kw *w);
 
 #endif

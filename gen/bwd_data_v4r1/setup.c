@@ -46,6 +46,7 @@ static void declare_args(v4r1_kw *w)
 #undef KARG_STRUCT
         e_karg(e, "phases", (int)offsetof(igemm_v4r1_args, ph), (int)sizeof(((igemm_v4r1_args *)0)->ph), false,
                false);
+        e_karg(e, "nonfinite", (int)offsetof(igemm_v4r1_args, nf), (int)sizeof(igemm_nonfinite_args), false, false);
     }
 }
 
