@@ -119,9 +119,9 @@ typedef struct {
     opnd v_wpc, v_wx, v_wr, v_wg, v_wc; /* writes: pixel row base, swizzle, row bytes, wave row and
                                            column groups */
     opnd v_pcl, v_u16, v_trow;      /* reads: round 0's pixel, unit * 16, tile row less the pass's */
-    opnd v_d, v_a, v_b, v_n, v_poff, v_q;
+    opnd v_d, v_a, v_b, v_n, v_poff, v_q; /* v_d: a batch's units; v_poff: the rounds' dx offsets */
     opnd v_tmp, v_nan;              /* bf16 rounding */
-    opnd s_rsc, s_exec, s_full, s_tail, s_vlim, s_sel;
+    opnd s_rsc, s_exec, s_full, s_tail, s_part, s_vlim, s_sel;
     sv mlim;
     v4r1_pixels px;
 } lds_ctx;
@@ -232,68 +232,124 @@ static void write_pass(v4r1_kw *w, lds_ctx *x, pass_id q)
     e_sopp(e, "s_barrier", 0);
 }
 
-/* Round r of pass q: this thread's unit out of LDS and to dx. */
-static void read_round(v4r1_kw *w, lds_ctx *x, pass_id q, int r)
+/* Rounds of a batch: their units are read together (LDS_BATCH * 4 VGPRs). */
+#define LDS_BATCH 1
+
+/* v_pc = round r's pixel of this thread */
+static void round_pixel(lds_ctx *x, emit *e, int r) { h_vadd(e, x->v_b, imm(r * (x->p.T / x->p.U)), x->v_pcl); }
+
+/* The dx offset of round r's pixel in the passes of column block k of wave
+ * column group wc (the same for every pass of them): tile column (wc*WNP +
+ * pc / INST) * WTN + k*INST + pc % INST, plus the thread's channel part;
+ * the invalid offset (and anything past it, at least 0x80000000) where the
+ * pixel is outside dx, past gemm_n or, in a partial round, past the pass. */
+static void decode_round(v4r1_kw *w, lds_ctx *x, pass_id q, int r)
 {
     emit *e = w->e;
     const pass_geom *p = &x->p;
-    const int I = p->g.inst, cst = q.wg * p->wmp * p->g.wtm + q.rg * p->rb * I;
-    const bool half = p->bytes == 2;
-    opnd v_pc = x->v_b;
-    label l_done = e_label_new(e, "lds_round_done"), l_tail = e_label_new(e, "lds_tail_done");
-    h_vadd(e, v_pc, imm(r * (p->T / p->U)), x->v_pcl);
-    if (p->NC * p->U < p->T) { /* a partial round: the lanes past the pass's pixels idle */
-        e_vopc(e, "v_cmp_gt_u32", VCC, imm(p->NC), v_pc);
-        e_sop2(e, "s_and_b64", EXEC, x->s_exec, VCC);
-    }
-    swizzle(e, p, x->v_a, v_pc, x->v_n);
-    e_vop2(e, "v_lshlrev_b32", x->v_n, imm(p->lu + 4), v_pc);
-    e_vop3(e, "v_xad_u32", x->v_a, x->v_u16, x->v_a, x->v_n);
-    if (half) {
-        e_ds(e, "ds_read_b64", sub(x->v_d, 0, 2), x->v_a, NOOP, NOOP, 0, 0);
-        e_vop2(e, "v_xor_b32", x->v_a, imm(8), x->v_a);
-        e_ds(e, "ds_read_b64", sub(x->v_d, 2, 2), x->v_a, NOOP, NOOP, 0, 0);
-    } else {
-        e_ds(e, "ds_read_b128", x->v_d, x->v_a, NOOP, NOOP, 0, 0);
-    }
-    /* the pixel: tile column (wc*WNP + pc / INST) * WTN + k*INST + pc % INST */
+    const int I = p->g.inst;
+    opnd v_pc = x->v_b, off = at(x->v_poff, r);
+    round_pixel(x, e, r);
     e_vop2(e, "v_lshrrev_b32", x->v_n, imm(log2u((uint32_t)I)), v_pc);
     e_vop2(e, "v_lshlrev_b32", x->v_n, imm(log2u((uint32_t)p->g.wtn)), x->v_n);
     e_vop3(e, "v_and_or_b32", x->v_n, v_pc, imm(I - 1), x->v_n);
     h_vadd(e, x->v_n, imm(q.wc * p->wnp * p->g.wtn + q.k * I), x->v_n);
     h_vadd(e, x->v_n, sv_op(w->n0), x->v_n);
-    v4r1_pixel_offset(w, &x->px, x->v_poff, x->v_n, x->v_q, NOOP);
-    e_vopc(e, "v_cmp_gt_u32", x->s_tail, w->v_inv, x->v_poff);
-    e_vop3(e, "v_lshl_add_u32", x->v_poff, x->v_trow, imm(log2u((uint32_t)p->bytes)), x->v_poff);
-    e_sop2(e, "s_and_b64", x->s_tail, x->s_tail, EXEC);
-    /* whole units inside C/G */
+    v4r1_pixel_offset(w, &x->px, off, x->v_n, x->v_q, NOOP);
+    if (p->NC * p->U < p->T) {
+        e_vopc(e, "v_cmp_gt_u32", VCC, imm(p->NC), v_pc);
+        e_cndmask(e, off, w->v_inv, off, VCC);
+    }
+    e_vop3(e, "v_lshl_add_u32", off, x->v_trow, imm(log2u((uint32_t)p->bytes)), off);
+}
+
+/* Pass q's row masks: the lanes whose unit is inside C/G (s_full; 16-bit:
+ * and aligned) and those with only its first channels inside (s_tail). */
+static void pass_rows(v4r1_kw *w, lds_ctx *x, int cst)
+{
+    emit *e = w->e;
     e_sop2(e, "s_sub_u32", at(w->s_t, 0), x->s_vlim, imm(cst));
     e_vopc(e, "v_cmp_gt_i32", x->s_full, at(w->s_t, 0), x->v_trow);
-    e_sop2(e, "s_and_b64", x->s_full, x->s_full, x->s_tail);
-    e_waitcnt(e, -1, 0);
-    e_sop2(e, "s_and_b64", EXEC, x->s_full, x->s_full);
-    e_branch(e, "s_cbranch_scc0", l_done);
-    e_mubuf(e, "buffer_store_dwordx4", x->v_d, x->v_poff, x->s_rsc, imm(0), cst * p->bytes);
-    e_label(e, l_done);
-    /* the rest of the valid lanes whose first channel is inside C/G (the
-       compares under the lanes they choose from: a VOPC leaves the others'
-       bits 0) */
-    h_smov(e, EXEC, x->s_tail);
     e_sop2(e, "s_sub_u32", at(w->s_t, 0), sv_op(x->mlim), imm(cst));
-    e_vopc(e, "v_cmp_gt_i32", VCC, at(w->s_t, 0), x->v_trow);
-    e_sop2(e, "s_and_b64", x->s_tail, x->s_tail, VCC);
+    e_vopc(e, "v_cmp_gt_i32", x->s_tail, at(w->s_t, 0), x->v_trow);
     e_sop2(e, "s_andn2_b64", x->s_tail, x->s_tail, x->s_full);
+}
+
+/* Round r's unit out of LDS into its place in the batch (v_d + 4*b). */
+static void read_unit(lds_ctx *x, emit *e, int r, int b)
+{
+    const pass_geom *p = &x->p;
+    opnd d = sub(x->v_d, 4 * b, 4);
+    round_pixel(x, e, r);
+    if (p->NC * p->U < p->T) { /* a partial round: the lanes past the pass's pixels read nothing */
+        e_vopc(e, "v_cmp_gt_u32", VCC, imm(p->NC), x->v_b);
+        e_sop2(e, "s_and_b64", EXEC, x->s_exec, VCC);
+    }
+    swizzle(e, p, x->v_a, x->v_b, x->v_n);
+    e_vop2(e, "v_lshlrev_b32", x->v_n, imm(p->lu + 4), x->v_b);
+    e_vop3(e, "v_xad_u32", x->v_a, x->v_u16, x->v_a, x->v_n);
+    if (p->bytes == 2) {
+        e_ds(e, "ds_read_b64", sub(d, 0, 2), x->v_a, NOOP, NOOP, 0, 0);
+        e_vop2(e, "v_xor_b32", x->v_a, imm(8), x->v_a);
+        e_ds(e, "ds_read_b64", sub(d, 2, 2), x->v_a, NOOP, NOOP, 0, 0);
+    } else {
+        e_ds(e, "ds_read_b128", d, x->v_a, NOOP, NOOP, 0, 0);
+    }
+    if (p->NC * p->U < p->T)
+        h_smov(e, EXEC, x->s_exec);
+}
+
+/* Round r's unit (batch place b) to dx: one dwordx4 where it is whole
+ * (s_full), else its channels inside C/G one by one (s_tail); nothing for
+ * an invalid pixel. */
+static void store_unit(v4r1_kw *w, lds_ctx *x, int r, int b, int cst)
+{
+    emit *e = w->e;
+    const pass_geom *p = &x->p;
+    const bool half = p->bytes == 2;
+    opnd d = sub(x->v_d, 4 * b, 4), off = at(x->v_poff, r);
+    label l_tail = e_label_new(e, "lds_tail_done");
+    h_smov(e, EXEC, x->s_exec);
+    e_vopc(e, "v_cmp_gt_u32", VCC, w->v_inv, off);
+    e_sop2(e, "s_and_b64", EXEC, x->s_full, VCC);
+    e_mubuf(e, "buffer_store_dwordx4", d, off, x->s_rsc, imm(0), cst * p->bytes);
+    /* the lanes with part of a unit: the compares under the lanes they
+       choose from (a VOPC leaves the others' bits 0) */
+    e_sop2(e, "s_and_b64", x->s_part, x->s_tail, VCC);
     e_branch(e, "s_cbranch_scc0", l_tail);
     for (int c = 0; c < p->V; c++) {
         e_sop2(e, "s_sub_u32", at(w->s_t, 0), sv_op(x->mlim), imm(cst + c));
-        h_smov(e, EXEC, x->s_tail);
+        h_smov(e, EXEC, x->s_part);
         e_vopc(e, "v_cmp_gt_i32", VCC, at(w->s_t, 0), x->v_trow);
-        e_sop2(e, "s_and_b64", EXEC, x->s_tail, VCC);
+        e_sop2(e, "s_and_b64", EXEC, x->s_part, VCC);
         const char *op = !half ? "buffer_store_dword" : c % 2 ? "buffer_store_short_d16_hi" : "buffer_store_short";
-        e_mubuf(e, op, at(x->v_d, half ? c / 2 : c), x->v_poff, x->s_rsc, imm(0), (cst + c) * p->bytes);
+        e_mubuf(e, op, at(d, half ? c / 2 : c), off, x->s_rsc, imm(0), (cst + c) * p->bytes);
     }
     e_label(e, l_tail);
-    h_smov(e, EXEC, x->s_exec);
+}
+
+/* Pass q out of LDS: the rounds in batches, each batch's reads issued
+ * together, then (in the first pass of its column block and wave column
+ * group) the dx offsets of its pixels, its stores as the reads return. */
+static void read_pass(v4r1_kw *w, lds_ctx *x, pass_id q)
+{
+    emit *e = w->e;
+    const pass_geom *p = &x->p;
+    const int cst = q.wg * p->wmp * p->g.wtm + q.rg * p->rb * p->g.inst, per = p->bytes == 2 ? 2 : 1;
+    pass_rows(w, x, cst);
+    for (int r0 = 0; r0 < p->rounds; r0 += LDS_BATCH) {
+        int n = p->rounds - r0 < LDS_BATCH ? p->rounds - r0 : LDS_BATCH;
+        for (int b = 0; b < n; b++)
+            read_unit(x, e, r0 + b, b);
+        if (!q.wg && !q.rg) /* the first pass of its pixels: their offsets while the reads are out */
+            for (int b = 0; b < n; b++)
+                decode_round(w, x, q, r0 + b);
+        for (int b = 0; b < n; b++) {
+            e_waitcnt(e, -1, (n - 1 - b) * per);
+            store_unit(w, x, r0 + b, b, cst);
+        }
+        h_smov(e, EXEC, x->s_exec);
+    }
 }
 
 /* The vector limit: C/G - m0 - (V-1), or below every row where 16-bit
@@ -319,11 +375,12 @@ static void vector_limit(v4r1_kw *w, lds_ctx *x)
 static void lds_alloc(v4r1_kw *w, lds_ctx *x)
 {
     emit *e = w->e;
-    const char *vn[] = {"v_lwpc", "v_lwx", "v_lwr", "v_lwg", "v_lwc", "v_lpcl", "v_lu16", "v_ltrow", "v_la0", "v_lb0", "v_ln",
-                        "v_lpoff"};
+    const char *vn[] = {"v_lwpc", "v_lwx", "v_lwr", "v_lwg", "v_lwc", "v_lpcl", "v_lu16", "v_ltrow", "v_la0", "v_lb0", "v_ln"};
     opnd *vr[] = {&x->v_wpc, &x->v_wx, &x->v_wr, &x->v_wg, &x->v_wc, &x->v_pcl, &x->v_u16, &x->v_trow,
-                  &x->v_a,   &x->v_b,  &x->v_n,  &x->v_poff};
-    x->v_d = vreg(e, "v_ld", 4, 4);
+                  &x->v_a,   &x->v_b,  &x->v_n};
+    int batch = x->p.rounds < LDS_BATCH ? x->p.rounds : LDS_BATCH;
+    x->v_d = vreg(e, "v_ld", 4 * batch, 4);
+    x->v_poff = vreg(e, "v_lpoff", x->p.rounds, 1);
     for (size_t i = 0; i < sizeof vr / sizeof vr[0]; i++)
         *vr[i] = vreg(e, vn[i], 1, 1);
     x->v_q = vreg(e, "v_lq", 2, 1);
@@ -334,7 +391,7 @@ static void lds_alloc(v4r1_kw *w, lds_ctx *x)
         h_narrow16_nan(e, w->dt->id, x->v_nan);
     }
     x->s_rsc = sreg(e, "s_rsc", 4, 4), x->s_exec = sreg(e, "s_lexec", 2, 2);
-    x->s_full = sreg(e, "s_lfull", 2, 2), x->s_tail = sreg(e, "s_ltail", 2, 2);
+    x->s_full = sreg(e, "s_lfull", 2, 2), x->s_tail = sreg(e, "s_ltail", 2, 2), x->s_part = sreg(e, "s_lpart", 2, 2);
     x->s_vlim = sreg(e, "s_vlim", 1, 1), x->s_sel = sreg(e, "s_sel", 1, 1);
 }
 
@@ -362,21 +419,20 @@ static void lds_store(v4r1_kw *w)
     h_smov(e, x.s_exec, EXEC);
     write_consts(w, &x);
     read_consts(w, &x);
-    e_comment(e, "the K walk's LDS tiles are dead once every wave is past its last slice");
-    e_waitcnt(e, -1, 0);
-    e_sopp(e, "s_barrier", 0);
     int npass = 0;
     for (int k = 0; k < p->g.bn; k++)
-        for (int wc = 0; wc < p->g.wgn / p->wnp; wc++)
+        for (int wc = 0; wc < p->g.wgn / p->wnp; wc++) {
             for (int wg = 0; wg < p->g.wgm / p->wmp; wg++)
                 for (int rg = 0; rg < p->g.bm / p->rb; rg++) {
                     pass_id q = {k, wc, wg, rg};
-                    if (npass++)
-                        e_sopp(e, "s_barrier", 0); /* every thread's reads of the last pass are done */
+                    if (!npass++)
+                        e_comment(e, "the K walk's LDS tiles are dead once every wave is past its last slice");
+                    e_waitcnt(e, -1, 0);
+                    e_sopp(e, "s_barrier", 0); /* (later passes: every thread's reads of the last one are done) */
                     write_pass(w, &x, q);
-                    for (int r = 0; r < p->rounds; r++)
-                        read_round(w, &x, q, r);
+                    read_pass(w, &x, q);
                 }
+        }
     sv_free(e, x.mlim);
     v4r1_pixels_end(w, &x.px);
     sv_free(e, w->c_pix);
