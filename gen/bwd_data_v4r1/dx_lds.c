@@ -34,19 +34,21 @@
  * swizzled places), 16 consecutive lanes covering two pixels of opposite
  * t where a pixel has more than 8 units.
  *
- * Stores: a unit whose V channels are inside C/G (and, for 16-bit, aligned:
- * C/G even and dx's pointer 4-byte aligned) as one dwordx4; the lanes of
- * the last, partial unit of C/G (or all, misaligned) element by element
- * (buffer_store_dword, or buffer_store_short / _d16_hi for the two halves
- * of a dword); pixels outside dx or past gemm_n not at all. The 16-bit
+ * Stores: a unit whose V channels are inside C/G as one dwordx4; the lanes
+ * of the last, partial unit of C/G element by element (buffer_store_dword,
+ * or buffer_store_short / _d16_hi for the two halves of a dword); pixels
+ * outside dx or past gemm_n not at all. Shapes without whole units (C/G <
+ * V; 16-bit: C/G odd or dx's pointer not 4-byte aligned, where a unit
+ * would not start at a dword: the emulator, like gfx9's DWORD alignment
+ * mode, faults a multi-dword access that does not) branch to the direct
+ * path at run time (hands_on): every lane would store element by element
+ * here, U lanes a pixel, more lines than the direct path's lanes along
+ * pixels. The 16-bit
  * values are rounded as the direct path rounds them (h_narrow16) before
  * they go to LDS. The accumulators are read, never written: they keep
  * their values. */
 #include "kw.h"
 
-/* A vector limit below every row (as the direct path's): no lane stores
- * vectors. */
-#define LDS_NO_VECTOR (-0x40000000)
 
 typedef struct {
     v4r1_wave_grid g;
@@ -96,10 +98,43 @@ static bool geometry(const v4r1_kw *w, pass_geom *p)
     return true;
 }
 
+/* Whether a shape has whole units to store: C/G >= V, and for 16-bit
+ * types C/G even (a unit at a dword; dx's pointer is tested at run time).
+ * Without them every lane would store element by element, U lanes a pixel:
+ * the direct path's lanes along pixels touch fewer lines then. */
+static bool whole_units(const v4r1_kw *w, uint32_t cg)
+{
+    return cg >= 16u / (uint32_t)w->dt->bytes && (w->dt->bytes != 2 || cg % 2 == 0);
+}
+
 static bool lds_takes(const v4r1_kw *w)
 {
     pass_geom p;
-    return geometry(w, &p);
+    return geometry(w, &p) && (!w->a_cg.known || whole_units(w, w->a_cg.k));
+}
+
+/* to the next path where this launch has no whole units (whole_units; dx's
+ * pointer not 4-byte aligned for 16-bit types) */
+static void lds_hands_on(v4r1_kw *w, label to)
+{
+    emit *e = w->e;
+    opnd t0 = at(w->s_t, 0), t1 = at(w->s_t, 1);
+    if (w->a_cg.known) { /* a static twin: lds_takes checked C/G */
+        if (w->dt->bytes != 2)
+            return;
+        e_sop2(e, "s_and_b32", t0, at(w->p_dx, 0), imm(3));
+    } else {
+        e_sopc(e, "s_cmp_lt_u32", w->a_cg.r, imm(16 / w->dt->bytes));
+        e_sop2(e, "s_cselect_b32", t0, imm(1), imm(0));
+        if (w->dt->bytes == 2) {
+            e_sop2(e, "s_and_b32", t1, w->a_cg.r, imm(1));
+            e_sop2(e, "s_or_b32", t0, t0, t1);
+            e_sop2(e, "s_and_b32", t1, at(w->p_dx, 0), imm(3));
+            e_sop2(e, "s_or_b32", t0, t0, t1);
+        }
+        e_sopc(e, "s_cmp_lg_u32", t0, imm(0));
+    }
+    e_branch(e, "s_cbranch_scc1", to);
 }
 
 /* dst = X(v_pc) (tmp: scratch) */
@@ -352,24 +387,11 @@ static void read_pass(v4r1_kw *w, lds_ctx *x, pass_id q)
     }
 }
 
-/* The vector limit: C/G - m0 - (V-1), or below every row where 16-bit
- * vectors would not be 4-byte aligned (C/G odd or dx's pointer not). */
+/* The vector limit: C/G - m0 - (V-1) (16-bit units are 4-byte aligned
+ * here: lds_hands_on sent the other shapes to the direct path). */
 static void vector_limit(v4r1_kw *w, lds_ctx *x)
 {
-    emit *e = w->e;
-    e_sop2(e, "s_sub_u32", x->s_vlim, sv_op(x->mlim), imm(x->p.V - 1));
-    if (x->p.bytes != 2)
-        return;
-    if (w->a_cg.known && w->a_cg.k % 2) {
-        h_smov(e, x->s_vlim, imm(LDS_NO_VECTOR));
-        return;
-    }
-    e_sop2(e, "s_and_b32", at(w->s_t, 0), at(w->p_dx, 0), imm(3));
-    if (!w->a_cg.known) {
-        e_sop2(e, "s_and_b32", at(w->s_t, 1), w->a_cg.r, imm(1));
-        e_sop2(e, "s_or_b32", at(w->s_t, 0), at(w->s_t, 0), at(w->s_t, 1));
-    }
-    e_sop2(e, "s_cselect_b32", x->s_vlim, imm(LDS_NO_VECTOR), x->s_vlim);
+    e_sop2(w->e, "s_sub_u32", x->s_vlim, sv_op(x->mlim), imm(x->p.V - 1));
 }
 
 static void lds_alloc(v4r1_kw *w, lds_ctx *x)
@@ -441,4 +463,4 @@ static void lds_store(v4r1_kw *w)
     e_scope_end(e, "dx_lds", true);
 }
 
-const v4r1_dx_path v4r1_dx_lds = {.name = "lds", .takes = lds_takes, .store = lds_store};
+const v4r1_dx_path v4r1_dx_lds = {.name = "lds", .takes = lds_takes, .hands_on = lds_hands_on, .store = lds_store};

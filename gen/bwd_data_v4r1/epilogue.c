@@ -425,17 +425,30 @@ static void direct_store(v4r1_kw *w)
     rfree(e, v_coff);
 }
 
-const v4r1_dx_path v4r1_dx_direct = {.name = "direct", .takes = direct_takes, .store = direct_store};
+const v4r1_dx_path v4r1_dx_direct = {.name = "direct", .takes = direct_takes, .hands_on = NULL, .store = direct_store};
 
 void v4r1_epilogue(v4r1_kw *w)
 {
     emit *e = w->e;
     const v4r1_dx_path *paths[] = {&v4r1_dx_lds, &v4r1_dx_direct};
-    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
-        if (paths[i]->takes(w)) {
+    const size_t npaths = sizeof paths / sizeof paths[0];
+    for (size_t i = 0; i < npaths; i++) {
+        if (!paths[i]->takes(w))
+            continue;
+        if (!paths[i]->hands_on || i + 1 == npaths) {
             paths[i]->store(w);
             break;
         }
+        /* this path, or at run time the next one (the last takes every tile) */
+        label l_next = e_label_new(e, "dx_next_path"), l_end = e_label_new(e, "dx_stored");
+        paths[i]->hands_on(w, l_next);
+        paths[i]->store(w);
+        e_branch(e, "s_branch", l_end);
+        e_label(e, l_next);
+        paths[npaths - 1]->store(w);
+        e_label(e, l_end);
+        break;
+    }
     w->math->release(w);
     opnd staged[] = {w->v_bht, w->v_bwt, w->v_t, w->v_inv};
     for (size_t i = 0; i < sizeof staged / sizeof staged[0]; i++)

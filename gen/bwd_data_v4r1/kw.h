@@ -268,7 +268,11 @@ void v4r1_epilogue(v4r1_kw *w);
 typedef struct {
     const char *name;
     bool (*takes)(const v4r1_kw *w);
-    /* the whole tile -> dx (w->c_rowstride and w->c_pix set) */
+    /* where it takes the tile but a launch's shape is better served by the
+       next path of the list: a scalar branch to `to` under that condition
+       (NULL: never) */
+    void (*hands_on)(v4r1_kw *w, label to);
+    /* the whole tile -> dx (sets w->c_rowstride and w->c_pix) */
     void (*store)(v4r1_kw *w);
 } v4r1_dx_path;
 /* the accumulators straight to dx, each lane its own columns (epilogue.c) */
