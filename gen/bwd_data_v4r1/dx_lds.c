@@ -87,7 +87,8 @@ static bool geometry(const v4r1_kw *w, pass_geom *p)
         return false;
     p->lu = log2u((uint32_t)p->U);
     p->rounds = (p->NC * p->U + p->T - 1) / p->T;
-    int spread = p->lu >= 3 ? 0 : 3 - p->lu; /* pixel bits pc*U spreads over 128 bytes */
+    int spread = p->lu >= 3 ? 0 : 3 - p->lu; /* low pixel bits that pc*U already spreads over the 8
+                                                units of 128 bytes (8/U pixels share them) */
     p->sw_bits = p->lu < 3 ? p->lu : 3;
     if (p->bytes == 4) {
         p->sw_shift = spread, p->t_shift = -1;
@@ -114,14 +115,15 @@ static bool lds_takes(const v4r1_kw *w)
 }
 
 /* to the next path where this launch has no whole units (whole_units; dx's
- * pointer not 4-byte aligned for 16-bit types) */
-static void lds_hands_on(v4r1_kw *w, label to)
+ * pointer not 4-byte aligned for 16-bit types); false where no launch can
+ * (a static twin's fp32: lds_takes checked its C/G) */
+static bool lds_hands_on(v4r1_kw *w, label to)
 {
     emit *e = w->e;
     opnd t0 = at(w->s_t, 0), t1 = at(w->s_t, 1);
-    if (w->a_cg.known) { /* a static twin: lds_takes checked C/G */
+    if (w->a_cg.known) {
         if (w->dt->bytes != 2)
-            return;
+            return false;
         e_sop2(e, "s_and_b32", t0, at(w->p_dx, 0), imm(3));
     } else {
         e_sopc(e, "s_cmp_lt_u32", w->a_cg.r, imm(16 / w->dt->bytes));
@@ -135,6 +137,7 @@ static void lds_hands_on(v4r1_kw *w, label to)
         e_sopc(e, "s_cmp_lg_u32", t0, imm(0));
     }
     e_branch(e, "s_cbranch_scc1", to);
+    return true;
 }
 
 /* dst = X(v_pc) (tmp: scratch) */

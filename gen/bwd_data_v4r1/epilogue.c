@@ -439,10 +439,12 @@ void v4r1_epilogue(v4r1_kw *w)
             paths[i]->store(w);
             break;
         }
-        /* this path, or at run time the next one (the last takes every tile) */
+        /* this path, or at run time the last one (it takes every tile) */
         label l_next = e_label_new(e, "dx_next_path"), l_end = e_label_new(e, "dx_stored");
-        paths[i]->hands_on(w, l_next);
+        bool may_branch = paths[i]->hands_on(w, l_next);
         paths[i]->store(w);
+        if (!may_branch)
+            break;
         e_branch(e, "s_branch", l_end);
         e_label(e, l_next);
         paths[npaths - 1]->store(w);

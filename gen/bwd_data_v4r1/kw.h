@@ -269,9 +269,9 @@ typedef struct {
     const char *name;
     bool (*takes)(const v4r1_kw *w);
     /* where it takes the tile but a launch's shape is better served by the
-       next path of the list: a scalar branch to `to` under that condition
-       (NULL: never) */
-    void (*hands_on)(v4r1_kw *w, label to);
+       last path of the list: a scalar branch to `to` under that condition,
+       and true; false where it emitted none (NULL: never) */
+    bool (*hands_on)(v4r1_kw *w, label to);
     /* the whole tile -> dx (sets w->c_rowstride and w->c_pix) */
     void (*store)(v4r1_kw *w);
 } v4r1_dx_path;
