@@ -888,6 +888,72 @@ static void sixteen_bit_nhwc_dx_alignment(void **state)
     }
 }
 
+/* ---- NHWC dx through LDS (gen/bwd_data_v4r1/dx_lds.c) ---- */
+
+/* The matrix-core tiles store NHWC dx through LDS, a lane storing a unit of
+ * 16 bytes of one pixel's channels (4 fp32, 8 halves) where the unit is
+ * inside C/G, else element by element. Shapes around its tails and passes:
+ * C = 20 (fp32 whole units; 16-bit two units and a tail of 4) over 162
+ * pixels (several column blocks, column tiles and read rounds); C/G = 18
+ * with 2 groups (a tail of 2; the second group 36 bytes into a 16-bit
+ * pixel); C = 14 on a 2x2 image at stride 2 (a 16-bit tail of 6, fp32 of
+ * 2; the phases' pixels 2 apart); C = 11 on 1x1 images (odd: 16-bit shapes
+ * store element by element); C = 140 (12 rows in the 128-row tiles' second
+ * M tile, rows past the first pass of the 256-row ones). Expected values:
+ * the float64 reference (tc_run_case); the 16-bit configurations also with
+ * NaN, Inf and subnormals in dy and w (the rounding and NaN rule of the
+ * direct path). */
+static const struct {
+    int n, c, g, hw, k, y, u;
+} lds_tails[] = {
+    {2, 20, 1, 9, 4, 1, 1}, {1, 36, 2, 3, 6, 3, 1}, {1, 14, 1, 2, 3, 3, 2}, {3, 11, 1, 1, 5, 1, 1}, {1, 140, 1, 5, 3, 1, 1},
+};
+
+static void nhwc_lds_tails_on(const char *arch, int *ran, int *failures)
+{
+    igemm_handle *h = tc_emu_handle(arch, NULL, 0);
+    for (int c = 0; c < nconfigs; c++) {
+        if (configs[c].layout != IGEMM_LAYOUT_NHWC || !configs[c].mfma || !runs_on(&configs[c], arch))
+            continue;
+        for (size_t i = 0; i < sizeof lds_tails / sizeof lds_tails[0]; i++) {
+            igemm_problem p = IGEMM_PROBLEM_INIT;
+            p.n = lds_tails[i].n, p.c = lds_tails[i].c, p.groups = lds_tails[i].g, p.hi = p.wi = lds_tails[i].hw;
+            p.k = lds_tails[i].k, p.y = p.x = lds_tails[i].y, p.pad_h = p.pad_w = lds_tails[i].y / 2;
+            p.stride_h = p.stride_w = lds_tails[i].u;
+            p.layout = IGEMM_LAYOUT_NHWC;
+            p.dtype = configs[c].dtype;
+            p.fp16_mode = fp16_mode_for(&configs[c], arch);
+            unsigned specials[] = {0, TC_SPECIALS_DY | TC_SPECIALS_W};
+            for (int k = 0; k < (p.dtype == IGEMM_FP32 ? 1 : 2); k++) {
+                unsigned sp = specials[k];
+                tc_case_result r;
+                char msg[1024], text[256];
+                int bad = tc_run_case_ex(h, &p, configs[c].name, 1300u + (uint64_t)i, sp, &r, msg, sizeof msg);
+                ++*ran;
+                if (bad && (*failures)++ < MAX_REPORTED) {
+                    igemm_problem_format(&p, text, sizeof text);
+                    print_error("conv %s -F 2 --arch %s --solution %s%s: %s\n", text, arch, configs[c].name,
+                                sp ? " (specials)" : "", msg);
+                }
+            }
+        }
+    }
+    igemm_destroy(h);
+}
+
+static void nhwc_lds_store_tails(void **state)
+{
+    (void)state;
+    int ran = 0, failures = 0;
+    for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++)
+        if (target_by_name(archs[a])->has_mfma)
+            nhwc_lds_tails_on(archs[a], &ran, &failures);
+    print_message("%d (NHWC matrix-core configuration, dx tail shape) runs\n", ran);
+    assert_true(ran > 0);
+    if (failures)
+        fail_msg("%d of %d (NHWC matrix-core configuration, dx tail shape) runs failed", failures, ran);
+}
+
 /* ---- NHWC dy channel tails ---- */
 
 /* Shapes around the matrix-core tiles' dy channel vectors (docs/KERNELS.md:
@@ -1142,6 +1208,7 @@ int main(void)
         cmocka_unit_test(nhwc_channel_tails),
         cmocka_unit_test(sixteen_bit_nhwc_dx_alignment),
         cmocka_unit_test(nhwc_dy_channel_tails),
+        cmocka_unit_test(nhwc_lds_store_tails),
         cmocka_unit_test(random_sweep),
         cmocka_unit_test(random_sweep_mfma),
     };

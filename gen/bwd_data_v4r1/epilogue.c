@@ -37,38 +37,66 @@ void v4r1_column_pixel(v4r1_kw *w, opnd v_n, opnd v_img, opnd v_q, sv hwts, opnd
     e_sop2(e, "s_and_b64", VCC, VCC, w->s_m);
 }
 
+void v4r1_pixels_begin(v4r1_kw *w, v4r1_pixels *p, sv hiwi_bytes)
+{
+    p->chiwi_bytes = sv_mul(w->e, "s_chiwi_bytes", w->a_c, hiwi_bytes);
+    p->hwts = sv_mul(w->e, "s_hwts", w->a_hts, w->a_wts);
+}
+
+opnd v4r1_pixels_consts(v4r1_kw *w, v4r1_pixels *p, opnd v_row0)
+{
+    emit *e = w->e;
+    opnd s_t0 = at(w->s_t, 0), v_rowoff = NOOP;
+    if (v_row0.kind != OPK_NONE)
+        v_rowoff = vreg(e, "v_rowoff", 1, 1);
+    p->v_ch = vreg(e, "v_ch", 1, 1), p->v_cw = vreg(e, "v_cw", 1, 1);
+    if (v_row0.kind != OPK_NONE)
+        vx_mul(e, v_rowoff, v_row0, w->c_rowstride, s_t0);
+    v4r1_column_consts(w, p->v_ch, p->v_cw);
+    return v_rowoff;
+}
+
+void v4r1_pixel_offset(v4r1_kw *w, const v4r1_pixels *p, opnd off, opnd v_n, opnd v_q, opnd v_rowoff)
+{
+    emit *e = w->e;
+    opnd v_img = at(w->v_t, 1), s_t0 = at(w->s_t, 0);
+    v4r1_column_pixel(w, v_n, v_img, v_q, p->hwts, p->v_ch, p->v_cw);
+    /* off = image*c*hi*wi*4 + (hi*wi_ + wi)*pixel stride + row_base*row stride */
+    vx_mad24(e, at(v_q, 0), at(v_q, 0), w->a_wi, at(v_q, 1), s_t0);
+    vx_mul(e, at(v_q, 0), at(v_q, 0), w->c_pix, s_t0);
+    vx_mul(e, off, v_img, p->chiwi_bytes, s_t0);
+    h_vadd(e, off, off, at(v_q, 0));
+    if (v_rowoff.kind != OPK_NONE)
+        h_vadd(e, off, off, v_rowoff);
+    e_cndmask(e, off, w->v_inv, off, VCC);
+}
+
+void v4r1_pixels_end(v4r1_kw *w, v4r1_pixels *p)
+{
+    rfree(w->e, p->v_ch);
+    rfree(w->e, p->v_cw);
+    sv_free(w->e, p->hwts);
+    sv_free(w->e, p->chiwi_bytes);
+}
+
 /* Per column j of the thread: its dx offset without the row, or the
  * invalid offset. */
 static void column_offsets(v4r1_kw *w, opnd v_coff, opnd v_q, sv hiwi_bytes, opnd v_row0)
 {
     emit *e = w->e;
     const v4r1_math *m = w->math;
-    opnd v_n = at(w->v_t, 0), v_img = at(w->v_t, 1), s_t0 = at(w->s_t, 0);
-    sv chiwi_bytes = sv_mul(e, "s_chiwi_bytes", w->a_c, hiwi_bytes);
-    sv hwts = sv_mul(e, "s_hwts", w->a_hts, w->a_wts);
+    opnd v_n = at(w->v_t, 0);
+    v4r1_pixels p;
+    v4r1_pixels_begin(w, &p, hiwi_bytes);
     opnd v_col0 = m->col_base(w);
-    /* per thread: the first row's offset row_base*row stride, and the column constants */
-    opnd v_rowoff = vreg(e, "v_rowoff", 1, 1), v_ch = vreg(e, "v_ch", 1, 1), v_cw = vreg(e, "v_cw", 1, 1);
-    vx_mul(e, v_rowoff, v_row0, w->c_rowstride, s_t0);
-    v4r1_column_consts(w, v_ch, v_cw);
+    opnd v_rowoff = v4r1_pixels_consts(w, &p, v_row0);
     for (int j = 0; j < m->cols(w); j++) {
-        opnd off = at(v_coff, j);
         h_vadd(e, v_n, imm(m->col_off(w, j)), v_col0);
         h_vadd(e, v_n, sv_op(w->n0), v_n);
-        v4r1_column_pixel(w, v_n, v_img, v_q, hwts, v_ch, v_cw);
-        /* off = image*c*hi*wi*4 + (hi*wi_ + wi)*pixel stride + row_base*row stride */
-        vx_mad24(e, at(v_q, 0), at(v_q, 0), w->a_wi, at(v_q, 1), s_t0);
-        vx_mul(e, at(v_q, 0), at(v_q, 0), w->c_pix, s_t0);
-        vx_mul(e, off, v_img, chiwi_bytes, s_t0);
-        h_vadd(e, off, off, at(v_q, 0));
-        h_vadd(e, off, off, v_rowoff);
-        e_cndmask(e, off, w->v_inv, off, VCC);
+        v4r1_pixel_offset(w, &p, at(v_coff, j), v_n, v_q, v_rowoff);
     }
     rfree(e, v_rowoff);
-    rfree(e, v_ch);
-    rfree(e, v_cw);
-    sv_free(e, hwts);
-    sv_free(e, chiwi_bytes);
+    v4r1_pixels_end(w, &p);
 }
 
 /* fp32 accumulator v to the tensors' 16-bit type in its low half
@@ -353,13 +381,7 @@ static void store_rows(v4r1_kw *w, opnd v_coff, opnd v_row0)
         x.s_dxbase = sreg(e, "s_dxbase", 2, 2);
     x.s_save = sreg(e, "s_save", 2, 2);
     v4r1_rsrc_words(e, x.s_rsc, V4R1_OPEN_RECORDS);
-    sv gcg = sv_mul(e, "s_gcg", w->g, w->a_cg);
-    sv cm0 = sv_add(e, "s_cm0", gcg, w->m0);
-    sv dxo = sv_mul(e, "s_dxo", cm0, w->c_rowstride);
-    v4r1_ptr_add(e, w->nhwc ? sub(x.s_rsc, 0, 2) : x.s_dxbase, w->p_dx, dxo);
-    sv_free(e, dxo);
-    sv_free(e, cm0);
-    sv_free(e, gcg);
+    v4r1_dx_base(w, w->nhwc ? sub(x.s_rsc, 0, 2) : x.s_dxbase);
     x.mlim = sv_sub(e, "s_mlim2", w->a_cg, w->m0);
     if (w->nhwc)
         store_groups(w, &x);
@@ -369,7 +391,36 @@ static void store_rows(v4r1_kw *w, opnd v_coff, opnd v_row0)
     e_scope_end(e, "store_rows", true);
 }
 
-void v4r1_epilogue(v4r1_kw *w)
+void v4r1_dx_base(v4r1_kw *w, opnd dst)
+{
+    emit *e = w->e;
+    sv gcg = sv_mul(e, "s_gcg", w->g, w->a_cg);
+    sv cm0 = sv_add(e, "s_cm0", gcg, w->m0);
+    sv dxo = sv_mul(e, "s_dxo", cm0, w->c_rowstride);
+    v4r1_ptr_add(e, dst, w->p_dx, dxo);
+    sv_free(e, dxo);
+    sv_free(e, cm0);
+    sv_free(e, gcg);
+}
+
+void v4r1_dx_strides(v4r1_kw *w, sv hiwi_bytes)
+{
+    if (w->nhwc) {
+        w->c_rowstride = sv_const((uint32_t)w->dt->bytes);
+        w->c_pix = sv_shl(w->e, "s_c_bytes", w->a_c, w->dt->log2_bytes);
+    } else {
+        w->c_rowstride = sv_borrow(hiwi_bytes);
+        w->c_pix = sv_const((uint32_t)w->dt->bytes);
+    }
+}
+
+static bool direct_takes(const v4r1_kw *w)
+{
+    (void)w;
+    return true;
+}
+
+static void direct_store(v4r1_kw *w)
 {
     emit *e = w->e;
     e_comment(e, "store: column j -> (image, hi, wi); row -> channel; pixels outside dx or past gemm_n are skipped");
@@ -377,13 +428,7 @@ void v4r1_epilogue(v4r1_kw *w)
     opnd v_q = vreg(e, "v_q2", 2, 1); /* scratch of the column decode */
     sv hiwi = sv_mul(e, "s_hiwi", w->a_hi, w->a_wi);
     sv hiwi_bytes = sv_shl(e, "s_hiwi_bytes", hiwi, w->dt->log2_bytes);
-    if (w->nhwc) {
-        w->c_rowstride = sv_const((uint32_t)w->dt->bytes);
-        w->c_pix = sv_shl(e, "s_c_bytes", w->a_c, w->dt->log2_bytes);
-    } else {
-        w->c_rowstride = sv_borrow(hiwi_bytes);
-        w->c_pix = sv_const((uint32_t)w->dt->bytes);
-    }
+    v4r1_dx_strides(w, hiwi_bytes);
     opnd v_row0 = w->math->row_base(w);
     column_offsets(w, v_coff, v_q, hiwi_bytes, v_row0);
     rfree(e, v_q);
@@ -391,8 +436,35 @@ void v4r1_epilogue(v4r1_kw *w)
     sv_free(e, w->c_pix);
     sv_free(e, hiwi_bytes);
     sv_free(e, hiwi);
-
     rfree(e, v_coff);
+}
+
+const v4r1_dx_path v4r1_dx_direct = {.name = "direct", .takes = direct_takes, .hands_on = NULL, .store = direct_store};
+
+void v4r1_epilogue(v4r1_kw *w)
+{
+    emit *e = w->e;
+    const v4r1_dx_path *paths[] = {&v4r1_dx_lds, &v4r1_dx_direct};
+    const size_t npaths = sizeof paths / sizeof paths[0];
+    for (size_t i = 0; i < npaths; i++) {
+        if (!paths[i]->takes(w))
+            continue;
+        if (!paths[i]->hands_on || i + 1 == npaths) {
+            paths[i]->store(w);
+            break;
+        }
+        /* this path, or at run time the last one (it takes every tile) */
+        label l_next = e_label_new(e, "dx_next_path"), l_end = e_label_new(e, "dx_stored");
+        bool may_branch = paths[i]->hands_on(w, l_next);
+        paths[i]->store(w);
+        if (!may_branch)
+            break;
+        e_branch(e, "s_branch", l_end);
+        e_label(e, l_next);
+        paths[npaths - 1]->store(w);
+        e_label(e, l_end);
+        break;
+    }
     w->math->release(w);
     opnd staged[] = {w->v_bht, w->v_bwt, w->v_t, w->v_inv};
     for (size_t i = 0; i < sizeof staged / sizeof staged[0]; i++)

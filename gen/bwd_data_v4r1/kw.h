@@ -91,6 +91,15 @@ enum { V4R1_VEC_A = 0, V4R1_VEC_B = 1 };
  * the offsets). */
 #define V4R1_MAX_COLS 16
 #define V4R1_ROW_GROUP 4
+/* A math strategy's wave grid, where its C tile is one (MFMA): WGM x WGN
+ * waves (wave w at wm = w % WGM, wn = w / WGM), each a wave tile of
+ * BM x BN blocks of INST x INST, WTM x WTN elements. Lane l of a wave
+ * holds column l % INST of each block and, in accumulator row i
+ * (row_off(i) - (i / (rows/BM)) * INST within its block: the block of
+ * row i is i / (rows / BM)), row 4 * (l / INST) on from it. */
+typedef struct {
+    int wgm, wgn, bm, bn, inst, wtm, wtn;
+} v4r1_wave_grid;
 typedef struct {
     const char *name;
     /* after the staging setup: per-thread LDS read addresses, zeroed
@@ -120,6 +129,9 @@ typedef struct {
     opnd (*acc)(const v4r1_kw *w, int i, int j, int n);
     /* release the rest at the kernel's end */
     void (*release)(v4r1_kw *w);
+    /* the wave grid (v4r1_wave_grid), or NULL where the tile is not held
+       by whole waves (FMA) */
+    void (*wave_grid)(const v4r1_kw *w, v4r1_wave_grid *g);
 } v4r1_math;
 
 /* The FMA strategy (math_fma.c): a TM x TN thread tile of v_fmac_f32
@@ -264,5 +276,44 @@ void v4r1_column_pixel(v4r1_kw *w, opnd v_n, opnd v_img, opnd v_q, sv hwts, opnd
    kernels): where an accumulator is NaN, the border-band elements are
    recomputed from their valid taps into the accumulators */
 void v4r1_nonfinite(v4r1_kw *w);
+
+/* A store path of the epilogue: how the C tile reaches dx. The epilogue
+ * takes the first path of its list that takes the writer's tile. */
+typedef struct {
+    const char *name;
+    bool (*takes)(const v4r1_kw *w);
+    /* where it takes the tile but a launch's shape is better served by the
+       last path of the list: a scalar branch to `to` under that condition,
+       and true; false where it emitted none (NULL: never) */
+    bool (*hands_on)(v4r1_kw *w, label to);
+    /* the whole tile -> dx (sets w->c_rowstride and w->c_pix) */
+    void (*store)(v4r1_kw *w);
+} v4r1_dx_path;
+/* the accumulators straight to dx, each lane its own columns (epilogue.c) */
+extern const v4r1_dx_path v4r1_dx_direct;
+/* NHWC with a wave grid: the tile through LDS, lanes storing runs of one
+ * pixel's channels as dwordx4 vectors (dx_lds.c) */
+extern const v4r1_dx_path v4r1_dx_lds;
+
+/* The epilogue's pieces the store paths share (epilogue.c): the column
+ * decode's per-tile values, one column's dx offset (v_n: the tile column
+ * plus n0; off: the pixel's offset plus v_rowoff where that is not NOOP,
+ * or the invalid offset for a pixel outside dx or past gemm_n; v_q two
+ * scratch VGPRs; uses w->v_t 1..2, w->s_t 0..1 and w->s_m), and dx's
+ * address of the tile's first channel (dst: an SGPR pair). */
+typedef struct {
+    sv chiwi_bytes, hwts;
+    opnd v_ch, v_cw;
+} v4r1_pixels;
+void v4r1_pixels_begin(v4r1_kw *w, v4r1_pixels *p, sv hiwi_bytes);
+/* after what the caller emits between: the column constants, and where
+   v_row0 is not NOOP a VGPR it returns, v_row0 * the row stride (else
+   NOOP) */
+opnd v4r1_pixels_consts(v4r1_kw *w, v4r1_pixels *p, opnd v_row0);
+void v4r1_pixel_offset(v4r1_kw *w, const v4r1_pixels *p, opnd off, opnd v_n, opnd v_q, opnd v_rowoff);
+void v4r1_pixels_end(v4r1_kw *w, v4r1_pixels *p);
+void v4r1_dx_base(v4r1_kw *w, opnd dst);
+/* w->c_rowstride and w->c_pix of the layout (hiwi_bytes: dx's H*W in bytes) */
+void v4r1_dx_strides(v4r1_kw *w, sv hiwi_bytes);
 
 #endif

@@ -192,6 +192,13 @@ static void mfma_release(v4r1_kw *w)
     rfree(w->e, w->v_tm4);
 }
 
+static void mfma_wave_grid(const v4r1_kw *w, v4r1_wave_grid *g)
+{
+    g->wgm = waves_m(w), g->wgn = w->block / 64 / waves_m(w);
+    g->bm = blocks_m(w), g->bn = blocks_n(w), g->inst = inst(w);
+    g->wtm = w->mpb / g->wgm, g->wtn = w->npb / g->wgn;
+}
+
 const v4r1_math v4r1_math_mfma = {
     .name = "mfma",
     .setup = mfma_setup,
@@ -208,4 +215,5 @@ const v4r1_math v4r1_math_mfma = {
     .read_row = mfma_read_row,
     .acc = mfma_acc,
     .release = mfma_release,
+    .wave_grid = mfma_wave_grid,
 };
