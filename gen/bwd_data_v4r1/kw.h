@@ -93,14 +93,9 @@ enum { V4R1_VEC_A = 0, V4R1_VEC_B = 1 };
  * the offsets). */
 #define V4R1_MAX_COLS 16
 #define V4R1_ROW_GROUP 4
-#define V4R1_MAX_SETS 3
+#define V4R1_MAX_SETS V4R1_MFMA_IN_FLIGHT
 typedef struct {
     const char *name;
-    /* tiles the walk keeps in flight in registers while one slice runs
-       (1: the next one; D > 1: the next D, each in its own register set,
-       the main loop unrolled D times so that each copy names its set; at
-       most V4R1_MAX_SETS; v4r1_in_flight may lower it) */
-    int tiles_in_flight;
     /* after the staging setup: per-thread LDS read addresses, zeroed
        accumulators */
     void (*setup)(v4r1_kw *w);
@@ -244,8 +239,9 @@ void v4r1_staging_setup(v4r1_kw *w);   /* load offsets, masks and LDS write addr
 void v4r1_staging_alloc(v4r1_kw *w);   /* the registers of the tiles in flight (set 0 in use) */
 void v4r1_use_set(v4r1_kw *w, int set); /* the loads and writes below use register set `set` */
 int v4r1_tile_min_loads(const v4r1_kw *w); /* the fewest vector memory instructions of load_tile */
-/* the tiles the walk keeps in flight: math->tiles_in_flight, fewer where
-   their loads would pass what s_waitcnt vmcnt can count */
+/* the tiles the walk keeps in flight, each in its own register set, the
+   main loop unrolled once per set: cfg->in_flight, fewer where the loads
+   of the later ones would pass what the target's vmcnt counts */
 int v4r1_in_flight(const v4r1_kw *w);
 void v4r1_set_tap(v4r1_kw *w);         /* tap (s_yd, s_xd): bases and dy bounds */
 void v4r1_load_tile(v4r1_kw *w);       /* the tile at the current step -> registers */

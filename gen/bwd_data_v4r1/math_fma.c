@@ -178,7 +178,6 @@ static void fma_release(v4r1_kw *w)
 
 const v4r1_math v4r1_math_fma = {
     .name = "fma",
-    .tiles_in_flight = 1,
     .setup = fma_setup,
     .loop_alloc = fma_loop_alloc,
     .slice = fma_slice,

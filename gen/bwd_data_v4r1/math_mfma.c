@@ -194,7 +194,6 @@ static void mfma_release(v4r1_kw *w)
 
 const v4r1_math v4r1_math_mfma = {
     .name = "mfma",
-    .tiles_in_flight = 3,
     .setup = mfma_setup,
     .loop_alloc = mfma_loop_alloc,
     .slice = mfma_slice,

@@ -383,8 +383,12 @@ int v4r1_tile_min_loads(const v4r1_kw *w) { return a_min_loads(w) + w->bp->min_l
 
 int v4r1_in_flight(const v4r1_kw *w)
 {
-    int n = 1 + w->e->t->vmcnt_max / v4r1_tile_min_loads(w);
-    return n < w->math->tiles_in_flight ? n : w->math->tiles_in_flight;
+    int n = 1 + w->e->t->vmcnt_max / v4r1_tile_min_loads(w), most = w->cfg->in_flight;
+    if (most < 1 || most > V4R1_MAX_SETS) {
+        emit_fail(w->e, "%d tiles in flight: not 1 to %d", most, V4R1_MAX_SETS);
+        return 1;
+    }
+    return n < most ? n : most;
 }
 
 /* The pixel path's fewest loads: one dwordx2 per column on the quad path,

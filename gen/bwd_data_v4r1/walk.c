@@ -3,9 +3,9 @@
  *
  * Pipeline: the next tile is fetched from global memory into registers
  * while the current one is multiplied out of LDS (the math strategy's
- * slice); LDS is double buffered with one s_barrier per step. A strategy
- * with D tiles in flight (v4r1_in_flight: math->tiles_in_flight, the MFMA
- * one 3) keeps the loads of the D tiles after the one being multiplied
+ * slice); LDS is double buffered with one s_barrier per step. A walk
+ * with D tiles in flight (v4r1_in_flight: the configuration's, 3 for the
+ * MFMA tiles) keeps the loads of the D tiles after the one being multiplied
  * outstanding, each in its own register set: a tile's loads have D slices
  * to land instead of one, and the wait for the next tile lets the loads of
  * the ones after it stay in flight. At batch 8 a CU holds one or two
