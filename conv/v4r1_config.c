@@ -284,11 +284,16 @@ static int derive_mfma(v4r1_config *c, char *why, size_t len)
     if (derive_staging(c, why, len))
         return -1;
     c->agprs = c->bm * c->bn * c->inst * c->inst / 64;
+    /* the most tiles the walk keeps in flight (it keeps fewer where
+       s_waitcnt vmcnt cannot count the later ones' loads: v4r1_in_flight) */
+    const int tile_loads = c->va * c->wa + c->vb * c->wb;
+    c->in_flight = V4R1_MFMA_IN_FLIGHT;
     /* mirrors gen/bwd_data_v4r1/math_mfma.c and the staging: two sets of fragments,
-       global prefetch, load offsets and the B column state, addresses and
-       scratch, the epilogue's row of outputs and column offsets, slack */
+       global prefetch (a register set per tile in flight), load offsets and
+       the B column state, addresses and scratch, the epilogue's row of
+       outputs and column offsets, slack */
     c->vgprs = 2 * (c->kpack ? 2 : 1) * (c->bm + c->bn) + 2 * c->va * c->wa + 3 * c->vb * c->wb + 2 * c->wb +
-               2 * c->bn + 14 + 8;
+               2 * c->bn + 14 + 8 + (c->in_flight - 1) * tile_loads;
     return 0;
 }
 
@@ -349,6 +354,7 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
        global prefetch, load offsets and the B column state, addresses and
        scratch, plus alignment slack */
     int tm = 4 * c->rm, tn = 4 * c->rn;
+    c->in_flight = 1;
     c->vgprs = tm * tn + 2 * (c->kpack ? 2 : 1) * (tm + tn) + 2 * c->va * c->wa + 3 * c->vb * c->wb + 2 * c->wb +
                14 + 8;
     return 0;

@@ -63,9 +63,16 @@ typedef struct {
     int bpad;            /* entries past NPB in each row of the B tile in LDS (the
                             channel path's writes free of bank conflicts), or 0 */
     int lds_bytes;       /* both tiles, double buffered */
+    int in_flight;       /* the most tiles whose global loads the K walk keeps outstanding
+                            at once, each in its own register set (FMA 1, MFMA
+                            V4R1_MFMA_IN_FLIGHT; the generator keeps fewer where
+                            s_waitcnt vmcnt cannot count the later tiles' loads) */
     int vgprs;           /* VGPRs the kernel writer allocates at its peak (an upper
                             bound, checked against the code objects by the tests) */
 } v4r1_config;
+
+/* The MFMA kernels' tiles in flight (docs/KERNELS.md, "Tiles in flight"). */
+#define V4R1_MFMA_IN_FLIGHT 3
 
 /* The tiles: FMA ones (math left zero) and MFMA ones; type and layout are
  * left zero (the family crosses them with every layout). */

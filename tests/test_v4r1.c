@@ -516,6 +516,56 @@ static void edge_gfx942(void **state)
     edge_all_configs("gfx942");
 }
 
+/* ---- K walks around the pipeline depth ---- */
+
+/* The MFMA walk keeps up to three tiles in flight (v4r1_config.in_flight,
+ * fewer where vmcnt cannot count their loads: fp32 NCHW 64x64x16_t64 keeps
+ * two): its prologue, the waits that let the later tiles' loads stay
+ * outstanding and the loop unrolled once per register set all depend on
+ * how many K steps the walk has. 1x1 and 2x2 filters with K from one
+ * partial block to 13 steps (K steps: taps x ceil(K / KPB)), walks shorter
+ * than, as long as and longer than the depth, every residue of the unroll,
+ * against the float64 reference on the strict emulator. */
+static void walks_around_the_pipeline_depth(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *arch, *solution;
+        igemm_dtype dtype;
+        igemm_layout layout;
+    } cases[] = {
+        {"gfx942", "igemm_bwd_v4r1_mfma_fp16_nhwc_64x64x32_t256_wt32x32x8", IGEMM_FP16, IGEMM_LAYOUT_NHWC},
+        {"gfx942", "igemm_bwd_v4r1_mfma_bf16_nchw_128x128x32_t256_wt32x32x8", IGEMM_BF16, IGEMM_LAYOUT_NCHW},
+        {"gfx90a", "igemm_bwd_v4r1_mfma_fp32_nhwc_64x64x16_t64_wt32x32x2", IGEMM_FP32, IGEMM_LAYOUT_NHWC},
+        {"gfx908", "igemm_bwd_v4r1_mfma_fp32_nchw_64x64x16_t64_wt32x32x2", IGEMM_FP32, IGEMM_LAYOUT_NCHW},
+    };
+    static const int ks[] = {8, 24, 32, 48, 80, 112, 136, 200};
+    int failures = 0, ran = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        igemm_handle *h = tc_emu_handle(cases[c].arch, NULL, 0);
+        for (int taps = 1; taps <= 2; taps++)
+            for (size_t k = 0; k < sizeof ks / sizeof ks[0]; k++, ran++) {
+                char line[256], why[256], msg[1024];
+                igemm_problem p;
+                tc_case_result r;
+                snprintf(line, sizeof line,
+                         "conv -n 1 -c 72 -H 6 -W 5 -k %d -y %d -x %d -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -g 1 -F 2", ks[k],
+                         taps, taps);
+                if (igemm_problem_parse_line(&p, line, why, sizeof why) != 1)
+                    fail_msg("%s: %s", line, why);
+                p.dtype = cases[c].dtype;
+                p.layout = cases[c].layout;
+                if (tc_run_case(h, &p, cases[c].solution, 300u + (uint64_t)k, &r, msg, sizeof msg) &&
+                    failures++ < MAX_REPORTED)
+                    print_error("%s --arch %s --solution %s: %s\n", line, cases[c].arch, cases[c].solution, msg);
+            }
+        igemm_destroy(h);
+    }
+    print_message("%d K walks\n", ran);
+    if (failures)
+        fail_msg("%d of %d K walks failed", failures, ran);
+}
+
 /* ---- dx's zeros inside the launch ---- */
 
 /* Shapes whose dx has pixels no filter tap reaches, and what their plans
@@ -1202,6 +1252,7 @@ int main(void)
         cmocka_unit_test(edge_gfx908),
         cmocka_unit_test(edge_gfx90a),
         cmocka_unit_test(edge_gfx942),
+        cmocka_unit_test(walks_around_the_pipeline_depth),
         cmocka_unit_test(zeros_inside_the_launch),
         cmocka_unit_test(sixteen_bit_extremes),
         cmocka_unit_test(fp16_flush_mode),

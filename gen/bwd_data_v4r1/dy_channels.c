@@ -120,6 +120,10 @@ static void channels_load(v4r1_kw *w)
     e_label(e, l_done);
 }
 
+/* One vector per pixel on the vector path; the element path loads more
+ * (WB per pixel). */
+static int channels_min_loads(const v4r1_kw *w) { return w->vb; }
+
 /* fp32 tiles of a 16-bit type: the packed halves of each pixel unpacked
  * into WB registers (channel c in register c; upwards, so that no source
  * is overwritten before it is read) and widened. */
@@ -165,6 +169,7 @@ const v4r1_dy_path v4r1_dy_channels = {
     .has_check = channels_has_check,
     .vec_check = channels_check,
     .load = channels_load,
+    .min_loads = channels_min_loads,
     .prepare = channels_prepare,
     .write = channels_write,
 };

@@ -69,6 +69,10 @@ typedef struct {
     /* the tile's B loads (after A's); after the wait, the loaded registers
        made LDS entries (fp32 tiles: before A's writes), and their writes */
     void (*load)(v4r1_kw *w);
+    /* the fewest vector memory instructions load issues on any of its
+       paths (the walk's s_waitcnt vmcnt for a tile with a later one in
+       flight counts on it) */
+    int (*min_loads)(const v4r1_kw *w);
     void (*prepare)(v4r1_kw *w);
     void (*write)(v4r1_kw *w);
 } v4r1_dy_path;
@@ -100,6 +104,7 @@ enum { V4R1_VEC_A = 0, V4R1_VEC_B = 1 };
 typedef struct {
     int wgm, wgn, bm, bn, inst, wtm, wtn;
 } v4r1_wave_grid;
+#define V4R1_MAX_SETS V4R1_MFMA_IN_FLIGHT
 typedef struct {
     const char *name;
     /* after the staging setup: per-thread LDS read addresses, zeroed
@@ -205,7 +210,9 @@ struct v4r1_kw {
     opnd v_aoff, v_awr;                       /* A load offsets, LDS write address */
     opnd v_bht, v_bwt, v_bpre, v_boff, v_bkk, v_bwr; /* B columns (v_bht/v_bwt: the epilogue's too),
                                                         offsets, row, LDS address */
-    opnd v_ga, v_gb;                          /* the tile in flight */
+    opnd v_ga, v_gb;                          /* the tile in flight: the register set in use
+                                                 (v4r1_use_set) */
+    opnd v_sga[V4R1_MAX_SETS], v_sgb[V4R1_MAX_SETS]; /* the register sets (v4r1_in_flight) */
     opnd s_vec; /* NHWC: which tensors take the element path instead of vectors */
 
     /* ---- walk.c: the K walk's position (s_xd, s_yd, s_krem: the staging's
@@ -243,7 +250,13 @@ void v4r1_setup(v4r1_kw *w);
 
 /* staging.c */
 void v4r1_staging_setup(v4r1_kw *w);   /* load offsets, masks and LDS write addresses */
-void v4r1_staging_alloc(v4r1_kw *w);   /* the registers of the tile in flight */
+void v4r1_staging_alloc(v4r1_kw *w);   /* the registers of the tiles in flight (set 0 in use) */
+void v4r1_use_set(v4r1_kw *w, int set); /* the loads and writes below use register set `set` */
+int v4r1_tile_min_loads(const v4r1_kw *w); /* the fewest vector memory instructions of load_tile */
+/* the tiles the walk keeps in flight, each in its own register set, the
+   main loop unrolled once per set: cfg->in_flight, fewer where the loads
+   of the later ones would pass what the target's vmcnt counts */
+int v4r1_in_flight(const v4r1_kw *w);
 void v4r1_set_tap(v4r1_kw *w);         /* tap (s_yd, s_xd): bases and dy bounds */
 void v4r1_load_tile(v4r1_kw *w);       /* the tile at the current step -> registers */
 void v4r1_write_tile(v4r1_kw *w);      /* registers -> LDS */

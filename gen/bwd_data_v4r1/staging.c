@@ -274,8 +274,18 @@ void v4r1_staging_setup(v4r1_kw *w)
 
 void v4r1_staging_alloc(v4r1_kw *w)
 {
-    w->v_ga = vreg(w->e, "v_ga", w->va * w->wa, 4);
-    w->v_gb = vreg(w->e, "v_gb", w->vb * w->wb, 4);
+    static const char *na[V4R1_MAX_SETS] = {"v_ga", "v_ga1", "v_ga2"}, *nb[V4R1_MAX_SETS] = {"v_gb", "v_gb1", "v_gb2"};
+    for (int k = 0; k < v4r1_in_flight(w); k++) {
+        w->v_sga[k] = vreg(w->e, na[k], w->va * w->wa, 4);
+        w->v_sgb[k] = vreg(w->e, nb[k], w->vb * w->wb, 4);
+    }
+    v4r1_use_set(w, 0);
+}
+
+void v4r1_use_set(v4r1_kw *w, int set)
+{
+    w->v_ga = w->v_sga[set];
+    w->v_gb = w->v_sgb[set];
 }
 
 void v4r1_set_tap(v4r1_kw *w)
@@ -364,6 +374,27 @@ void v4r1_load_tile(v4r1_kw *w)
     }
     w->bp->load(w);
 }
+
+/* A's fewest loads: its vector path's (one per vector) or, without it,
+ * the element path's. */
+static int a_min_loads(const v4r1_kw *w) { return a_row_vectors(w) ? w->va : w->va * w->wa; }
+
+int v4r1_tile_min_loads(const v4r1_kw *w) { return a_min_loads(w) + w->bp->min_loads(w); }
+
+int v4r1_in_flight(const v4r1_kw *w)
+{
+    int n = 1 + w->e->t->vmcnt_max / v4r1_tile_min_loads(w), most = w->cfg->in_flight;
+    if (most < 1 || most > V4R1_MAX_SETS) {
+        emit_fail(w->e, "%d tiles in flight: not 1 to %d", most, V4R1_MAX_SETS);
+        return 1;
+    }
+    return n < most ? n : most;
+}
+
+/* The pixel path's fewest loads: one dwordx2 per column on the quad path,
+ * else one per element (the partial path's as many, or packed after a
+ * wait of its own). */
+static int pixels_min_loads(const v4r1_kw *w) { return b_quad_vectors(w) ? w->wb : w->vb * w->wb; }
 
 /* The pixel path's B loads: full channel blocks one element per lane (or,
  * NHWC k quads, one dwordx2 per aligned quad), the last block of a tap
@@ -503,6 +534,7 @@ const v4r1_dy_path v4r1_dy_pixels = {
     .has_check = b_quad_vectors,
     .vec_check = quads_check,
     .load = pixels_load,
+    .min_loads = pixels_min_loads,
     .prepare = pixels_prepare,
     .write = pixels_write,
 };
@@ -533,7 +565,11 @@ void v4r1_toggle_writes(v4r1_kw *w)
 
 void v4r1_staging_free(v4r1_kw *w)
 {
-    opnd regs[] = {w->v_ga, w->v_gb, w->v_aoff, w->v_bpre, w->v_boff, w->v_awr, w->v_bwr, w->v_bkk};
+    for (int k = v4r1_in_flight(w) - 1; k > 0; k--) {
+        rfree(w->e, w->v_sga[k]);
+        rfree(w->e, w->v_sgb[k]);
+    }
+    opnd regs[] = {w->v_sga[0], w->v_sgb[0], w->v_aoff, w->v_bpre, w->v_boff, w->v_awr, w->v_bwr, w->v_bkk};
     for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
         rfree(w->e, regs[i]);
     if (a_row_vectors(w) || w->bp->has_check(w) || b_padded(w))

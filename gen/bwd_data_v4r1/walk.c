@@ -3,7 +3,14 @@
  *
  * Pipeline: the next tile is fetched from global memory into registers
  * while the current one is multiplied out of LDS (the math strategy's
- * slice); LDS is double buffered with one s_barrier per step. */
+ * slice); LDS is double buffered with one s_barrier per step. A walk
+ * with D tiles in flight (v4r1_in_flight: the configuration's, 3 for the
+ * MFMA tiles) keeps the loads of the D tiles after the one being multiplied
+ * outstanding, each in its own register set: a tile's loads have D slices
+ * to land instead of one, and the wait for the next tile lets the loads of
+ * the ones after it stay in flight. At batch 8 a CU holds one or two
+ * workgroups, so nothing else hides the loads' latency (docs/KERNELS.md,
+ * "Tiles in flight"). */
 #include "kw.h"
 
 /* Step to the next (tap, channel block). */
@@ -34,17 +41,38 @@ static void advance(v4r1_kw *w)
     e_label(e, l_adone);
 }
 
-/* The tile in registers -> LDS; unless it is the last (s_iter < 2), step
- * the walk and fetch the next one; then point the LDS writes at the other
- * buffer (and, in the loop, the reads at the one just written) and
- * synchronise. */
-static void next_tile(v4r1_kw *w, const char *hint, bool toggle_reads)
+/* Until the tile about to be written has landed. The k tiles after it
+ * that the walk has (s_iter counts the tiles from this one; up to
+ * v4r1_in_flight - 1 of them) may stay outstanding: their loads are the
+ * last issued, at least v4r1_tile_min_loads each. */
+static void wait_tile(v4r1_kw *w)
 {
     emit *e = w->e;
-    e_waitcnt(e, 0, -1);
+    const int ahead = v4r1_in_flight(w);
+    for (int k = 0; k + 1 < ahead; k++) {
+        /* fewer than k + 1 tiles after it: at most k of them in flight */
+        label l_more = e_label_new(e, "later_in_flight");
+        e_sopc(e, "s_cmp_lt_u32", w->s_iter, imm(k + 2));
+        e_branch(e, "s_cbranch_scc0", l_more);
+        e_waitcnt(e, k * v4r1_tile_min_loads(w), -1);
+        e_label(e, l_more);
+    }
+    e_waitcnt(e, (ahead - 1) * v4r1_tile_min_loads(w), -1);
+}
+
+/* The tile in register set `set` -> LDS; unless the walk has no tile
+ * v4r1_in_flight steps after it (s_iter <= v4r1_in_flight), step the walk
+ * and fetch that one into the same set; then point the LDS writes at the
+ * other buffer (and, in the loop, the reads at the one just written) and
+ * synchronise. */
+static void next_tile(v4r1_kw *w, const char *hint, bool toggle_reads, int set)
+{
+    emit *e = w->e;
+    wait_tile(w);
+    v4r1_use_set(w, set);
     v4r1_write_tile(w);
     label l_nofetch = e_label_new(e, hint);
-    e_sopc(e, "s_cmp_lt_u32", w->s_iter, imm(2));
+    e_sopc(e, "s_cmp_lt_u32", w->s_iter, imm(v4r1_in_flight(w) + 1));
     e_branch(e, "s_cbranch_scc1", l_nofetch);
     advance(w);
     v4r1_load_tile(w);
@@ -79,7 +107,10 @@ void v4r1_walk(v4r1_kw *w)
         e_sopc(e, "s_cmp_eq_u32", sv_op(taps), imm(0));
         e_branch(e, "s_cbranch_scc1", l_empty);
     }
-    e_comment(e, "prologue: tile 0 into LDS buffer 0, tile 1 in flight");
+    if (v4r1_in_flight(w) == 1)
+        e_comment(e, "prologue: tile 0 into LDS buffer 0, tile 1 in flight");
+    else
+        e_comment(e, "prologue: tile 0 into LDS buffer 0, tiles 1 .. %d in flight", v4r1_in_flight(w));
     h_smov(e, w->s_kb, imm(0));
     h_smov(e, w->s_xd, imm(0));
     h_smov(e, w->s_yd, imm(0));
@@ -90,19 +121,33 @@ void v4r1_walk(v4r1_kw *w)
     h_smov(e, w->s_iter, sv_op(total));
     sv_free(e, total);
     sv_free(e, taps);
-    next_tile(w, "single_step", false);
+    const int ahead = v4r1_in_flight(w);
+    for (int k = 1; k < ahead; k++) {
+        e_comment(e, "tile %d in flight into register set %d (when the walk has it)", k, k);
+        label l_short = e_label_new(e, "short_walk");
+        e_sopc(e, "s_cmp_lt_u32", w->s_iter, imm(k + 1));
+        e_branch(e, "s_cbranch_scc1", l_short);
+        advance(w);
+        v4r1_use_set(w, k);
+        v4r1_load_tile(w);
+        e_label(e, l_short);
+    }
+    next_tile(w, "single_step", false, 0);
 
-    /* ---- main loop ---- */
+    /* ---- main loop: unrolled once per register set, so that tile t
+       is in set t % v4r1_in_flight ---- */
     w->math->loop_alloc(w);
     label l_loop = e_label_new(e, "k_loop"), l_end = e_label_new(e, "k_loop_end");
     e_label(e, l_loop);
     e_symbol(e, "__kloop_begin_%s", w->name);
-    w->math->slice(w);
-    e_sop2(e, "s_sub_u32", w->s_iter, w->s_iter, imm(1));
-    e_sopc(e, "s_cmp_eq_u32", w->s_iter, imm(0));
-    e_branch(e, "s_cbranch_scc1", l_end);
-    e_comment(e, "next tile: registers -> the other LDS buffer; fetch the one after");
-    next_tile(w, "no_fetch", true);
+    for (int h = 0; h < ahead; h++) {
+        w->math->slice(w);
+        e_sop2(e, "s_sub_u32", w->s_iter, w->s_iter, imm(1));
+        e_sopc(e, "s_cmp_eq_u32", w->s_iter, imm(0));
+        e_branch(e, "s_cbranch_scc1", l_end);
+        e_comment(e, "next tile: registers -> the other LDS buffer; fetch the one after");
+        next_tile(w, "no_fetch", true, (h + 1) % ahead);
+    }
     e_branch(e, "s_branch", l_loop);
     e_symbol(e, "__kloop_end_%s", w->name);
     e_label(e, l_end);
