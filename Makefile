@@ -499,7 +499,7 @@ compare-miopen-xdlops: $(B)/bin/igemm $(B)/bin/igemm-miopen
 	@$(call need_miopen_root,compare-miopen-xdlops)
 	B=$(B) LLVM_BIN=$(LLVM_BIN) SHAPES=$(MIOPEN_SHAPES) sh tools/compare_miopen_xdlops.sh "$(MIOPEN_ROOT)"
 
-# Every table of docs/MIOPEN.md's xdlops section: gfx908 NCHW fp32, gfx90a
+# Every table of docs/MIOPEN_XDLOPS.md: gfx908 NCHW fp32, gfx90a
 # and gfx942 NHWC fp32/fp16/bf16, gfx90a fp16 also with FP16_ALT=0 and with
 # our --fp16_mode flush, at each of MIOPEN_BATCHES; one table per file in
 # $(B)/miopen-xdlops-*.md, the runs going on past a failed one (exit 1 at
