@@ -24,6 +24,18 @@ TYPES = {"fp32": 0, "fp16": 1, "bf16": 2}
 NAME = re.compile(r"miopen-xdlops-(\w+)-(gfx\w+)-(\w+)-(nchw|nhwc)-(\d+)(-\w+)?\.md\.rows$")
 
 
+def row_ratios(lines):
+    """(ours / MIOpen, layer) of every table row that has a ratio"""
+    out = []
+    for r in lines:
+        if r.startswith("| `"):
+            try:
+                out.append((float(r.split("|")[-2]), r.split("`")[1]))
+            except ValueError:
+                pass
+    return out
+
+
 def partial(path):
     """The header a run cut short did not write: from the rows file's name
     (compare_miopen_xdlops.sh's OUT naming, OUT.rows) and its rows."""
@@ -32,13 +44,7 @@ def partial(path):
         sys.exit(f"xdlops_report: {path}: a .rows file must be named miopen-xdlops-LIST-ARCH-TYPE-LAYOUT-BATCH.md.rows")
     shapes, arch, dtype, layout, batch, _ = m.groups()
     rows = open(path).read()
-    ratios = []
-    for r in rows.splitlines():
-        if r.startswith("| `"):
-            try:
-                ratios.append((float(r.split("|")[-2]), r.split("`")[1]))
-            except ValueError:
-                pass
+    ratios = row_ratios(rows.splitlines())
     geo = f"{math.exp(sum(math.log(x) for x, _ in ratios) / len(ratios)):.3f}" if ratios else "-"
     worst = max(ratios) if ratios else (0, "-")
     return (f"Batch {batch}, tests/shapes/{shapes}.txt, {arch} {dtype} {layout.upper()}, partial, modeled by the timing "
@@ -60,14 +66,7 @@ def read(path):
     if arch == "gfx90a" and dtype == "fp16" and "alternate" not in variant:
         variant = ("MIOpen's fp16 alternate implementation on" + (", " + variant if variant else "")).strip(", ")
     g = GEO.search(text)
-    rows = [l for l in lines if l.startswith("| `")]
-    ratios = []
-    for r in rows:
-        cells = [c.strip() for c in r.split("|")]
-        try:
-            ratios.append(float(cells[-2]))
-        except ValueError:
-            pass
+    ratios = [x for x, _ in row_ratios(lines)]
     return {"path": path, "batch": int(batch), "shapes": shapes, "arch": arch, "dtype": dtype, "layout": layout,
             "variant": variant, "geo": g.group(1) if g else "-", "worst": g.group(2) if g else "-",
             "n": len(ratios), "over": sum(1 for r in ratios if r > 1.05), "text": text, "cut": cut}
