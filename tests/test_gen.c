@@ -15,10 +15,13 @@
  *    generated it) the wait states the emitter inserted are enough (the
  *    kernel runs clean on the strict emulator) and no more than needed:
  *    each emitter-inserted s_nop, lowered by one wait state (s_nop N ->
- *    s_nop N-1, s_nop 0 removed), makes the emulator report a hazard. Every
- *    s_nop of every kernel is lowered, one per kernel per round (a round is
- *    one assembly and one run of each kernel with a lowered s_nop);
- *    IGEMM_GEN_SAMPLE=1 lowers only each kernel's first, middle and last. */
+ *    s_nop N-1, s_nop 0 removed), makes the emulator report a hazard, or
+ *    is on no path the test's shapes take (an s_trap in its place is not
+ *    reached). make test lowers each kernel's first, middle and last s_nop,
+ *    one per kernel per set (a set is one assembly and one run of each
+ *    kernel with a lowered s_nop, and one assembly with traps for those
+ *    that ran clean); IGEMM_GEN_ALL_NOPS=1 (make check-hazards) lowers every
+ *    one. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -644,6 +647,23 @@ static int is_solution(const char *k)
     return 0;
 }
 
+/* The index of the s_nop of kernel k that set `set` lowers, or -1: make
+ * test's sets 0, 1 and 2 are each kernel's first, middle and last s_nop (a
+ * kernel with fewer distinct ones takes no part in the later sets); with
+ * all_nops set i is each kernel's i-th. */
+static int nop_of(const kern_nops *k, int set, bool all_nops)
+{
+    if (all_nops)
+        return set < k->n ? set : -1;
+    const int at[3] = {0, k->n / 2, k->n - 1};
+    if (!k->n || set >= 3)
+        return -1;
+    for (int j = 0; j < set; j++)
+        if (at[j] == at[set])
+            return -1;
+    return at[set];
+}
+
 static void diff_target(const char *arch, bool all_nops)
 {
     char path[512], dir[] = "/tmp/igemm_test_gen_XXXXXX", err[4096];
@@ -667,27 +687,31 @@ static void diff_target(const char *arch, bool all_nops)
         total += f.k[i].n;
     }
     igemm_destroy(h);
-    /* no more than needed: each lowered s_nop is a hazard on the emulator */
+    /* no more than needed: each lowered s_nop is a hazard on the emulator.
+       One assembly per set of lowered s_nops (at most one per kernel), and
+       one more for the kernels that ran clean with theirs lowered: an
+       s_trap in its place says whether it ran at all */
     assert_non_null(mkdtemp(dir));
-    for (int round = 0; round < max_nops; round++) {
+    int sets = all_nops ? max_nops : 3;
+    for (int set = 0; set < sets; set++) {
         int lower[MAX_ASM_KERNELS], who[MAX_ASM_KERNELS], n = 0;
         for (int i = 0; i < f.nk; i++) {
-            const kern_nops *k = &f.k[i];
-            bool pick = k->n > round && (all_nops || round == 0 || round == k->n / 2 || round == k->n - 1);
-            if (pick) {
+            int at = nop_of(&f.k[i], set, all_nops);
+            if (at >= 0) {
                 who[n] = i;
-                lower[n++] = k->nops[round];
+                lower[n++] = f.k[i].nops[at];
             }
         }
         if (!n)
             continue;
         char co_path[600];
         h = handle_for_source(arch, asm_lowered(&f, lower, n, false), dir, co_path, sizeof co_path);
-        int unrun[MAX_ASM_KERNELS], nu = 0;
+        int unrun_line[MAX_ASM_KERNELS], unrun_who[MAX_ASM_KERNELS], nu = 0;
         for (int j = 0; j < n; j++) {
             const char *k = f.k[who[j]].name;
             if (!run_kernel(h, k, err, sizeof err)) {
-                unrun[nu++] = j; /* too many, or never executed: the trap says which */
+                unrun_line[nu] = lower[j]; /* too many, or never executed: the trap says which */
+                unrun_who[nu++] = who[j];
                 continue;
             }
             if (!strstr(err, "hazard"))
@@ -696,18 +720,19 @@ static void diff_target(const char *arch, bool all_nops)
         }
         igemm_destroy(h);
         unlink(co_path);
+        if (!nu)
+            continue;
+        h = handle_for_source(arch, asm_lowered(&f, unrun_line, nu, true), dir, co_path, sizeof co_path);
         for (int u = 0; u < nu; u++) {
-            int j = unrun[u];
-            const char *k = f.k[who[j]].name;
-            h = handle_for_source(arch, asm_lowered(&f, &lower[j], 1, true), dir, co_path, sizeof co_path);
+            const char *k = f.k[unrun_who[u]].name;
             if (run_kernel(h, k, err, sizeof err))
                 fail_msg("%s %s: line %d '%s' lowered by one wait state, and the emulator demands no more "
                          "(the emitter inserted too many)",
-                         arch, k, lower[j] + 1, f.line[lower[j]]);
+                         arch, k, unrun_line[u] + 1, f.line[unrun_line[u]]);
             unexecuted++; /* on no path the test's shapes take */
-            igemm_destroy(h);
-            unlink(co_path);
         }
+        igemm_destroy(h);
+        unlink(co_path);
     }
     rmdir(dir);
     printf("%s: %d kernels, %d solutions run clean (with the zero fill), %d emitter-inserted s_nop, %d of them "
