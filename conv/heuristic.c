@@ -30,8 +30,10 @@
  * fewer instructions).
  *
  * Latency: a wave cannot finish a K step faster than its global loads
- * arrive, so every step (and the first tile's load) costs at least a memory
- * latency plus the issue of the thread's loads, and a launch the setup's latencies
+ * arrive. The first tile's load costs a memory latency plus the issue of
+ * the thread's loads; with D tiles in flight (v4r1_config.in_flight: the
+ * MFMA walk's three) every later step waits for loads issued D steps
+ * before, a D-th of that; and a launch the setup's latencies
  * (lat_step, lat_fixed below; calibrated on the timing model, gfx906,
  * scaled by the target's HBM latency). On small grouped and depthwise
  * problems (a few channels a group: tiles mostly padding, one wave per
@@ -94,17 +96,20 @@ static wave_cost fma_cost(const v4r1_config *c)
 }
 
 /* MFMA: per K step, the matrix instructions of the wave tile (issue cycles
- * = 4 * passes of the instruction, from the MFMA table), one ds_read per
- * fragment, the staging; once, the accumulator reads and stores. */
+ * = 4 * passes of the instruction, from the MFMA table) or, where they take
+ * longer, the rest of the step (one ds_read per fragment, the staging, the
+ * walk): the matrix core runs a wave's MFMAs while the wave issues its other
+ * instructions, so the step is the longer of the two, not their sum; once,
+ * the accumulator reads and stores. */
 static wave_cost mfma_cost(const v4r1_config *c, const target *t)
 {
     int issues;
     const mfma_info *m = v4r1_mfma_inst(c, t, &issues);
     int kst = c->kpb / v4r1_mfma_kstep(c), cd = c->inst * c->inst / 64;
     wave_cost w;
-    w.step = (double)kst * c->bm * c->bn * issues * (m ? m->cycles : 64) /* MFMAs */
-             + (double)kst * (c->bm + c->bn) * 4                          /* ds_read */
-             + staging_cycles(c) + 40;                                    /* scalar walk, waits, barrier */
+    double mfma = (double)kst * c->bm * c->bn * issues * (m ? m->cycles : 64);
+    double other = (double)kst * (c->bm + c->bn) * 4 /* ds_read */ + staging_cycles(c) + 40; /* walk, waits, barrier */
+    w.step = mfma > other ? mfma : other; /* the wave issues the rest while its MFMAs run */
     w.fixed = 600 + (double)c->bm * c->bn * cd * 8 + (double)c->bn * 90;
     return w;
 }
@@ -215,7 +220,11 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
     int waves = c->block / 64;
     wave_cost wc = math_cost(c, t);
     double step = wc.step, fixed = wc.fixed + (c->ksplit ? 0 : guard_cycles(c));
-    double lstep = lat_step(c, t) > step ? lat_step(c, t) : step, lfixed = fixed + lat_fixed(t);
+    /* with D tiles in flight (c->in_flight) a step waits for loads issued D
+       steps before: the first tile pays the whole latency, every later step
+       a D-th of it, and never less than its issue */
+    double lfirst = lat_step(c, t), lstep = lfirst / c->in_flight > step ? lfirst / c->in_flight : step;
+    double lfixed = fixed + lat_fixed(t);
     /* workgroups a CU holds (arch/occupancy.h), from the configuration's
        register estimate; SGPRs are not estimated */
     occupancy o;
@@ -238,7 +247,7 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         igemm_phase ph = igemm_phase_get(sh, phases[i]);
         double steps = (double)ph.ydot_slice * ph.xdot_slice * per;
         double wgs = ceil_div((double)ph.gemm_m, c->mpb) * ceil_div((double)ph.gemm_n, c->npb) * sh->p.groups * splits;
-        double cyc = steps * step + fixed, lcyc = (steps ? steps + 1 : 0) * lstep + lfixed; /* + the first tile */
+        double cyc = steps * step + fixed, lcyc = (steps ? lfirst + steps * lstep : 0) + lfixed;
         waves_total += wgs * waves;
         l2_bytes += wgs * steps * tile_bytes;
         lines += wgs * steps * wg_lines;
