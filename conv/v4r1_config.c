@@ -414,8 +414,9 @@ bool v4r1_config_splits(const v4r1_config *c)
         {IGEMM_MATH_MFMA, 256, 128, 16, 256, 4}, {IGEMM_MATH_MFMA, 128, 128, 32, 256, 4},
         {IGEMM_MATH_MFMA, 64, 64, 32, 256, 4},
     };
-    if (c->ksplit || (c->dtype != IGEMM_FP32) != (c->kpack != 0))
-        return false; /* fp32 tiles for fp32, k-quad ones for 16-bit */
+    if (c->ksplit || (c->dtype != IGEMM_FP32) != (c->kpack != 0) || c->stage)
+        return false; /* fp32 tiles for fp32, k-quad ones for 16-bit; no fp16alt split: the
+                         reduction's non-finite guard recomputes with fp16's terms */
     for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
         if ((int)c->math == keep[i][0] && c->mpb == keep[i][1] && c->npb == keep[i][2] && c->kpb == keep[i][3] &&
             c->block == keep[i][4] && c->kpack == keep[i][5])
