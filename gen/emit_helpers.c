@@ -118,8 +118,7 @@ void h_narrow16_nan(emit *e, igemm_dtype dt, opnd v_nan)
 
 void h_f16x2_to_bf16x2(emit *e, opnd v, opnd t0, opnd t1, opnd v_tmp, opnd v_nan, opnd s_m)
 {
-    h_vmov(e, t0, v);
-    h_widen16(e, IGEMM_FP16, t0);
+    e_vop1(e, "v_cvt_f32_f16", t0, v); /* the low half */
     e_vop2(e, "v_lshrrev_b32", t1, imm(16), v);
     h_widen16(e, IGEMM_FP16, t1);
     h_narrow16(e, IGEMM_BF16, t0, v_tmp, v_nan, s_m);

@@ -47,7 +47,8 @@ void h_narrow16(emit *e, igemm_dtype dt, opnd v, opnd v_tmp, opnd v_nan, opnd s_
  * nearest even through its exact fp32 value (h_widen16, h_narrow16: fp16's
  * subnormals become normal bf16s, NaN a quiet NaN); t0, t1 and v_tmp are
  * scratch VGPRs, v_nan holds h_narrow16_nan's, s_m is a scratch SGPR pair.
- * H_F16X2_TO_BF16X2_VALU instructions. */
+ * H_F16X2_TO_BF16X2_VALU instructions (two conversions and a shift in, six
+ * per h_narrow16, one pack). */
 #define H_F16X2_TO_BF16X2_VALU 16
 void h_f16x2_to_bf16x2(emit *e, opnd v, opnd t0, opnd t1, opnd v_tmp, opnd v_nan, opnd s_m);
 

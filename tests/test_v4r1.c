@@ -55,6 +55,7 @@
 #include "../conv/half.h"
 #include "../conv/select.h"
 #include "../conv/v4r1_config.h"
+#include "../gen/emit_helpers.h"
 #include "common.h"
 
 #define MAX_CONFIGS 256
@@ -194,6 +195,8 @@ static void names_encode_the_configuration_table(void **state)
     for (int i = 0; i < nconfigs; i++)
         nalt += configs[i].alt;
     assert_int_equal(nalt, 2 * 10);
+    /* the heuristic charges the fp16alt staging what the writer emits */
+    assert_int_equal(V4R1_STAGE_CVT_VALU, H_F16X2_TO_BF16X2_VALU);
     int nmfma = 0, ndot2 = 0;
     for (int i = 0; i < nconfigs; i++) {
         nmfma += configs[i].mfma;
