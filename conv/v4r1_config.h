@@ -99,7 +99,7 @@ bool v4r1_config_runs_on(const v4r1_config *c, const target *t);
 /* VALU instructions the staging conversion of a configuration with a stage
  * type issues per dword (two 16-bit values: gen/emit_helpers.h's
  * H_F16X2_TO_BF16X2_VALU; tests/test_v4r1.c checks the two agree). */
-#define V4R1_STAGE_CVT_VALU 16
+#define V4R1_STAGE_CVT_VALU 12
 
 /* The type of c's LDS tiles and matrix instructions: c->stage, or the
  * tensors' type where stage is zero. */

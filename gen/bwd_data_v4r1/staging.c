@@ -445,10 +445,11 @@ static void cvt_as_is(v4r1_kw *w, opnd regs, int n) { (void)w, (void)regs, (void
 
 static void cvt_fp16_bf16(v4r1_kw *w, opnd regs, int n)
 {
-    opnd t = w->v_t;
-    h_narrow16_nan(w->e, IGEMM_BF16, at(t, 3));
+    opnd t = w->v_t, s_k = sreg(w->e, "s_cvt", 2, 2);
+    h_f16x2_to_bf16x2_consts(w->e, at(t, 3), s_k);
     for (int x = 0; x < n; x++)
-        h_f16x2_to_bf16x2(w->e, at(regs, x), at(t, 0), at(t, 1), at(t, 2), at(t, 3), w->s_m);
+        h_f16x2_to_bf16x2(w->e, at(regs, x), at(t, 0), at(t, 1), at(t, 2), at(t, 3), w->s_m, s_k);
+    rfree(w->e, s_k);
 }
 
 const v4r1_stage_cvt v4r1_stage_as_is = {.name = "as-is", .convert = cvt_as_is};
