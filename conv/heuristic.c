@@ -71,12 +71,14 @@ typedef struct {
 } wave_cost;
 
 /* The staging of one step: the thread's buffer loads and its LDS writes
- * (k quads: one pack per two elements, one write per quad). */
+ * (k quads: one pack per two elements, one write per quad; staged as
+ * another type, V4R1_STAGE_CVT_VALU conversion instructions per two). */
 static double staging_cycles(const v4r1_config *c)
 {
     int elems = c->va * c->wa + c->vb * c->wb;
     return (double)elems * 4                                                               /* buffer loads */
-           + (c->kpack ? (double)elems / 2 * 4 + (double)(c->wa + c->wb) * 2 : (double)elems * 2); /* LDS writes */
+           + (c->kpack ? (double)elems / 2 * 4 + (double)(c->wa + c->wb) * 2 : (double)elems * 2) /* LDS writes */
+           + (c->stage ? (double)elems / 2 * V4R1_STAGE_CVT_VALU * 4 : 0);                 /* conversion */
 }
 
 /* FMA: per LDS entry row (a K row, or a k quad of fp16) and accumulator one

@@ -140,14 +140,15 @@ igemm_status igemm_problem_check(const igemm_problem *p, char *why, size_t why_l
         why_printf(why, why_len, "data type %d is not fp32, fp16 or bf16", (int)p->dtype);
         return IGEMM_ERR_UNSUPPORTED;
     }
-    if (p->fp16_mode != IGEMM_FP16_ACCURATE && p->fp16_mode != IGEMM_FP16_FLUSH) {
-        why_printf(why, why_len, "fp16_mode %d is not IGEMM_FP16_ACCURATE (0) or IGEMM_FP16_FLUSH (1)",
+    if (!igemm_fp16_mode_name(p->fp16_mode)) {
+        why_printf(why, why_len,
+                   "fp16_mode %d is not IGEMM_FP16_ACCURATE (0), IGEMM_FP16_FLUSH (1) or IGEMM_FP16_ALT (2)",
                    (int)p->fp16_mode);
         return IGEMM_ERR_INVALID_ARG;
     }
-    if (p->fp16_mode == IGEMM_FP16_FLUSH && p->dtype != IGEMM_FP16) {
-        why_printf(why, why_len, "fp16_mode flush applies to fp16 problems, this one is %s",
-                   igemm_dtype_get(p->dtype)->name);
+    if (p->fp16_mode != IGEMM_FP16_ACCURATE && p->dtype != IGEMM_FP16) {
+        why_printf(why, why_len, "fp16_mode %s applies to fp16 problems, this one is %s",
+                   igemm_fp16_mode_name(p->fp16_mode), igemm_dtype_get(p->dtype)->name);
         return IGEMM_ERR_INVALID_ARG;
     }
     return IGEMM_OK;
@@ -351,12 +352,15 @@ int igemm_problem_parse_args_forw(igemm_problem *p, int argc, char **argv, int *
     for (; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--fp16_mode")) {
-            if (!v || (strcmp(v, "accurate") && strcmp(v, "flush"))) {
-                why_printf(why, why_len, "flag '--fp16_mode' needs accurate or flush, got '%.32s'",
+            int m = IGEMM_FP16_ACCURATE;
+            while (v && igemm_fp16_mode_name((igemm_fp16_mode)m) && strcmp(v, igemm_fp16_mode_name((igemm_fp16_mode)m)))
+                m++;
+            if (!v || !igemm_fp16_mode_name((igemm_fp16_mode)m)) {
+                why_printf(why, why_len, "flag '--fp16_mode' needs accurate, flush or alt, got '%.32s'",
                            v ? v : "(nothing)");
                 return -1;
             }
-            p->fp16_mode = strcmp(v, "flush") ? IGEMM_FP16_ACCURATE : IGEMM_FP16_FLUSH;
+            p->fp16_mode = (igemm_fp16_mode)m;
             i++;
             continue;
         }
@@ -463,8 +467,8 @@ void igemm_problem_format(const igemm_problem *p, char *buf, size_t len)
     if (p->layout != IGEMM_LAYOUT_NCHW && l && n > 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n, " --in_layout %s --out_layout %s --fil_layout %s", l->upper,
                       l->upper, l->upper);
-    if (p->fp16_mode == IGEMM_FP16_FLUSH && n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, " --fp16_mode flush");
+    if (p->fp16_mode != IGEMM_FP16_ACCURATE && igemm_fp16_mode_name(p->fp16_mode) && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, " --fp16_mode %s", igemm_fp16_mode_name(p->fp16_mode));
 }
 
 const char *igemm_problem_command(const igemm_problem *p)

@@ -83,7 +83,7 @@ uint32_t igemm_magic_div(igemm_magic m, uint32_t n);
 
 /* Parse a MIOpenDriver-style argument list, the command word first or
  * left out: "conv" (fp32, also the default), "convfp16" or "convbfp16" set
- * p->dtype. Besides MIOpenDriver's flags: --fp16_mode accurate|flush
+ * p->dtype. Besides MIOpenDriver's flags: --fp16_mode accurate|flush|alt
  * (igemm_fp16_mode). Fills p; returns 0, or -1 with a one-line reason. */
 int igemm_problem_parse_args(igemm_problem *p, int argc, char **argv, char *why, size_t why_len);
 /* The same for any direction: every MIOpenDriver conv flag

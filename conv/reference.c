@@ -21,10 +21,13 @@ uint64_t igemm_fill_random_dtype(void *v, size_t n, igemm_dtype d, uint64_t seed
 
 uint64_t igemm_fill_random(float *v, size_t n, uint64_t seed) { return igemm_fill_random_dtype(v, n, IGEMM_FP32, seed); }
 
-/* Element i of a tensor of type d, as a double (fp32 read directly). */
-static inline double ld(igemm_dtype d, const void *base, int64_t i)
+/* Element i of a tensor of type d, as a double (fp32 read directly);
+ * alt: rounded to bf16 (to nearest even), as fp16_mode alt's kernels stage
+ * it (include/igemm.h). */
+static inline double ld(igemm_dtype d, const void *base, int64_t i, bool alt)
 {
-    return d == IGEMM_FP32 ? (double)((const float *)base)[i] : igemm_elem_get(d, base, (size_t)i);
+    double v = d == IGEMM_FP32 ? (double)((const float *)base)[i] : igemm_elem_get(d, base, (size_t)i);
+    return alt ? igemm_bf16_to_f64(igemm_f64_to_bf16(v)) : v;
 }
 
 /* The reference in any layout, through element strides (NCHW dx n, c, h, w
@@ -40,7 +43,7 @@ static void reference(const igemm_problem *p, const igemm_shape *sp, igemm_dtype
         memset(abs_sum, 0, sizeof *abs_sum * (size_t)s.dx_elems);
     if (covered)
         memset(covered, 0, (size_t)s.dx_elems);
-    const bool nhwc = p->layout == IGEMM_LAYOUT_NHWC;
+    const bool nhwc = p->layout == IGEMM_LAYOUT_NHWC, alt = p->fp16_mode == IGEMM_FP16_ALT;
     const int64_t hw_in = (int64_t)p->hi * p->wi, hw_out = (int64_t)s.ho * s.wo, yx = (int64_t)p->y * p->x;
     const int64_t xn = (int64_t)p->c * hw_in, xc = nhwc ? 1 : hw_in, xh = nhwc ? (int64_t)p->wi * p->c : p->wi,
                   xw = nhwc ? p->c : 1;
@@ -59,7 +62,7 @@ static void reference(const igemm_problem *p, const igemm_shape *sp, igemm_dtype
                 const int64_t wkc = k * wk + cl * wc, dxc = n * xn + c * xc;
                 for (int y = 0; y < p->y; y++)
                     for (int x = 0; x < p->x; x++) {
-                        double wv = ld(d, w, wkc + y * wy + x * wx);
+                        double wv = ld(d, w, wkc + y * wy + x * wx, alt);
                         for (int ho = 0; ho < s.ho; ho++) {
                             int hi = ho * p->stride_h - p->pad_h + y * p->dil_h;
                             if (hi < 0 || hi >= p->hi)
@@ -68,7 +71,7 @@ static void reference(const igemm_problem *p, const igemm_shape *sp, igemm_dtype
                                 int wi = wo * p->stride_w - p->pad_w + x * p->dil_w;
                                 if (wi < 0 || wi >= p->wi)
                                     continue;
-                                double t = wv * ld(d, dy, dyk + ho * yh + wo * yw);
+                                double t = wv * ld(d, dy, dyk + ho * yh + wo * yw, alt);
                                 int64_t o = dxc + hi * xh + wi * xw;
                                 dx[o] += t;
                                 if (abs_sum)

@@ -77,10 +77,16 @@ static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, cons
                    igemm_dtype_get(c->dtype)->name);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
+    /* fp16 rounded to bf16 only where the problem asks for it (fp16_mode
+       alt): never for accurate or flush problems */
+    if (c->stage && sh->p.fp16_mode != IGEMM_FP16_ALT) {
+        why_printf(why, len, "rounds fp16 to bf16 (--fp16_mode alt only)");
+        return IGEMM_ERR_NOT_APPLICABLE;
+    }
     /* the fp16 matrix or dot instructions of a target that flushes their
        subnormals only where the problem allows it (docs/EMULATOR.md) */
     bool mfma = c->math == IGEMM_MATH_MFMA;
-    if (c->kpack && c->dtype == IGEMM_FP16 && (mfma ? t->mfma_16bit_ftz : t->dot2_f16_ftz) &&
+    if (c->kpack && v4r1_stage_type(c) == IGEMM_FP16 && (mfma ? t->mfma_16bit_ftz : t->dot2_f16_ftz) &&
         sh->p.fp16_mode != IGEMM_FP16_FLUSH) {
         why_printf(why, len, "%s's fp16 %s flush subnormals (--fp16_mode flush allows them)", t->name,
                    mfma ? "matrix instructions" : "dot instructions (v_dot2_f32_f16)");

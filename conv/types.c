@@ -36,6 +36,13 @@ const igemm_layout_desc *igemm_layout_get(igemm_layout l) { LOOKUP(layouts, l); 
 const igemm_math_desc *igemm_math_get(igemm_math m) { LOOKUP(maths, m); }
 const igemm_direction_desc *igemm_direction_get(igemm_direction d) { LOOKUP(directions, d); }
 
+const char *igemm_fp16_mode_name(igemm_fp16_mode m)
+{
+    static const char *const names[] = {[IGEMM_FP16_ACCURATE] = "accurate", [IGEMM_FP16_FLUSH] = "flush",
+                                        [IGEMM_FP16_ALT] = "alt"};
+    return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : NULL;
+}
+
 #define FIND(table, field, value)                                                                                   \
     for (size_t i = 0; value && i < sizeof table / sizeof table[0]; i++)                                            \
         if (!strcmp(table[i].field, value))                                                                         \

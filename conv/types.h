@@ -55,6 +55,11 @@ const igemm_layout_desc *igemm_layout_get(igemm_layout l);
 const igemm_math_desc *igemm_math_get(igemm_math m);
 const igemm_direction_desc *igemm_direction_get(igemm_direction d);
 
+/* The --fp16_mode spelling of an fp16 mode ("accurate", "flush", "alt"; the
+ * CLI's, the problem line's and the Python package's); NULL when the value
+ * is not one of the enum. */
+const char *igemm_fp16_mode_name(igemm_fp16_mode m);
+
 /* The data type whose MIOpenDriver command word is cmd; NULL when none. */
 const igemm_dtype_desc *igemm_dtype_by_command(const char *cmd);
 /* The data type named name ("fp32", "fp16", "bf16"); NULL when none. */

@@ -109,25 +109,36 @@ static bool tile_for_type(const v4r1_config *t, igemm_dtype d)
     return t->math == IGEMM_MATH_MFMA || d == IGEMM_FP16;
 }
 
+/* The family member of tile t for type d and layout l, derived; with alt
+ * the fp16 k-quad MFMA tile staged as bf16 (fp16_mode alt). */
+static void family_add(const v4r1_config *t, int i, igemm_dtype d, igemm_layout l, bool alt)
+{
+    char why[256];
+    if (family_n == FAMILY_MAX)
+        igemm_die("the v4r1 family exceeds %d configurations", FAMILY_MAX);
+    v4r1_config c = *t;
+    c.layout = l;
+    c.dtype = d;
+    c.stage = alt ? IGEMM_BF16 : IGEMM_FP32;
+    if (v4r1_config_derive(&c, why, sizeof why))
+        igemm_die("v4r1 tile %d: %s", i, why);
+    family[family_n++] = c;
+}
+
 static void family_init(void)
 {
     static const igemm_layout layouts[] = {IGEMM_LAYOUT_NCHW, IGEMM_LAYOUT_NHWC};
     static const igemm_dtype dtypes[] = {IGEMM_FP32, IGEMM_FP16, IGEMM_BF16};
     for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++)
         for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
-            for (int i = 0; i < v4r1_tile_count; i++) {
-                char why[256];
-                if (!tile_for_type(&v4r1_tiles[i], dtypes[d]))
-                    continue;
-                if (family_n == FAMILY_MAX)
-                    igemm_die("the v4r1 family exceeds %d configurations", FAMILY_MAX);
-                v4r1_config c = v4r1_tiles[i];
-                c.layout = layouts[l];
-                c.dtype = dtypes[d];
-                if (v4r1_config_derive(&c, why, sizeof why))
-                    igemm_die("v4r1 tile %d: %s", i, why);
-                family[family_n++] = c;
-            }
+            for (int i = 0; i < v4r1_tile_count; i++)
+                if (tile_for_type(&v4r1_tiles[i], dtypes[d]))
+                    family_add(&v4r1_tiles[i], i, dtypes[d], layouts[l], false);
+    /* fp16_mode alt: every fp16 k-quad MFMA tile again, staged as bf16 */
+    for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
+        for (int i = 0; i < v4r1_tile_count; i++)
+            if (v4r1_tiles[i].math == IGEMM_MATH_MFMA && v4r1_tiles[i].kpack)
+                family_add(&v4r1_tiles[i], i, IGEMM_FP16, layouts[l], true);
 }
 
 int v4r1_family_count(void)
@@ -150,6 +161,8 @@ static int vec_width(int elems, int rowlen, int block, int *w, int *v)
 
 static int pow2(int x) { return x > 0 && !(x & (x - 1)); }
 
+igemm_dtype v4r1_stage_type(const v4r1_config *c) { return c->stage ? c->stage : c->dtype; }
+
 int v4r1_mfma_kstep(const v4r1_config *c) { return (c->kpack ? c->kpack : 1) * 64 / c->inst; }
 
 const mfma_info *v4r1_mfma_inst(const v4r1_config *c, const target *t, int *issues)
@@ -158,7 +171,7 @@ const mfma_info *v4r1_mfma_inst(const v4r1_config *c, const target *t, int *issu
     *issues = 1;
     if (!c->kpack)
         return mfma_pick(t, c->inst, c->inst, k, 1, MFMA_F32);
-    mfma_type type = c->dtype == IGEMM_BF16 ? MFMA_BF16 : MFMA_F16;
+    mfma_type type = igemm_dtype_get(v4r1_stage_type(c))->mfma;
     const mfma_info *m = mfma_pick(t, c->inst, c->inst, k, 1, type);
     if (m && m->a_gprs == 2)
         return m;
@@ -259,6 +272,11 @@ static int derive_mfma(v4r1_config *c, char *why, size_t len)
     }
     if (c->kpack && (c->kpack != 4 || igemm_dtype_get(c->dtype)->bytes != 2)) {
         why_printf(why, len, "k packing %d: 4, and only for the 16-bit types", c->kpack);
+        return -1;
+    }
+    if (c->stage && (c->stage != IGEMM_BF16 || c->dtype != IGEMM_FP16 || !c->kpack)) {
+        why_printf(why, len, "staging %s data as %s: only fp16 as bf16, on k-quad tiles", igemm_dtype_get(c->dtype)->name,
+                   igemm_dtype_get(c->stage) ? igemm_dtype_get(c->stage)->name : "?");
         return -1;
     }
     if (c->kpb % v4r1_mfma_kstep(c)) {
@@ -365,8 +383,8 @@ void v4r1_config_name(const v4r1_config *c, char *buf, size_t len)
     const igemm_math_desc *m = igemm_math_get(c->math);
     const igemm_dtype_desc *d = igemm_dtype_get(c->dtype);
     const igemm_layout_desc *l = igemm_layout_get(c->layout);
-    int n = snprintf(buf, len, "igemm_bwd_v4r1_%s_%s_%s_%dx%dx%d_t%d", m ? m->name : "?", d ? d->name : "?",
-                     l ? l->name : "?", c->mpb, c->npb, c->kpb, c->block);
+    int n = snprintf(buf, len, "igemm_bwd_v4r1_%s_%s%s_%s_%dx%dx%d_t%d", m ? m->name : "?", d ? d->name : "?",
+                     c->stage ? "alt" : "", l ? l->name : "?", c->mpb, c->npb, c->kpb, c->block);
     if (n <= 0 || (size_t)n >= len)
         return;
     if (c->math == IGEMM_MATH_MFMA)
@@ -396,8 +414,9 @@ bool v4r1_config_splits(const v4r1_config *c)
         {IGEMM_MATH_MFMA, 256, 128, 16, 256, 4}, {IGEMM_MATH_MFMA, 128, 128, 32, 256, 4},
         {IGEMM_MATH_MFMA, 64, 64, 32, 256, 4},
     };
-    if (c->ksplit || (c->dtype != IGEMM_FP32) != (c->kpack != 0))
-        return false; /* fp32 tiles for fp32, k-quad ones for 16-bit */
+    if (c->ksplit || (c->dtype != IGEMM_FP32) != (c->kpack != 0) || c->stage)
+        return false; /* fp32 tiles for fp32, k-quad ones for 16-bit; no fp16alt split: the
+                         reduction's non-finite guard recomputes with fp16's terms */
     for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
         if ((int)c->math == keep[i][0] && c->mpb == keep[i][1] && c->npb == keep[i][2] && c->kpb == keep[i][3] &&
             c->block == keep[i][4] && c->kpack == keep[i][5])

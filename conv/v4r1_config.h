@@ -44,6 +44,11 @@ typedef struct {
                             16-bit matrix instructions (one ds_read_b64 fragment); FMA,
                             fp16 only, two v_dot2_f32_f16 per accumulator and quad;
                             0: fp32 LDS tiles (16-bit values widened), fp32 math */
+    igemm_dtype stage;   /* k quads: the type the LDS tiles hold and the matrix instructions
+                            multiply where it is not the tensors' (zero: dtype's): IGEMM_BF16
+                            for fp16 tensors, each value rounded to bf16 (to nearest even) as
+                            the staging writes it to LDS: fp16_mode alt, MIOpen's "alternate
+                            implementation" (names say fp16alt; v4r1_stage_type) */
     int ksplit;          /* split along GEMM K (the solvers named <config>_ks<N>): 0 none;
                             else N launches over N ranges of K blocks store fp32 partial
                             sums to a workspace, summed in order by igemm_ksplit_sum_<type>.
@@ -90,6 +95,15 @@ const v4r1_config *v4r1_family_get(int i);
  * on k quads v_dot2_f32_f16; MFMA: matrix cores with the configuration's
  * instruction). */
 bool v4r1_config_runs_on(const v4r1_config *c, const target *t);
+
+/* VALU instructions the staging conversion of a configuration with a stage
+ * type issues per dword (two 16-bit values: gen/emit_helpers.h's
+ * H_F16X2_TO_BF16X2_VALU; tests/test_v4r1.c checks the two agree). */
+#define V4R1_STAGE_CVT_VALU 12
+
+/* The type of c's LDS tiles and matrix instructions: c->stage, or the
+ * tensors' type where stage is zero. */
+igemm_dtype v4r1_stage_type(const v4r1_config *c);
 
 /* An MFMA configuration's K rows per matrix step: 64/INST with fp32 LDS
  * tiles (32x32x2, 16x16x4 f32), 4*64/INST with k quads (32x32x8, 16x16x16). */

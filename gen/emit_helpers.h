@@ -43,6 +43,16 @@ void h_widen16(emit *e, igemm_dtype dt, opnd v);
  * (v_nan holds 0x7fc0; v_tmp and the SGPR pair s_m are scratch). */
 void h_narrow16(emit *e, igemm_dtype dt, opnd v, opnd v_tmp, opnd v_nan, opnd s_m);
 
+/* Two fp16 values (the halves of v) rounded to bf16 in place, each to
+ * nearest even through its exact fp32 value (fp16's subnormals become
+ * normal bf16s, a NaN the quiet NaN 0x7fc0, as h_narrow16 rounds); t0, t1
+ * and v_tmp are scratch VGPRs, s_m a scratch SGPR pair, v_nan and the SGPR
+ * pair s_k hold h_f16x2_to_bf16x2_consts'. H_F16X2_TO_BF16X2_VALU
+ * instructions (two conversions and a shift in, four per value, one pack). */
+#define H_F16X2_TO_BF16X2_VALU 12
+void h_f16x2_to_bf16x2_consts(emit *e, opnd v_nan, opnd s_k);
+void h_f16x2_to_bf16x2(emit *e, opnd v, opnd t0, opnd t1, opnd v_tmp, opnd v_nan, opnd s_m, opnd s_k);
+
 /* v_nan = the quiet NaN h_narrow16 writes for bf16 (0x7fc0); nothing for
  * the other types, which do not read it. */
 void h_narrow16_nan(emit *e, igemm_dtype dt, opnd v_nan);

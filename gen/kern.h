@@ -15,6 +15,8 @@ void kern_naive(emit *e);
 typedef struct {
     opnd pad_h, pad_w, dil_h, dil_w, stride_h, stride_w, mdiv_sh, shift_sh, mdiv_sw, shift_sw;
     opnd ho, wo, fy, fx, kg, dy_sk, dy_sh, dy_sw, w_sk, w_sy, w_sx;
+    igemm_dtype round_to; /* where not zero: each factor rounded to this type (to nearest
+                             even) before it is multiplied (the fp16alt kernels' bf16) */
 } naive_geom;
 
 /* The naive recompute of a dx element (gen/kern_naive.c; the non-finite

@@ -113,6 +113,12 @@ void naive_taps(emit *e, igemm_dtype dt, const naive_geom *g, opnd s_valid, opnd
     opnd v_w = vreg(e, "v_w", 1, 1), v_wo = vreg(e, "v_wo", 1, 1);
     opnd v_ow = vreg(e, "v_ow", 1, 1), v_od = vreg(e, "v_od", 1, 1);
     opnd v_a = vreg(e, "v_a", 1, 1), v_b = vreg(e, "v_b", 1, 1);
+    opnd v_t = NOOP, v_nan = NOOP, s_m = NOOP;
+    if (g->round_to) {
+        v_t = vreg(e, "v_rt", 1, 1), v_nan = vreg(e, "v_rnan", 1, 1), s_m = sreg(e, "s_rm", 2, 2);
+        h_smov(e, EXEC, s_valid); /* every lane that may reach a term */
+        h_narrow16_nan(e, g->round_to, v_nan);
+    }
     label l_y = e_label_new(e, "loop_y"), l_y_next = e_label_new(e, "next_y");
     label l_x = e_label_new(e, "loop_x"), l_x_next = e_label_new(e, "next_x");
     label l_k = e_label_new(e, "loop_k");
@@ -153,6 +159,12 @@ void naive_taps(emit *e, igemm_dtype dt, const naive_geom *g, opnd s_valid, opnd
     e_waitcnt(e, 0, -1);
     h_widen16(e, dt, v_a);
     h_widen16(e, dt, v_b);
+    if (g->round_to)
+        for (int f = 0; f < 2; f++) {
+            opnd v = f ? v_b : v_a;
+            h_narrow16(e, g->round_to, v, v_t, v_nan, s_m);
+            h_widen16(e, g->round_to, v);
+        }
     e_vop2(e, "v_fmac_f32", v_acc, v_a, v_b);
     e_sopc(e, "s_cmp_lt_u32", s_kk, A(kg));
     e_branch(e, "s_cbranch_scc1", l_k);
@@ -172,6 +184,11 @@ void naive_taps(emit *e, igemm_dtype dt, const naive_geom *g, opnd s_valid, opnd
     opnd all[] = {s_y, s_x, s_kk, s_hoff, s_woff, s_vh, s_vw, v_h, v_ho, v_r, v_w, v_wo, v_ow, v_od, v_a, v_b};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         rfree(e, all[i]);
+    if (g->round_to) {
+        rfree(e, v_t);
+        rfree(e, v_nan);
+        rfree(e, s_m);
+    }
 #undef A
 }
 

@@ -107,9 +107,18 @@ typedef enum { IGEMM_FP32 = 0, IGEMM_FP16 = 1, IGEMM_BF16 = 2 } igemm_dtype;
  *   IGEMM_FP16_FLUSH     allow the target's fast flushing fp16 instructions:
  *                        dx may lose the contributions of subnormal dy and w
  *                        values (results are then not held to the verify rule)
- * On other targets, and for fp32 and bf16 problems, the two are the same
- * computation; FLUSH is accepted only for fp16 problems. */
-typedef enum { IGEMM_FP16_ACCURATE = 0, IGEMM_FP16_FLUSH = 1 } igemm_fp16_mode;
+ *   IGEMM_FP16_ALT       MIOpen's "alternate implementation": kernels may
+ *                        round the fp16 dy and w values to bf16 (to nearest
+ *                        even) as they stage them and multiply them with
+ *                        the bf16 matrix instructions, which keep fp16's
+ *                        range (no flushed subnormal) but 8 of its 11
+ *                        significant bits; the reference of such a problem
+ *                        rounds its inputs the same way (the verify rule
+ *                        then holds the kernels to the products of the
+ *                        bf16-rounded inputs: docs/KERNELS.md "Data types")
+ * On other targets, and for fp32 and bf16 problems, ACCURATE and FLUSH are
+ * the same computation; FLUSH and ALT are accepted only for fp16 problems. */
+typedef enum { IGEMM_FP16_ACCURATE = 0, IGEMM_FP16_FLUSH = 1, IGEMM_FP16_ALT = 2 } igemm_fp16_mode;
 
 /* A backward-data convolution: dx (n, c, hi, wi) from dy (n, k, ho, wo) and
  * w (k, c/groups, y, x). ho and wo follow from the other sizes. */
@@ -143,7 +152,7 @@ igemm_problem igemm_problem_init(void);
 
 /* Check a problem on its own (no target): sizes >= 1, pads >= 0, output size
  * >= 1, groups dividing c and k, a known layout and data type (fp32, fp16,
- * bf16), fp16_mode FLUSH only with fp16. Whether a kernel configuration
+ * bf16), fp16_mode FLUSH or ALT only with fp16. Whether a kernel configuration
  * computes it on a target is igemm_applicable's question.
  * Returns IGEMM_OK, or an error with a one-line reason in why (may be NULL). */
 igemm_status igemm_problem_check(const igemm_problem *p, char *why, size_t why_len);
@@ -158,7 +167,10 @@ int igemm_problem_wo(const igemm_problem *p);
  * receives, per dx element, the sum of |w * dy| over all terms, and when
  * covered is not NULL it receives 1 for elements that get at least one term
  * (0: the element must be exactly 0). dy and w are read as fp32 whatever
- * p->dtype says (16-bit data widened by the caller). It allocates nothing
+ * p->dtype says (16-bit data widened by the caller). With fp16_mode
+ * IGEMM_FP16_ALT every dy and w value is first rounded to bf16 (to nearest
+ * even), as that mode's kernels round them: the terms are the products of
+ * the rounded values (this function and the _ex one). It allocates nothing
  * (every layout is read in place through strides), so buffers allocated
  * before a run are all a verification needs.
  * Returns IGEMM_OK or IGEMM_ERR_INVALID_ARG. */

@@ -24,7 +24,9 @@ void perfdb_key(const igemm_problem *p, int num_cu, char *buf, size_t len)
              p->k, p->y, p->x, p->pad_h, p->pad_w, p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->groups,
              p->layout == IGEMM_LAYOUT_NCHW ? "NCHW" : p->layout == IGEMM_LAYOUT_NHWC ? "NHWC" : "LAYOUT?",
              p->dtype == IGEMM_FP32   ? "FP32"
-             : p->dtype == IGEMM_FP16 ? (p->fp16_mode == IGEMM_FP16_FLUSH ? "FP16-FLUSH" : "FP16")
+             : p->dtype == IGEMM_FP16 ? (p->fp16_mode == IGEMM_FP16_FLUSH ? "FP16-FLUSH"
+                                        : p->fp16_mode == IGEMM_FP16_ALT ? "FP16-ALT"
+                                                                         : "FP16")
              : p->dtype == IGEMM_BF16 ? "BF16"
                                       : "DTYPE?",
              num_cu);

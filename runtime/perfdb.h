@@ -39,7 +39,7 @@ typedef struct {
 
 /* The key of a problem on a device of num_cu compute units:
  * "n1,c2,H5,W5,k3,y3,x3,p1,q1,u1,v1,l1,j1,g1,NCHW,FP32,cu60"; the type is
- * FP32, FP16, FP16-FLUSH (fp16_mode IGEMM_FP16_FLUSH) or BF16. */
+ * FP32, FP16, FP16-FLUSH (fp16_mode IGEMM_FP16_FLUSH), FP16-ALT (IGEMM_FP16_ALT) or BF16. */
 void perfdb_key(const igemm_problem *p, int num_cu, char *buf, size_t len);
 
 /* Read a database file into db (which must be zeroed or freed), in time

@@ -378,6 +378,7 @@ static void invalid_sizes(void **state)
         {prob(1, 1, 4, 4, 1, 1, 1), IGEMM_ERR_UNSUPPORTED, "data type 5 is not fp32, fp16 or bf16"}, /* below */
         {prob(1, 1, 4, 4, 1, 1, 1), IGEMM_ERR_INVALID_ARG, "fp16_mode 3 is not"},
         {prob(1, 1, 4, 4, 1, 1, 1), IGEMM_ERR_INVALID_ARG, "fp16_mode flush applies to fp16 problems, this one is bf16"},
+        {prob(1, 1, 4, 4, 1, 1, 1), IGEMM_ERR_INVALID_ARG, "fp16_mode alt applies to fp16 problems, this one is fp32"},
     };
     cases[3].p.groups = 2;
     cases[4].p.pad_h = -1;
@@ -385,6 +386,7 @@ static void invalid_sizes(void **state)
     cases[6].p.dtype = (igemm_dtype)5;
     cases[7].p.dtype = IGEMM_FP16, cases[7].p.fp16_mode = (igemm_fp16_mode)3;
     cases[8].p.dtype = IGEMM_BF16, cases[8].p.fp16_mode = IGEMM_FP16_FLUSH;
+    cases[9].p.fp16_mode = IGEMM_FP16_ALT;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const igemm_problem *p = &cases[i].p;
         assert_int_equal(igemm_applicable(h, p, NULL, why, sizeof why), cases[i].st);
@@ -579,6 +581,51 @@ static void run_matches_definition(void **state)
 }
 
 /* ---- find mode and the performance database ---- */
+
+/* The fp16 modes in find mode on gfx90a and in the perf-db: find times only
+ * the fp16alt configurations' peers that the mode allows (alt problems some
+ * fp16alt ones, accurate and flush ones none), and each mode's record has
+ * its own key type: FP16, FP16-FLUSH, FP16-ALT (one record each). */
+static void find_fp16_modes_and_perfdb_keys(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/igemm-api-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char db[300];
+    snprintf(db, sizeof db, "%s/perf.db", dir);
+    igemm_handle *h = tc_emu_handle("gfx90a", db, 1);
+    static const char *const key[] = {",FP16,cu", ",FP16-FLUSH,cu", ",FP16-ALT,cu"};
+    for (int m = IGEMM_FP16_ACCURATE; m <= IGEMM_FP16_ALT; m++) {
+        igemm_problem p = prob(1, 8, 4, 4, 8, 1, 1);
+        p.dtype = IGEMM_FP16, p.layout = IGEMM_LAYOUT_NHWC, p.fp16_mode = (igemm_fp16_mode)m;
+        void *dx, *dy, *w;
+        assert_int_equal(igemm_alloc(h, &dx, 8 * 16 * 2), IGEMM_OK);
+        assert_int_equal(igemm_alloc(h, &dy, 8 * 16 * 2), IGEMM_OK);
+        assert_int_equal(igemm_alloc(h, &w, 8 * 8 * 2), IGEMM_OK);
+        uint16_t ones[8 * 16];
+        for (size_t i = 0; i < sizeof ones / sizeof ones[0]; i++)
+            ones[i] = 0x3c00; /* 1.0 */
+        assert_int_equal(igemm_copy_to_device(h, dy, ones, sizeof ones), IGEMM_OK);
+        assert_int_equal(igemm_copy_to_device(h, w, ones, 8 * 8 * 2), IGEMM_OK);
+        igemm_perf perf[256];
+        int count = -1, alt = 0;
+        assert_int_equal(igemm_find(h, &p, dx, dy, w, perf, 256, &count), IGEMM_OK);
+        for (int i = 0; i < count && i < 256; i++)
+            alt += strstr(perf[i].solution, "_fp16alt_") != NULL;
+        if (m == IGEMM_FP16_ALT ? alt == 0 : alt != 0)
+            fail_msg("fp16 mode %d: find timed %d fp16alt configurations", m, alt);
+        size_t len = 0;
+        char *text = read_file(db, &len);
+        assert_non_null(text);
+        assert_int_equal(count_records(text), m + 1);
+        tc_expect_contains(text, key[m]);
+        free(text);
+        igemm_free(h, dx), igemm_free(h, dy), igemm_free(h, w);
+    }
+    igemm_destroy(h);
+    unlink(db);
+    rmdir(dir);
+}
 
 static void find_and_perfdb_round_trip(void **state)
 {
@@ -922,6 +969,7 @@ int main(void)
         cmocka_unit_test(launch_plan_by_hand),
         cmocka_unit_test(batch_split_plan),
         cmocka_unit_test(batch_split_runs),
+        cmocka_unit_test(find_fp16_modes_and_perfdb_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

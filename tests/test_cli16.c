@@ -112,7 +112,7 @@ static void bad_fp16_mode(void **state)
     (void)state;
     const char *fast[] = {"convfp16", "-n", "1", "-c", "1", "-H", "4", "-W", "4", "-k", "1", "-F", "2",
                           "--fp16_mode", "fast", NULL};
-    expect_usage_error(fast, "'--fp16_mode' needs accurate or flush, got 'fast'");
+    expect_usage_error(fast, "'--fp16_mode' needs accurate, flush or alt, got 'fast'");
     const char *none[] = {"convfp16", "-n", "1", "-c", "1", "-H", "4", "-W", "4", "-k", "1", "--fp16_mode", NULL};
     expect_usage_error(none, "--fp16_mode");
     const char *bf[] = {"convbfp16", "-n", "1", "-c", "1", "-H", "4", "-W", "4", "-k", "1", "-F", "2",
@@ -121,6 +121,9 @@ static void bad_fp16_mode(void **state)
     const char *f32[] = {"conv", "-n", "1", "-c", "1", "-H", "4", "-W", "4", "-k", "1", "-F", "2",
                          "--fp16_mode", "flush", NULL};
     expect_usage_error(f32, "this one is fp32");
+    const char *bfalt[] = {"convbfp16", "-n", "1", "-c", "1", "-H", "4", "-W", "4", "-k", "1", "-F", "2",
+                           "--fp16_mode", "alt", NULL};
+    expect_usage_error(bfalt, "fp16_mode alt applies to fp16 problems, this one is bf16");
 }
 
 /* Shape lists: lines start with conv, convfp16 or convbfp16; `igemm conv
@@ -181,6 +184,7 @@ static void manifest_names_types(void **state)
     assert_int_equal(r.status, 0);
     tc_expect_contains(r.out, "\"dtypes\": \"fp32, fp16, bf16");
     tc_expect_contains(r.out, "\"fp16_modes\": \"accurate (default), flush");
+    tc_expect_contains(r.out, "alt (MIOpen's alternate implementation");
     tc_result_free(&r);
 }
 

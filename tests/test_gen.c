@@ -619,8 +619,10 @@ static int run_kernel(igemm_handle *h, const char *k, char *msg, size_t len)
             p[i].k = 2 * kpb + 3;
         if (strstr(k, "_nhwc_"))
             p[i].layout = IGEMM_LAYOUT_NHWC; /* the layout and type the name says the kernel reads */
-        if (strstr(k, "_fp16_"))
+        if (strstr(k, "_fp16_") || strstr(k, "_fp16alt_"))
             p[i].dtype = IGEMM_FP16;
+        if (strstr(k, "_fp16alt_")) /* fp16 rounded to bf16: alt problems only */
+            p[i].fp16_mode = IGEMM_FP16_ALT;
         /* fp16 on the 16-bit matrix instructions (K 256/I: _wt32x32x8,
            _wt16x16x16) or on v_dot2_f32_f16 (_dot2) may flush subnormals
            (gfx90a): allowed for this run */

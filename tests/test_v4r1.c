@@ -55,6 +55,7 @@
 #include "../conv/half.h"
 #include "../conv/select.h"
 #include "../conv/v4r1_config.h"
+#include "../gen/emit_helpers.h"
 #include "common.h"
 
 #define MAX_CONFIGS 256
@@ -74,6 +75,7 @@ typedef struct {
     int inst;     /* MFMA: the instruction's block */
     int kstep;    /* MFMA: the instruction's K (per step of the K walk) */
     bool quad;    /* 16-bit k-quad LDS tiles: the 16-bit MFMAs (K = 256/I) and FMA _dot2 */
+    bool alt;     /* fp16alt: fp16 staged as bf16 (fp16_mode alt only) */
     igemm_dtype dtype;
 } config;
 
@@ -83,11 +85,14 @@ static int nconfigs;
 /* The fp16 mode that lets a configuration run on arch: fp16 on the 16-bit
  * matrix instructions or on v_dot2_f32_f16 (the k-quad tiles) flushes
  * subnormals on gfx90a and is refused there unless the problem allows it
- * (fp16_flush_mode); elsewhere the accurate default. */
+ * (fp16_flush_mode); the fp16alt ones run only for alt problems
+ * (fp16_alt_mode); elsewhere the accurate default. */
 static igemm_fp16_mode fp16_mode_for(const config *c, const char *arch)
 {
     const target *t = target_by_name(arch);
     bool flushes = c->mfma ? t->mfma_16bit_ftz : t->dot2_f16_ftz;
+    if (c->alt)
+        return IGEMM_FP16_ALT;
     return c->dtype == IGEMM_FP16 && c->quad && flushes ? IGEMM_FP16_FLUSH : IGEMM_FP16_ACCURATE;
 }
 
@@ -120,9 +125,14 @@ static int setup(void **state)
         c->name = name;
         char tail[8] = "", lay[8] = "", math[8] = "", type[8] = "";
         int ik = 0, in2 = 0, n, end = 0;
-        /* "igemm_bwd_v4r1_<fma|mfma>_<fp32|fp16|bf16>_<layout>_<M>x<N>x<K>_t<threads>[_wt<I>x<I>x<K>|_dot2]" */
-        n = sscanf(name, PREFIX "%4[a-z]_%4[a-z0-9]_%4[a-z]_%dx%dx%d_t%d%n", math, type, lay, &c->mpb, &c->npb,
-                   &c->kpb, &c->block, &end);
+        /* "igemm_bwd_v4r1_<fma|mfma>_<fp32|fp16|bf16|fp16alt>_<layout>_<M>x<N>x<K>_t<threads>[_wt<I>x<I>x<K>|_dot2]" */
+        int pre = 0;
+        n = sscanf(name, PREFIX "%4[a-z]_%4[a-z0-9]%n", math, type, &pre);
+        c->alt = n == 2 && !strncmp(name + pre, "alt_", 4);
+        pre += c->alt ? 3 : 0;
+        if (n == 2)
+            n += sscanf(name + pre, "_%4[a-z]_%dx%dx%d_t%d%n", lay, &c->mpb, &c->npb, &c->kpb, &c->block, &end);
+        end += pre;
         const char *rest = n == 7 ? name + end : "";
         c->mfma = !strcmp(math, "mfma");
         c->dtype = !strcmp(type, "fp16") ? IGEMM_FP16 : !strcmp(type, "bf16") ? IGEMM_BF16 : IGEMM_FP32;
@@ -133,8 +143,9 @@ static int setup(void **state)
             (strcmp(type, "fp32") && strcmp(type, "fp16") && strcmp(type, "bf16")) || n != (c->mfma ? 10 : 7) ||
             (!c->mfma && *rest && !c->quad) || (c->quad && c->dtype == IGEMM_FP32) ||
             (!c->mfma && c->quad && c->dtype != IGEMM_FP16) ||
+            (c->alt && (!c->mfma || !c->quad || c->dtype != IGEMM_FP16)) ||
             (c->mfma && (in2 != c->inst || (ik * c->inst != 64 && !c->quad)))) {
-            fprintf(stderr, "solution name '%s' does not encode <fma|mfma>_<fp32|fp16|bf16>_<nchw|nhwc>_<M>x<N>x<K>_"
+            fprintf(stderr, "solution name '%s' does not encode <fma|mfma>_<fp32|fp16|bf16|fp16alt>_<nchw|nhwc>_<M>x<N>x<K>_"
                     "t<threads>, MFMA ones _wt<I>x<I>x<64/I> (16-bit ones also <256/I>), fp16 FMA ones maybe "
                     "_dot2\n", name);
             return -1;
@@ -178,7 +189,14 @@ static void names_encode_the_configuration_table(void **state)
     }
     assert_int_equal(quad_mfma, 10);
     assert_int_equal(quad_fma, 5);
-    assert_int_equal(nconfigs, 2 * (v4r1_tile_count - 10 - 5) + 2 * 2 * (8 + 10) + 2 * 5);
+    /* and fp16alt: the ten k-quad MFMA tiles again in both layouts */
+    assert_int_equal(nconfigs, 2 * (v4r1_tile_count - 10 - 5) + 2 * 2 * (8 + 10) + 2 * 5 + 2 * 10);
+    int nalt = 0;
+    for (int i = 0; i < nconfigs; i++)
+        nalt += configs[i].alt;
+    assert_int_equal(nalt, 2 * 10);
+    /* the heuristic charges the fp16alt staging what the writer emits */
+    assert_int_equal(V4R1_STAGE_CVT_VALU, H_F16X2_TO_BF16X2_VALU);
     int nmfma = 0, ndot2 = 0;
     for (int i = 0; i < nconfigs; i++) {
         nmfma += configs[i].mfma;
@@ -196,7 +214,8 @@ static void names_encode_the_configuration_table(void **state)
         for (int j = 0; j < v4r1_family_count(); j++) {
             const v4r1_config *t = v4r1_family_get(j);
             if (t->mpb == c->mpb && t->npb == c->npb && t->kpb == c->kpb && t->block == c->block &&
-                t->layout == c->layout && t->dtype == c->dtype && (t->math == IGEMM_MATH_MFMA) == c->mfma &&
+                t->layout == c->layout && t->dtype == c->dtype && (t->stage != 0) == c->alt &&
+                (t->math == IGEMM_MATH_MFMA) == c->mfma &&
                 (t->kpack != 0) == c->quad && (!c->mfma || (t->inst == c->inst && v4r1_mfma_kstep(t) == c->kstep))) {
                 char name[128];
                 v4r1_config_name(t, name, sizeof name);
@@ -847,6 +866,96 @@ static void fp16_flush_mode(void **state)
     }
 }
 
+/* fp16_mode alt on every MFMA target (NCHW and NHWC): the fp16alt
+ * configurations are refused for accurate and flush problems and taken for
+ * alt ones; on gfx90a the heuristic's alt pick is an fp16alt one and its
+ * accurate and flush picks never are (ResNet-50 NHWC, batch 8). The data:
+ * subnormal dy (2^-24 .. 2^-18) times w of 8+ significant bits (so that
+ * rounding to bf16 moves every product), plus the NaNs whose rounding
+ * carries into the exponent (0x7fff, 0xffff: the all-ones payloads) and an
+ * inf: dx passes the 16-bit rule against the reference of the bf16-rounded
+ * inputs (the subnormals kept, the NaNs NaN) and fails it against the
+ * reference of the fp16 values (the rounding is bf16's, not fp16's). */
+static void fp16_alt_mode(void **state)
+{
+    (void)state;
+    for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
+        const target *t = target_by_name(archs[a]);
+        if (!t->has_mfma)
+            continue;
+        igemm_handle *h = tc_emu_handle(archs[a], NULL, 0);
+        for (int l = 0; l < 2; l++) {
+            const char *alt = l ? "igemm_bwd_v4r1_mfma_fp16alt_nhwc_64x64x32_t256_wt32x32x8"
+                                : "igemm_bwd_v4r1_mfma_fp16alt_nchw_16x16x16_t64_wt16x16x16";
+            igemm_problem p = IGEMM_PROBLEM_INIT;
+            p.n = 1, p.c = 8, p.hi = 6, p.wi = 6, p.k = 16, p.y = 3, p.x = 3, p.pad_h = p.pad_w = 1;
+            p.dtype = IGEMM_FP16, p.layout = l ? IGEMM_LAYOUT_NHWC : IGEMM_LAYOUT_NCHW;
+            uint16_t dy[16 * 36], w[16 * 8 * 9];
+            uint64_t s = 93;
+            for (size_t i = 0; i < sizeof dy / sizeof dy[0]; i++)
+                igemm_elem_set(p.dtype, dy, i, ldexp((double)(1 + tc_splitmix64(&s) % 64), -24));
+            for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+                igemm_elem_set(p.dtype, w, i, (double)(257 + tc_splitmix64(&s) % 767) / 2048.0);
+            dy[5] = 0x7fff, dy[77] = 0xffff, dy[200] = 0x7c00;
+            char why[256];
+            for (int m = IGEMM_FP16_ACCURATE; m <= IGEMM_FP16_FLUSH; m++) {
+                p.fp16_mode = (igemm_fp16_mode)m;
+                assert_int_equal(igemm_applicable(h, &p, alt, why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
+                assert_non_null(strstr(why, "--fp16_mode alt only"));
+            }
+            p.fp16_mode = IGEMM_FP16_ALT;
+            if (igemm_applicable(h, &p, alt, why, sizeof why) != IGEMM_OK)
+                fail_msg("%s %s: %s", archs[a], alt, why);
+            int sub, inf;
+            run_16bit(h, archs[a], &p, alt, 0, dy, w, &sub, &inf);
+            assert_true(sub > 0 && inf > 0);
+            /* the same dx against the fp16 values' reference: not within it */
+            p.fp16_mode = IGEMM_FP16_ACCURATE;
+            igemm_shape sh;
+            assert_int_equal(igemm_shape_init(&sh, &p, NULL, 0), IGEMM_OK);
+            size_t nx = (size_t)sh.dx_elems;
+            uint16_t *hx = malloc(nx * 2);
+            double *ref = malloc(nx * sizeof *ref), *abs_sum = malloc(nx * sizeof *abs_sum);
+            unsigned char *cov = malloc(nx);
+            void *ddx, *ddy, *dw;
+            assert_true(hx && ref && abs_sum && cov);
+            assert_int_equal(igemm_alloc(h, &ddx, nx * 2), IGEMM_OK);
+            assert_int_equal(igemm_alloc(h, &ddy, sizeof dy), IGEMM_OK);
+            assert_int_equal(igemm_alloc(h, &dw, sizeof w), IGEMM_OK);
+            assert_int_equal(igemm_copy_to_device(h, ddy, dy, sizeof dy), IGEMM_OK);
+            assert_int_equal(igemm_copy_to_device(h, dw, w, sizeof w), IGEMM_OK);
+            igemm_problem pa = p;
+            pa.fp16_mode = IGEMM_FP16_ALT;
+            assert_int_equal(igemm_conv_bwd_data_ex(h, &pa, alt, ddx, ddy, dw, NULL), IGEMM_OK);
+            assert_int_equal(igemm_copy_to_host(h, hx, ddx, nx * 2), IGEMM_OK);
+            assert_int_equal(igemm_reference_bwd_data_ex(&p, dy, w, ref, abs_sum, cov), IGEMM_OK);
+            igemm_verify_result vr;
+            if (igemm_verify_ex(&p, hx, ref, abs_sum, cov, 1e-5, &vr))
+                fail_msg("%s %s: dx is within the fp16 values' rule: the kernel did not round to bf16", archs[a], alt);
+            igemm_free(h, ddx), igemm_free(h, ddy), igemm_free(h, dw);
+            free(hx), free(ref), free(abs_sum), free(cov);
+        }
+        igemm_destroy(h);
+    }
+    /* the heuristic: alt problems get fp16alt kernels on gfx90a, the others never */
+    igemm_handle *h = tc_emu_handle("gfx90a", NULL, 0);
+    for (int i = 0; i < resnet50.n; i++)
+        for (int m = IGEMM_FP16_ACCURATE; m <= IGEMM_FP16_ALT; m++) {
+            igemm_problem p = resnet50.s[i].p;
+            p.n = 8, p.dtype = IGEMM_FP16, p.layout = IGEMM_LAYOUT_NHWC, p.fp16_mode = (igemm_fp16_mode)m;
+            char name[128];
+            if (igemm_select(h, &p, name, sizeof name) != IGEMM_OK)
+                fail_msg("%s fp16 mode %d: igemm_select: %s", resnet50.s[i].text, m, igemm_last_error(h));
+            bool is_alt = strstr(name, "_fp16alt_") != NULL;
+            if (m != IGEMM_FP16_ALT && is_alt)
+                fail_msg("gfx90a fp16 %s (mode %d): the heuristic picks %s", resnet50.s[i].text, m, name);
+            if (m == IGEMM_FP16_ALT && !is_alt && p.c >= 64 && p.k >= 64)
+                fail_msg("gfx90a fp16 alt %s: the heuristic picks %s, not an fp16alt configuration",
+                         resnet50.s[i].text, name);
+        }
+    igemm_destroy(h);
+}
+
 /* ---- NHWC channel tails ---- */
 
 /* Channel counts around the NHWC epilogue's vectors (it stores 4
@@ -1256,6 +1365,7 @@ int main(void)
         cmocka_unit_test(zeros_inside_the_launch),
         cmocka_unit_test(sixteen_bit_extremes),
         cmocka_unit_test(fp16_flush_mode),
+        cmocka_unit_test(fp16_alt_mode),
         cmocka_unit_test(nhwc_channel_tails),
         cmocka_unit_test(sixteen_bit_nhwc_dx_alignment),
         cmocka_unit_test(nhwc_dy_channel_tails),

@@ -18,7 +18,7 @@
  *                     (the selection) or list
  * Commands:      conv (fp32), convfp16, convbfp16 (the data type; --input lists
  *                run as written under conv, all in the command's type otherwise)
- * Long flags:    --fp16_mode accurate|flush (fp16 on gfx90a), --arch gfxNNN, --backend auto|emu|hip,
+ * Long flags:    --fp16_mode accurate|flush|alt (fp16 on gfx90a), --arch gfxNNN, --backend auto|emu|hip,
  *                --input FILE (a shape list, progress on stderr; lines of other
  *                directions skipped), --batch N (override -n of every problem),
  *                --warmup N, --seed N, --threads N, --codeobj-dir DIR, --perfdb FILE,
@@ -63,7 +63,7 @@ static void conv_help(void)
            "                  [--solution NAME|N|list] [--seed N] [--threads N] [--codeobj-dir DIR] [--json]\n"
            "                  [--max-wave-insts N] [--progress]\n"
            "       igemm conv --input SHAPES.txt [--batch N] [same options]\n"
-           "       igemm convfp16 ... / igemm convbfp16 ...  [--fp16_mode accurate|flush]\n"
+           "       igemm convfp16 ... / igemm convbfp16 ...  [--fp16_mode accurate|flush|alt]\n"
            "       igemm [./bin/]MIOpenDriver conv ...  (a pasted MIOpenDriver command line)\n"
            "Backward data of a 2-D convolution, fp32 (conv), fp16 (convfp16) or bf16 (convbfp16)\n"
            "tensors with fp32 accumulation, NCHW or NHWC (-I/-O/-f, all three alike). -V 1 compares\n"
@@ -451,6 +451,9 @@ static const char *verify_rule(const igemm_problem *p)
 {
     if (p->dtype == IGEMM_FP32)
         return "|dx - ref| <= 1e-5 * sum|terms|, uncovered pixels 0, no NaN";
+    if (p->dtype == IGEMM_FP16 && p->fp16_mode == IGEMM_FP16_ALT)
+        return "|dx - ref| <= half an fp16 ulp of ref + 1e-5 * sum|terms|, ref and terms of dy and w rounded to bf16 "
+               "(fp16_mode alt), uncovered pixels 0, no NaN";
     return p->dtype == IGEMM_FP16 ? "|dx - ref| <= half an fp16 ulp of ref + 1e-5 * sum|terms|, uncovered pixels 0, no NaN"
                                   : "|dx - ref| <= half a bf16 ulp of ref + 1e-5 * sum|terms|, uncovered pixels 0, no NaN";
 }

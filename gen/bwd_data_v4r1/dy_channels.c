@@ -144,7 +144,8 @@ static void channels_prepare(v4r1_kw *w)
     }
 }
 
-/* Pixel j's vector as WB/4 k quads (ds_write_b64 each) or WB fp32 entries
+/* Pixel j's vector as WB/4 k quads (ds_write_b64 each; converted first:
+ * w->cvt) or WB fp32 entries
  * (ds_write_b32 each) down its column, rows b_len entries apart. */
 static void channels_write(v4r1_kw *w)
 {
@@ -152,6 +153,7 @@ static void channels_write(v4r1_kw *w)
     for (int j = 0; j < w->vb; j++) {
         int col = j * w->sb;
         if (w->kpack > 1) {
+            w->cvt->convert(w, sub(w->v_gb, region(w, j), w->wb / 2), w->wb / 2);
             for (int h = 0; h < w->wb / w->kpack; h++)
                 e_ds(w->e, "ds_write_b64", NOOP, w->v_bwr, sub(w->v_gb, region(w, j) + 2 * h, 2), NOOP,
                      (h * L + col) * V4R1_QUAD_BYTES, 0);

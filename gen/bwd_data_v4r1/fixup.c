@@ -252,6 +252,7 @@ static void recompute(v4r1_kw *w, const nf_regs *r, opnd s_do, opnd s_tmp, opnd 
         .ho = hdr_sgpr(w->a_ho, at(r->s_twin, 2)), .wo = hdr_sgpr(w->a_wo, at(r->s_twin, 3)),
         .fy = sv_op(w->a_fy), .fx = sv_op(w->a_fx), .kg = sv_op(w->a_kg),
         .dy_sk = NFS(r, dy_sk), .dy_sh = NFS(r, dy_sh), .dy_sw = NFS(r, dy_sw), .w_sk = NFS(r, w_sk),
+        .round_to = w->cfg->stage, /* the terms as the tiles multiply them */
     };
     naive_taps(e, w->dt->id, &geom, s_do, s_tmp, v_acc, at(v_q, 0), at(v_q, 1), v_wbase, v_dybase, sub(s_rs, 0, 4),
                sub(s_rs, 4, 4));

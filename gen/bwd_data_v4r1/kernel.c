@@ -21,6 +21,7 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int n
         .mpb = cfg->mpb, .npb = cfg->npb, .kpb = cfg->kpb, .block = cfg->block,
         .tx = cfg->tx, .ty = cfg->ty, .rm = cfg->rm, .rn = cfg->rn,
         .wa = cfg->wa, .va = cfg->va, .wb = cfg->wb, .vb = cfg->vb,
+        .cvt = cfg->stage ? &v4r1_stage_fp16_bf16 : &v4r1_stage_as_is,
     };
     v4r1_kw *w = &W;
     if (!w->math || !w->dt) {

@@ -81,6 +81,22 @@ extern const v4r1_dy_path v4r1_dy_pixels;
 /* lanes along one pixel's channels, padded LDS rows (dy_channels.c) */
 extern const v4r1_dy_path v4r1_dy_channels;
 
+/* A staging conversion (the configuration's stage type, v4r1_config.h):
+ * what becomes of the tensors' 16-bit values between the registers they
+ * load into and the k-quad LDS tiles the matrix instructions read. The
+ * staging passes every k-quad register to convert right before it writes
+ * it to LDS. */
+typedef struct {
+    const char *name;
+    /* the n dwords at regs (k quads of the tensors' type), in place
+       (scratch: w->v_t, w->s_m) */
+    void (*convert)(v4r1_kw *w, opnd regs, int n);
+} v4r1_stage_cvt;
+/* the values as they are (staging.c) */
+extern const v4r1_stage_cvt v4r1_stage_as_is;
+/* fp16 rounded to bf16 (fp16_mode alt; staging.c) */
+extern const v4r1_stage_cvt v4r1_stage_fp16_bf16;
+
 /* The shape conditions of the vector paths, bits of s_vec (set: that
  * tensor loads element by element): w's rows, dy's vectors. */
 enum { V4R1_VEC_A = 0, V4R1_VEC_B = 1 };
@@ -163,6 +179,7 @@ struct v4r1_kw {
     int nph;                   /* static twin: phases in st */
     const char *name;
     const v4r1_dy_path *bp;    /* the B data path */
+    const v4r1_stage_cvt *cvt; /* the staging conversion of the k-quad tiles */
     /* the tile and the derived thread mapping (v4r1_config.h) */
     int mpb, npb, kpb, block, tx, ty, rm, rn, wa, va, wb, vb;
     int tm, tn;                /* thread tile */

@@ -441,10 +441,26 @@ static void pixels_load(v4r1_kw *w)
 /* A 16-bit element (low half of v) widened to fp32 in place (h_widen16). */
 static void widen(v4r1_kw *w, opnd v) { h_widen16(w->e, w->dt->id, v); }
 
+static void cvt_as_is(v4r1_kw *w, opnd regs, int n) { (void)w, (void)regs, (void)n; }
+
+static void cvt_fp16_bf16(v4r1_kw *w, opnd regs, int n)
+{
+    opnd t = w->v_t, s_k = sreg(w->e, "s_cvt", 2, 2);
+    h_f16x2_to_bf16x2_consts(w->e, at(t, 3), s_k);
+    for (int x = 0; x < n; x++)
+        h_f16x2_to_bf16x2(w->e, at(regs, x), at(t, 0), at(t, 1), at(t, 2), at(t, 3), w->s_m, s_k);
+    rfree(w->e, s_k);
+}
+
+const v4r1_stage_cvt v4r1_stage_as_is = {.name = "as-is", .convert = cvt_as_is};
+const v4r1_stage_cvt v4r1_stage_fp16_bf16 = {.name = "fp16-bf16", .convert = cvt_fp16_bf16};
+
 /* k quads: write the thread's W packed quads, columns `step` apart: 8*W
- * contiguous bytes (step 1), or one quad per column. */
+ * contiguous bytes (step 1), or one quad per column (converted first:
+ * w->cvt). */
 static void write_quads(v4r1_kw *w, opnd g, int width, opnd addr, int step)
 {
+    w->cvt->convert(w, g, 2 * width);
     if (step > 1) {
         for (int j = 0; j < width; j++)
             e_ds(w->e, "ds_write_b64", NOOP, addr, sub(g, 2 * j, 2), NOOP, j * step * V4R1_QUAD_BYTES, 0);

@@ -88,7 +88,7 @@ def _shape4(v):
     return None
 
 
-_FP16_MODES = {"accurate": 0, "flush": 1}
+_FP16_MODES = {"accurate": 0, "flush": 1, "alt": 2}
 
 
 def _problem(dy_shape, w_shape, input_size, stride, padding, dilation, groups, dtype, layout, fp16_mode="accurate"):
@@ -110,7 +110,7 @@ def _problem(dy_shape, w_shape, input_size, stride, padding, dilation, groups, d
     p.pad_h, p.pad_w = _pair(padding, "padding")
     p.dil_h, p.dil_w = _pair(dilation, "dilation")
     if fp16_mode not in _FP16_MODES:
-        raise ValueError(f"igemm: fp16_mode {fp16_mode!r} is neither 'accurate' nor 'flush'")
+        raise ValueError(f"igemm: fp16_mode {fp16_mode!r} is not 'accurate', 'flush' or 'alt'")
     p.fp16_mode = _FP16_MODES[fp16_mode]
     why = ctypes.create_string_buffer(512)
     st = _lib.lib.igemm_problem_check(ctypes.byref(p), why, len(why))
@@ -253,7 +253,8 @@ def conv_bwd_data(dy, w, input_size, stride=1, padding=0, dilation=1, groups=1, 
     None lets the library choose: the perf-db's record (perfdb: a file
     igemm.find wrote; None: $IGEMM_USER_DB_PATH/igemm.udb when that is set),
     else the heuristic. fp16_mode "flush" lets fp16 run on kernels that
-    flush subnormals (gfx90a's fp16 MFMAs). timing=True (HIP): time the
+    flush subnormals (gfx90a's fp16 MFMAs), "alt" on kernels that round
+    fp16 to bf16 for the bf16 MFMAs (MIOpen's alternate implementation). timing=True (HIP): time the
     launches with events, RunInfo.time_ms (the call then waits for them).
     With return_info=True the result is (dx, RunInfo). Batch 0 gives an
     empty dx (0, C, H, W) as torch does, nothing run. Data that must be

@@ -75,7 +75,7 @@ class Conv2d(torch.nn.Conv2d):
     default, $IGEMM_USER_DB_PATH/igemm.udb when set), igemm_find (True: the
     first backward of each shape runs igemm.find, which records the best
     configuration in the perf-db; later ones read it) and igemm_fp16_mode
-    ("accurate", "flush").
+    ("accurate", "flush", "alt").
     """
 
     def __init__(self, *args, igemm_arch=None, igemm_backend="auto", igemm_solution=None, igemm_perfdb=None,

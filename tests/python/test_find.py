@@ -87,7 +87,7 @@ class Find(unittest.TestCase):
 
     def test_fp16_mode(self):
         dy, w = self.dy.astype(np.float16), self.w.astype(np.float16)
-        for mode in ("accurate", "flush"):
+        for mode in ("accurate", "flush", "alt"):
             dx = igemm.conv_bwd_data(dy, w, (1, 8, 7, 7), arch="gfx90a", backend="emu", fp16_mode=mode)
             self.assertEqual(dx.dtype, np.float16)
         with self.assertRaises(ValueError):
