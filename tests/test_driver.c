@@ -265,6 +265,8 @@ static void check_row(const char *row, const char *name)
                             threads),
                      5);
     char want[128];
+    if (!strcmp(type, "fp16alt")) /* fp16 tensors staged as bf16 (--fp16_mode alt): the type column is fp16 */
+        snprintf(type, sizeof type, "fp16");
     snprintf(want, sizeof want, " v4r1  %-4s %-5s %-5s %-10s %-7s ", math, type, lay, tile, threads);
     if (!strstr(row, want))
         fail_msg("row '%s' does not say '%s'", row, want);
