@@ -268,6 +268,10 @@ static void tiles_match_configurations(void **state)
             fail_msg("cannot read the tile from the name %s", s->name);
         for (char *c = layout; *c; c++)
             *c = (char)toupper((unsigned char)*c);
+        /* fp16alt: fp16 tensors, staged as bf16 (--fp16_mode alt) */
+        bool alt = !strcmp(dtype, "fp16alt");
+        if (alt)
+            snprintf(dtype, sizeof dtype, "fp16");
         char key[200], want[300];
         snprintf(key, sizeof key, "\"name\": \"%s\",\n", s->name);
         const char *sol = strstr(man, key);
@@ -281,6 +285,10 @@ static void tiles_match_configurations(void **state)
         assert_non_null(tile);
         if (strncmp(tile, want, strlen(want)))
             fail_msg("%s: %.200s, expected %s", s->name, tile, want);
+        snprintf(want, sizeof want, "\"stage\": \"%s\"}", alt ? "bf16" : dtype);
+        const char *derived = strstr(tile, "\"derived\": {"), *end = derived ? strchr(derived, '}') : NULL;
+        if (!end || strncmp(end + 1 - strlen(want), want, strlen(want)))
+            fail_msg("%s: derived %.300s does not end in %s", s->name, derived ? derived : "(none)", want);
         /* the derived LDS bytes are the kernel's, on a target that has it */
         if (strstr(man, "\"code_objects\": [") && s->available(s, target_by_name("gfx906")))
             assert_int_equal(num_after(tile, "\"lds_bytes\": "), kernel_lds(s->name));

@@ -206,6 +206,7 @@ static void tile(json *j, const v4r1_config *c)
              {"wb", c->wb},   {"vb", c->vb},   {"lds_bytes", c->lds_bytes}, {"vgprs", c->vgprs}};
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
         jkv_int(j, d[i].k, d[i].v);
+    jkv_str(j, "stage", igemm_dtype_get(v4r1_stage_type(c))->name); /* the LDS tiles' and MFMAs' type */
     jclose(j, '}');
 }
 
