@@ -70,6 +70,8 @@ class Solutions(unittest.TestCase):
                 # a configuration takes its own type (the 16-bit rule then applies: the
                 # reference of the rounded data) and layout (NHWC: channels-last data)
                 t = next((v for k, v in types.items() if k in name + "_"), torch.float32)  # naive_fp16 too
+                if "_fp16alt_" in name:  # fp16 tensors staged as bf16
+                    t = torch.float16
                 d, ww, r, a = dy, w, ref, abs_sum
                 if t != torch.float32:
                     d, ww = dy.to(t), w.to(t)
@@ -80,6 +82,14 @@ class Solutions(unittest.TestCase):
                 # gfx90a's fp16 k-quad kernels (16-bit MFMAs, v_dot2) flush subnormals: refused
                 # in the accurate fp16 mode, the only one this API asks for
                 quad = any(q in name for q in ("_wt32x32x8", "_wt16x16x16", "_dot2"))
+                if "_fp16alt_" in name:  # round fp16 to bf16: refused unless fp16_mode is alt
+                    dd = d.to(t)
+                    if "_nhwc_" in name:
+                        dd = dd.contiguous(memory_format=torch.channels_last)
+                    ok = igemm.applicable(dd, ww.to(t), size, *args, arch="gfx90a", solution=name)
+                    self.assertFalse(ok)
+                    self.assertIn("--fp16_mode alt", ok.reason)
+                    continue
                 if t == torch.float16 and quad:
                     self.assertFalse(ok)
                     self.assertIn("flush subnormals", ok.reason)
