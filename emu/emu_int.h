@@ -165,6 +165,10 @@ typedef struct {
        wave's later accesses (retired before an s_barrier all have passed) */
     uint32_t lds_seq, lds_barrier_seq;
     uint32_t lds_vis[MAX_WAVES];
+    /* per wave, its latest LDS write or atomic (wmax) and read or atomic
+       (rmax): when every other wave's lie within its horizon, no access can
+       race and the per-dword checks are skipped (lds_quiet) */
+    uint32_t lds_wmax[MAX_WAVES], lds_rmax[MAX_WAVES];
     int lds_nw;               /* waves the per-wave read table is laid out for */
     size_t lds_dwords;
     uint32_t *lw_seq;         /* [dword] last write: seq | LDS_SEQ_ATOMIC */

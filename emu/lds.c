@@ -35,6 +35,8 @@ void lds_track_begin(wg_ctx *c)
     if (c->lds_seq >= LDS_SEQ_RESTART) {
         memset(c->lw_seq, 0, c->lds_dwords * sizeof *c->lw_seq);
         memset(c->lr_seq, 0, c->lds_dwords * (size_t)c->lds_nw * sizeof *c->lr_seq);
+        memset(c->lds_wmax, 0, sizeof c->lds_wmax);
+        memset(c->lds_rmax, 0, sizeof c->lds_rmax);
         c->lds_seq = 0;
     }
     c->lds_barrier_seq = c->lds_seq;

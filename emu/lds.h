@@ -76,7 +76,44 @@ static inline int lds_track(wg_ctx *c, wave *w, uint32_t first, uint32_t last, i
             c->lr_pc[(size_t)dw * (size_t)nw + (size_t)me] = pc;
         }
     }
+    if (kind != LDS_READ)
+        c->lds_wmax[me] = seq;
+    if (kind != LDS_WRITE)
+        c->lds_rmax[me] = seq;
     return 0;
+}
+
+/* Whether no plain access of `kind` by wave `me` can race now: every other
+ * wave's writes and atomics (and, for a write, also its reads) lie within
+ * that wave's horizon, so lds_track would find nothing on any dword. Then
+ * lds_record does its bookkeeping alone. */
+static inline bool lds_quiet(const wg_ctx *c, int me, int kind)
+{
+    for (int r = 0; r < c->lds_nw; r++)
+        if (r != me && (c->lds_wmax[r] > c->lds_vis[r] || (kind == LDS_WRITE && c->lds_rmax[r] > c->lds_vis[r])))
+            return false;
+    return true;
+}
+
+/* lds_track's bookkeeping of a plain read or write when lds_quiet holds. */
+static inline void lds_record(wg_ctx *c, const wave *w, uint32_t first, uint32_t last, int kind, uint32_t seq)
+{
+    int me = w->id, nw = c->lds_nw;
+    int32_t pc = w->pc;
+    if (kind == LDS_WRITE) {
+        for (uint32_t dw = first; dw <= last; dw++) {
+            c->lw_seq[dw] = seq;
+            c->lw_wave[dw] = (uint8_t)me;
+            c->lw_pc[dw] = pc;
+        }
+        c->lds_wmax[me] = seq;
+    } else {
+        for (uint32_t dw = first; dw <= last; dw++) {
+            c->lr_seq[(size_t)dw * (size_t)nw + (size_t)me] = seq;
+            c->lr_pc[(size_t)dw * (size_t)nw + (size_t)me] = pc;
+        }
+        c->lds_rmax[me] = seq;
+    }
 }
 
 #endif

@@ -20,7 +20,8 @@
  * 4 MiB per XCD), l2_ways-way LRU, write-back with write
  * allocation (a store does not read the line: byte masks); an evicted or,
  * at the end, remaining dirty line is a write-back. A line's set is its
- * number modulo the sets (consecutive lines fill the sets evenly).
+ * number in the sample's device address space (region_of) modulo the
+ * sets (consecutive lines fill the sets evenly).
  *
  * An L2 miss of a line no sampled wave touched before is a cold miss; of a
  * line touched before (and evicted) a capacity miss. The unsampled
@@ -140,8 +141,17 @@ static int set_grow(line_set *s)
 }
 
 /* The buffer (registered region) holding addr, added to the sample's
- * list when new; NULL when none holds it or the list is full. */
-static tm_region *region_of(tm_cache_sum *o, const emu_device *d, uint64_t addr)
+ * list when new; NULL when none holds it or the list is full.
+ *
+ * A new buffer gets its place in the sample's own device address space:
+ * right after the previous one, at the next TM_VA_PAGE boundary plus the
+ * host address's offset within a page (so that host lines map to whole
+ * device lines). Sets are chosen by those device addresses: the cache
+ * outcome depends on the buffers' sizes and the order the sample first
+ * touches them, not on where the host's allocator put them, so the
+ * modeled time is the same from run to run. */
+#define TM_VA_PAGE 4096u
+static tm_region *region_of(tm_cache_sum *o, const emu_device *d, uint64_t addr, int line)
 {
     uintptr_t lo, hi;
     if (!emu_mem_region(d, (uintptr_t)addr, 1, &lo, &hi))
@@ -151,8 +161,24 @@ static tm_region *region_of(tm_cache_sum *o, const emu_device *d, uint64_t addr)
             return &o->region[i];
     if (o->nregions == TM_MAX_REGIONS)
         return NULL;
-    o->region[o->nregions] = (tm_region){.base = lo, .size = hi - lo};
+    uint64_t va = 0;
+    if (o->nregions) {
+        const tm_region *pr = &o->region[o->nregions - 1];
+        va = (pr->base + pr->line_delta * (uint64_t)line + pr->size + TM_VA_PAGE - 1) / TM_VA_PAGE * TM_VA_PAGE;
+    }
+    va += lo % TM_VA_PAGE;
+    o->region[o->nregions] = (tm_region){.base = lo, .size = hi - lo, .line_delta = (va - lo) / (uint64_t)line};
     return &o->region[o->nregions++];
+}
+
+/* Host line x in the sample's device address space (region_of); rg: the
+ * instruction's first line's buffer, which holds nearly every line. */
+static uint64_t device_line(tm_cache_sum *o, const emu_device *d, const tm_region *rg, uint64_t x, int line)
+{
+    uint64_t a = x * (uint64_t)line;
+    if (!rg || a < rg->base || a - rg->base >= rg->size)
+        rg = region_of(o, d, a, line);
+    return rg ? x + rg->line_delta : x;
 }
 
 typedef struct {
@@ -172,7 +198,7 @@ static void vmem(pass *p, int s, const emu_inst *ins, uint32_t *e)
     unsigned req = 0, cap = 0, cold = 0;
     tm_cache_sum *o = p->out;
     double useful = (double)lanes * (atomic ? 4 : ins->mem_bytes);
-    tm_region *rg = n ? region_of(o, p->in->d, ((uint64_t)e[2] | (uint64_t)e[3] << 32) * (uint64_t)line) : NULL;
+    tm_region *rg = n ? region_of(o, p->in->d, ((uint64_t)e[2] | (uint64_t)e[3] << 32) * (uint64_t)line, line) : NULL;
     if (load) {
         o->lines_loaded += n;
         o->useful_loaded += useful;
@@ -187,7 +213,7 @@ static void vmem(pass *p, int s, const emu_inst *ins, uint32_t *e)
         *(load ? &rg->useful_loaded : &rg->useful_stored) += useful;
     }
     for (int i = 0; i < n; i++) {
-        uint64_t x = (uint64_t)e[2 + 2 * i] | (uint64_t)e[3 + 2 * i] << 32;
+        uint64_t x = device_line(o, p->in->d, rg, (uint64_t)e[2 + 2 * i] | (uint64_t)e[3 + 2 * i] << 32, line);
         bool wb = false;
         if (load && !(ins->glc || ins->sc1)) { /* device-coherent loads miss L1 */
             o->l1_lookups++;

@@ -65,6 +65,7 @@ typedef struct {
 typedef struct {
     uintptr_t base;
     size_t size;
+    uint64_t line_delta; /* added to a host line number: the line in the sample's device address space */
     bool read, written;
     double lines_loaded, useful_loaded, lines_stored, useful_stored; /* of the instructions whose
                                                                         first line lies in it */
