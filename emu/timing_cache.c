@@ -40,15 +40,23 @@ typedef struct {
     uint8_t *dirty;
     uint64_t sets, clock;
     int ways;
+    int fold; /* bits of the set index: sets = 2^fold */
 } cache;
 
+/* A cache of bytes in lines of `line` bytes, at least `ways` ways: the
+ * sets a power of two (the set index a field of bits, as in hardware), the
+ * ways what the capacity leaves per set (ways to 2 x ways - 1: a share of
+ * an L2 is not a power of two). */
 static int cache_init(cache *c, uint64_t bytes, int line, int ways)
 {
     uint64_t lines = bytes / (uint64_t)line;
-    c->ways = ways;
-    c->sets = lines / (uint64_t)ways ? lines / (uint64_t)ways : 1;
+    c->fold = 0;
+    while (((uint64_t)2 << c->fold) * (uint64_t)ways <= lines)
+        c->fold++;
+    c->sets = (uint64_t)1 << c->fold;
+    c->ways = lines / c->sets > (uint64_t)ways ? (int)(lines / c->sets) : ways;
     c->clock = 0;
-    size_t n = (size_t)(c->sets * (uint64_t)ways);
+    size_t n = (size_t)(c->sets * (uint64_t)c->ways);
     c->tag = calloc(n, sizeof *c->tag);
     c->stamp = calloc(n, sizeof *c->stamp);
     c->dirty = calloc(n, 1);
@@ -69,12 +77,26 @@ static uint64_t hash_line(uint64_t x)
     return x ^ x >> 32;
 }
 
+/* The set of a line: the low fold bits of its number with the two bit
+ * fields above them folded in (xor). Within an aligned run of 2^fold lines
+ * the fold is a permutation, so consecutive lines still fill the
+ * sets evenly; lines a power of two apart (a tensor's rows, the ranges of
+ * a split along GEMM K) no longer all fall into one set, which the
+ * hardware's address hashing also prevents. */
+static uint64_t cache_set(const cache *c, uint64_t line)
+{
+    uint64_t x = line;
+    if (c->fold)
+        x ^= line >> c->fold ^ line >> 2 * c->fold;
+    return x & (c->sets - 1);
+}
+
 /* Look line up; on a miss with alloc, insert it (LRU) and set *wb when a
  * dirty line is evicted. mark_dirty dirties the line (hit or inserted).
  * Returns whether it hit. */
 static bool cache_access(cache *c, uint64_t line, bool alloc, bool mark_dirty, bool *wb)
 {
-    size_t base = (size_t)(line % c->sets * (uint64_t)c->ways);
+    size_t base = (size_t)(cache_set(c, line) * (uint64_t)c->ways);
     uint64_t *tag = &c->tag[base], *st = &c->stamp[base];
     uint8_t *dy = &c->dirty[base];
     c->clock++;

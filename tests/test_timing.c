@@ -599,10 +599,43 @@ static void l2_working_set(const char *arch)
     expect_near(arch, "HBM traffic of a set over L2", o, 2, 0.01);
 }
 
+/* One wave reads 64 lines twice, lane l at l x sets x line bytes: lines a
+ * power of two apart, whose set index bits are all equal. 64 lines are a
+ * tiny part of an L2 (and the pass's LRU keeps them all in a fully
+ * associative cache), so the second pass hits: HBM reads each line once.
+ * An L2 indexed by the plain low bits of the line number puts all 64 in
+ * one set of l2_ways and the second pass misses every one of them (2x). */
+static void l2_power_of_two_stride(const char *arch)
+{
+    const timing_facts *f = &target_by_name(arch)->tm;
+    size_t one = (size_t)f->l2_bytes / (size_t)(f->l2_instances > 1 ? f->l2_instances : 1);
+    size_t stride = one / (size_t)f->l2_ways, bytes = 64 * stride;
+    int shift = 0;
+    while (((size_t)1 << shift) < stride)
+        shift++;
+    assert_int_equal((size_t)1 << shift, stride); /* the L2 sizes and ways are powers of two */
+    tc_sbuf b = {0};
+    tc_put(&b, "%s    v_and_b32 v1, 63, v0\n    v_lshlrev_b32 v1, %d, v1\n    s_mov_b32 s11, 2\n.Lpass:\n"
+               "    global_load_dword v4, v1, s[4:5]\n    s_waitcnt vmcnt(0)\n    s_sub_u32 s11, s11, 1\n"
+               "    s_cmp_lg_u32 s11, 0\n    s_cbranch_scc1 .Lpass\n", TC_PRELUDE, shift);
+    void *buf = zalloc(bytes);
+    assert_non_null(buf);
+    void *ptrs[2] = {buf, NULL};
+    size_t sizes[2] = {bytes, 0};
+    tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 8, .nptrs = 2, .num_cu = 1};
+    emu_stats st = run_timed(&sn, 1, 64, ptrs, sizes);
+    free(buf);
+    free(b.s);
+    double got = (double)st.model_hbm_bytes / (64.0 * f->line_bytes);
+    row(arch, "64 lines one L2-way-size apart read twice: HBM bytes / lines", got, 1, "x");
+    expect_near(arch, "HBM traffic of 64 power-of-two-strided lines read twice", got, 1, 0.01);
+}
+
 static void test_l2(void **state)
 {
     (void)state;
     each_target(l2_working_set);
+    each_target(l2_power_of_two_stride);
 }
 
 /* ---- L2: many CUs of one L2 read the same lines ---- */
