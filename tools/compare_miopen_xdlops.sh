@@ -9,6 +9,12 @@
 #   B=build OUT=build/miopen-xdlops-resnet50-gfx942-fp16-nhwc-8.md VERIFY=1 SEED=1
 #   FP16_ALT=1 THREADS=1 HAZARDS=warn OURS_FLAGS= SUFFIX= (OUT defaults to
 #   build/miopen-xdlops-SHAPESNAME-ARCH-DTYPE-LAYOUT-BATCHSUFFIX.md)
+#   CO_CACHE=DIR keeps MIOpen's assembled code objects in DIR (reused by
+#   later runs; without it they go to a temporary directory); with
+#   ASSEMBLE_ONLY=1 the run only plans every layer and assembles its
+#   kernels into CO_CACHE (no emulator runs, no table): a cache filled on a
+#   machine with LLVM serves runs on one without it (llvm-mc is not called
+#   for a kernel the cache holds).
 #
 # DIR is the user's own MIOpen checkout (its top directory); nothing of
 # MIOpen is fetched or kept. Per layer of SHAPES (its -n replaced by BATCH):
@@ -42,6 +48,8 @@ THREADS=${THREADS:-1}
 HAZARDS=${HAZARDS:-warn}
 OURS_FLAGS=${OURS_FLAGS:-}
 SUFFIX=${SUFFIX:-}
+CO_CACHE=${CO_CACHE:-}
+ASSEMBLE_ONLY=${ASSEMBLE_ONLY:-0}
 IGEMM=$B/bin/igemm
 HELPER=$B/bin/igemm-miopen
 
@@ -54,6 +62,8 @@ case "$LAYOUT" in NCHW|NHWC) ;; *) die "LAYOUT must be NCHW or NHWC, got '$LAYOU
 case "$BATCH" in ''|*[!0-9]*) die "BATCH must be a positive integer, got '$BATCH'" ;; esac
 case "$FP16_ALT" in 0|1) ;; *) die "FP16_ALT must be 0 or 1" ;; esac
 case "$HAZARDS" in warn|error) ;; *) die "HAZARDS must be warn or error" ;; esac
+case "$ASSEMBLE_ONLY" in 0) ;; 1) [ -n "$CO_CACHE" ] || die "ASSEMBLE_ONLY=1 needs CO_CACHE=DIR" ;;
+    *) die "ASSEMBLE_ONLY must be 0 or 1" ;; esac
 OUT=${OUT:-$B/miopen-xdlops-$(basename "$SHAPES" .txt)-$ARCH-$DTYPE-$(echo "$LAYOUT" | tr A-Z a-z)-$BATCH$SUFFIX.md}
 [ -n "$MIOPEN_ROOT" ] || die "usage: compare_miopen_xdlops.sh /path/to/MIOpen (a MIOpen checkout)"
 KDIR=$MIOPEN_ROOT/src/kernels/dynamic_igemm
@@ -64,7 +74,8 @@ for f in "$IGEMM" "$HELPER"; do [ -x "$f" ] || die "$f is missing (run: make B=$
 
 tmp=$(mktemp -d /tmp/igemm-miopen-xdlops.XXXXXX) || die "cannot create a temporary directory"
 trap 'rm -rf "$tmp"' EXIT INT TERM
-mkdir "$tmp/co"
+COD=${CO_CACHE:-$tmp/co}
+mkdir -p "$COD" || die "cannot create $COD"
 
 EMU_FLAGS="--threads $THREADS --hazards $HAZARDS"
 . "$(dirname "$0")/compare_miopen_lib.sh"
@@ -74,8 +85,8 @@ assemble() {
     file=$1
     shift
     key=$(printf '%s %s' "$file" "$*" | cksum | cut -d' ' -f1)
-    co=$tmp/co/$key.hsaco
-    [ -f "$co" ] && return 0
+    co=$COD/$ARCH-$key.hsaco
+    [ -f "$co" ] && [ -f "$co.names" ] && return 0
     src=$(find "$KDIR" -name "$file" -print | head -1)
     [ -n "$src" ] || { echo "$file not found under $KDIR" > "$tmp/fault"; return 1; }
     defs=""
@@ -150,6 +161,11 @@ while IFS= read -r line; do
         continue
     fi
     short=$(printf '%s\n' "$prob" | sed "s/^$cmd //; s/ -[lj] 1//g; s/ -g 1//; s/ -F 2//; s/ $lay//")
+    if [ "$ASSEMBLE_ONLY" = 1 ]; then
+        grep '^asm ' "$tmp/plan" | while read -r _ rest; do assemble $rest || { cat "$tmp/fault" >&2; exit 1; }; done ||
+            status=1
+        continue
+    fi
     plan_skipped "$short" "$note" "| | | | | |" && continue
     miopen_ran "$prob" "$short" "$note" "| | | |" || { status=1; continue; }
     miopen_result
@@ -175,6 +191,10 @@ while IFS= read -r line; do
     echo "  ran    $short: MIOpen $m_us us ($m_ver), ours $o_us us ($o_sol), ratio $ratio"
     echo "| \`$short\` $note | $m_k, $m_n | $m_us ($m_lim) | $m_ver | $o_sol, $o_n | $o_us ($o_lim) | $ratio |" >> "$OUT.rows"
 done < "$SHAPES"
+if [ "$ASSEMBLE_ONLY" = 1 ]; then
+    echo "compare-miopen-xdlops: $(ls "$COD"/*.hsaco 2> /dev/null | wc -l) code objects in $COD"
+    exit $status
+fi
 geomean() { awk -v s="$1" -v n="$2" 'BEGIN { if (n > 0) printf "%.3f", exp(s / n); else print "-" }'; }
 geo=$(geomean "$logsum" "$nrun")
 write_report "$(
