@@ -5,6 +5,9 @@
 #
 #   sh tools/compare_miopen.sh /path/to/igemm_bwd_gtc_dynamic.s
 #   B=build SHAPES=tests/shapes/resnet50.txt BATCH=32 OUT=build/miopen-compare.md VERIFY=1
+#   THREADS=1 (emulator threads of every run) CO_CACHE=DIR (keep the assembled
+#   code object in DIR and reuse it: a cache filled where LLVM is serves a
+#   machine without it)
 #
 # FILE is the user's own copy of MIOpen's src/kernels/dynamic_igemm/
 # igemm_bwd_gtc_dynamic.s; nothing of MIOpen is fetched or kept: it is
@@ -31,6 +34,8 @@ BATCH=${BATCH:-32}
 OUT=${OUT:-$B/miopen-compare.md}
 VERIFY=${VERIFY:-1}
 SEED=${SEED:-1}
+THREADS=${THREADS:-1}
+CO_CACHE=${CO_CACHE:-}
 IGEMM=$B/bin/igemm
 HELPER=$B/bin/igemm-miopen
 
@@ -41,15 +46,20 @@ die() { echo "compare-miopen: $*" >&2; exit 2; }
 for f in "$IGEMM" "$HELPER"; do [ -x "$f" ] || die "$f is missing (run: make B=$B $f)"; done
 [ -f "$B/co/gfx906.hsaco" ] || die "$B/co/gfx906.hsaco is missing (run: make B=$B)"
 case "$BATCH" in ''|*[!0-9]*) die "BATCH must be a positive integer, got '$BATCH'" ;; esac
+case "$THREADS" in ''|*[!0-9]*|0) die "THREADS must be a positive integer, got '$THREADS'" ;; esac
 
 tmp=$(mktemp -d /tmp/igemm-miopen.XXXXXX) || die "cannot create a temporary directory"
 trap 'rm -rf "$tmp"' EXIT INT TERM
-co=$tmp/miopen.hsaco
-"$LLVM_BIN/llvm-mc" -triple=amdgcn-amd-amdhsa -mcpu=gfx906 -mattr=-xnack -filetype=obj "$MIOPEN_S" -o "$tmp/m.o" \
-    2> "$tmp/mc.log" || { head -5 "$tmp/mc.log" >&2; die "llvm-mc cannot assemble $MIOPEN_S for gfx906"; }
-"$LLVM_BIN/ld.lld" -shared "$tmp/m.o" -o "$co" 2> "$tmp/ld.log" || { head -5 "$tmp/ld.log" >&2; die "ld.lld failed"; }
+co=${CO_CACHE:+$CO_CACHE/gfx906-$(cksum < "$MIOPEN_S" | cut -d' ' -f1).hsaco}
+co=${co:-$tmp/miopen.hsaco}
+if [ ! -f "$co" ]; then
+    [ -z "$CO_CACHE" ] || mkdir -p "$CO_CACHE" || die "cannot create $CO_CACHE"
+    "$LLVM_BIN/llvm-mc" -triple=amdgcn-amd-amdhsa -mcpu=gfx906 -mattr=-xnack -filetype=obj "$MIOPEN_S" -o "$tmp/m.o" \
+        2> "$tmp/mc.log" || { head -5 "$tmp/mc.log" >&2; die "llvm-mc cannot assemble $MIOPEN_S for gfx906"; }
+    "$LLVM_BIN/ld.lld" -shared "$tmp/m.o" -o "$co" 2> "$tmp/ld.log" || { head -5 "$tmp/ld.log" >&2; die "ld.lld failed"; }
+fi
 
-EMU_FLAGS=
+EMU_FLAGS="--threads $THREADS"
 . "$(dirname "$0")/compare_miopen_lib.sh"
 
 # MIOpen's launches of problem $1 (plan lines in $tmp/plan); 0 when all ran
@@ -96,7 +106,7 @@ while IFS= read -r line; do
     [ "$m_ver" = FAIL ] && status=1
     m_k=$(sort -u "$tmp/kernels" | sed 's/^igemm_bwd_gtc_\(bt[0-9x]*\).*/\1/' | tr '\n' ' ' | sed 's/ $//')
     m_n=$(grep -c -v '^dx' "$tmp/plan")
-    ours_ran "$short" conv $prob --arch gfx906 --json --seed "$SEED" || { status=1; continue; }
+    ours_ran "$short" conv $prob --arch gfx906 --json --seed "$SEED" --threads "$THREADS" || { status=1; continue; }
     o_sol=$(printf '%s\n' "$o_sol" | sed 's/^igemm_bwd_v4r1_fma_fp32_nchw_//')
     ratio=$(awk -v o="$o_us" -v m="$m_us" 'BEGIN { printf "%.3f", o / m }')
     ok=$(awk -v r="$ratio" 'BEGIN { print (r <= 0.95) ? "yes" : "no" }')
