@@ -126,29 +126,41 @@ static int lds_cycles(const wave *w, const emu_inst *in, uint64_t exec, bool cdn
     bool b128 = cdna3 && in->op == OP_DS_READ_B128;
     int groups = 64 / per, cycles = 0;
     *ideal = 0;
-    for (int g = 0; g < groups; g++) {
-        uint32_t dw[64];
-        int n = 0;
-        for (int l = 0; l < 64; l++) {
-            if (!(exec >> l & 1) || lane_group(l, per, b128) != g)
-                continue;
-            uint32_t base = addressed ? w->v[in->src[0].code - R_V0][l] : (uint32_t)l * 4;
-            for (int e = 0; e < (two ? 2 : 1); e++) {
-                uint32_t off = two ? (uint32_t)((e ? in->offset1 : in->offset) * elem * (st64 ? 64 : 1))
-                                   : addressed ? (uint32_t)in->offset : 0;
-                for (int j = 0; j < dwords && n < 64; j++)
-                    dw[n++] = (base + off) / 4 + (uint32_t)j;
-            }
+    /* the dwords of each lane group, the lanes in order (at most 64 a group) */
+    uint32_t dw[8][64];
+    int n[8] = {0};
+    for (uint64_t m = exec; m; m &= m - 1) {
+        int l = __builtin_ctzll(m), g = lane_group(l, per, b128);
+        uint32_t base = addressed ? w->v[in->src[0].code - R_V0][l] : (uint32_t)l * 4;
+        for (int e = 0; e < (two ? 2 : 1); e++) {
+            uint32_t off = two ? (uint32_t)((e ? in->offset1 : in->offset) * elem * (st64 ? 64 : 1))
+                               : addressed ? (uint32_t)in->offset : 0;
+            for (int j = 0; j < dwords && n[g] < 64; j++)
+                dw[g][n[g]++] = (base + off) / 4 + (uint32_t)j;
         }
-        if (!n)
+    }
+    for (int g = 0; g < groups; g++) {
+        if (!n[g])
             continue;
-        int count[32] = {0}, most = 1;
-        for (int i = 0; i < n; i++) {
-            bool seen = false;
-            for (int k = 0; k < i && !seen; k++)
-                seen = dw[k] == dw[i];
-            if (!seen && ++count[dw[i] % 32] > most)
-                most = count[dw[i] % 32];
+        /* the distinct dwords per bank (a dword read by several lanes is
+           one access), each bank's as a chain: a group's cycles are its
+           busiest bank's */
+        int count[32] = {0}, head[32], next[64], most = 1, kept = 0;
+        uint32_t val[64];
+        for (int k = 0; k < 32; k++)
+            head[k] = -1;
+        for (int i = 0; i < n[g]; i++) {
+            uint32_t d = dw[g][i];
+            int bank = (int)(d % 32), k = head[bank];
+            while (k >= 0 && val[k] != d)
+                k = next[k];
+            if (k >= 0)
+                continue;
+            val[kept] = d;
+            next[kept] = head[bank];
+            head[bank] = kept++;
+            if (++count[bank] > most)
+                most = count[bank];
         }
         cycles += most;
         (*ideal)++;

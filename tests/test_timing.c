@@ -710,9 +710,10 @@ static void lds_conflicts(const char *arch)
     const timing_facts *f = &target_by_name(arch)->tm;
     /* 32 banks of 4 bytes: a stride of s dwords puts min(s, 32) lanes of
        a 32-lane (b32) group on one bank; b128's 8-lane groups: a stride of
-       16 x d bytes puts d of them on the same 4 banks (both groupings) */
+       16 x d bytes puts d of them on the same 4 banks (both groupings);
+       stride 0, every lane the same dword: one access, a broadcast */
     static const struct { int width, stride, ways; } cases[] = {
-        {4, 4, 1}, {4, 8, 2}, {4, 16, 4}, {4, 128, 32}, {16, 16, 1}, {16, 32, 2}, {16, 64, 4}, {16, 128, 8},
+        {4, 0, 1}, {4, 4, 1}, {4, 8, 2}, {4, 16, 4}, {4, 128, 32}, {16, 16, 1}, {16, 32, 2}, {16, 64, 4}, {16, 128, 8},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         double got = lds_rate(arch, cases[i].width, cases[i].stride), want = (double)f->lds_bytes_per_clk / cases[i].ways;

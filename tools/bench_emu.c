@@ -91,11 +91,17 @@ static int run_job(igemm_handle *h, const job *jb, int repeat, tally *t)
         p.fp16_mode = IGEMM_FP16_FLUSH;
     size_t es = half ? 2 : 4;
     size_t nx = (size_t)sh.dx_elems, ny = (size_t)sh.dy_elems, nw = (size_t)sh.w_elems;
-    void *dx = calloc(nx, es), *dy = calloc(ny, es), *w = calloc(nw, es);
-    if (!dx || !dy || !w) {
-        fprintf(stderr, "igemm-bench-emu: out of memory\n");
+    /* the library's allocations (the emulator's: page-aligned, as a GPU
+       allocator's are), not the host heap's, whose placement would move
+       the cache model's lines from run to run and job to job */
+    void *dx = NULL, *dy = NULL, *w = NULL;
+    if (igemm_alloc(h, &dx, nx * es) != IGEMM_OK || igemm_alloc(h, &dy, ny * es) != IGEMM_OK ||
+        igemm_alloc(h, &w, nw * es) != IGEMM_OK) {
+        fprintf(stderr, "igemm-bench-emu: %s\n", igemm_last_error(h));
+        igemm_free(h, dx), igemm_free(h, dy), igemm_free(h, w);
         return -1;
     }
+    memset(dx, 0, nx * es);
     fill(dy, ny, half, 7, 3);
     fill(w, nw, half, 5, 2);
     *t = (tally){0};
@@ -112,9 +118,9 @@ static int run_job(igemm_handle *h, const job *jb, int repeat, tally *t)
             *t = (tally){(double)ri.insts, (double)sh.flops, cpu, wall, fnv1a(dx, nx * es), ri.modeled_cycles};
         }
     }
-    free(dx);
-    free(dy);
-    free(w);
+    igemm_free(h, dx);
+    igemm_free(h, dy);
+    igemm_free(h, w);
     return rc;
 }
 
