@@ -57,6 +57,19 @@ static void *zalloc(size_t bytes)
     return p;
 }
 
+/* run_timed with one buffer of `bytes` zeroed bytes as the snippet's first
+ * pointer (s[4:5]), the second NULL; the buffer is freed afterwards. */
+static emu_stats run_on_buffer(tc_snippet *sn, size_t bytes, unsigned groups, unsigned threads)
+{
+    void *buf = zalloc(bytes);
+    void *ptrs[2] = {buf, NULL};
+    size_t sizes[2] = {bytes, 0};
+    sn->nptrs = 2;
+    emu_stats st = run_timed(sn, groups, threads, ptrs, sizes);
+    free(buf);
+    return st;
+}
+
 /* Modeled cycles of st's launches without their dispatch cost (launch_us
  * each): what the rate microkernels measure. */
 static double kernel_cycles(const emu_stats *st, const char *arch)
@@ -444,13 +457,8 @@ static emu_stats strided(const char *arch, int stride, bool store)
         tc_put(&b, store ? "    global_store_dword v1, v2, s[4:5]\n" : "    global_load_dword v%d, v1, s[4:5]\n", 3 + i);
     tc_put(&b, "    s_waitcnt vmcnt(0)\n    s_sub_u32 s10, s10, 1\n    s_cmp_lg_u32 s10, 0\n    s_cbranch_scc1 .Lloop\n");
     size_t bytes = (size_t)64 * (size_t)stride;
-    void *buf = zalloc(bytes);
-    assert_non_null(buf);
-    void *ptrs[2] = {buf, NULL};
-    size_t sizes[2] = {bytes, 0};
-    tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 24, .nptrs = 2, .num_cu = CUS};
-    emu_stats st = run_timed(&sn, 8 * CUS, 256, ptrs, sizes);
-    free(buf);
+    tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 24, .num_cu = CUS};
+    emu_stats st = run_on_buffer(&sn, bytes, 8 * CUS, 256);
     free(b.s);
     return st;
 }
@@ -491,14 +499,9 @@ static void l1_reread(const char *arch)
     for (int i = 0; i < 8; i++)
         tc_put(&b, "    global_load_dwordx4 v[%d:%d], v1, s[4:5]\n", 4 + 4 * i, 7 + 4 * i);
     tc_put(&b, "    s_waitcnt vmcnt(0)\n    s_sub_u32 s10, s10, 1\n    s_cmp_lg_u32 s10, 0\n    s_cbranch_scc1 .Lloop\n");
-    void *buf = zalloc(1024);
-    assert_non_null(buf);
-    void *ptrs[2] = {buf, NULL};
-    size_t sizes[2] = {1024, 0};
-    tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 40, .nptrs = 2, .num_cu = CUS};
+    tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 40, .num_cu = CUS};
     unsigned groups = 4 * CUS;
-    emu_stats st = run_timed(&sn, groups, 256, ptrs, sizes);
-    free(buf);
+    emu_stats st = run_on_buffer(&sn, 1024, groups, 256);
     free(b.s);
     double bytes = (double)groups * 4 * 64 * 8 * 1024;
     double got = bytes / kernel_cycles(&st, arch) / CUS, want = t->tm.l1_bytes_per_clk;
@@ -520,13 +523,8 @@ static void stream_read(const char *arch)
         "    global_load_dwordx4 v[2:5], v6, s[4:5]\n"
         "    s_waitcnt vmcnt(0)\n";
     size_t bytes = (size_t)64 << 20;
-    void *src = zalloc(bytes);
-    assert_non_null(src);
-    void *ptrs[2] = {src, NULL};
-    size_t sizes[2] = {bytes, 0};
-    tc_snippet sn = {.arch = arch, .body = body, .vgprs = 8, .nptrs = 2};
-    emu_stats st = run_timed(&sn, (unsigned)(bytes / 4096), 256, ptrs, sizes);
-    free(src);
+    tc_snippet sn = {.arch = arch, .body = body, .vgprs = 8};
+    emu_stats st = run_on_buffer(&sn, bytes, (unsigned)(bytes / 4096), 256);
     double secs = (double)st.model_cycles / (t->clock_ghz * 1e9);
     double bw = t->tm.hbm_tbps * t->tm.hbm_achievable * 1e12;
     double got = (double)bytes / secs / 1e12, want = (double)bytes / ((double)bytes / bw + t->tm.launch_us * 1e-6) / 1e12;
@@ -573,13 +571,8 @@ static double reread(const char *arch, size_t bytes)
     tc_put(&b, "    s_mov_b32 s11, 2\n.Lpass:\n    v_mov_b32 v1, v2\n");
     quarter_loop(&b, per_wave);
     tc_put(&b, "    s_waitcnt vmcnt(0)\n    s_sub_u32 s11, s11, 1\n    s_cmp_lg_u32 s11, 0\n    s_cbranch_scc1 .Lpass\n");
-    void *buf = zalloc(bytes);
-    assert_non_null(buf);
-    void *ptrs[2] = {buf, NULL};
-    size_t sizes[2] = {bytes, 0};
-    tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 8, .nptrs = 2, .num_cu = 1};
-    emu_stats st = run_timed(&sn, 1, 256, ptrs, sizes);
-    free(buf);
+    tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 8, .num_cu = 1};
+    emu_stats st = run_on_buffer(&sn, bytes, 1, 256);
     free(b.s);
     return (double)st.model_hbm_bytes / (double)bytes;
 }
@@ -618,13 +611,8 @@ static void l2_power_of_two_stride(const char *arch)
     tc_put(&b, "%s    v_and_b32 v1, 63, v0\n    v_lshlrev_b32 v1, %d, v1\n    s_mov_b32 s11, 2\n.Lpass:\n"
                "    global_load_dword v4, v1, s[4:5]\n    s_waitcnt vmcnt(0)\n    s_sub_u32 s11, s11, 1\n"
                "    s_cmp_lg_u32 s11, 0\n    s_cbranch_scc1 .Lpass\n", TC_PRELUDE, shift);
-    void *buf = zalloc(bytes);
-    assert_non_null(buf);
-    void *ptrs[2] = {buf, NULL};
-    size_t sizes[2] = {bytes, 0};
-    tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 8, .nptrs = 2, .num_cu = 1};
-    emu_stats st = run_timed(&sn, 1, 64, ptrs, sizes);
-    free(buf);
+    tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 8, .num_cu = 1};
+    emu_stats st = run_on_buffer(&sn, bytes, 1, 64);
     free(b.s);
     double got = (double)st.model_hbm_bytes / (64.0 * f->line_bytes);
     row(arch, "64 lines one L2-way-size apart read twice: HBM bytes / lines", got, 1, "x");
@@ -661,13 +649,9 @@ static void shared_tiles(const char *arch)
     tc_put(&b, "    v_add_u32 v1, s12, v2\n");
     quarter_loop(&b, per_wave);
     size_t bytes = tile * inst;
-    void *buf = zalloc(bytes);
-    void *ptrs[2] = {buf, NULL};
-    size_t sizes[2] = {bytes, 0};
     /* all of LDS: one workgroup per CU at a time, so a CU's second one re-reads the tile later */
-    tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 8, .nptrs = 2, .host_threads = 4, .lds_bytes = t->lds_bytes};
-    emu_stats st = run_timed(&sn, 2 * (unsigned)t->num_cu, 256, ptrs, sizes);
-    free(buf);
+    tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 8, .host_threads = 4, .lds_bytes = t->lds_bytes};
+    emu_stats st = run_on_buffer(&sn, bytes, 2 * (unsigned)t->num_cu, 256);
     free(b.s);
     double got = (double)st.model_hbm_bytes / (double)bytes;
     row(arch, "every CU of an L2 reads its tile (2 workgroups per CU): HBM bytes / tiles", got, 1, "x");
