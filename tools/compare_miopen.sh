@@ -52,15 +52,12 @@ tmp=$(mktemp -d /tmp/igemm-miopen.XXXXXX) || die "cannot create a temporary dire
 trap 'rm -rf "$tmp"' EXIT INT TERM
 co=${CO_CACHE:+$CO_CACHE/gfx906-$(cksum < "$MIOPEN_S" | cut -d' ' -f1).hsaco}
 co=${co:-$tmp/miopen.hsaco}
-if [ ! -f "$co" ]; then
-    [ -z "$CO_CACHE" ] || mkdir -p "$CO_CACHE" || die "cannot create $CO_CACHE"
-    "$LLVM_BIN/llvm-mc" -triple=amdgcn-amd-amdhsa -mcpu=gfx906 -mattr=-xnack -filetype=obj "$MIOPEN_S" -o "$tmp/m.o" \
-        2> "$tmp/mc.log" || { head -5 "$tmp/mc.log" >&2; die "llvm-mc cannot assemble $MIOPEN_S for gfx906"; }
-    "$LLVM_BIN/ld.lld" -shared "$tmp/m.o" -o "$co" 2> "$tmp/ld.log" || { head -5 "$tmp/ld.log" >&2; die "ld.lld failed"; }
-fi
-
 EMU_FLAGS="--threads $THREADS"
 . "$(dirname "$0")/compare_miopen_lib.sh"
+if [ ! -f "$co" ]; then
+    [ -z "$CO_CACHE" ] || mkdir -p "$CO_CACHE" || die "cannot create $CO_CACHE"
+    miopen_assemble gfx906 "$co" "$MIOPEN_S" || die "$(cat "$tmp/fault")"
+fi
 
 # MIOpen's launches of problem $1 (plan lines in $tmp/plan); 0 when all ran
 # (the verification's line is left in $tmp/verify)

@@ -1,7 +1,7 @@
 # Shell functions shared by tools/compare_miopen.sh and
 # tools/compare_miopen_xdlops.sh (sourced, not run). They need $IGEMM (the
-# igemm CLI), $tmp (the run's temporary directory) and $EMU_FLAGS (extra
-# emu-run flags, may be empty). The kernels' argument names are read from
+# igemm CLI), $tmp (the run's temporary directory), $EMU_FLAGS (extra
+# emu-run flags, may be empty) and, for miopen_assemble, $LLVM_BIN. The kernels' argument names are read from
 # the user's kernel files, never written here.
 
 # the value of a "key": "string" or "key": number field of a JSON line
@@ -10,6 +10,27 @@ jfield() { printf '%s\n' "$1" | sed -n "s/.*\"$2\": \"\{0,1\}\([^\",}]*\).*/\1/p
 # (other lines of --stats, before or after it, are left alone)
 modeled() { sed -n 's/^[[:space:]]*modeled time: \([0-9.]*\) us.*limit: \([A-Za-z0-9_-]*\).*/\1 \2/p' "$1" | head -1; }
 add() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a + b }'; }
+
+# assemble MIOpen's kernel source $3 for target $1 into the code object $2,
+# the rest of the arguments its --defsym values: llvm-mc 19 ($LLVM_BIN) for
+# $1:xnack- (MIOpen's descriptors say .amdhsa_reserve_xnack_mask 0, which
+# LLVM 19 accepts only without XNACK), the source's directory on the include
+# path, linked with ld.lld; returns 1 with the reason in $tmp/fault (the
+# tool's first lines on stderr)
+miopen_assemble() {
+    a_arch=$1 a_out=$2 a_src=$3
+    shift 3
+    a_defs=""
+    for d in "$@"; do a_defs="$a_defs --defsym $d"; done
+    if ! "$LLVM_BIN/llvm-mc" -triple=amdgcn-amd-amdhsa -mcpu="$a_arch" -mattr=-xnack -filetype=obj $a_defs \
+        -I "$(dirname "$a_src")" "$a_src" -o "$tmp/m.o" 2> "$tmp/mc.log"; then
+        head -5 "$tmp/mc.log" >&2
+        echo "llvm-mc cannot assemble $a_src for $a_arch" > "$tmp/fault"
+        return 1
+    fi
+    "$LLVM_BIN/ld.lld" -shared "$tmp/m.o" -o "$a_out" 2> "$tmp/ld.log" ||
+        { head -5 "$tmp/ld.log" >&2; echo "ld.lld failed on $a_src" > "$tmp/fault"; return 1; }
+}
 
 # emu-run one launch: $1 label, then emu-run's arguments; adds its modeled
 # time to $tmp/us, keeps the limit of the longest launch in $tmp/limit and

@@ -89,15 +89,7 @@ assemble() {
     [ -f "$co" ] && [ -f "$co.names" ] && return 0
     src=$(find "$KDIR" -name "$file" -print | head -1)
     [ -n "$src" ] || { echo "$file not found under $KDIR" > "$tmp/fault"; return 1; }
-    defs=""
-    for d in "$@"; do defs="$defs --defsym $d"; done
-    if ! "$LLVM_BIN/llvm-mc" -triple=amdgcn-amd-amdhsa -mcpu="$ARCH" -mattr=-xnack -filetype=obj $defs \
-        -I "$(dirname "$src")" "$src" -o "$tmp/m.o" 2> "$tmp/mc.log"; then
-        head -3 "$tmp/mc.log" >&2
-        echo "llvm-mc cannot assemble $file for $ARCH" > "$tmp/fault"
-        return 1
-    fi
-    "$LLVM_BIN/ld.lld" -shared "$tmp/m.o" -o "$co" 2> "$tmp/ld.log" || { echo "ld.lld failed on $file" > "$tmp/fault"; return 1; }
+    miopen_assemble "$ARCH" "$co" "$src" "$@" || return 1
     # the kernel's argument names in order, read from its metadata (MIOpen's
     # directories spell them differently, hi_ or hi; its invoker passes them
     # by position, and the plan gives values only, in that order)
