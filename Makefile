@@ -501,7 +501,7 @@ compare-miopen-xdlops: $(B)/bin/igemm $(B)/bin/igemm-miopen
 
 # Every table of docs/MIOPEN_XDLOPS.md: gfx908 NCHW fp32, gfx90a
 # and gfx942 NHWC fp32/fp16/bf16, gfx90a fp16 also with FP16_ALT=0 and with
-# our --fp16_mode flush, at each of MIOPEN_BATCHES; one table per file in
+# our --fp16_mode flush and with our --fp16_mode alt, at each of MIOPEN_BATCHES; one table per file in
 # $(B)/miopen-xdlops-*.md, the runs going on past a failed one (exit 1 at
 # the end if any failed). THREADS=N gives each emulator run N threads.
 MIOPEN_BATCHES ?= 8 32
@@ -517,6 +517,8 @@ compare-miopen-xdlops-all: $(B)/bin/igemm $(B)/bin/igemm-miopen
 	    run env ARCH=gfx90a DTYPE=fp16 BATCH=$$b FP16_ALT=0 SUFFIX=-noalt; \
 	    run env ARCH=gfx90a DTYPE=fp16 BATCH=$$b OURS_FLAGS="--fp16_mode flush" \
 	        SUFFIX=-flush; \
+	    run env ARCH=gfx90a DTYPE=fp16 BATCH=$$b OURS_FLAGS="--fp16_mode alt" \
+	        SUFFIX=-alt; \
 	done; ls $(B)/miopen-xdlops-*.md; exit $$rc
 
 # docs/MIOPEN_XDLOPS.md from the tables compare-miopen-xdlops-all left in

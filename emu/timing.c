@@ -309,8 +309,6 @@ void emu_timing_end(emu_timing *tm, emu_stats *st)
         .k = tm->k,
         .occ = tm->occ,
         .nwaves = tm->nwaves,
-        .l2_rate = (double)f->l2_bytes_per_clk / (double)tm->active,
-        .hbm_rate = hbm_clk / (double)tm->active,
     };
     double l2_bytes, hbm_bytes;
     emu_stats ms = {0};
@@ -318,7 +316,14 @@ void emu_timing_end(emu_timing *tm, emu_stats *st)
     double end = 0, busy[EL_LATENCY] = {0};
     for (int s = 0; s < tm->ns; s++) {
         double e, b[EL_LATENCY];
-        if (time_cu(tm, &m, s, &e, b)) {
+        /* the device's L2 and HBM bandwidth shared by workgroups, not by
+           CUs: a CU of the grid's last, partial round has the bandwidth the
+           idle CUs leave (docs/TIMING.md "Bandwidth shares") */
+        tm_machine mc = m;
+        double share = (double)cu_count(tm, tm->cu[s]) / (double)tm->nwg;
+        mc.l2_rate = (double)f->l2_bytes_per_clk * share;
+        mc.hbm_rate = hbm_clk * share;
+        if (time_cu(tm, &mc, s, &e, b)) {
             st->model_failed++;
             return;
         }

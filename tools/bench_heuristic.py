@@ -4,14 +4,19 @@
 For every SAMPLE-th layer (default 3: the first, the fourth, ...) of each
 list of LISTS (default ResNet-50, ResNeXt-101 and Inception-v3), at batch
 BATCH (default 8), on each target of TARGETS, type of DTYPES and layout of
-LAYOUTS: the heuristic's pick (`igemm ... --json` without find: the
-source must say "heuristic") and find mode's ranking (`-s 1`: every
-applicable configuration timed by the timing model). Per (target, type,
+LAYOUTS: the heuristic's pick (`igemm plan ... --json`: the selection with
+no perf-db, nothing run) and find mode's ranking (`-s 1`: every applicable
+configuration timed by the timing model). FINDS=DIR keeps each layer's
+find ranking in DIR (one JSON file per target, type, layout and layer)
+and reads it from there when it is present: a ranking depends only on the
+timing model and the kernels, so the heuristic can be re-scored against
+it in seconds; empty DIR whenever the model or a kernel changes. Per (target, type,
 layout) and list: the layers, how many picks are find's best, the geomean
 and the worst of pick / best in modeled cycles; then every layer where the
 pick is more than 5% off. JOBS runs that many layers at once (one emulator
 thread each). Every figure is modeled (docs/TIMING.md), not measured.
 Prints a Markdown report to stdout, progress to stderr."""
+import json
 import math
 import os
 import sys
@@ -27,18 +32,32 @@ TARGETS = os.environ.get("TARGETS", "gfx906 gfx908 gfx90a gfx942").split()
 DTYPES = os.environ.get("DTYPES", "fp32 fp16 bf16").split()
 LAYOUTS = os.environ.get("LAYOUTS", "NCHW NHWC").split()
 JOBS = int(os.environ.get("JOBS", "1"))
+FINDS = os.environ.get("FINDS")
 WHO = "bench-heuristic"
+
+
+def find(arch, dt, lay, args, full):
+    """find mode's ranking of one layer: [{solution, status, cost}], from FINDS when kept there."""
+    path = None
+    if FINDS:
+        path = os.path.join(FINDS, "_".join([arch, dt, lay] + [a.lstrip("-") for a in args]) + ".json")
+        if os.path.exists(path):
+            with open(path) as f:
+                return json.load(f)
+    found = run(CMD[dt], full, arch, ["-V", "0", "-s", "1"], WHO)["find"]
+    if path:
+        with open(path + ".tmp", "w") as f:
+            json.dump(found, f)
+        os.replace(path + ".tmp", path)
+    return found
 
 
 def one(job):
     """(pick, pick's cycles, best, best's cycles) of one layer."""
     arch, dt, lay, args = job
     full = list(args) + ["-I", lay, "-O", lay, "-f", lay]
-    pick = run(CMD[dt], full, arch, ["-V", "0"], WHO)
-    if pick["source"] != "heuristic":
-        sys.exit(f"{WHO}: {' '.join(full)} on {arch}: the pick came from '{pick['source']}', not the heuristic "
-                 "(unset IGEMM_USER_DB_PATH)")
-    found = run(CMD[dt], full, arch, ["-V", "0", "-s", "1"], WHO)["find"]
+    pick = run("plan", [CMD[dt]] + full, arch, [], WHO)
+    found = find(arch, dt, lay, args, full)
     cost = {f["solution"]: f["cost"] for f in found if f["status"] == "IGEMM_OK"}
     best = min(cost, key=cost.get)
     if pick["solution"] not in cost:
@@ -53,7 +72,9 @@ def short(args):
 
 
 def main():
-    os.environ.pop("IGEMM_USER_DB_PATH", None)
+    os.environ.pop("IGEMM_USER_DB_PATH", None)  # the pick is the heuristic's, never a perf-db's
+    if FINDS:
+        os.makedirs(FINDS, exist_ok=True)
     lists = {os.path.basename(p)[:-4]: layers(p, BATCH)[::SAMPLE] for p in LISTS}
     jobs = [(a, d, l, args) for a in TARGETS for d in DTYPES for l in LAYOUTS
             for name in lists for args, _ in lists[name]]

@@ -100,6 +100,8 @@ static void emu_run_help(void)
          "(docs/TIMING.md; a model, not a measurement) on the target's reference product, or on\n"
          "--cus N compute units at --clock-mhz N, and its memory view: line bytes per useful byte\n"
          "(loads, stores, per buffer), L1 and L2 hit rates, HBM bytes, LDS bank-conflict cycles.\n"
+         "--arg: a buffer takes zeros:BYTES or @FILE (its contents); a by-value argument an integer,\n"
+         "FLOATf (4 bytes) or @FILE of exactly its size (a struct: `igemm plan` prints our kernels').\n"
          "Exit status: 0 clean run, 1 fault or strictness report, 2 bad usage.");
 }
 
@@ -387,12 +389,27 @@ static int fill_buffer_arg(run_state *s, int i, const char *value)
     return 0;
 }
 
-/* A by-value argument: "FLOATf" for a 4-byte one, else an integer that
- * fits its size, stored little endian at its offset. */
+/* A by-value argument: "@FILE" holding exactly its bytes (a struct such as
+ * our kernels' phase table: `igemm plan` prints them), "FLOATf" for a
+ * 4-byte one, else an integer that fits its size, stored little endian at
+ * its offset. */
 static int fill_value_arg(uint8_t *ka, const emu_arg *g, const char *s)
 {
     size_t len = strlen(s);
     char *end;
+    if (s[0] == '@') {
+        size_t n = 0;
+        void *data = read_file(s + 1, &n);
+        if (!data)
+            return usage_error("argument %s: cannot read '%s'", g->name, s + 1);
+        if (n != (size_t)g->size) {
+            free(data);
+            return usage_error("argument %s: '%s' has %zu bytes, the argument %d", g->name, s + 1, n, g->size);
+        }
+        memcpy(ka + g->offset, data, n);
+        free(data);
+        return 0;
+    }
     if (len > 1 && (s[len - 1] == 'f' || s[len - 1] == 'F') && !strpbrk(s, "xX")) { /* 0x1F is hex */
         float f = strtof(s, &end);
         if (end != s + len - 1 || g->size != 4)
