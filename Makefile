@@ -67,7 +67,7 @@ CONV_SRC := conv/util.c conv/ofile.c conv/types.c conv/problem.c conv/half.c con
             conv/solver_v4r1.c conv/heuristic.c conv/driver_flags.c
 CORE_SRC := $(ARCH_SRC) $(CONV_SRC)
 GEN_SRC  := gen/main.c gen/emit.c gen/emit_op.c gen/emit_fmt.c gen/emit_mem.c gen/emit_mai.c gen/emit_hazard.c \
-            gen/emit_helpers.c gen/values.c gen/kern_naive.c gen/kern_ksum.c \
+            gen/emit_helpers.c gen/values.c gen/kern_naive.c gen/kern_ksum.c gen/kern_wkyxc.c \
             gen/bwd_data_v4r1/kernel.c gen/bwd_data_v4r1/setup.c gen/bwd_data_v4r1/staging.c gen/bwd_data_v4r1/walk.c gen/bwd_data_v4r1/epilogue.c \
             gen/bwd_data_v4r1/math_fma.c gen/bwd_data_v4r1/math_mfma.c gen/bwd_data_v4r1/dy_channels.c \
             gen/bwd_data_v4r1/fixup.c gen/bwd_data_v4r1/dx_lds.c

@@ -24,9 +24,12 @@
 #define KERNEL_KSUM "igemm_ksplit_sum_fp32"
 #define KERNEL_KSUM_FP16 "igemm_ksplit_sum_fp16"
 #define KERNEL_KSUM_BF16 "igemm_ksplit_sum_bf16"
+#define KERNEL_W_KYXC "igemm_w_kyxc_b32"
+#define KERNEL_W_KYXC16 "igemm_w_kyxc_b16"
 #define NAIVE_BLOCK 256
 #define FILL_BLOCK 256
 #define KSUM_BLOCK 256
+#define W_KYXC_BLOCK 256
 
 #define KARG_PTR uint64_t
 #define KARG_U32 uint32_t
@@ -149,7 +152,8 @@ enum { PH_IY, PH_IX, PH_YDOT, PH_XDOT, PH_HI_OFF, PH_WI_OFF, PH_SPLIT, PH_WORDS 
     X(U32, mdiv_mtiles, "magic for / m_tiles")                                 \
     X(U32, shift_mtiles, "shift for / m_tiles")                               \
     X(U32, ks_chunk, "split kernels: K channels of a split's range")           \
-    X(U32, ks_slice, "split kernels: workspace bytes from one split to the next")
+    X(U32, ks_slice, "split kernels: workspace bytes from one split to the next") \
+    X(U32, w_kyxc, "1: w is K, Y, X, C/G (an NCHW problem's w copied so, _kyxc solvers); 0: the layout's")
 
 /* The non-finite guard's block (docs/KERNELS.md, "Non-finite data"): what
  * a kernel needs to recompute a dx element of the border band from its
@@ -229,6 +233,27 @@ typedef struct {
 typedef struct {
     IGEMM_FILL_ARGS(KARG_FIELD)
 } igemm_fill_args;
+
+/* The copy of an NCHW problem's filter into K, Y, X, C/G order (the _kyxc
+ * solvers' first launch, igemm_w_kyxc_b32 / _b16): work-item i writes
+ * element i of the copy, (gk, t, c) with t = y*X + x, from element
+ * (gk*cg + c)*yx + t of w (K, C/G, Y, X), so that the v4r1 kernel's w
+ * loads run along channels, one cache line serving consecutive lanes. */
+#define IGEMM_W_KYXC_ARGS(X)                                                   \
+    X(PTR, p_out, "the copy, written (K, Y, X, C/G)")                         \
+    X(PTR, p_in, "w (K, C/G, Y, X)")                                          \
+    X(U32, elems, "elements (K * C/G * Y * X)")                               \
+    X(U32, cg, "channels per group")                                          \
+    X(U32, yx, "filter taps Y * X")                                           \
+    X(U32, mdiv_cg, "magic for / cg")                                         \
+    X(U32, shift_cg, "shift for / cg")                                        \
+    X(U32, mdiv_yx, "magic for / yx")                                         \
+    X(U32, shift_yx, "shift for / yx")                                        \
+    X(U32, pad0, "unused, keeps the size a multiple of 8")
+
+typedef struct {
+    IGEMM_W_KYXC_ARGS(KARG_FIELD)
+} igemm_w_kyxc_args;
 
 /* The reduction after a split along GEMM K (the _ks solvers): work-item i
  * sums element i of the `splits` fp32 partial slices of the workspace

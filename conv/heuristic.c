@@ -44,6 +44,8 @@
  * K blocks (all in the one launch), plus split_extra: the reduction's
  * dispatch, its workspace traffic (partial sums written and read, dx
  * written) through the L2 and the HBM, and its chain of dependent loads.
+ * A _kyxc solver (v4r1_config.kyxc) reads w's copy with channels innermost
+ * (its loads' lines as NHWC's) after the copy's launch (kyxc_extra).
  * So a GEMM of a few dozen big tiles on MI300X's 304 CUs with a long K
  * walk (the 7x7 and 14x14 ResNet-50 layers at batch 8) takes a split.
  *
@@ -149,7 +151,7 @@ static double inst_lines(double run, double stride, double access, double line)
 /* Lines a wave's A (w) and B (dy) loads of one K step touch, from the
  * staging's thread mapping (gen/v4r1/staging.c): A lanes run along m, WA
  * apart (NHWC: contiguous channels, one vector load when WA > 1; NCHW: a
- * tap's channels y*x elements apart); B lanes along the GEMM N pixels, WB
+ * tap's channels y*x elements apart, or one in the _kyxc copy); B lanes along the GEMM N pixels, WB
  * apart (NCHW: contiguous pixels of a row; NHWC: a pixel's channels, K
  * elements apart), or on the channel path along one pixel's channels. */
 static double step_lines(const v4r1_config *c, const igemm_shape *sh, const target *t)
@@ -159,8 +161,9 @@ static double step_lines(const v4r1_config *c, const igemm_shape *sh, const targ
     double ra = c->mpb / c->wa < 64 ? c->mpb / c->wa : 64, rb = c->npb / c->wb < 64 ? c->npb / c->wb : 64;
     double yx = (double)sh->p.y * sh->p.x;
     bool vec_a = nhwc && c->wa > 1 && (esz == 4 || c->kpack > 1);
+    bool w_channels = nhwc || c->kyxc; /* w's channels contiguous: NHWC's, or the _kyxc copy */
     double a = vec_a ? c->va * inst_lines(ra, c->wa * esz, c->wa * esz, line)
-                     : c->va * c->wa * inst_lines(ra, c->wa * esz * (nhwc ? 1 : yx), esz, line);
+                     : c->va * c->wa * inst_lines(ra, c->wa * esz * (w_channels ? 1 : yx), esz, line);
     double b;
     if (c->bpath == V4R1_B_CHANNELS) /* runs of KPB/WB lanes along a pixel's channels, one vector each */
         b = c->vb * inst_lines(c->kpb / c->wb, c->wb * esz, c->wb * esz, line);
@@ -215,6 +218,27 @@ static double split_extra(const v4r1_config *c, const igemm_shape *sh, const tar
     double sum = mem > busy ? mem : busy;
     double dispatch = t->tm.launch_us * 1e3 * t->clock_ghz;
     return (sum > chain ? sum : chain) + dispatch;
+}
+
+/* What the copy of w into K, Y, X, C/G order adds (c->kyxc, the _kyxc
+ * solvers; gen/kern_wkyxc.c): its dispatch, and one work-item per element
+ * of w gathering a value Y*X elements from its neighbour's (each lane its
+ * own line once Y*X elements span one) and storing it in order: those
+ * lines through the L2, w's bytes read and written through the HBM,
+ * behind a load and a store in a row (about 25 instructions a wave). */
+static double kyxc_extra(const v4r1_config *c, const igemm_shape *sh, const target *t)
+{
+    if (!c->kyxc)
+        return 0;
+    double esz = igemm_dtype_get(sh->p.dtype)->bytes, line = t->tm.line_bytes, yx = (double)sh->p.y * sh->p.x;
+    double waves = ceil_div((double)sh->w_elems, 64);
+    double lines = waves * (inst_lines(64, yx * esz, esz, line) + inst_lines(64, esz, esz, line));
+    double l2 = lines * line / t->tm.l2_bytes_per_clk;
+    double hbm = 2 * (double)sh->w_elems * esz / (t->tm.hbm_tbps * t->tm.hbm_achievable * 1e3 / t->clock_ghz);
+    double busy = ceil_div(waves, (double)t->simds_per_cu * t->num_cu) * 25 * 4;
+    double chain = 2 * t->tm.lat_hbm + 25 * 4;
+    double mem = hbm > l2 ? hbm : l2, sum = mem > busy ? mem : busy;
+    return (sum > chain ? sum : chain) + t->tm.launch_us * 1e3 * t->clock_ghz;
 }
 
 double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t, double *work)
@@ -282,7 +306,7 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
     double launch = t->tm.launch_us * 1e3 * t->clock_ghz * (sh->full_coverage ? 1 : 2);
     /* no fixup launch: an unsplit kernel guards itself (guard_cycles, in
        fixed), a split's reduction its sums (split_extra) */
-    return (busy > longest ? busy : longest) + launch + split_extra(c, sh, t);
+    return (busy > longest ? busy : longest) + launch + split_extra(c, sh, t) + kyxc_extra(c, sh, t);
 }
 
 double naive_estimate(const igemm_shape *sh, const target *t)

@@ -145,6 +145,27 @@ int plan_ksplit_sum(launch_plan *p, const igemm_shape *sh, uint64_t elems, int s
     return 0;
 }
 
+int plan_w_kyxc(launch_plan *p, const igemm_shape *sh, uint64_t off)
+{
+    launch_desc *d = plan_add(p);
+    if (!d)
+        return -1;
+    const igemm_problem *pr = &sh->p;
+    igemm_w_kyxc_args a = {.elems = (uint32_t)sh->w_elems, .cg = (uint32_t)sh->cg, .yx = (uint32_t)(pr->y * pr->x)};
+    igemm_magic m;
+    m = igemm_magic_for(a.cg), a.mdiv_cg = m.magic, a.shift_cg = m.shift;
+    m = igemm_magic_for(a.yx), a.mdiv_yx = m.magic, a.shift_yx = m.shift;
+    snprintf(d->kernel, sizeof d->kernel, "%s", igemm_dtype_get(pr->dtype)->bytes == 4 ? KERNEL_W_KYXC : KERNEL_W_KYXC16);
+    d->block = W_KYXC_BLOCK;
+    d->grid = (unsigned)((sh->w_elems + W_KYXC_BLOCK - 1) / W_KYXC_BLOCK);
+    memcpy(d->args, &a, sizeof a);
+    d->args_size = sizeof a;
+    d->ptr_off[ARG_WS] = (int)offsetof(igemm_w_kyxc_args, p_out);
+    d->ptr_add[ARG_WS] = off;
+    d->ptr_off[ARG_W] = (int)offsetof(igemm_w_kyxc_args, p_in);
+    return 0;
+}
+
 /* ---- the naive solver ---- */
 
 static int naive_available(const solver *s, const target *t)
@@ -225,20 +246,27 @@ void plan_nonfinite_args(const igemm_shape *sh, int nb, igemm_nonfinite_args *a)
     a->fy = (uint32_t)p->y;
     a->fx = (uint32_t)p->x;
     a->kg = (uint32_t)sh->kg;
-    uint32_t hw_out = (uint32_t)(sh->ho * sh->wo), yx = (uint32_t)(p->y * p->x), cg = (uint32_t)sh->cg;
-    uint32_t k = (uint32_t)p->k;
+    uint32_t hw_out = (uint32_t)(sh->ho * sh->wo), k = (uint32_t)p->k;
     /* byte strides: NCHW (n, k, h, w), NHWC (n, h, w, k); the filter
-       K, C/G, Y, X or K, Y, X, C/G */
+       K, C/G, Y, X or K, Y, X, C/G (plan_nonfinite_w_strides) */
     a->dy_sn = (uint32_t)sh->dy_image * esz;
     a->dy_sk = (nhwc ? 1 : hw_out) * esz;
     a->dy_sh = (nhwc ? (uint32_t)sh->wo * k : (uint32_t)sh->wo) * esz;
     a->dy_sw = (nhwc ? k : 1) * esz;
-    a->w_sk = cg * yx * esz;
-    a->w_sc = (nhwc ? 1 : yx) * esz;
-    a->w_sy = (nhwc ? (uint32_t)p->x * cg : (uint32_t)p->x) * esz;
-    a->w_sx = (nhwc ? cg : 1) * esz;
     a->dy_bytes = a->dy_sn * (uint32_t)nb;
-    a->w_bytes = a->w_sk * k;
+    plan_nonfinite_w_strides(sh, nhwc, a);
+}
+
+void plan_nonfinite_w_strides(const igemm_shape *sh, bool kyxc, igemm_nonfinite_args *a)
+{
+    const igemm_problem *p = &sh->p;
+    const uint32_t esz = (uint32_t)igemm_dtype_get(p->dtype)->bytes;
+    uint32_t yx = (uint32_t)(p->y * p->x), cg = (uint32_t)sh->cg;
+    a->w_sk = cg * yx * esz;
+    a->w_sc = (kyxc ? 1 : yx) * esz;
+    a->w_sy = (kyxc ? (uint32_t)p->x * cg : (uint32_t)p->x) * esz;
+    a->w_sx = (kyxc ? cg : 1) * esz;
+    a->w_bytes = a->w_sk * (uint32_t)p->k;
 }
 
 int plan_naive(launch_plan *plan, const igemm_shape *sh, int n0, int nb, const plan_band *b, int only_nan)

@@ -4,6 +4,7 @@
 #ifndef IGEMM_SOLVER_H
 #define IGEMM_SOLVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -110,6 +111,13 @@ int64_t plan_band_pixels(const igemm_shape *sh, const plan_band *b);
  * images: the border band (plan_band_border), the tap geometry and dy's and
  * w's byte strides (the naive kernel's too: plan_naive takes them here). */
 void plan_nonfinite_args(const igemm_shape *sh, int nb, igemm_nonfinite_args *a);
+/* Its w strides and size: K, C/G, Y, X (kyxc false), or K, Y, X, C/G (NHWC's
+ * filter, and the copy of an NCHW filter the _kyxc solvers read). */
+void plan_nonfinite_w_strides(const igemm_shape *sh, bool kyxc, igemm_nonfinite_args *a);
+
+/* The copy of w into K, Y, X, C/G order at workspace byte offset off
+ * (igemm_w_kyxc_b32/_b16: the _kyxc solvers' first launch). */
+int plan_w_kyxc(launch_plan *p, const igemm_shape *sh, uint64_t off);
 
 /* A naive launch over band b of dx images [n0, n0+nb), any layout and data
  * type; with only_nan it computes only the elements that hold NaN (the

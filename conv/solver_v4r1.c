@@ -2,7 +2,9 @@
  * batch chunk, one multihead launch over every non-empty phase (more only
  * past V4R1_MAX_PHASES phases); where some dx pixels get no contribution,
  * either the empty phases join the launch and store their zeros
- * (v4r1_zeros_inside) or a zero fill of dx comes first. */
+ * (v4r1_zeros_inside) or a zero fill of dx comes first. A _kyxc solver's
+ * plan starts with the copy of w into K, Y, X, C/G order (the workspace),
+ * which its GEMM launches read instead of w. */
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -114,6 +116,10 @@ static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, cons
                    sh->h.slice, sh->w.slice);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
+    if (c->kyxc && sh->p.y * sh->p.x == 1) {
+        why_printf(why, len, "a 1x1 filter's channels are contiguous in w already: no K, Y, X, C/G copy to make");
+        return IGEMM_ERR_NOT_APPLICABLE;
+    }
     return c->ksplit ? ksplit_applicable(c, sh, lph, why, len) : IGEMM_OK;
 }
 
@@ -190,6 +196,15 @@ static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, la
         return v4r1_plan_split(s, sh, plan, phases, nph);
     int chunk = v4r1_chunk(sh, c, nph);
     bool fill = !sh->full_coverage && !v4r1_zeros_inside(sh);
+    /* _kyxc: w copied into K, Y, X, C/G order at the workspace's start,
+       once for every batch chunk; the GEMMs read the copy */
+    char kernel[128];
+    v4r1_kernel_name(c, kernel, sizeof kernel);
+    if (c->kyxc) {
+        plan->ws_bytes = (uint64_t)sh->w_elems * esz;
+        if (plan_w_kyxc(plan, sh, 0))
+            return -1;
+    }
     for (int n0 = 0; n0 < p->n; n0 += chunk) {
         int nb = p->n - n0 < chunk ? p->n - n0 : chunk;
         if (fill && plan_zero_fill(plan, sh, n0, nb))
@@ -199,11 +214,15 @@ static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, la
             int n = nph - first < V4R1_MAX_PHASES ? nph - first : V4R1_MAX_PHASES;
             igemm_v4r1_args a;
             v4r1_fill_args(&a, sh, c, phases + first, n, nb);
-            launch_desc *d = gemm_launch(plan, s->name, c, &a, n, part, ARG_DX);
+            launch_desc *d = gemm_launch(plan, kernel, c, &a, n, part, ARG_DX);
             if (!d)
                 return -1;
             d->ptr_add[ARG_DX] = dx_image * (uint64_t)n0;
             d->ptr_add[ARG_DY] = dy_image * (uint64_t)n0;
+            if (c->kyxc) {
+                d->ptr_off[ARG_WS] = d->ptr_off[ARG_W];
+                d->ptr_off[ARG_W] = -1;
+            }
         }
         /* no fixup launch: the kernel's non-finite guard recomputes the
            border pixels that came out NaN (docs/KERNELS.md) */
@@ -245,6 +264,13 @@ int v4r1_solvers(solver *out, v4r1_config *cfgs, int max)
         for (size_t f = 0; v4r1_config_splits(v4r1_family_get(i)) && f < sizeof factors / sizeof factors[0]; f++) {
             v4r1_config c = *v4r1_family_get(i);
             c.ksplit = factors[f];
+            add_solver(out, cfgs, max, &n, &c);
+        }
+    /* then the w copies of the tiles that read NCHW's filter a line a lane */
+    for (int i = 0; i < v4r1_family_count(); i++)
+        if (v4r1_config_kyxc(v4r1_family_get(i))) {
+            v4r1_config c = *v4r1_family_get(i);
+            c.kyxc = 1;
             add_solver(out, cfgs, max, &n, &c);
         }
     return n;

@@ -392,13 +392,16 @@ void v4r1_config_name(const v4r1_config *c, char *buf, size_t len)
     else if (c->kpack)
         n += snprintf(buf + n, len - (size_t)n, "_dot2");
     if (c->ksplit && n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, "_ks%d", c->ksplit);
+        n += snprintf(buf + n, len - (size_t)n, "_ks%d", c->ksplit);
+    if (c->kyxc && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "_kyxc");
 }
 
 void v4r1_kernel_name(const v4r1_config *c, char *buf, size_t len)
 {
     v4r1_config base = *c;
     base.ksplit = 0;
+    base.kyxc = 0;
     v4r1_config_name(&base, buf, len);
     size_t n = strlen(buf);
     if (c->ksplit && n < len)
@@ -420,6 +423,25 @@ bool v4r1_config_splits(const v4r1_config *c)
     for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
         if ((int)c->math == keep[i][0] && c->mpb == keep[i][1] && c->npb == keep[i][2] && c->kpb == keep[i][3] &&
             c->block == keep[i][4] && c->kpack == keep[i][5])
+            return true;
+    return false;
+}
+
+bool v4r1_config_kyxc(const v4r1_config *c)
+{
+    static const int keep[][5] = {
+        /* math, M, N, K, threads */
+        {IGEMM_MATH_FMA, 128, 128, 8, 256},   {IGEMM_MATH_FMA, 128, 128, 16, 256}, {IGEMM_MATH_FMA, 128, 64, 8, 256},
+        {IGEMM_MATH_FMA, 64, 128, 8, 256},    {IGEMM_MATH_FMA, 64, 64, 8, 256},    {IGEMM_MATH_FMA, 64, 64, 16, 64},
+        {IGEMM_MATH_FMA, 16, 128, 8, 128},    {IGEMM_MATH_MFMA, 256, 128, 8, 256}, {IGEMM_MATH_MFMA, 128, 128, 8, 256},
+        {IGEMM_MATH_MFMA, 128, 128, 16, 256}, {IGEMM_MATH_MFMA, 128, 64, 8, 256},  {IGEMM_MATH_MFMA, 64, 128, 8, 256},
+        {IGEMM_MATH_MFMA, 64, 64, 8, 256},    {IGEMM_MATH_MFMA, 64, 64, 16, 64},
+    };
+    if (c->ksplit || c->kyxc || c->layout != IGEMM_LAYOUT_NCHW || c->dtype != IGEMM_FP32 || c->kpack || c->stage)
+        return false;
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+        if ((int)c->math == keep[i][0] && c->mpb == keep[i][1] && c->npb == keep[i][2] && c->kpb == keep[i][3] &&
+            c->block == keep[i][4])
             return true;
     return false;
 }
@@ -506,6 +528,10 @@ void v4r1_fill_args(igemm_v4r1_args *a, const igemm_shape *sh, const v4r1_config
         a->ph[i][PH_WI_OFF] = (uint32_t)(g.ix * p->dil_w - p->pad_w);
     }
     plan_nonfinite_args(sh, nb, &a->nf);
+    if (c->kyxc) { /* the kernel reads the copy; so does its non-finite guard */
+        a->w_kyxc = 1;
+        plan_nonfinite_w_strides(sh, true, &a->nf);
+    }
 }
 
 unsigned v4r1_grid(const igemm_v4r1_args *a, int nph) { return a->wgs * (unsigned)nph; }

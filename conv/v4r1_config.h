@@ -56,6 +56,12 @@ typedef struct {
                             kernel (<config>_ksplit: its workgroups' split ranges from the
                             phase table, dx stored as fp32); the family holds none,
                             v4r1_solvers adds them */
+    int kyxc;            /* NCHW: 1 when the plan first copies w into K, Y, X, C/G order
+                            (igemm_w_kyxc_b32/_b16, into the workspace) and the kernel reads
+                            that copy (argument w_kyxc = 1), so that its w loads, lanes along
+                            the channels, coalesce where KCYX puts them Y*X elements apart:
+                            the solvers named <config>_kyxc, launching <config>'s own kernel
+                            (v4r1_config_kyxc: which configurations get one) */
     /* derived by v4r1_config_derive */
     int tx, ty;          /* FMA: thread grid */
     int rm, rn;          /* FMA: 4-row / 4-column groups per thread */
@@ -131,9 +137,16 @@ void v4r1_config_name(const v4r1_config *c, char *buf, size_t len);
 #define V4R1_KSPLITS {2, 4, 8}
 bool v4r1_config_splits(const v4r1_config *c);
 
-/* The name of the kernel that configuration c launches: v4r1_config_name's,
- * and for a split configuration the unsplit name + "_ksplit" (the kernel
- * that walks one range of K per workgroup and stores fp32 partial sums). */
+/* Whether family configuration c gets a _kyxc solver (the w copy in K, Y,
+ * X, C/G order): the fp32 NCHW tiles that the 3x3 layers pick, FMA and
+ * MFMA; no split (a launch binds one workspace pointer: the partial sums
+ * or the copy). */
+bool v4r1_config_kyxc(const v4r1_config *c);
+
+/* The name of the kernel that configuration c launches: v4r1_config_name's
+ * without _kyxc (the copy is read by the same kernel), and for a split
+ * configuration the unsplit name + "_ksplit" (the kernel that walks one
+ * range of K per workgroup and stores fp32 partial sums). */
 void v4r1_kernel_name(const v4r1_config *c, char *buf, size_t len);
 
 /* Kernel arguments of one launch over nph (<= V4R1_MAX_PHASES) non-empty

@@ -38,6 +38,10 @@ void kern_fill_zero16(emit *e);
  * _bf16, kern_ksum.c). */
 void kern_ksum(emit *e);
 
+/* The filter copies of the _kyxc solvers: an NCHW problem's w in K, Y, X,
+ * C/G order (igemm_w_kyxc_b32 / _b16, kern_wkyxc.c). */
+void kern_w_kyxc(emit *e);
+
 /* The v4r1 FMA kernel for one tile configuration (v4r1_config.h); st holds
  * a shape's values for a static twin (its phase table with nph phases),
  * NULL for the dynamic kernel. */

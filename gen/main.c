@@ -49,6 +49,7 @@ static int dynamic_kernels(emit *e)
     kern_fill_zero(e);
     kern_fill_zero16(e);
     kern_ksum(e);
+    kern_w_kyxc(e);
     for (int i = 0; i < v4r1_family_count(); i++) {
         const v4r1_config *c = v4r1_family_get(i);
         char name[128];
@@ -123,6 +124,8 @@ static int static_twin(emit *e, const char *conv, const char *config)
         kern_fill_zero(e);
     else
         kern_fill_zero16(e);
+    if (((const v4r1_config *)s->cfg)->kyxc)
+        kern_w_kyxc(e); /* the plan's filter copy runs before the twins */
     for (int i = 0; i < plan.n; i++) {
         const launch_desc *d = &plan.l[i];
         if (d->part < 0)

@@ -62,6 +62,21 @@ sv sv_add(emit *e, const char *name, sv a, sv b)
     return x;
 }
 
+sv sv_select(emit *e, const char *name, sv cond, sv a, sv b)
+{
+    if (cond.known)
+        return sv_borrow(cond.k ? a : b);
+    if (a.known && b.known && a.k == b.k)
+        return sv_const(a.k);
+    /* a move and a conditional move: one operand each, so two literals
+       never meet in one instruction */
+    sv x = fresh(e, name);
+    e_sop1(e, "s_mov_b32", x.r, sv_op(b));
+    e_sopc(e, "s_cmp_lg_u32", sv_op(cond), imm(0));
+    e_sop1(e, "s_cmov_b32", x.r, sv_op(a));
+    return x;
+}
+
 sv sv_sub(emit *e, const char *name, sv a, sv b)
 {
     if (a.known && b.known)

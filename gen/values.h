@@ -41,6 +41,9 @@ sv sv_mul(emit *e, const char *name, sv a, sv b);
 sv sv_add(emit *e, const char *name, sv a, sv b);
 sv sv_sub(emit *e, const char *name, sv a, sv b);
 sv sv_shl(emit *e, const char *name, sv a, int sh);
+/* cond != 0 ? a : b; a known cond chooses at generation time (the result
+ * is then a or b itself, not owned). */
+sv sv_select(emit *e, const char *name, sv cond, sv a, sv b);
 
 /* Scalar q = n / d, r = n % d with the divisor's magic pair (d, magic,
  * shift all known or all registers). q and r are fresh SGPRs or constants;

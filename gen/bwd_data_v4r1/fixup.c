@@ -121,9 +121,9 @@ static void put_back(v4r1_kw *w, opnd v_sel, opnd v_acc)
  * 32 SGPRs free after the K walk, and VGPRs count for occupancy): its first
  * NF_SGPRS words (pad_h .. bot) into header words of the argument block
  * that neither the guard nor the epilogue reads (k, ytilda .. dw_step,
- * n_tiles .. shift_wgs, mdiv_ntiles .. ks_slice: read by the setup only,
- * written by nobody in an unsplit kernel; the pad word after them is never
- * loaded), reloaded from the kernel arguments afterwards; the next NF_VGPRS
+ * n_tiles .. shift_wgs, mdiv_ntiles .. ks_slice, w_kyxc: read by the setup
+ * only, written by nobody in an unsplit kernel), reloaded from the kernel
+ * arguments afterwards (w_kyxc, the last, is not: nothing reads it again); the next NF_VGPRS
  * words (left, rgt) into VGPRs; the byte counts through the resources'
  * quads. A static twin has no header: its SGPR words come from the pool,
  * as constants. */
@@ -134,14 +134,14 @@ static void put_back(v4r1_kw *w, opnd v_sel, opnd v_acc)
 _Static_assert(offsetof(igemm_nonfinite_args, left) == 4 * NF_SGPRS, "the guard's SGPR words come first");
 _Static_assert(offsetof(igemm_nonfinite_args, w_bytes) == 4 * (NF_SGPRS + NF_VGPRS), "then its VGPR words");
 _Static_assert(HDR(dw_step) == HDR(ytilda) + 3 && HDR(shift_wgs) == HDR(n_tiles) + 5 &&
-                   HDR(ks_slice) == HDR(mdiv_ntiles) + 5 && HDR(ks_slice) + 1 == HDR(ph) && HDR(ph) % 4,
+                   HDR(ks_slice) == HDR(mdiv_ntiles) + 5 && HDR(w_kyxc) == HDR(ks_slice) + 1 &&
+                   HDR(w_kyxc) + 1 == HDR(ph),
                "borrowed header words");
 
 /* The borrowed header runs: (first header word, words), in block order;
- * the last is the pad register between the header and the phase row
- * (setup.c: the row starts 4-aligned), loaded from nothing. */
+ * the last (w_kyxc, read by the setup alone) is not reloaded. */
 static const int borrowed[][2] = {{HDR(ytilda), 4}, {HDR(n_tiles), 6}, {HDR(k), 1}, {HDR(mdiv_ntiles), 6},
-                                  {HDR(ks_slice) + 1, 1}};
+                                  {HDR(w_kyxc), 1}};
 #define NRUNS (int)(sizeof borrowed / sizeof borrowed[0])
 
 typedef struct {

@@ -151,7 +151,7 @@ static sv split_range(v4r1_kw *w, sv split)
 static void tensor_bases(v4r1_kw *w, sv a_iy, sv a_ix, sv k0)
 {
     emit *e = w->e;
-    if (w->nhwc)
+    if (w->nhwc || (w->st && w->st->w_kyxc))
         e_comment(e, "w base: p_w + (g*kg*yx*cg + (iy*x + ix)*cg + m0) * 4; dy base: p_dy + g*kg*4");
     else
         e_comment(e, "w base: p_w + (g*kg*cg*yx + m0*yx + iy*x + ix) * 4; dy base: p_dy + g*kg*ho*wo*4");
@@ -228,8 +228,16 @@ void v4r1_setup(v4r1_kw *w)
         w->b_rowstride = esz;
         w->b_pix = sv_shl(e, "s_k4", w->a_k, lb);
     } else {
-        w->a_mstride = sv_borrow(w->yx_bytes);
-        w->a_tapunit = esz;
+        /* w as the problem gives it (K, C/G, Y, X), or its copy in K, Y, X,
+           C/G order (w_kyxc: the _kyxc solvers), whose channels are
+           contiguous like NHWC's: the lanes' loads along m then coalesce */
+        sv kyxc = V4R1_ARG(w, w_kyxc), cg_bytes = sv_shl(e, "s_cg_bytes", w->a_cg, lb);
+        w->a_mstride = sv_select(e, "s_a_mstride", kyxc, esz, w->yx_bytes);
+        w->a_tapunit = sv_select(e, "s_a_tapunit", kyxc, cg_bytes, esz);
+        if (w->a_tapunit.known || w->a_tapunit.owned)
+            sv_free(e, cg_bytes); /* else a_tapunit is cg_bytes itself */
+        else
+            w->a_tapunit.owned = true;
         w->b_rowstride = sv_borrow(w->howo_bytes);
         w->b_pix = esz;
     }

@@ -46,8 +46,9 @@ static void a_offsets(v4r1_kw *w)
 {
     emit *e = w->e;
     const int MPB = w->mpb, WA = w->wa, VA = w->va;
-    e_comment(e, "A loads: m_a = (tid %% %d) * %d, kk_a = tid / %d, element j at m_a + %d j; offset %s * 4, 0x%x past "
-              "cg", MPB / WA, w->sa == 1 ? WA : 1, MPB / WA, w->sa, w->nhwc ? "(kk*y*x*cg + m)" : "((kk*cg + m) * y*x)",
+    e_comment(e, "A loads: m_a = (tid %% %d) * %d, kk_a = tid / %d, element j at m_a + %d j; byte offset %s, 0x%x past "
+              "cg", MPB / WA, w->sa == 1 ? WA : 1, MPB / WA, w->sa,
+              w->nhwc ? "(kk*y*x*cg + m) * esz" : "kk*cg*y*x*esz + m*mstride (mstride: y*x*esz, or esz for w_kyxc)",
               V4R1_INVALID_OFFSET);
     w->v_aoff = vreg(e, "v_aoff", VA * WA, 1);
     opnd v_ma = at(w->v_t, 0), v_kka = at(w->v_t, 1);
@@ -61,14 +62,11 @@ static void a_offsets(v4r1_kw *w)
        i*DKA*cg*y*x*4 */
     sv mlim = sv_sub(e, "s_mlim", w->a_cg, w->m0);
     opnd v_abase = at(w->v_t, 3);
-    if (w->nhwc) {
-        vx_mul(e, v_abase, v_kka, w->cgyx_bytes, at(w->s_t, 0));
-        vx_mul(e, at(w->v_t, 2), v_ma, w->a_mstride, at(w->s_t, 0));
-        h_vadd(e, v_abase, v_abase, at(w->v_t, 2));
-    } else {
-        vx_mad24(e, v_abase, v_kka, w->a_cg, v_ma, at(w->s_t, 0));
-        vx_mul(e, v_abase, v_abase, w->a_mstride, at(w->s_t, 0));
-    }
+    /* rows cg*y*x elements apart in every w layout; m by the layout's
+       stride (NCHW's w: y*x elements, or one in its K, Y, X, C/G copy) */
+    vx_mul(e, v_abase, v_kka, w->cgyx_bytes, at(w->s_t, 0));
+    vx_mul(e, at(w->v_t, 2), v_ma, w->a_mstride, at(w->s_t, 0));
+    h_vadd(e, v_abase, v_abase, at(w->v_t, 2));
     for (int i = 0; i < VA; i++)
         for (int j = 0; j < WA; j++) {
             opnd off = at(w->v_aoff, i * WA + j);
