@@ -429,19 +429,25 @@ bool v4r1_config_splits(const v4r1_config *c)
 
 bool v4r1_config_kyxc(const v4r1_config *c)
 {
-    static const int keep[][5] = {
-        /* math, M, N, K, threads */
-        {IGEMM_MATH_FMA, 128, 128, 8, 256},   {IGEMM_MATH_FMA, 128, 128, 16, 256}, {IGEMM_MATH_FMA, 128, 64, 8, 256},
-        {IGEMM_MATH_FMA, 64, 128, 8, 256},    {IGEMM_MATH_FMA, 64, 64, 8, 256},    {IGEMM_MATH_FMA, 64, 64, 16, 64},
-        {IGEMM_MATH_FMA, 16, 128, 8, 128},    {IGEMM_MATH_MFMA, 256, 128, 8, 256}, {IGEMM_MATH_MFMA, 128, 128, 8, 256},
-        {IGEMM_MATH_MFMA, 128, 128, 16, 256}, {IGEMM_MATH_MFMA, 128, 64, 8, 256},  {IGEMM_MATH_MFMA, 64, 128, 8, 256},
-        {IGEMM_MATH_MFMA, 64, 64, 8, 256},    {IGEMM_MATH_MFMA, 64, 64, 16, 64},
+    static const int keep[][6] = {
+        /* math, M, N, K, threads, kpack (fp32 tiles for fp32, k quads for 16-bit) */
+        {IGEMM_MATH_FMA, 128, 128, 8, 256, 0},   {IGEMM_MATH_FMA, 128, 128, 16, 256, 0},
+        {IGEMM_MATH_FMA, 128, 64, 8, 256, 0},    {IGEMM_MATH_FMA, 64, 128, 8, 256, 0},
+        {IGEMM_MATH_FMA, 64, 64, 8, 256, 0},     {IGEMM_MATH_FMA, 64, 64, 16, 64, 0},
+        {IGEMM_MATH_FMA, 16, 128, 8, 128, 0},    {IGEMM_MATH_MFMA, 256, 128, 8, 256, 0},
+        {IGEMM_MATH_MFMA, 128, 128, 8, 256, 0},  {IGEMM_MATH_MFMA, 128, 128, 16, 256, 0},
+        {IGEMM_MATH_MFMA, 128, 64, 8, 256, 0},   {IGEMM_MATH_MFMA, 64, 128, 8, 256, 0},
+        {IGEMM_MATH_MFMA, 64, 64, 8, 256, 0},    {IGEMM_MATH_MFMA, 64, 64, 16, 64, 0},
+        {IGEMM_MATH_FMA, 128, 128, 16, 256, 4},  {IGEMM_MATH_FMA, 64, 64, 16, 256, 4},
+        {IGEMM_MATH_FMA, 64, 64, 16, 64, 4},     {IGEMM_MATH_MFMA, 256, 128, 16, 256, 4},
+        {IGEMM_MATH_MFMA, 128, 128, 32, 256, 4}, {IGEMM_MATH_MFMA, 64, 64, 32, 256, 4},
     };
-    if (c->ksplit || c->kyxc || c->layout != IGEMM_LAYOUT_NCHW || c->dtype != IGEMM_FP32 || c->kpack || c->stage)
+    if (c->ksplit || c->kyxc || c->layout != IGEMM_LAYOUT_NCHW || c->stage ||
+        (c->dtype != IGEMM_FP32) != (c->kpack != 0))
         return false;
     for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
         if ((int)c->math == keep[i][0] && c->mpb == keep[i][1] && c->npb == keep[i][2] && c->kpb == keep[i][3] &&
-            c->block == keep[i][4])
+            c->block == keep[i][4] && c->kpack == keep[i][5])
             return true;
     return false;
 }

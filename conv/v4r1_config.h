@@ -138,8 +138,9 @@ void v4r1_config_name(const v4r1_config *c, char *buf, size_t len);
 bool v4r1_config_splits(const v4r1_config *c);
 
 /* Whether family configuration c gets a _kyxc solver (the w copy in K, Y,
- * X, C/G order): the fp32 NCHW tiles that the 3x3 layers pick, FMA and
- * MFMA; no split (a launch binds one workspace pointer: the partial sums
+ * X, C/G order): the NCHW tiles that the 3x3 layers pick, FMA and MFMA,
+ * fp32 tiles for fp32 and k-quad ones (MFMA, fp16 _dot2) for 16-bit; no
+ * fp16alt, no split (a launch binds one workspace pointer: the partial sums
  * or the copy). */
 bool v4r1_config_kyxc(const v4r1_config *c);
 

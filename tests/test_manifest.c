@@ -144,6 +144,9 @@ static void layouts_are_the_structs(void **state)
 #define STRUCT igemm_fill_args
     CHECK_LAYOUT(IGEMM_FILL_ARGS, igemm_fill_args)
 #undef STRUCT
+#define STRUCT igemm_w_kyxc_args
+    CHECK_LAYOUT(IGEMM_W_KYXC_ARGS, igemm_w_kyxc_args)
+#undef STRUCT
 #define STRUCT igemm_static_args
     CHECK_LAYOUT(IGEMM_STATIC_ARGS, igemm_static_args)
 #undef STRUCT

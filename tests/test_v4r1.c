@@ -54,6 +54,7 @@
 #include "../arch/target.h"
 #include "../conv/half.h"
 #include "../conv/select.h"
+#include "../conv/solver.h"
 #include "../conv/v4r1_config.h"
 #include "../gen/emit_helpers.h"
 #include "common.h"
@@ -117,6 +118,8 @@ static int setup(void **state)
         const char *ks = strstr(name, "_ks");
         if (ks && ks[3] >= '1' && ks[3] <= '9' && !ks[3 + strspn(ks + 3, "0123456789")])
             continue; /* the splits along GEMM K of these configurations: tests/test_ksplit.c */
+        if (strstr(name, "_kyxc"))
+            continue; /* the w copies of some of them: kyxc_reads_the_copy */
         if (nconfigs == MAX_CONFIGS) {
             fprintf(stderr, "more than %d v4r1 solutions\n", MAX_CONFIGS);
             return -1;
@@ -407,14 +410,10 @@ static double estimate_of(const char *name, const igemm_problem *p, const target
 {
     igemm_shape sh;
     assert_int_equal(igemm_shape_init(&sh, p, NULL, 0), IGEMM_OK);
-    for (int i = 0; i < v4r1_family_count(); i++) {
-        char n[128];
-        v4r1_config_name(v4r1_family_get(i), n, sizeof n);
-        if (!strcmp(n, name))
-            return v4r1_estimate(v4r1_family_get(i), &sh, t, NULL);
-    }
-    fail_msg("no configuration %s", name);
-    return 0;
+    const solver *s = solver_find(name); /* a family configuration, or a _kyxc / _ks one */
+    if (!s || s->kind != SOLVER_V4R1)
+        fail_msg("no configuration %s", name);
+    return v4r1_estimate(s->cfg, &sh, t, NULL);
 }
 
 /* gfx906 fp16: the dot2 tiles issue half the VALU instructions and LDS
@@ -441,7 +440,7 @@ static void heuristic_picks_dot2_for_fp16(void **state)
         if (igemm_select(h, &p, name, sizeof name) != IGEMM_OK)
             fail_msg("%s fp16: igemm_select: %s", resnet50.s[i].text, igemm_last_error(h));
         size_t n = strlen(name);
-        bool is_dot2 = n > 5 && !strcmp(name + n - 5, "_dot2");
+        bool is_dot2 = (n > 5 && !strcmp(name + n - 5, "_dot2")) || (n > 10 && !strcmp(name + n - 10, "_dot2_kyxc"));
         char name32[128];
         igemm_problem p32 = resnet50.s[i].p;
         if (igemm_select(h, &p32, name32, sizeof name32) != IGEMM_OK)
@@ -477,6 +476,89 @@ static double now_s(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* ---- the _kyxc solvers: an NCHW filter copied into K, Y, X, C/G ---- */
+
+/* Every _kyxc solver on every target that carries its kernel: two
+ * launches, the copy (igemm_w_kyxc_b32, _b16 for 16-bit) into a workspace of w's bytes,
+ * then the configuration's own kernel, which reads the copy; dx within the
+ * rule on shapes whose channels leave partial tiles (groups of 20 channels,
+ * 12 output channels a group), with several phases (stride 2), a
+ * non-square dilated filter, and with Inf/NaN in w (the kernel's non-finite
+ * guard recomputes the border from the copy's strides); a 1x1 filter is
+ * refused by name. The copy's index arithmetic wrong, or the kernel reading
+ * the copy with KCYX's strides, fails every 3x3 case. */
+static void kyxc_reads_the_copy(void **state)
+{
+    (void)state;
+    igemm_problem shapes[3];
+    for (int i = 0; i < 3; i++)
+        shapes[i] = (igemm_problem)IGEMM_PROBLEM_INIT;
+    shapes[0].n = 2, shapes[0].c = 40, shapes[0].groups = 2, shapes[0].k = 24, shapes[0].hi = shapes[0].wi = 9;
+    shapes[0].y = shapes[0].x = 3, shapes[0].pad_h = shapes[0].pad_w = 1;
+    shapes[1].n = 1, shapes[1].c = 16, shapes[1].k = 16, shapes[1].hi = shapes[1].wi = 11;
+    shapes[1].y = shapes[1].x = 3, shapes[1].pad_h = shapes[1].pad_w = 1, shapes[1].stride_h = shapes[1].stride_w = 2;
+    shapes[2].n = 1, shapes[2].c = 8, shapes[2].k = 8, shapes[2].hi = 7, shapes[2].wi = 9, shapes[2].y = 1;
+    shapes[2].x = 3, shapes[2].pad_w = 2, shapes[2].dil_w = 2;
+    int runs = 0, failures = 0, solvers = 0;
+    for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
+        igemm_handle *h = tc_emu_handle(archs[a], NULL, 0);
+        const target *t = target_by_name(archs[a]);
+        for (int i = 0; i < igemm_solution_count(); i++) {
+            const char *name = igemm_solution_name(i), *tail = strstr(name, "_kyxc");
+            if (!tail)
+                continue;
+            assert_string_equal(tail, "_kyxc");
+            char why[256], kernel[128];
+            snprintf(kernel, sizeof kernel, "%.*s", (int)(tail - name), name);
+            igemm_dtype dt = strstr(name, "_fp16_") ? IGEMM_FP16 : strstr(name, "_bf16_") ? IGEMM_BF16 : IGEMM_FP32;
+            igemm_problem sh[3];
+            for (int k = 0; k < 3; k++) {
+                sh[k] = shapes[k];
+                sh[k].dtype = dt;
+                if (dt == IGEMM_FP16)
+                    sh[k].fp16_mode = IGEMM_FP16_FLUSH; /* gfx90a's 16-bit matrix and dot instructions flush */
+            }
+            if ((strstr(name, "_mfma_") && !t->has_mfma) || (strstr(name, "_dot2") && !t->has_dot2_f16)) {
+                assert_int_equal(igemm_applicable(h, &sh[0], name, why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
+                continue;
+            }
+            solvers++;
+            igemm_problem one = sh[0];
+            one.y = one.x = 1, one.pad_h = one.pad_w = 0;
+            assert_int_equal(igemm_applicable(h, &one, name, why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
+            tc_expect_contains(why, "1x1 filter");
+            igemm_launch l[4];
+            int cnt = 0;
+            size_t ws = 0;
+            assert_int_equal(igemm_get_launches(h, &sh[0], name, l, 4, &cnt), IGEMM_OK);
+            assert_int_equal(cnt, 2);
+            assert_string_equal(l[0].kernel, dt == IGEMM_FP32 ? KERNEL_W_KYXC : KERNEL_W_KYXC16);
+            assert_string_equal(l[1].kernel, kernel);
+            assert_int_equal(l[1].ptr_offset[IGEMM_LAUNCH_WORKSPACE], (int)offsetof(igemm_v4r1_args, p_w));
+            assert_int_equal(l[1].ptr_offset[2], -1); /* not the user's w */
+            assert_int_equal(igemm_get_workspace_size(h, &sh[0], name, &ws), IGEMM_OK);
+            assert_int_equal(ws, (size_t)24 * 20 * 9 * (dt == IGEMM_FP32 ? 4 : 2));
+            for (int k = 0; k < 4; k++) {
+                tc_case_result r;
+                char msg[1024];
+                runs++;
+                if (tc_run_case_ex(h, &sh[k % 3], name, 300u + (uint64_t)k, k == 3 ? TC_SPECIALS_W : 0, &r, msg,
+                                   sizeof msg)) {
+                    if (failures++ < MAX_REPORTED)
+                        print_error("%s %s shape %d%s: %s\n", archs[a], name, k % 3, k == 3 ? " (Inf/NaN in w)" : "",
+                                    msg);
+                }
+            }
+        }
+        igemm_destroy(h);
+    }
+    print_message("kyxc: %d solver-target pairs, %d runs, %d failures\n", solvers, runs, failures);
+    /* gfx906: 7 fp32 FMA tiles and 3 fp16 _dot2 ones; the MFMA targets also 7 fp32 MFMA tiles
+       and 3 k-quad MFMA tiles in fp16 and in bf16 */
+    assert_int_equal(solvers, 10 + 3 * (10 + 7 + 2 * 3));
+    assert_int_equal(failures, 0);
 }
 
 /* ---- every edge shape, every configuration ---- */
@@ -1364,6 +1446,7 @@ int main(void)
         cmocka_unit_test(edge_gfx90a),
         cmocka_unit_test(edge_gfx942),
         cmocka_unit_test(walks_around_the_pipeline_depth),
+        cmocka_unit_test(kyxc_reads_the_copy),
         cmocka_unit_test(zeros_inside_the_launch),
         cmocka_unit_test(sixteen_bit_extremes),
         cmocka_unit_test(fp16_flush_mode),

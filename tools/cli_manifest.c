@@ -127,6 +127,11 @@ static void layouts(json *j)
     jclose(j, ']');
     jclose(j, '}');
 #undef LAYOUT_STRUCT
+#define LAYOUT_STRUCT igemm_w_kyxc_args
+    LAYOUT(IGEMM_W_KYXC_ARGS, igemm_w_kyxc_args, KERNEL_W_KYXC ", " KERNEL_W_KYXC16)
+    jclose(j, ']');
+    jclose(j, '}');
+#undef LAYOUT_STRUCT
 #define LAYOUT_STRUCT igemm_v4r1_args
     LAYOUT(IGEMM_V4R1_ARGS, igemm_v4r1_args, "igemm_bwd_v4r1_* (every v4r1 configuration's kernel)")
     phase_table(j);
