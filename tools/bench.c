@@ -200,7 +200,8 @@ static int run_plan(const opts *o, const igemm_problem *p, const solver *s, cons
         if (twin && l->part >= 0) { /* the twin takes only the three pointers */
             memcpy(&a.p_dx, l->args + l->ptr_off[ARG_DX], 8);
             memcpy(&a.p_dy, l->args + l->ptr_off[ARG_DY], 8);
-            memcpy(&a.p_w, l->args + l->ptr_off[ARG_W], 8);
+            /* a _kyxc plan's GEMMs read the filter's copy in the workspace */
+            memcpy(&a.p_w, l->args + (l->ptr_off[ARG_W] >= 0 ? l->ptr_off[ARG_W] : l->ptr_off[ARG_WS]), 8);
             snprintf(name, sizeof name, "%s_static_p%d", s->name, l->part);
             args = &a;
             nargs = sizeof a;
