@@ -372,6 +372,9 @@ check-asan:
 # Network shape lists are vendored in tests/shapes/ (copies of ../shared/shapes/).
 SHAPES_DIR  ?= tests/shapes
 BENCH_BATCH ?= 1
+# the revision the benchmark reports say they measured (a -dirty suffix: with
+# uncommitted changes)
+BENCH_COMMIT ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 $(B)/obj/tools/bench.o: CFLAGS += -DLLVM_BIN='"$(LLVM_BIN)"'
 $(B)/bin/igemm-bench: $(B)/obj/tools/bench.o $(B)/lib/libigemm_internal.a
 	@mkdir -p $(dir $@)
@@ -384,7 +387,7 @@ $(B)/tests/test_twins: | $(B)/bin/igemm-bench
 .PHONY: bench
 bench: all $(B)/bin/igemm-bench
 	$(B)/bin/igemm-bench --input $(SHAPES_DIR)/resnet50.txt --batch $(BENCH_BATCH) --arch gfx906 \
-	    --igemmgen $(B)/bin/igemmgen -o docs/PERFORMANCE.md
+	    --igemmgen $(B)/bin/igemmgen --commit $(BENCH_COMMIT) -o docs/PERFORMANCE.md
 	@echo "wrote docs/PERFORMANCE.md"
 
 # What bench-twins and bench-mfma run: the MFMA targets, data types, layouts
@@ -393,7 +396,7 @@ BENCH_TARGETS ?= gfx908 gfx90a gfx942
 BENCH_DTYPES  ?= fp32 fp16 bf16
 BENCH_LAYOUTS ?= NCHW NHWC
 BENCH_LIST    ?= $(SHAPES_DIR)/resnet50.txt
-BENCH_ENV = B=$(B) TARGETS="$(BENCH_TARGETS)" DTYPES="$(BENCH_DTYPES)" LAYOUTS="$(BENCH_LAYOUTS)" LIST=$(BENCH_LIST)
+BENCH_ENV = B=$(B) COMMIT=$(BENCH_COMMIT) TARGETS="$(BENCH_TARGETS)" DTYPES="$(BENCH_DTYPES)" LAYOUTS="$(BENCH_LAYOUTS)" LIST=$(BENCH_LIST)
 
 # The same dynamic-against-static-twin benchmark on the MFMA targets (their
 # heuristic picks are MFMA configurations) per type and layout
