@@ -107,6 +107,40 @@ typedef struct {
 
 typedef struct emu_trace emu_trace; /* the timing model's per-wave trace (timing.h) */
 
+/* The timing model's LDS bank cycles of one of a wave's latest DS accesses
+ * (timing_trace.c): a DS instruction whose addresses all moved by the same
+ * whole number of dwords since has the same conflicts. A wave keeps
+ * EMU_LDS_MEMO of them, direct-mapped by instruction index. */
+typedef struct {
+    int32_t pc;               /* instruction index; -1: empty */
+    uint64_t exec;
+    uint32_t word;            /* the trace word: cycles | conflict-free cycles << 16 */
+    uint32_t addr[64];        /* the address register's lanes */
+} emu_lds_memo;
+#define EMU_LDS_MEMO 256      /* a power of two */
+
+/* The lanes of one of a wave's latest DS accesses whose address no earlier
+ * lane (or earlier element, for read2/write2) of the instruction has
+ * (exec_mem.c): the race bookkeeping visits only those. A DS instruction
+ * whose addresses all moved by the same whole number of dwords since has
+ * the same ones. EMU_DS_MEMO per wave, direct-mapped by instruction index. */
+typedef struct {
+    int32_t pc;               /* instruction index; -1: empty */
+    uint64_t exec;
+    uint64_t first[2];        /* per element, its lanes with a new address */
+    uint32_t addr[64];        /* the address register's lanes */
+} emu_ds_memo;
+#define EMU_DS_MEMO 256       /* a power of two */
+
+/* Did every lane of a move by the same whole number of dwords from b? */
+static inline bool emu_lanes_shifted(const uint32_t *a, const uint32_t *b)
+{
+    uint32_t delta = a[0] - b[0], diff = delta & 3;
+    for (int l = 1; l < 64; l++)
+        diff |= (a[l] - b[l]) ^ delta;
+    return !diff;
+}
+
 typedef struct wave {
     uint32_t s[128];      /* SGPRs and specials by operand code */
     int scc;
@@ -137,6 +171,8 @@ typedef struct wave {
                                    hazard rules can apply (they cannot before) */
     uint64_t insts;             /* instructions executed (against emu_options.max_wave_insts) */
     emu_trace *trace;           /* timing model: where issued instructions go, or NULL */
+    emu_lds_memo lds_memo[EMU_LDS_MEMO]; /* timing model: by instruction index */
+    emu_ds_memo ds_memo[EMU_DS_MEMO];    /* the executor: by instruction index */
 } wave;
 
 /* The most private memory per work-item the emulator gives (a launch
@@ -167,8 +203,13 @@ typedef struct {
     uint32_t lds_vis[MAX_WAVES];
     /* per wave, its latest LDS write or atomic (wmax) and read or atomic
        (rmax): when every other wave's lie within its horizon, no access can
-       race and the per-dword checks are skipped (lds_quiet) */
+       race and the per-dword checks are skipped (lds_quiet_at) */
     uint32_t lds_wmax[MAX_WAVES], lds_rmax[MAX_WAVES];
+    /* per wave, the dwords [lo, hi] its writes and atomics (w) and its reads
+       and atomics (r) touched since every one of them was last within its
+       horizon (a superset of those beyond it): an access outside every other
+       wave's ranges cannot race either (lds_quiet_at) */
+    uint32_t lds_wlo[MAX_WAVES], lds_whi[MAX_WAVES], lds_rlo[MAX_WAVES], lds_rhi[MAX_WAVES];
     int lds_nw;               /* waves the per-wave read table is laid out for */
     size_t lds_dwords;
     uint32_t *lw_seq;         /* [dword] last write: seq | LDS_SEQ_ATOMIC */

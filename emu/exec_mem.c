@@ -13,6 +13,9 @@
  * that holds its first access. */
 #include <stdio.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "exec.h"
 #include "lds.h"
@@ -55,61 +58,162 @@ static int ds_bytes(isa_op op, int *stride)
 }
 
 /* Are the accesses of every lane of exec inside the workgroup's LDS and
- * aligned? */
+ * aligned? Also gives the dwords [*lo, *hi] they span (when they are). */
 static bool ds_in_bounds(const wg_ctx *c, const uint32_t *addr, const uint32_t *off, int nelem, int size, int align,
-                         uint64_t exec)
+                         uint64_t exec, uint32_t *lo, uint32_t *hi)
 {
-    uint64_t hi = 0;
-    uint32_t mis = 0;
-    for (int e = 0; e < nelem; e++)
-        for (int l = 0; l < 64; l++) {
-            uint32_t a = addr[l] + off[e];
-            uint64_t end = (exec >> l & 1) ? (uint64_t)a + (unsigned)size : 0;
-            hi = end > hi ? end : hi;
-            mis |= (exec >> l & 1) ? a : 0;
+    if (!exec) {
+        *lo = 1;
+        *hi = 0;
+        return true;
+    }
+    uint32_t amin = UINT32_MAX, amax = 0, mis = 0;
+    for (int e = 0; e < nelem; e++) {
+        if (exec == ~0ull) /* branch-free lanes: the loop vectorizes */
+            for (int l = 0; l < 64; l++) {
+                uint32_t a = addr[l] + off[e];
+                amin = a < amin ? a : amin;
+                amax = a > amax ? a : amax;
+                mis |= a;
+            }
+        else
+            for (int l = 0; l < 64; l++) {
+                uint32_t on = (uint32_t)0 - (uint32_t)(exec >> l & 1), a = addr[l] + off[e];
+                amin = (a | ~on) < amin ? (a | ~on) : amin;
+                amax = (a & on) > amax ? (a & on) : amax;
+                mis |= a & on;
+            }
+    }
+    uint64_t end = (uint64_t)amax + (unsigned)size;
+    *lo = amin / 4;
+    *hi = (uint32_t)((end - 1) / 4);
+    return end <= (uint64_t)c->lds_size && !(mis % (uint32_t)align);
+}
+
+/* Per element of a DS instruction of wave w, the lanes of exec whose
+ * address (addr[l] + off[e]) no earlier lane, nor an earlier element of
+ * the same lane, has: from the wave's memo when the addresses all moved by
+ * the same whole number of dwords since this instruction last ran. */
+static void ds_first_lanes(wave *w, const uint32_t *addr, const uint32_t *off, int nelem, uint64_t exec,
+                           uint64_t first[2])
+{
+    emu_ds_memo *m = &w->ds_memo[w->pc & (EMU_DS_MEMO - 1)];
+    if (m->pc != w->pc || m->exec != exec || !emu_lanes_shifted(addr, m->addr)) {
+        uint32_t seen[64];
+        memset(seen, 0xff, sizeof seen);
+        m->pc = w->pc;
+        m->exec = exec;
+        m->first[0] = m->first[1] = 0;
+        for (uint64_t x = exec; x; x &= x - 1) {
+            int l = __builtin_ctzll(x);
+            for (int e = 0; e < nelem; e++) {
+                uint32_t a = addr[l] + off[e];
+                unsigned slot = (a >> 2) & 63;
+                if (seen[slot] == a)
+                    continue;
+                /* a slot holds the latest address of its dword class: an
+                   older one evicted is found again only by a later lane
+                   repeating it, whose bookkeeping is then done twice */
+                seen[slot] = a;
+                m->first[e] |= 1ull << l;
+            }
         }
-    return hi <= (uint64_t)c->lds_size && !(mis % (uint32_t)align);
+    }
+    memcpy(m->addr, addr, sizeof m->addr);
+    first[0] = m->first[0];
+    first[1] = m->first[1];
 }
 
 /* The checks of ds_plain's accesses, lane by lane and within a lane element
- * by element, skipped for an address an earlier lane of the instruction
- * already checked. With full, each access is checked whole (bounds,
- * alignment and races: lds_check); without, the accesses are known in
- * bounds and aligned and only the race bookkeeping runs (lds_track). full
- * and kind are constants at each call, so the loop specializes. */
+ * by element. With full, each access is checked whole (bounds, alignment
+ * and races: lds_check); without, the accesses are known in bounds and
+ * aligned, only the race bookkeeping runs (lds_track, or lds_record when
+ * nothing can race), and only for the lanes whose address no earlier one
+ * had (ds_first_lanes; a repeat would find and record the same). full and
+ * kind are constants at each call, so the loop specializes. */
 static inline __attribute__((always_inline)) int ds_check_lanes(wg_ctx *c, wave *w, const uint32_t *addr,
                                                                 const uint32_t *off, int nelem, int size,
                                                                 int align, uint64_t exec, uint32_t seq, int kind,
-                                                                bool full)
+                                                                bool full, uint32_t lo, uint32_t hi)
 {
-    if (!full && lds_quiet(c, w->id, kind)) {
-        /* nothing can race: the bookkeeping alone, which a lane repeating
-           another's address only writes again with the same values */
-        for (int l = 0; l < 64; l++)
-            if (exec >> l & 1)
-                for (int e = 0; e < nelem; e++) {
-                    uint32_t a = addr[l] + off[e];
-                    lds_record(c, w, a / 4, (a + (uint32_t)size - 1) / 4, kind, seq);
-                }
+    if (full) {
+        for (uint64_t x = exec; x; x &= x - 1) {
+            int l = __builtin_ctzll(x);
+            for (int e = 0; e < nelem; e++)
+                if (lds_check(c, w, addr[l] + off[e], size, align, kind, seq))
+                    return -1;
+        }
         return 0;
     }
-    uint32_t seen[64];
-    memset(seen, 0xff, sizeof seen);
-    for (int l = 0; l < 64; l++) {
-        if (!(exec >> l & 1))
-            continue;
+    uint64_t first[2];
+    ds_first_lanes(w, addr, off, nelem, exec, first);
+    bool quiet = lds_quiet_at(c, w->id, kind, lo, hi);
+    uint32_t last = (uint32_t)size - 1;
+    for (uint64_t x = first[0] | first[1]; x; x &= x - 1) {
+        int l = __builtin_ctzll(x);
         for (int e = 0; e < nelem; e++) {
-            uint32_t a = addr[l] + off[e];
-            unsigned slot = (a >> 2) & 63;
-            if (seen[slot] == a)
+            if (!(first[e] >> l & 1))
                 continue;
-            if (full ? lds_check(c, w, a, size, align, kind, seq)
-                     : lds_track(c, w, a / 4, (a + (uint32_t)size - 1) / 4, kind, seq))
+            uint32_t a = addr[l] + off[e];
+            if (quiet)
+                lds_record(c, w, a / 4, (a + last) / 4, kind, seq);
+            else if (lds_track(c, w, a / 4, (a + last) / 4, kind, seq))
                 return -1;
-            seen[slot] = a;
         }
     }
     return 0;
+}
+
+/* A read of `dwords` dwords per lane at addr[l] + off into regs[0..dwords),
+ * every lane active: four lanes at a time, their 16 or 8 bytes transposed
+ * into the registers where the host has SSE2, lane by lane otherwise. The
+ * addresses of a block are read before its registers are written (a
+ * destination may be the address register). */
+static void ds_read_all_lanes(const uint32_t *lds, const uint32_t *addr, uint32_t off, int dwords,
+                              uint32_t *const *regs)
+{
+#ifdef __SSE2__
+    if (dwords == 4 || dwords == 2) {
+        for (int l = 0; l < 64; l += 4) {
+            const uint32_t *p0 = lds + (addr[l] + off) / 4, *p1 = lds + (addr[l + 1] + off) / 4;
+            const uint32_t *p2 = lds + (addr[l + 2] + off) / 4, *p3 = lds + (addr[l + 3] + off) / 4;
+            __m128i a, b, c, d;
+            if (dwords == 4) {
+                a = _mm_loadu_si128((const __m128i *)(const void *)p0);
+                b = _mm_loadu_si128((const __m128i *)(const void *)p1);
+                c = _mm_loadu_si128((const __m128i *)(const void *)p2);
+                d = _mm_loadu_si128((const __m128i *)(const void *)p3);
+            } else {
+                a = _mm_loadl_epi64((const __m128i *)(const void *)p0);
+                b = _mm_loadl_epi64((const __m128i *)(const void *)p1);
+                c = _mm_loadl_epi64((const __m128i *)(const void *)p2);
+                d = _mm_loadl_epi64((const __m128i *)(const void *)p3);
+            }
+            __m128i ab01 = _mm_unpacklo_epi32(a, b), cd01 = _mm_unpacklo_epi32(c, d);
+            _mm_storeu_si128((__m128i *)(void *)(regs[0] + l), _mm_unpacklo_epi64(ab01, cd01));
+            _mm_storeu_si128((__m128i *)(void *)(regs[1] + l), _mm_unpackhi_epi64(ab01, cd01));
+            if (dwords == 4) {
+                __m128i ab23 = _mm_unpackhi_epi32(a, b), cd23 = _mm_unpackhi_epi32(c, d);
+                _mm_storeu_si128((__m128i *)(void *)(regs[2] + l), _mm_unpacklo_epi64(ab23, cd23));
+                _mm_storeu_si128((__m128i *)(void *)(regs[3] + l), _mm_unpackhi_epi64(ab23, cd23));
+            }
+        }
+        return;
+    }
+#endif
+    if (dwords == 1) {
+        for (int l = 0; l < 64; l++)
+            regs[0][l] = lds[(addr[l] + off) / 4];
+        return;
+    }
+    for (int l = 0; l < 64; l++) {
+        const uint32_t *p = lds + (addr[l] + off) / 4;
+        uint32_t x[4];
+        for (int j = 0; j < dwords; j++)
+            x[j] = p[j];
+        for (int j = 0; j < dwords; j++)
+            regs[j][l] = x[j];
+    }
 }
 
 /* The data of ds_plain's accesses (checked), lane by lane and within a
@@ -117,25 +221,18 @@ static inline __attribute__((always_inline)) int ds_check_lanes(wg_ctx *c, wave 
 static void ds_move(uint32_t *lds, const uint32_t *addr, const uint32_t *off, int nelem, int dwords,
                     uint32_t *const *regs, uint64_t exec, bool read)
 {
-    if (read && exec == ~0ull) { /* reads do not depend on the order: register by register */
-        for (int e = 0; e < nelem; e++) {
-            uint32_t idx[64];
-            for (int l = 0; l < 64; l++)
-                idx[l] = (addr[l] + off[e]) / 4;
-            for (int j = 0; j < dwords; j++) {
-                uint32_t *d = regs[e * dwords + j];
-                const uint32_t *p = lds + j;
-                for (int l = 0; l < 64; l++)
-                    d[l] = p[idx[l]];
-            }
-        }
+    uint32_t a[64];
+    memcpy(a, addr, sizeof a); /* a read's registers may be the address's */
+    if (read && exec == ~0ull && dwords <= 4) { /* reads do not depend on the order */
+        for (int e = 0; e < nelem; e++)
+            ds_read_all_lanes(lds, a, off[e], dwords, regs + e * dwords);
         return;
     }
     for (int l = 0; l < 64; l++)
         for (int e = 0; e < nelem; e++) {
             if (!(exec >> l & 1))
                 continue;
-            uint32_t *p = lds + (addr[l] + off[e]) / 4;
+            uint32_t *p = lds + (a[l] + off[e]) / 4;
             if (read)
                 for (int j = 0; j < dwords; j++)
                     regs[e * dwords + j][l] = p[j];
@@ -167,10 +264,12 @@ static int ds_plain(wg_ctx *c, wave *w, const emu_inst *in, int size, bool two, 
                        two ? (uint32_t)(in->offset1 * size * stride) : 0};
     /* every access in bounds and aligned: only races can fault, and they
        are found lane by lane in the same order as the full checks */
-    bool fast = ds_in_bounds(c, addr, off, nelem, size, align, exec);
-    if (fast ? (read ? ds_check_lanes(c, w, addr, off, nelem, size, align, exec, seq, LDS_READ, false)
-                     : ds_check_lanes(c, w, addr, off, nelem, size, align, exec, seq, LDS_WRITE, false))
-             : ds_check_lanes(c, w, addr, off, nelem, size, align, exec, seq, read ? LDS_READ : LDS_WRITE, true))
+    uint32_t lo, hi;
+    bool fast = ds_in_bounds(c, addr, off, nelem, size, align, exec, &lo, &hi);
+    if (fast ? (read ? ds_check_lanes(c, w, addr, off, nelem, size, align, exec, seq, LDS_READ, false, lo, hi)
+                     : ds_check_lanes(c, w, addr, off, nelem, size, align, exec, seq, LDS_WRITE, false, lo, hi))
+             : ds_check_lanes(c, w, addr, off, nelem, size, align, exec, seq, read ? LDS_READ : LDS_WRITE, true, 0,
+                              0))
         return -1;
     ds_move(lds, addr, off, nelem, dwords, regs, exec, read);
     uint64_t bytes = (uint64_t)__builtin_popcountll(exec) * (uint64_t)(size * nelem);

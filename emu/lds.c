@@ -30,6 +30,20 @@ void lds_track_free(wg_ctx *c)
     free(c->lr_pc);
 }
 
+/* Empty wave i's write and read ranges (lds_quiet_at) once every access
+ * they summarize lies within its horizon. */
+static void lds_ranges_clear(wg_ctx *c, int i, bool writes, bool reads)
+{
+    if (writes) {
+        c->lds_wlo[i] = UINT32_MAX;
+        c->lds_whi[i] = 0;
+    }
+    if (reads) {
+        c->lds_rlo[i] = UINT32_MAX;
+        c->lds_rhi[i] = 0;
+    }
+}
+
 void lds_track_begin(wg_ctx *c)
 {
     if (c->lds_seq >= LDS_SEQ_RESTART) {
@@ -40,8 +54,10 @@ void lds_track_begin(wg_ctx *c)
         c->lds_seq = 0;
     }
     c->lds_barrier_seq = c->lds_seq;
-    for (int i = 0; i < MAX_WAVES; i++)
+    for (int i = 0; i < MAX_WAVES; i++) {
         c->lds_vis[i] = c->lds_seq;
+        lds_ranges_clear(c, i, true, true);
+    }
 }
 
 void lds_track_barrier(wg_ctx *c)
@@ -55,6 +71,7 @@ void lds_track_barrier(wg_ctx *c)
                 break;
             }
         c->lds_vis[i] = vis;
+        lds_ranges_clear(c, i, c->lds_wmax[i] <= vis, c->lds_rmax[i] <= vis);
     }
     c->lds_barrier_seq = c->lds_seq;
 }

@@ -39,6 +39,21 @@ uint32_t lds_track_next(wg_ctx *c, wave *w);
 int lds_race(wg_ctx *c, wave *w, uint32_t dw, int kind, bool other_wrote, uint32_t other_seq, int other_wave,
              int32_t other_pc);
 
+/* A write (or atomic) and a read (or atomic) of dwords [first, last] by
+ * wave me's LDS instruction seq, in the per-wave horizons' summaries. */
+static inline void lds_note_write(wg_ctx *c, int me, uint32_t first, uint32_t last, uint32_t seq)
+{
+    c->lds_wmax[me] = seq;
+    c->lds_wlo[me] = first < c->lds_wlo[me] ? first : c->lds_wlo[me];
+    c->lds_whi[me] = last > c->lds_whi[me] ? last : c->lds_whi[me];
+}
+static inline void lds_note_read(wg_ctx *c, int me, uint32_t first, uint32_t last, uint32_t seq)
+{
+    c->lds_rmax[me] = seq;
+    c->lds_rlo[me] = first < c->lds_rlo[me] ? first : c->lds_rlo[me];
+    c->lds_rhi[me] = last > c->lds_rhi[me] ? last : c->lds_rhi[me];
+}
+
 /* Check and record an access of `kind` to dwords [first, last] by wave w's
  * LDS instruction seq. Returns 0, or -1 after a report. */
 static inline int lds_track(wg_ctx *c, wave *w, uint32_t first, uint32_t last, int kind, uint32_t seq)
@@ -77,25 +92,30 @@ static inline int lds_track(wg_ctx *c, wave *w, uint32_t first, uint32_t last, i
         }
     }
     if (kind != LDS_READ)
-        c->lds_wmax[me] = seq;
+        lds_note_write(c, me, first, last, seq);
     if (kind != LDS_WRITE)
-        c->lds_rmax[me] = seq;
+        lds_note_read(c, me, first, last, seq);
     return 0;
 }
 
-/* Whether no plain access of `kind` by wave `me` can race now: every other
- * wave's writes and atomics (and, for a write, also its reads) lie within
- * that wave's horizon, so lds_track would find nothing on any dword. Then
- * lds_record does its bookkeeping alone. */
-static inline bool lds_quiet(const wg_ctx *c, int me, int kind)
+/* Whether no plain access of `kind` by wave `me` to dwords within [lo, hi]
+ * can race now: every other wave's writes and atomics (and, for a write,
+ * also its reads) lie within that wave's horizon or outside [lo, hi], so
+ * lds_track would find nothing on any of those dwords. Then lds_record
+ * does its bookkeeping alone. */
+static inline bool lds_quiet_at(const wg_ctx *c, int me, int kind, uint32_t lo, uint32_t hi)
 {
-    for (int r = 0; r < c->lds_nw; r++)
-        if (r != me && (c->lds_wmax[r] > c->lds_vis[r] || (kind == LDS_WRITE && c->lds_rmax[r] > c->lds_vis[r])))
+    for (int r = 0; r < c->lds_nw; r++) {
+        if (r == me)
+            continue;
+        if (c->lds_wmax[r] > c->lds_vis[r] && c->lds_wlo[r] <= hi && lo <= c->lds_whi[r])
             return false;
+        if (kind == LDS_WRITE && c->lds_rmax[r] > c->lds_vis[r] && c->lds_rlo[r] <= hi && lo <= c->lds_rhi[r])
+            return false;
+    }
     return true;
 }
-
-/* lds_track's bookkeeping of a plain read or write when lds_quiet holds. */
+/* lds_track's bookkeeping of a plain read or write when lds_quiet_at holds. */
 static inline void lds_record(wg_ctx *c, const wave *w, uint32_t first, uint32_t last, int kind, uint32_t seq)
 {
     int me = w->id, nw = c->lds_nw;
@@ -106,13 +126,13 @@ static inline void lds_record(wg_ctx *c, const wave *w, uint32_t first, uint32_t
             c->lw_wave[dw] = (uint8_t)me;
             c->lw_pc[dw] = pc;
         }
-        c->lds_wmax[me] = seq;
+        lds_note_write(c, me, first, last, seq);
     } else {
         for (uint32_t dw = first; dw <= last; dw++) {
             c->lr_seq[(size_t)dw * (size_t)nw + (size_t)me] = seq;
             c->lr_pc[(size_t)dw * (size_t)nw + (size_t)me] = pc;
         }
-        c->lds_rmax[me] = seq;
+        lds_note_read(c, me, first, last, seq);
     }
 }
 

@@ -50,7 +50,7 @@ static inline bool emu_trace_is_mem(const emu_inst *in)
 
 /* Append the words of memory instruction in, about to execute on w (its
  * registers before execution hold the addresses). */
-void emu_trace_mem(emu_trace *t, const wave *w, const emu_inst *in);
+void emu_trace_mem(emu_trace *t, wave *w, const emu_inst *in);
 
 static inline void emu_trace_push(emu_trace *t, int pc, uint64_t exec)
 {

@@ -110,6 +110,14 @@ static int lane_group(int l, int per, bool cdna3_b128)
     return (l / 32) * 4 + quad_group[(l % 32) / 4];
 }
 
+/* Does DS instruction in go through the LDS banks at the addresses of its
+ * first operand? The permutes go through the LDS crossbar instead. */
+static bool ds_addressed(const emu_inst *in)
+{
+    return in->src[0].kind == K_VGPR && in->op != OP_DS_SWIZZLE_B32 && in->op != OP_DS_PERMUTE_B32 &&
+           in->op != OP_DS_BPERMUTE_B32;
+}
+
 /* LDS cycles of a DS instruction (the bank model above) and, in *ideal,
  * its cycles without conflicts (one per lane group with an active lane). */
 static int lds_cycles(const wave *w, const emu_inst *in, uint64_t exec, bool cdna3, int *ideal)
@@ -119,9 +127,7 @@ static int lds_cycles(const wave *w, const emu_inst *in, uint64_t exec, bool cdn
     int elem = two ? bytes / 2 : bytes, dwords = elem >= 4 ? elem / 4 : 1;
     bool st64 = in->op == OP_DS_READ2ST64_B32 || in->op == OP_DS_WRITE2ST64_B32 ||
                 in->op == OP_DS_READ2ST64_B64 || in->op == OP_DS_WRITE2ST64_B64;
-    /* the permutes go through the LDS crossbar, not its banks */
-    bool addressed = in->src[0].kind == K_VGPR && in->op != OP_DS_SWIZZLE_B32 && in->op != OP_DS_PERMUTE_B32 &&
-                     in->op != OP_DS_BPERMUTE_B32;
+    bool addressed = ds_addressed(in);
     int per = bytes >= 12 ? 8 : bytes >= 8 ? 16 : 32;
     bool b128 = cdna3 && in->op == OP_DS_READ_B128;
     int groups = 64 / per, cycles = 0;
@@ -168,7 +174,18 @@ static int lds_cycles(const wave *w, const emu_inst *in, uint64_t exec, bool cdn
     return cycles;
 }
 
-void emu_trace_mem(emu_trace *t, const wave *w, const emu_inst *in)
+/* Has the DS instruction at pc the conflicts of memo entry m: the same
+ * lanes, and every lane's address moved by the same multiple of 4 bytes
+ * (which moves every dword's bank by the same amount: the same lanes share
+ * a dword and a bank)? Without an address register, the same lanes. */
+static bool lds_memo_hit(const emu_lds_memo *m, int pc, uint64_t exec, const uint32_t *addr)
+{
+    if (m->pc != pc || m->exec != exec)
+        return false;
+    return !addr || emu_lanes_shifted(addr, m->addr);
+}
+
+void emu_trace_mem(emu_trace *t, wave *w, const emu_inst *in)
 {
     const target *tg = emu_timing_target(t->owner);
     uint64_t exec = exec_mask(w);
@@ -176,6 +193,15 @@ void emu_trace_mem(emu_trace *t, const wave *w, const emu_inst *in)
         trace_vmem(t, w, in, exec, tg->tm.line_bytes);
         return;
     }
-    int ideal, cyc = lds_cycles(w, in, exec, tg->tm.lds_b128_cdna3_groups, &ideal);
-    emu_trace_word(t, (uint32_t)cyc | (uint32_t)ideal << 16);
+    const uint32_t *addr = ds_addressed(in) ? w->v[in->src[0].code - R_V0] : NULL;
+    emu_lds_memo *m = &w->lds_memo[w->pc & (EMU_LDS_MEMO - 1)];
+    if (!lds_memo_hit(m, w->pc, exec, addr)) {
+        int ideal, cyc = lds_cycles(w, in, exec, tg->tm.lds_b128_cdna3_groups, &ideal);
+        m->pc = w->pc;
+        m->exec = exec;
+        m->word = (uint32_t)cyc | (uint32_t)ideal << 16;
+    }
+    if (addr)
+        memcpy(m->addr, addr, sizeof m->addr);
+    emu_trace_word(t, m->word);
 }

@@ -1070,14 +1070,20 @@ static void ds_single_wave(void **state)
         "    v_lshlrev_b32 v47, 2, v47\n"
         "    ds_bpermute_b32 v48, v47, v2\n"                  /* reads lane (l + 20) % 64 */
         "    ds_permute_b32 v49, v47, v2\n"                   /* writes lane (l + 20) % 64 */
+        /* into the address register itself: every element at the address
+           the instruction began with */
+        "    v_mov_b32 v50, v1\n"
+        "    ds_read2_b32 v[50:51], v50 offset0:64 offset1:128\n"
+        "    v_mov_b32 v52, v7\n"
+        "    ds_read_b128 v[52:55], v52 offset:1536\n"
         "    s_waitcnt lgkmcnt(0)\n";
     static const int regs[] = {20, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38,
-                               39, 40, 41, 42, 43, 44, 45, 46, 48, 49};
+                               39, 40, 41, 42, 43, 44, 45, 46, 48, 49, 50, 51, 52, 53, 54, 55};
     int n = (int)(sizeof regs / sizeof regs[0]);
     tc_sbuf full = {0};
     tc_put(&full, "%s", body);
     for (int i = 0; i < n; i++) {
-        if (i == 15)
+        if (i == 15 || i == 30)
             tc_put(&full, "    s_add_u32 s4, s4, 0x1000\n    s_addc_u32 s5, s5, 0\n");
         tc_put(&full, "    global_store_dword v1, v%d, s[4:5] offset:%d\n", regs[i], 256 * (i % 15));
     }
@@ -1088,9 +1094,9 @@ static void ds_single_wave(void **state)
         run(arch, full.s, 1, 64, 4096, 1, out, 64 * 64, NULL, 0);
         for (int l = 0; l < 64; l++) {
             uint32_t L = (uint32_t)l, v2 = 3 * L;
-            uint32_t got[28];
+            uint32_t got[34];
             for (int i = 0; i < n; i++)
-                got[i] = out[(i < 15 ? 64 * i : 1024 + 64 * (i - 15)) + l];
+                got[i] = out[1024 * (i / 15) + 64 * (i % 15) + l];
             expect_u32(arch, "ds_read_b32", l, got[0], v2);
             expect_u32(arch, "ds_read2_b32 [0]", l, got[1], v2);
             expect_u32(arch, "ds_read2_b32 [1]", l, got[2], L + 1000);
@@ -1120,6 +1126,10 @@ static void ds_single_wave(void **state)
             expect_u32(arch, "ds_swizzle BROADCAST,8,3", l, got[25], 3 * ((L & ~7u) | 3));
             expect_u32(arch, "ds_bpermute_b32", l, got[26], 3 * ((L + 20) & 63));
             expect_u32(arch, "ds_permute_b32", l, got[27], 3 * ((L + 44) & 63));
+            expect_u32(arch, "ds_read2_b32 into its address [0]", l, got[28], v2);
+            expect_u32(arch, "ds_read2_b32 into its address [1]", l, got[29], L + 1000);
+            for (int j = 0; j < 4; j++)
+                expect_u32(arch, "ds_read_b128 into its address", l, got[30 + j], (uint32_t)(j + 1) * L);
         }
         free(out);
     }

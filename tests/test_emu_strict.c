@@ -343,6 +343,22 @@ static void lds_visibility(void **state)
                   "    s_barrier\n"
                   "    ds_write_b32 v1, v0\n"
                   "    s_waitcnt lgkmcnt(0)\n";
+    /* raw after a read far from the partner's outstanding write: that read
+       skips the race checks (emu/lds.h lds_quiet_at: no other wave wrote
+       near it beyond its horizon), the next one must not */
+    scase far_raw = raw;
+    far_raw.lds = 1024;
+    far_raw.body = "    v_xor_b32 v2, 0x100, v1\n"
+                   "    v_add_u32 v4, 0x200, v1\n"
+                   "other_here:\n"
+                   "    ds_write_b32 v1, v0\n"
+                   "    s_barrier\n"
+                   "    s_waitcnt lgkmcnt(0)\n"
+                   "    ds_read_b32 v5, v4\n"
+                   "    s_waitcnt lgkmcnt(0)\n"
+                   "fault_here:\n"
+                   "    ds_read_b32 v3, v2\n"
+                   "    s_waitcnt lgkmcnt(0)\n";
     /* no barrier at all: wave 1 reads what wave 0 wrote (and retired) */
     scase nobar = raw;
     nobar.body = "    v_xor_b32 v2, 0x100, v1\n"
@@ -357,6 +373,7 @@ static void lds_visibility(void **state)
         expect_fault(archs[a], &raw, 0, 0, "LDS race: reads 0x100, which wave 1 wrote at ");
         expect_fault(archs[a], &raw, 0, 0, "before the last s_barrier without retiring it first");
         expect_clean(archs[a], &raw_ok);
+        expect_fault(archs[a], &far_raw, 0, 0, "LDS race: reads 0x100, which wave 1 wrote at ");
         expect_fault(archs[a], &war, 0, 0, "LDS race: writes 0x0, which wave 1 read at ");
         expect_clean(archs[a], &war_ok);
         expect_fault(archs[a], &nobar, 0, 1, "LDS race: writes 0x100, which wave 0 read since the last s_barrier");
