@@ -105,9 +105,10 @@ if [ "$JOBS" -gt 1 ]; then
     rm -f "$runs"
 fi
 
+head=$(mktemp)
 tmp=$(mktemp)
 times=$(mktemp)
-trap 'rm -rf "$tmp" "$times" "$CACHE"' EXIT
+trap 'rm -rf "$head" "$tmp" "$times" "$CACHE"' EXIT
 {
     echo "# Matrix-core (MFMA) kernels against the FMA kernels, in the timing model"
     echo
@@ -129,7 +130,7 @@ trap 'rm -rf "$tmp" "$times" "$CACHE"' EXIT
     echo "accurate) keeps the fp32-tile kernels there, whose ceiling is the fp32 matrix peak that each"
     echo "16-bit section's title gives too (\`igemm arch\` lists every peak). Dynamic against static twins, per type and layout:"
     echo "\`make bench-twins\` (docs/PERFORMANCE_TWINS.md)."
-} > "$tmp"
+} > "$head"
 for dt in $DTYPES; do
 cmd=$(command_of "$dt")
 for lay in $LAYOUTS; do
@@ -171,7 +172,7 @@ for t in $TARGETS; do
         tot_m=$(awk -v a="$tot_m" -v b="$mu" 'BEGIN { print a + b }')
         tot_f=$(awk -v a="$tot_f" -v b="$fu" 'BEGIN { print a + b }')
         tot_flop=$(awk -v a="$tot_flop" -v b="$flops" 'BEGIN { print a + b }')
-        echo "$dt $t $lay $i $mu" >> "$times"
+        echo "$dt $t $lay $i $mu $(awk -v tf="$tf" -v pk="$peak_tf" 'BEGIN { printf "%.4f", 100 * tf / pk }')" >> "$times"
         echo "bench-mfma: $t $dt $lay $i/$nlayers" >&2
     done <<EOF_LAYERS
 $(layers)
@@ -200,5 +201,31 @@ case "$LAYOUTS" in *NCHW*NHWC* | *NHWC*NCHW*)
     } >> "$tmp" ;;
 esac
 done
-mv "$tmp" "$OUT"
+# the summaries: per target, type and layout the layers' summed time, the
+# median layer's share of the type's peak and the best layer's
+summary_cell() {
+    awk -v dt="$1" -v t="$2" -v lay="$3" '$1 == dt && $2 == t && $3 == lay { print $6, $5 }' "$times" | sort -n |
+        awk '{ p[NR] = $1; s += $2 }
+             END { if (!NR) { printf " - |"; exit }
+                   m = NR % 2 ? p[(NR + 1) / 2] : (p[NR / 2] + p[NR / 2 + 1]) / 2
+                   printf " %.0f us, %.1f%%, %.1f%% |", s, m, p[NR] }'
+}
+{
+    for t in $TARGETS; do
+        echo
+        echo "**$t at batch $BATCH, in short**"
+        echo
+        printf '| type |'; for lay in $LAYOUTS; do printf ' %s: sum, median, best |' "$lay"; done; echo
+        printf '|---|'; for lay in $LAYOUTS; do printf -- '---|'; done; echo
+        for dt in $DTYPES; do
+            printf '| %s |' "$dt"
+            for lay in $LAYOUTS; do summary_cell "$dt" "$t" "$lay"; done
+            echo
+        done
+    done
+    echo
+    echo "In the summaries: the sum of the $nlayers layers' modeled times; the median layer's share of the"
+    echo "type's matrix peak; the best layer's."
+} >> "$head"
+cat "$head" "$tmp" > "$OUT"
 echo "bench-mfma: wrote $OUT"
