@@ -175,6 +175,13 @@ typedef struct wave {
     emu_ds_memo ds_memo[EMU_DS_MEMO];    /* the executor: by instruction index */
 } wave;
 
+/* A wave's last read of an LDS dword (lds.h): the operation's sequence
+ * number (| LDS_SEQ_ATOMIC for an atomic) and its instruction index. */
+typedef struct {
+    uint32_t seq;
+    int32_t pc;
+} emu_lds_read;
+
 /* The most private memory per work-item the emulator gives (a launch
  * asking more is refused): 64 KiB, 4 MiB per wave of scratch backing. */
 #define EMU_MAX_PRIVATE (64 << 10)
@@ -215,8 +222,7 @@ typedef struct {
     uint32_t *lw_seq;         /* [dword] last write: seq | LDS_SEQ_ATOMIC */
     int32_t *lw_pc;           /* [dword] its instruction index */
     uint8_t *lw_wave;         /* [dword] its wave */
-    uint32_t *lr_seq;         /* [dword * lds_nw + wave] last read */
-    int32_t *lr_pc;
+    emu_lds_read *lr;         /* [dword * lds_nw + wave] last read */
     emu_stats stats;
     uintptr_t mem_lo, mem_hi; /* the registered region of the last access */
     /* fault report */

@@ -161,6 +161,12 @@ static inline __attribute__((always_inline)) int ds_check_lanes(wg_ctx *c, wave 
                 return -1;
         }
     }
+    if (quiet && exec) { /* lds_record's summaries, once for the instruction */
+        if (kind == LDS_WRITE)
+            lds_note_write(c, w->id, lo, hi, seq);
+        else
+            lds_note_read(c, w->id, lo, hi, seq);
+    }
     return 0;
 }
 

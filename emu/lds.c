@@ -15,10 +15,9 @@ int lds_track_alloc(wg_ctx *c, size_t dwords, int nwaves)
     c->lw_seq = calloc(dwords, sizeof *c->lw_seq);
     c->lw_pc = calloc(dwords, sizeof *c->lw_pc);
     c->lw_wave = calloc(dwords, 1);
-    c->lr_seq = calloc(dwords * (size_t)c->lds_nw, sizeof *c->lr_seq);
-    c->lr_pc = calloc(dwords * (size_t)c->lds_nw, sizeof *c->lr_pc);
+    c->lr = calloc(dwords * (size_t)c->lds_nw, sizeof *c->lr);
     c->lds_dwords = dwords;
-    return c->lw_seq && c->lw_pc && c->lw_wave && c->lr_seq && c->lr_pc ? 0 : -1;
+    return c->lw_seq && c->lw_pc && c->lw_wave && c->lr ? 0 : -1;
 }
 
 void lds_track_free(wg_ctx *c)
@@ -26,8 +25,7 @@ void lds_track_free(wg_ctx *c)
     free(c->lw_seq);
     free(c->lw_pc);
     free(c->lw_wave);
-    free(c->lr_seq);
-    free(c->lr_pc);
+    free(c->lr);
 }
 
 /* Empty wave i's write and read ranges (lds_quiet_at) once every access
@@ -48,7 +46,7 @@ void lds_track_begin(wg_ctx *c)
 {
     if (c->lds_seq >= LDS_SEQ_RESTART) {
         memset(c->lw_seq, 0, c->lds_dwords * sizeof *c->lw_seq);
-        memset(c->lr_seq, 0, c->lds_dwords * (size_t)c->lds_nw * sizeof *c->lr_seq);
+        memset(c->lr, 0, c->lds_dwords * (size_t)c->lds_nw * sizeof *c->lr);
         memset(c->lds_wmax, 0, sizeof c->lds_wmax);
         memset(c->lds_rmax, 0, sizeof c->lds_rmax);
         c->lds_seq = 0;

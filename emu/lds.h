@@ -66,17 +66,16 @@ static inline int lds_track(wg_ctx *c, wave *w, uint32_t first, uint32_t last, i
         int wv = c->lw_wave[dw];
         if (wv != me && (ws & LDS_SEQ_MASK) > c->lds_vis[wv] && !(atom && (ws & LDS_SEQ_ATOMIC)))
             return lds_race(c, w, dw, kind, true, ws, wv, c->lw_pc[dw]);
-        uint32_t *rs = &c->lr_seq[(size_t)dw * (size_t)nw];
+        emu_lds_read *rs = &c->lr[(size_t)dw * (size_t)nw];
         /* other waves' reads: a write conflicts with plain reads and (plain)
            with atomics; a plain read with atomics, which only matter while
            the last write is an atomic (a later plain write checked them) */
         if (kind != LDS_READ || (ws & LDS_SEQ_ATOMIC))
             for (int r = 0; r < nw; r++) {
-                uint32_t x = rs[r];
+                uint32_t x = rs[r].seq;
                 bool conflict = kind == LDS_WRITE || (kind == LDS_READ ? (x & LDS_SEQ_ATOMIC) : !(x & LDS_SEQ_ATOMIC));
                 if (r != me && conflict && (x & LDS_SEQ_MASK) > c->lds_vis[r])
-                    return lds_race(c, w, dw, kind, (x & LDS_SEQ_ATOMIC) != 0, x, r,
-                                    c->lr_pc[(size_t)dw * (size_t)nw + (size_t)r]);
+                    return lds_race(c, w, dw, kind, (x & LDS_SEQ_ATOMIC) != 0, x, r, rs[r].pc);
             }
         if (kind != LDS_READ) {
             /* an atomic does not hide this wave's own plain write beyond the horizon */
@@ -86,9 +85,8 @@ static inline int lds_track(wg_ctx *c, wave *w, uint32_t first, uint32_t last, i
             c->lw_pc[dw] = pc;
         }
         if (kind != LDS_WRITE) {
-            bool keep_plain = atom && !(rs[me] & LDS_SEQ_ATOMIC) && (rs[me] & LDS_SEQ_MASK) > c->lds_vis[me];
-            rs[me] = seq | (keep_plain ? 0 : atom);
-            c->lr_pc[(size_t)dw * (size_t)nw + (size_t)me] = pc;
+            bool keep_plain = atom && !(rs[me].seq & LDS_SEQ_ATOMIC) && (rs[me].seq & LDS_SEQ_MASK) > c->lds_vis[me];
+            rs[me] = (emu_lds_read){seq | (keep_plain ? 0 : atom), pc};
         }
     }
     if (kind != LDS_READ)
@@ -115,7 +113,9 @@ static inline bool lds_quiet_at(const wg_ctx *c, int me, int kind, uint32_t lo, 
     }
     return true;
 }
-/* lds_track's bookkeeping of a plain read or write when lds_quiet_at holds. */
+/* lds_track's bookkeeping of a plain read or write when lds_quiet_at holds,
+ * less the horizon summaries: the caller notes the instruction's whole
+ * range once (lds_note_write / lds_note_read). */
 static inline void lds_record(wg_ctx *c, const wave *w, uint32_t first, uint32_t last, int kind, uint32_t seq)
 {
     int me = w->id, nw = c->lds_nw;
@@ -126,13 +126,10 @@ static inline void lds_record(wg_ctx *c, const wave *w, uint32_t first, uint32_t
             c->lw_wave[dw] = (uint8_t)me;
             c->lw_pc[dw] = pc;
         }
-        lds_note_write(c, me, first, last, seq);
     } else {
         for (uint32_t dw = first; dw <= last; dw++) {
-            c->lr_seq[(size_t)dw * (size_t)nw + (size_t)me] = seq;
-            c->lr_pc[(size_t)dw * (size_t)nw + (size_t)me] = pc;
+            c->lr[(size_t)dw * (size_t)nw + (size_t)me] = (emu_lds_read){seq, pc};
         }
-        lds_note_read(c, me, first, last, seq);
     }
 }
 
