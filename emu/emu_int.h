@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 
 #include "emu.h"
 #include "isa.h"
@@ -107,28 +108,22 @@ typedef struct {
 
 typedef struct emu_trace emu_trace; /* the timing model's per-wave trace (timing.h) */
 
-/* The timing model's LDS bank cycles of one of a wave's latest DS accesses
- * (timing_trace.c): a DS instruction whose addresses all moved by the same
- * whole number of dwords since has the same conflicts. A wave keeps
- * EMU_LDS_MEMO of them, direct-mapped by instruction index. */
+/* What one of a wave's latest DS instructions found about its lanes'
+ * addresses, kept while they all move by the same whole number of dwords
+ * from the addresses it was found at (a uniform shift keeps which lanes
+ * share a dword, and moves every dword's bank by the same amount). Two
+ * users, each filling its part on its first use after the entry is made:
+ * the executor's lanes with a new address (exec_mem.c) and the timing
+ * model's bank cycles (timing_trace.c). EMU_DS_MEMO per wave,
+ * direct-mapped by instruction index (emu_ds_memo_at). */
 typedef struct {
     int32_t pc;               /* instruction index; -1: empty */
+    uint64_t stamp;           /* wave.insts of the execution that last looked it up */
     uint64_t exec;
-    uint32_t word;            /* the trace word: cycles | conflict-free cycles << 16 */
-    uint32_t addr[64];        /* the address register's lanes */
-} emu_lds_memo;
-#define EMU_LDS_MEMO 256      /* a power of two */
-
-/* The lanes of one of a wave's latest DS accesses whose address no earlier
- * lane (or earlier element, for read2/write2) of the instruction has
- * (exec_mem.c): the race bookkeeping visits only those. A DS instruction
- * whose addresses all moved by the same whole number of dwords since has
- * the same ones. EMU_DS_MEMO per wave, direct-mapped by instruction index. */
-typedef struct {
-    int32_t pc;               /* instruction index; -1: empty */
-    uint64_t exec;
-    uint64_t first[2];        /* per element, its lanes with a new address */
-    uint32_t addr[64];        /* the address register's lanes */
+    uint32_t addr[64];        /* the address register's lanes when it was made */
+    bool has_first, has_word;
+    uint64_t first[2];        /* executor: per element, its lanes with a new address */
+    uint32_t word;            /* timing: cycles | conflict-free cycles << 16 */
 } emu_ds_memo;
 #define EMU_DS_MEMO 256       /* a power of two */
 
@@ -171,9 +166,29 @@ typedef struct wave {
                                    hazard rules can apply (they cannot before) */
     uint64_t insts;             /* instructions executed (against emu_options.max_wave_insts) */
     emu_trace *trace;           /* timing model: where issued instructions go, or NULL */
-    emu_lds_memo lds_memo[EMU_LDS_MEMO]; /* timing model: by instruction index */
-    emu_ds_memo ds_memo[EMU_DS_MEMO];    /* the executor: by instruction index */
+    emu_ds_memo ds_memo[EMU_DS_MEMO]; /* by instruction index (emu_ds_memo_at) */
 } wave;
+
+/* The memo entry of wave w's current DS instruction, executed with exec and
+ * the address register's lanes addr (NULL: an instruction without one): the
+ * entry as found when the lanes moved together since it was made, else
+ * made anew with nothing filled. A second lookup in the same execution (the
+ * timing model's, then the executor's) returns it without checking again. */
+static inline emu_ds_memo *emu_ds_memo_at(wave *w, uint64_t exec, const uint32_t *addr)
+{
+    emu_ds_memo *m = &w->ds_memo[w->pc & (EMU_DS_MEMO - 1)];
+    if (m->pc == w->pc && m->stamp == w->insts)
+        return m;
+    if (m->pc != w->pc || m->exec != exec || (addr && !emu_lanes_shifted(addr, m->addr))) {
+        m->pc = w->pc;
+        m->exec = exec;
+        m->has_first = m->has_word = false;
+        if (addr)
+            memcpy(m->addr, addr, sizeof m->addr);
+    }
+    m->stamp = w->insts;
+    return m;
+}
 
 /* A wave's last read of an LDS dword (lds.h): the operation's sequence
  * number (| LDS_SEQ_ATOMIC for an atomic) and its instruction index. */

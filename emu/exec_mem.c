@@ -92,17 +92,15 @@ static bool ds_in_bounds(const wg_ctx *c, const uint32_t *addr, const uint32_t *
 
 /* Per element of a DS instruction of wave w, the lanes of exec whose
  * address (addr[l] + off[e]) no earlier lane, nor an earlier element of
- * the same lane, has: from the wave's memo when the addresses all moved by
- * the same whole number of dwords since this instruction last ran. */
+ * the same lane, has: from the wave's memo (emu_ds_memo_at) while the
+ * addresses move together. */
 static void ds_first_lanes(wave *w, const uint32_t *addr, const uint32_t *off, int nelem, uint64_t exec,
                            uint64_t first[2])
 {
-    emu_ds_memo *m = &w->ds_memo[w->pc & (EMU_DS_MEMO - 1)];
-    if (m->pc != w->pc || m->exec != exec || !emu_lanes_shifted(addr, m->addr)) {
+    emu_ds_memo *m = emu_ds_memo_at(w, exec, addr);
+    if (!m->has_first) {
         uint32_t seen[64];
         memset(seen, 0xff, sizeof seen);
-        m->pc = w->pc;
-        m->exec = exec;
         m->first[0] = m->first[1] = 0;
         for (uint64_t x = exec; x; x &= x - 1) {
             int l = __builtin_ctzll(x);
@@ -118,8 +116,8 @@ static void ds_first_lanes(wave *w, const uint32_t *addr, const uint32_t *off, i
                 m->first[e] |= 1ull << l;
             }
         }
+        m->has_first = true;
     }
-    memcpy(m->addr, addr, sizeof m->addr);
     first[0] = m->first[0];
     first[1] = m->first[1];
 }
@@ -227,8 +225,12 @@ static void ds_read_all_lanes(const uint32_t *lds, const uint32_t *addr, uint32_
 static void ds_move(uint32_t *lds, const uint32_t *addr, const uint32_t *off, int nelem, int dwords,
                     uint32_t *const *regs, uint64_t exec, bool read)
 {
-    uint32_t a[64];
-    memcpy(a, addr, sizeof a); /* a read's registers may be the address's */
+    uint32_t copy[64];
+    const uint32_t *a = addr;
+    if (read) { /* its registers may be the address's: every element at the first address */
+        memcpy(copy, addr, sizeof copy);
+        a = copy;
+    }
     if (read && exec == ~0ull && dwords <= 4) { /* reads do not depend on the order */
         for (int e = 0; e < nelem; e++)
             ds_read_all_lanes(lds, a, off[e], dwords, regs + e * dwords);

@@ -127,8 +127,6 @@ static void wave_init(wave *w, int id)
     w->hz_vec = false;
     w->cycles = 0;
     w->insts = 0;
-    for (int i = 0; i < EMU_LDS_MEMO; i++)
-        w->lds_memo[i].pc = -1;
     for (int i = 0; i < EMU_DS_MEMO; i++)
         w->ds_memo[i].pc = -1;
     for (int i = 0; i < 128; i++)

@@ -174,17 +174,6 @@ static int lds_cycles(const wave *w, const emu_inst *in, uint64_t exec, bool cdn
     return cycles;
 }
 
-/* Has the DS instruction at pc the conflicts of memo entry m: the same
- * lanes, and every lane's address moved by the same multiple of 4 bytes
- * (which moves every dword's bank by the same amount: the same lanes share
- * a dword and a bank)? Without an address register, the same lanes. */
-static bool lds_memo_hit(const emu_lds_memo *m, int pc, uint64_t exec, const uint32_t *addr)
-{
-    if (m->pc != pc || m->exec != exec)
-        return false;
-    return !addr || emu_lanes_shifted(addr, m->addr);
-}
-
 void emu_trace_mem(emu_trace *t, wave *w, const emu_inst *in)
 {
     const target *tg = emu_timing_target(t->owner);
@@ -193,15 +182,11 @@ void emu_trace_mem(emu_trace *t, wave *w, const emu_inst *in)
         trace_vmem(t, w, in, exec, tg->tm.line_bytes);
         return;
     }
-    const uint32_t *addr = ds_addressed(in) ? w->v[in->src[0].code - R_V0] : NULL;
-    emu_lds_memo *m = &w->lds_memo[w->pc & (EMU_LDS_MEMO - 1)];
-    if (!lds_memo_hit(m, w->pc, exec, addr)) {
+    emu_ds_memo *m = emu_ds_memo_at(w, exec, ds_addressed(in) ? w->v[in->src[0].code - R_V0] : NULL);
+    if (!m->has_word) {
         int ideal, cyc = lds_cycles(w, in, exec, tg->tm.lds_b128_cdna3_groups, &ideal);
-        m->pc = w->pc;
-        m->exec = exec;
         m->word = (uint32_t)cyc | (uint32_t)ideal << 16;
+        m->has_word = true;
     }
-    if (addr)
-        memcpy(m->addr, addr, sizeof m->addr);
     emu_trace_word(t, m->word);
 }
