@@ -33,7 +33,11 @@ static int lds_check(wg_ctx *c, wave *w, uint32_t addr, int bytes, int align, in
     if (addr % (uint32_t)align)
         return emu_fault(c, w, "LDS %s of %d bytes at 0x%x is not %d-byte aligned", write ? "write" : "read", bytes,
                          addr, align);
-    return lds_track(c, w, addr / 4, (addr + (uint32_t)bytes - 1) / 4, kind, seq);
+    uint32_t first = addr / 4, last = (addr + (uint32_t)bytes - 1) / 4;
+    if (lds_track(c, w, first, last, kind, seq))
+        return -1;
+    lds_note(c, w->id, kind, first, last, seq);
+    return 0;
 }
 
 /* Element size in bytes of the sub-dword and read2/write2 forms (0: the
@@ -159,12 +163,8 @@ static inline __attribute__((always_inline)) int ds_check_lanes(wg_ctx *c, wave 
                 return -1;
         }
     }
-    if (quiet && exec) { /* lds_record's summaries, once for the instruction */
-        if (kind == LDS_WRITE)
-            lds_note_write(c, w->id, lo, hi, seq);
-        else
-            lds_note_read(c, w->id, lo, hi, seq);
-    }
+    if (exec) /* the summaries, once for the instruction's range */
+        lds_note(c, w->id, kind, lo, hi, seq);
     return 0;
 }
 

@@ -53,9 +53,20 @@ static inline void lds_note_read(wg_ctx *c, int me, uint32_t first, uint32_t las
     c->lds_rlo[me] = first < c->lds_rlo[me] ? first : c->lds_rlo[me];
     c->lds_rhi[me] = last > c->lds_rhi[me] ? last : c->lds_rhi[me];
 }
+/* An access of `kind` (an atomic is both) in the summaries: after
+ * lds_track or lds_record, by the caller, once per access or once for a
+ * whole instruction's range. */
+static inline void lds_note(wg_ctx *c, int me, int kind, uint32_t first, uint32_t last, uint32_t seq)
+{
+    if (kind != LDS_READ)
+        lds_note_write(c, me, first, last, seq);
+    if (kind != LDS_WRITE)
+        lds_note_read(c, me, first, last, seq);
+}
 
 /* Check and record an access of `kind` to dwords [first, last] by wave w's
- * LDS instruction seq. Returns 0, or -1 after a report. */
+ * LDS instruction seq (the summaries: lds_note). Returns 0, or -1 after a
+ * report. */
 static inline int lds_track(wg_ctx *c, wave *w, uint32_t first, uint32_t last, int kind, uint32_t seq)
 {
     int me = w->id, nw = c->lds_nw;
@@ -89,10 +100,6 @@ static inline int lds_track(wg_ctx *c, wave *w, uint32_t first, uint32_t last, i
             rs[me] = (emu_lds_read){seq | (keep_plain ? 0 : atom), pc};
         }
     }
-    if (kind != LDS_READ)
-        lds_note_write(c, me, first, last, seq);
-    if (kind != LDS_WRITE)
-        lds_note_read(c, me, first, last, seq);
     return 0;
 }
 
@@ -113,9 +120,8 @@ static inline bool lds_quiet_at(const wg_ctx *c, int me, int kind, uint32_t lo, 
     }
     return true;
 }
-/* lds_track's bookkeeping of a plain read or write when lds_quiet_at holds,
- * less the horizon summaries: the caller notes the instruction's whole
- * range once (lds_note_write / lds_note_read). */
+/* lds_track's bookkeeping of a plain read or write when lds_quiet_at holds
+ * (the summaries: lds_note). */
 static inline void lds_record(wg_ctx *c, const wave *w, uint32_t first, uint32_t last, int kind, uint32_t seq)
 {
     int me = w->id, nw = c->lds_nw;
