@@ -43,6 +43,13 @@ typedef struct {
     bool timing;
     int num_cu;
     double clock_ghz;
+    /* With the timing model on, run only the workgroups it traces (a cost and
+       nothing else: find mode's measurements, runtime/handle_find.c). The
+       modeled cycles are a whole run's (the model sees no other workgroup);
+       what the skipped workgroups would write stays as it was, their faults
+       and hazards go unseen and the functional stats count the run ones. A
+       launch the model cannot time runs whole. emu_set_timing_only. */
+    bool timing_only;
 } emu_options;
 
 /* The default per-wave instruction budget: some 100 times what a wave of
@@ -142,6 +149,8 @@ typedef struct {
 } emu_kernel_info;
 
 emu_device *emu_create(const target *t, const emu_options *opt);
+/* Turn emu_options.timing_only on or off for the device's later launches. */
+void emu_set_timing_only(emu_device *d, bool on);
 void emu_destroy(emu_device *d);
 const target *emu_target(const emu_device *d);
 

@@ -295,6 +295,8 @@ static void *worker(void *arg)
         uint64_t wg = atomic_fetch_add(&L->next, 1);
         if (wg >= L->total)
             break;
+        if (L->tm && L->dev->opt.timing_only && !emu_timing_needs(L->tm, wg))
+            continue; /* a cost only: the model does not trace it */
         if (L->tm)
             emu_timing_attach(L->tm, wg, c->waves, nwaves);
         int rc = run_workgroup(L, c, wg);
@@ -478,7 +480,8 @@ int emu_launch(emu_device *d, const emu_kernel *k, const unsigned grid[3], const
     }
     L.total = (uint64_t)grid[0] * grid[1] * grid[2];
     L.nwaves = (int)((threads + 63) / 64);
-    if (L.total * (uint64_t)L.nwaves <= (1u << 26))
+    /* the schedule model's wave cycles, of every workgroup (not when some are skipped) */
+    if (L.total * (uint64_t)L.nwaves <= (1u << 26) && !(tm && d->opt.timing_only))
         L.wave_cycles = calloc((size_t)(L.total * (uint64_t)L.nwaves), sizeof *L.wave_cycles);
     atomic_init(&L.next, 0);
     atomic_init(&L.stop, false);

@@ -164,20 +164,28 @@ static int64_t trace_slot(const emu_timing *tm, int s, uint64_t j)
     return -1;
 }
 
+/* The traces of workgroup wg's waves, NULL when it is not traced. */
+static emu_trace *traces_of(const emu_timing *tm, uint64_t wg)
+{
+    if (tm->bad)
+        return NULL;
+    uint64_t c = wg % tm->active, j = wg / tm->active;
+    for (int s = 0; s < tm->ns; s++) {
+        int64_t slot = tm->cu[s] == c ? trace_slot(tm, s, j) : -1;
+        if (slot >= 0)
+            return &tm->tr[((size_t)s * (size_t)tm->cap + (size_t)slot) * (size_t)tm->nwaves];
+    }
+    return NULL;
+}
+
 void emu_timing_attach(emu_timing *tm, uint64_t wg, wave *waves, int nwaves)
 {
-    emu_trace *base = NULL;
-    if (!tm->bad) {
-        uint64_t c = wg % tm->active, j = wg / tm->active;
-        for (int s = 0; s < tm->ns; s++) {
-            int64_t slot = tm->cu[s] == c ? trace_slot(tm, s, j) : -1;
-            if (slot >= 0)
-                base = &tm->tr[((size_t)s * (size_t)tm->cap + (size_t)slot) * (size_t)nwaves];
-        }
-    }
+    emu_trace *base = traces_of(tm, wg);
     for (int i = 0; i < nwaves; i++)
         waves[i].trace = base ? &base[i] : NULL;
 }
+
+bool emu_timing_needs(const emu_timing *tm, uint64_t wg) { return tm->bad || traces_of(tm, wg); }
 
 static int cmp_double(const void *a, const void *b)
 {

@@ -463,6 +463,10 @@ typedef struct {
  * a record of that file (written atomically; records of other targets and
  * problems are kept). dx, dy and w are buffers as for igemm_conv_bwd_data;
  * on return dx holds the result (every configuration computes the same dx).
+ * On the emulator with the timing model on, each measurement runs only the
+ * workgroups the model traces (its cost is exactly a whole run's; faults
+ * of the other workgroups go unseen), and the best runs whole at the end:
+ * find there takes a few whole runs' time, not one per configuration.
  *
  * results (may be NULL when max_results is 0) receives up to max_results
  * entries, fastest first, configurations that failed last; *count (may be

@@ -70,6 +70,11 @@ typedef struct backend_ops {
        (bk_stats.model_busy, summed over its launches): "compute", "LDS",
        ...; NULL where the backend has no model. */
     const char *(*model_limit)(uint64_t cycles, const uint64_t busy[4]);
+    /* Find mode's measurements (find_timed_runs 0): on, later launches run
+       only what their modeled cost needs (the emulator: the workgroups its
+       timing model traces), the cost a whole run's, the outputs not all
+       written; off, whole runs again. NULL: every run is whole. */
+    void (*cost_only)(backend *b, bool on);
 } backend_ops;
 
 /* The table entries of the functions both backend files define under the

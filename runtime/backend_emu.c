@@ -152,6 +152,8 @@ static const char *model_limit(uint64_t cycles, const uint64_t busy[4])
     return emu_limit_names[emu_model_limit(cycles, busy)];
 }
 
+static void cost_only(backend *b, bool on) { emu_set_timing_only(E(b)->dev, on); }
+
 static const backend_ops emu_ops = {
     .name = "emu",
     .cost_unit = "cycles",
@@ -162,6 +164,7 @@ static const backend_ops emu_ops = {
     .to_device = copy, /* host memory both ways */
     .to_host = copy,
     .model_limit = model_limit,
+    .cost_only = cost_only,
 };
 
 backend *backend_emu_create(const target *t, int threads, uint64_t max_wave_insts, bool timing, char *why, size_t len)

@@ -391,6 +391,7 @@ static const backend_ops hip_ops = {
     .to_device = to_device,
     .to_host = to_host,
     .model_limit = NULL, /* HIP times runs; it models nothing */
+    .cost_only = NULL,   /* a timed run is a whole run */
 };
 
 backend *backend_hip_create(int device, const char *available, char *why, size_t len, igemm_status *st)

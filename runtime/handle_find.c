@@ -7,9 +7,13 @@
 
 #include "handle_int.h"
 
-/* Measure one configuration: its cost, or the failure's status. */
+/* Measure one configuration: its cost, or the failure's status. Where the
+ * backend can run only what a modeled cost needs (backend_ops.cost_only: the
+ * emulator's traced workgroups), it does, and *partial says dx may not hold
+ * this configuration's whole result; a run the model could not time is
+ * repeated whole (its cost is then the run's own cycles). */
 static igemm_status measure(igemm_handle *h, const igemm_shape *sh, const solver *s, void *dx, const void *dy,
-                            const void *w, igemm_perf *out)
+                            const void *w, igemm_perf *out, bool *partial)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->solution, sizeof out->solution, "%s", s->name);
@@ -17,7 +21,16 @@ static igemm_status measure(igemm_handle *h, const igemm_shape *sh, const solver
     igemm_run_info ri;
     /* a warm-up run where the backend times its runs; else the measurement */
     int timed_runs = h->b->ops->find_timed_runs;
+    bool sampled = !timed_runs && h->b->ops->cost_only;
+    if (sampled)
+        h->b->ops->cost_only(h->b, true);
     igemm_status st = handle_run(h, sh, s, dx, dy, w, timed_runs > 0, &ri);
+    if (sampled)
+        h->b->ops->cost_only(h->b, false);
+    if (sampled && st == IGEMM_OK && !ri.modeled_cycles)
+        st = handle_run(h, sh, s, dx, dy, w, false, &ri);
+    else if (sampled)
+        *partial = true;
     out->launches = ri.launches;
     out->cost = timed_runs ? INFINITY : ri.modeled_cycles ? (double)ri.modeled_cycles : (double)ri.cycles;
     for (int i = 0; st == IGEMM_OK && i < timed_runs; i++) {
@@ -64,6 +77,7 @@ igemm_status igemm_find(igemm_handle *h, const igemm_problem *p, void *dx, const
     if (!perf)
         return handle_fail(h, IGEMM_ERR_NO_MEMORY, "out of memory");
     igemm_status first_fail = IGEMM_OK, last = IGEMM_OK, save_st = IGEMM_OK;
+    bool partial = false; /* a measurement left dx unfinished (measure) */
     char first_msg[sizeof h->err] = "", save_msg[512] = "";
     handle_heuristic_ctx hc = {h, &sh};
     bool naive_too = heuristic_naive_worth_timing(&sh, &h->dev_t, handle_heuristic_ok, &hc);
@@ -77,7 +91,7 @@ igemm_status igemm_find(igemm_handle *h, const igemm_problem *p, void *dx, const
             continue;
         if (h->progress)
             h->progress(h->progress_ctx, s->name, n, total);
-        last = measure(h, &sh, s, dx, dy, w, &perf[n]);
+        last = measure(h, &sh, s, dx, dy, w, &perf[n], &partial);
         if (last != IGEMM_OK && first_fail == IGEMM_OK) {
             first_fail = last;
             snprintf(first_msg, sizeof first_msg, "%s", h->err);
@@ -109,7 +123,7 @@ igemm_status igemm_find(igemm_handle *h, const igemm_problem *p, void *dx, const
         free(perf);
         return handle_fail(h, first_fail, "find: every configuration failed; the first: %s", first_msg);
     }
-    if (last != IGEMM_OK) {
+    if (last != IGEMM_OK || partial) {
         /* the last run left dx half-written: recompute it with the best */
         igemm_run_info ri;
         if ((st = handle_run(h, &sh, solver_find(perf[0].solution), dx, dy, w, false, &ri)) != IGEMM_OK) {

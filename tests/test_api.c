@@ -627,6 +627,35 @@ static void find_fp16_modes_and_perfdb_keys(void **state)
     rmdir(dir);
 }
 
+/* Find on the emulator runs only the workgroups its timing model traces
+ * (backend_ops.cost_only): on a problem whose grids are larger than that
+ * sample (gfx908: 4 CUs traced of 120; four phases of stride 2), every cost
+ * is the modeled time of a whole run of that configuration, and dx holds the
+ * result afterwards (find runs the best whole). */
+static void find_costs_are_whole_runs(void **state)
+{
+    (void)state;
+    igemm_handle *h = tc_emu_handle("gfx908", NULL, 2);
+    igemm_problem p = prob(8, 64, 16, 16, 32, 3, 3);
+    p.pad_h = p.pad_w = 1, p.stride_h = p.stride_w = 2;
+    bufs b;
+    bufs_make(&b, &p);
+    igemm_perf perf[64];
+    int count = -1;
+    assert_int_equal(igemm_find(h, &p, b.dx, b.dy, b.w, perf, 64, &count), IGEMM_OK);
+    assert_true(count >= 2);
+    bufs_check(&b, &p);
+    for (int i = 0; i < count && i < 64; i++) {
+        igemm_run_info ri;
+        assert_int_equal(igemm_conv_bwd_data_ex(h, &p, perf[i].solution, b.dx, b.dy, b.w, &ri), IGEMM_OK);
+        if ((double)ri.modeled_cycles != perf[i].cost)
+            fail_msg("%s: find's cost %.17g cycles, a whole run models %llu", perf[i].solution, perf[i].cost,
+                     (unsigned long long)ri.modeled_cycles);
+    }
+    bufs_free(&b);
+    igemm_destroy(h);
+}
+
 static void find_and_perfdb_round_trip(void **state)
 {
     (void)state;
@@ -965,6 +994,7 @@ int main(void)
         cmocka_unit_test(sixteen_bit_problems),
         cmocka_unit_test(run_matches_definition),
         cmocka_unit_test(find_and_perfdb_round_trip),
+        cmocka_unit_test(find_costs_are_whole_runs),
         cmocka_unit_test(embedded_code_objects),
         cmocka_unit_test(launch_plan_by_hand),
         cmocka_unit_test(batch_split_plan),

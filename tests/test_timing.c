@@ -392,6 +392,37 @@ static void test_mixed_workgroups(void **state)
     each_target(mixed);
 }
 
+/* emu_options.timing_only (find mode's measurements): a launch of far more
+ * workgroups than the model traces, the first quarter heavy, runs only the
+ * traced ones and models exactly the cycles of the whole run. */
+static void timing_only(const char *arch)
+{
+    tc_sbuf b = {0};
+    tc_put(&b, "    s_cmp_ge_u32 s2, %u\n    s_cbranch_scc1 .Ldone\n", 64 * CUS);
+    for (int i = 0; i < 8; i++)
+        tc_put(&b, "    v_fmac_f32 v%d, v34, v35\n", i + 2);
+    tc_put(&b, ".Ldone:\n");
+    emu_stats st[2];
+    for (int only = 0; only < 2; only++) {
+        tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 40, .num_cu = CUS, .timing_only = only};
+        st[only] = run_timed(&sn, 256 * CUS, 256, NULL, NULL);
+    }
+    free(b.s);
+    assert_int_equal(st[0].workgroups, 256 * CUS);
+    if (st[1].workgroups * 8 > st[0].workgroups)
+        fail_msg("%s: timing_only ran %llu of %llu workgroups", arch, (unsigned long long)st[1].workgroups,
+                 (unsigned long long)st[0].workgroups);
+    assert_int_equal(st[1].model_cycles, st[0].model_cycles);
+    for (int i = 0; i < EL_LATENCY; i++)
+        assert_int_equal(st[1].model_busy[i], st[0].model_busy[i]);
+}
+
+static void test_timing_only(void **state)
+{
+    (void)state;
+    each_target(timing_only);
+}
+
 /* ---- occupancy: the same loop with few and with many VGPRs ---- */
 
 static void occupancy(const char *arch)
@@ -890,7 +921,7 @@ int main(void)
         cmocka_unit_test(test_stream_copy), cmocka_unit_test(test_latency),  cmocka_unit_test(test_occupancy),
         cmocka_unit_test(test_coalescing),  cmocka_unit_test(test_l1),       cmocka_unit_test(test_l2),
         cmocka_unit_test(test_lds_conflicts), cmocka_unit_test(test_launches), cmocka_unit_test(test_mixed_workgroups),
-        cmocka_unit_test(test_l2_shared),
+        cmocka_unit_test(test_l2_shared),   cmocka_unit_test(test_timing_only),
         cmocka_unit_test(test_roofline),    cmocka_unit_test(test_cli_reports_modeled_time),
     };
     return cmocka_run_group_tests(tests, open_table, close_table);
