@@ -9,15 +9,19 @@
  *     wave cycles = steps * step cycles + fixed            (issue-cycle model
  *                   of docs/EMULATOR.md: FMAs, LDS reads/writes, loads,
  *                   scalar and sync overhead per step; setup and stores)
- *   all phases run in one multihead launch, so their waves share the
- *   target's 4 * CUs SIMDs:
- *     per SIMD    = ceil(waves of all phases / (4 * CUs))
- *     time        = max(per SIMD * mean wave cycles, longest wave)
- *                   * latency factor (1.3 when a SIMD holds one wave at a
- *                   time, 1.1 with two: memory latency stays exposed); the
- *                   waves a SIMD holds come from the occupancy, limited by
- *                   LDS and VGPRs (the target's register file, allocation
- *                   granule and wave slots per SIMD)
+ *   all phases run in one multihead launch, one after another in the grid,
+ *   and workgroups go to the CUs round-robin, so CU 0 runs the most (and
+ *   the first, longest ones) and its share is the launch's time:
+ *     per SIMD    = ceil(CU 0's waves / 4)
+ *     time        = max(per SIMD * CU 0's mean wave cycles * latency factor,
+ *                       longest wave * rounds)
+ *                   latency factor: 1.3 when a SIMD holds one wave at a
+ *                   time, 1.0 from three, linear between (memory latency
+ *                   stays exposed); rounds: CU 0's GEMM workgroups over the
+ *                   ones it holds at once (each round waits for its loads);
+ *                   the waves a SIMD holds come from the occupancy, limited
+ *                   by LDS and VGPRs (the target's register file,
+ *                   allocation granule and wave slots per SIMD)
  *     work        = the waves' issue cycles
  *   and never less than the memory the tiles move: their bytes through the
  *   device's L2, and the cache lines their loads touch through the CUs'
@@ -59,6 +63,8 @@
  * (few channels) the thin configurations. The naive kernel is the fallback. */
 #include "select.h"
 
+#include <math.h>
+
 #include "../arch/mfma.h"
 #include "../arch/occupancy.h"
 #include "v4r1_config.h"
@@ -69,7 +75,8 @@ static double ceil_div(double a, double b) { return (double)(((long long)a + (lo
  * staging of the next tile) and once (setup, column decode, stores), by
  * the configuration's math strategy. */
 typedef struct {
-    double step, fixed;
+    double mfma, other; /* per K step: the matrix core's cycles, the rest of the wave's issue */
+    double fixed;
 } wave_cost;
 
 /* The staging of one step: the thread's buffer loads and its LDS writes
@@ -91,8 +98,8 @@ static wave_cost fma_cost(const v4r1_config *c)
 {
     int tm = 4 * c->rm, tn = 4 * c->rn, kp = c->kpack ? c->kpack : 1, per = c->kpack ? 2 : 1;
     double rows = (double)c->kpb / kp;
-    wave_cost w;
-    w.step = rows * tm * tn * per * 4           /* v_fmac / v_dot2 */
+    wave_cost w = {0};
+    w.other = rows * tm * tn * per * 4          /* v_fmac / v_dot2 */
              + rows * (c->rm + c->rn) * per * 8 /* ds_read_b128 */
              + staging_cycles(c) + 40;          /* scalar walk, waits, barrier */
     w.fixed = 600 + (double)tm * tn * 6 + (double)tn * 90;
@@ -111,9 +118,8 @@ static wave_cost mfma_cost(const v4r1_config *c, const target *t)
     const mfma_info *m = v4r1_mfma_inst(c, t, &issues);
     int kst = c->kpb / v4r1_mfma_kstep(c), cd = c->inst * c->inst / 64;
     wave_cost w;
-    double mfma = (double)kst * c->bm * c->bn * issues * (m ? m->cycles : 64);
-    double other = (double)kst * (c->bm + c->bn) * 4 /* ds_read */ + staging_cycles(c) + 40; /* walk, waits, barrier */
-    w.step = mfma > other ? mfma : other; /* the wave issues the rest while its MFMAs run */
+    w.mfma = (double)kst * c->bm * c->bn * issues * (m ? m->cycles : 64);
+    w.other = (double)kst * (c->bm + c->bn) * 4 /* ds_read */ + staging_cycles(c) + 40; /* walk, waits, barrier */
     w.fixed = 600 + (double)c->bm * c->bn * cd * 8 + (double)c->bn * 90;
     return w;
 }
@@ -245,7 +251,8 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
 {
     int waves = c->block / 64;
     wave_cost wc = math_cost(c, t);
-    double step = wc.step, fixed = wc.fixed + (c->ksplit ? 0 : guard_cycles(c));
+    /* the wave issues the rest of a step while its MFMAs run */
+    double step = wc.mfma > wc.other ? wc.mfma : wc.other, fixed = wc.fixed + (c->ksplit ? 0 : guard_cycles(c));
     /* with D tiles in flight (c->in_flight) a step waits for loads issued D
        steps before: the first tile pays the whole latency, every later step
        a D-th of it, and never less than its issue */
@@ -258,41 +265,57 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
     if (target_occupancy(t, &a, waves, &o))
         return 1e300;
     int occ = o.max_wg;
-    /* every phase's workgroups in one (multihead) launch: the waves of all
-       of them share the SIMDs */
-    double waves_total = 0, cycles_total = 0, longest = 0; /* longest: with the latency floor */
-    /* the tiles' bytes through the device's L2 (each workgroup loads its A
-       and B tiles once per step, elements of the tensors' type) */
-    double tile_bytes = (double)c->kpb * (c->mpb + c->npb) * igemm_dtype_get(c->dtype)->bytes, l2_bytes = 0;
-    double lines = 0, wgs_total = 0, wg_lines = step_lines(c, sh, t); /* address path: lines of the loads */
     int phases[V4R1_PLAN_PHASES];
     int nph = v4r1_launch_phases(sh, phases, V4R1_PLAN_PHASES); /* empty phases: steps 0, only stores */
     double per, splits; /* a split along GEMM K: splits times the workgroups, a range of the K blocks each */
     split_ranges(c, sh, &per, &splits);
+    double wgs_of[V4R1_PLAN_PHASES], wgs_total = 0;
     for (int i = 0; i < nph; i++) {
         igemm_phase ph = igemm_phase_get(sh, phases[i]);
-        double steps = (double)ph.ydot_slice * ph.xdot_slice * per;
-        double wgs = ceil_div((double)ph.gemm_m, c->mpb) * ceil_div((double)ph.gemm_n, c->npb) * sh->p.groups * splits;
+        wgs_of[i] = ceil_div((double)ph.gemm_m, c->mpb) * ceil_div((double)ph.gemm_n, c->npb) * sh->p.groups * splits;
+        wgs_total += wgs_of[i];
+    }
+    if (wgs_total == 0)
+        return 0;
+    /* every phase's workgroups in one (multihead) launch, the phases one
+       after another in the grid (the GEMM phases first); workgroups go to
+       the CUs round-robin (timing model: with A = min(CUs, workgroups), CU 0
+       runs workgroups 0, A, 2A, ...), so CU 0 has the most and its work is
+       the launch's: a grid of a few long GEMM workgroups and many short
+       zero-writing ones is as slow as CU 0's share of the long ones */
+    double act = wgs_total < t->num_cu ? wgs_total : t->num_cu;
+    double w0 = 0, c0 = 0, g0 = 0; /* CU 0's waves, their cycles, its workgroups with K steps */
+    double cycles_total = 0, longest = 0; /* longest: one wave with the latency floor */
+    /* the tiles' bytes through the device's L2 (each workgroup loads its A
+       and B tiles once per step, elements of the tensors' type) */
+    double tile_bytes = (double)c->kpb * (c->mpb + c->npb) * igemm_dtype_get(c->dtype)->bytes, l2_bytes = 0;
+    double lines = 0, first = 0, wg_lines = step_lines(c, sh, t); /* address path: lines of the loads */
+    for (int i = 0; i < nph; i++) {
+        igemm_phase ph = igemm_phase_get(sh, phases[i]);
+        double steps = (double)ph.ydot_slice * ph.xdot_slice * per, wgs = wgs_of[i];
         double cyc = steps * step + fixed, lcyc = (steps ? lfirst + steps * lstep : 0) + lfixed;
-        waves_total += wgs * waves;
+        /* CU 0's workgroups of this phase: the multiples of act in [first, first + wgs) */
+        double n0 = floor((first + wgs - 1) / act) - (first > 0 ? floor((first - 1) / act) : -1);
+        first += wgs;
+        w0 += n0 * waves;
+        c0 += n0 * waves * cyc;
+        g0 += steps ? n0 : 0;
         l2_bytes += wgs * steps * tile_bytes;
         lines += wgs * steps * wg_lines;
-        wgs_total += wgs;
         cycles_total += wgs * waves * cyc;
         if (lcyc > longest)
             longest = lcyc;
     }
     if (work)
         *work = cycles_total;
-    if (waves_total == 0)
-        return 0;
-    double simds = (double)t->simds_per_cu * t->num_cu;
-    double per_simd = ceil_div(waves_total, simds);          /* waves each SIMD runs */
+    double per_simd = ceil_div(w0, t->simds_per_cu);          /* waves each SIMD of CU 0 runs */
     double resident = (double)occ * waves / t->simds_per_cu; /* waves a SIMD holds at once */
     if (resident > per_simd)
         resident = per_simd;
-    double lat = resident < 2 ? 1.3 : resident < 3 ? 1.1 : 1.0;
-    double busy = per_simd * cycles_total / waves_total * lat;
+    /* the memory latency the waves leave exposed: 1.3x their issue with one
+       wave a SIMD, none from three on, in between linearly */
+    double lat = resident <= 1 ? 1.3 : resident >= 3 ? 1.0 : 1.3 - 0.15 * (resident - 1);
+    double busy = per_simd * c0 / w0 * lat;
     /* a CU's address path takes the lines of the workgroups it runs */
     double mem = l2_bytes / t->tm.l2_bytes_per_clk, path = lines / wgs_total * ceil_div(wgs_total, t->num_cu);
     double l2_lines = lines * t->tm.line_bytes / t->tm.l2_bytes_per_clk; /* every line through L2 */
@@ -302,6 +325,11 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         busy = mem;
     if (path > busy)
         busy = path;
+    /* the latency floor: CU 0 holds occ workgroups at once, so its GEMM
+       workgroups wait for their loads in ceil(g0 / occ) rounds, one after
+       another */
+    if (g0 > occ)
+        longest *= ceil_div(g0, occ);
     /* a launch's dispatch (timing model: launch_us), and the zero fill's */
     double launch = t->tm.launch_us * 1e3 * t->clock_ghz * (sh->full_coverage ? 1 : 2);
     /* no fixup launch: an unsplit kernel guards itself (guard_cycles, in
