@@ -427,13 +427,17 @@ bench-depthwise: all
 # ---- the heuristic's pick against find mode's best (tools/bench_heuristic.py) --
 # One layer in HEUR_SAMPLE of ResNet-50, ResNeXt-101 and Inception-v3 at batch
 # HEUR_BATCH on every target, type and layout, HEUR_JOBS layers at once (find
-# mode on one layer takes 30 s to minutes): writes $(B)/heuristic.md (docs/TIMING.md)
+# mode runs only the timing model's sample: seconds a layer); HEUR_FINDS=DIR
+# keeps the find rankings there and re-scores the heuristic against them in
+# seconds (empty it when a kernel or the model changes): writes
+# $(B)/heuristic.md (docs/TIMING.md)
 HEUR_BATCH  ?= 8
 HEUR_SAMPLE ?= 3
 HEUR_JOBS   ?= 2
+HEUR_FINDS  ?=
 .PHONY: bench-heuristic
 bench-heuristic: all
-	B=$(B) BATCH=$(HEUR_BATCH) SAMPLE=$(HEUR_SAMPLE) JOBS=$(HEUR_JOBS) $(PYTHON) tools/bench_heuristic.py > $(B)/heuristic.md
+	B=$(B) BATCH=$(HEUR_BATCH) SAMPLE=$(HEUR_SAMPLE) JOBS=$(HEUR_JOBS) FINDS=$(HEUR_FINDS) $(PYTHON) tools/bench_heuristic.py > $(B)/heuristic.md
 	@cat $(B)/heuristic.md
 
 # ---- every network layer on the emulator, verified (tools/check_networks.sh) --
