@@ -27,10 +27,12 @@ emu_device *emu_create(const target *t, const emu_options *opt)
     return d;
 }
 
-void emu_set_timing_only(emu_device *d, bool on)
+bool emu_set_timing_only(emu_device *d, bool on)
 {
-    if (d)
-        d->opt.timing_only = on;
+    if (!d)
+        return false;
+    d->opt.timing_only = on;
+    return on && d->opt.timing;
 }
 
 void emu_destroy(emu_device *d)

@@ -149,8 +149,9 @@ typedef struct {
 } emu_kernel_info;
 
 emu_device *emu_create(const target *t, const emu_options *opt);
-/* Turn emu_options.timing_only on or off for the device's later launches. */
-void emu_set_timing_only(emu_device *d, bool on);
+/* Turn emu_options.timing_only on or off for the device's later launches;
+ * returns whether launches now skip workgroups (on, with the timing model on). */
+bool emu_set_timing_only(emu_device *d, bool on);
 void emu_destroy(emu_device *d);
 const target *emu_target(const emu_device *d);
 

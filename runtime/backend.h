@@ -73,8 +73,9 @@ typedef struct backend_ops {
     /* Find mode's measurements (find_timed_runs 0): on, later launches run
        only what their modeled cost needs (the emulator: the workgroups its
        timing model traces), the cost a whole run's, the outputs not all
-       written; off, whole runs again. NULL: every run is whole. */
-    void (*cost_only)(backend *b, bool on);
+       written; returns whether they will (false: no model, every run is
+       whole); off, whole runs again. NULL: every run is whole. */
+    bool (*cost_only)(backend *b, bool on);
 } backend_ops;
 
 /* The table entries of the functions both backend files define under the

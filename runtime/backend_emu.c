@@ -152,7 +152,7 @@ static const char *model_limit(uint64_t cycles, const uint64_t busy[4])
     return emu_limit_names[emu_model_limit(cycles, busy)];
 }
 
-static void cost_only(backend *b, bool on) { emu_set_timing_only(E(b)->dev, on); }
+static bool cost_only(backend *b, bool on) { return emu_set_timing_only(E(b)->dev, on); }
 
 static const backend_ops emu_ops = {
     .name = "emu",

@@ -21,9 +21,7 @@ static igemm_status measure(igemm_handle *h, const igemm_shape *sh, const solver
     igemm_run_info ri;
     /* a warm-up run where the backend times its runs; else the measurement */
     int timed_runs = h->b->ops->find_timed_runs;
-    bool sampled = !timed_runs && h->b->ops->cost_only;
-    if (sampled)
-        h->b->ops->cost_only(h->b, true);
+    bool sampled = !timed_runs && h->b->ops->cost_only && h->b->ops->cost_only(h->b, true);
     igemm_status st = handle_run(h, sh, s, dx, dy, w, timed_runs > 0, &ri);
     if (sampled)
         h->b->ops->cost_only(h->b, false);
