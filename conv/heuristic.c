@@ -24,11 +24,9 @@
  *                   allocation granule and wave slots per SIMD)
  *     work        = the waves' issue cycles
  *   and never less than the memory the tiles move: their bytes through the
- *   device's L2, the cache lines their loads touch through the CUs'
+ *   device's L2, and the cache lines their loads touch through the CUs'
  *   address paths (a line a cycle per CU, as the timing model charges;
- *   step_lines: the lanes' strides by layout) and through the L2 once a
- *   step (the L1 keeps a line between the instructions that read it one
- *   element at a time), plus a dispatch per launch
+ *   step_lines: the lanes' strides by layout), plus a dispatch per launch
  *   (the zero fill's too where the phases leave dx pixels unwritten)
  *
  * The least time wins; among configurations within 3% of it, the least
@@ -159,15 +157,10 @@ static double inst_lines(double run, double stride, double access, double line)
 /* Lines a wave's A (w) and B (dy) loads of one K step touch, from the
  * staging's thread mapping (gen/v4r1/staging.c): A lanes run along m, WA
  * apart (NHWC: contiguous channels, one vector load when WA > 1; NCHW: a
- * tap's channels y*x elements apart, or one in the _kyxc copy); B lanes
- * along the GEMM N pixels, WB apart (NCHW: contiguous pixels of a row;
- * NHWC: a pixel's channels, K elements apart), or on the channel path
- * along one pixel's channels. Per instruction (the address path's lines),
- * or, with `unique`, the lines the step brings through the L2: a lane's
- * elements that lie side by side (w's channels in NHWC and the _kyxc copy,
- * dy's pixels in NCHW) share their lines, which the CU's L1 keeps between
- * the instructions that read them one element at a time. */
-static double step_lines(const v4r1_config *c, const igemm_shape *sh, const target *t, bool unique)
+ * tap's channels y*x elements apart, or one in the _kyxc copy); B lanes along the GEMM N pixels, WB
+ * apart (NCHW: contiguous pixels of a row; NHWC: a pixel's channels, K
+ * elements apart), or on the channel path along one pixel's channels. */
+static double step_lines(const v4r1_config *c, const igemm_shape *sh, const target *t)
 {
     double esz = igemm_dtype_get(c->dtype)->bytes, line = t->tm.line_bytes;
     bool nhwc = c->layout == IGEMM_LAYOUT_NHWC;
@@ -175,14 +168,11 @@ static double step_lines(const v4r1_config *c, const igemm_shape *sh, const targ
     double yx = (double)sh->p.y * sh->p.x;
     bool vec_a = nhwc && c->wa > 1 && (esz == 4 || c->kpack > 1);
     bool w_channels = nhwc || c->kyxc; /* w's channels contiguous: NHWC's, or the _kyxc copy */
-    double a = vec_a || (unique && w_channels)
-                   ? c->va * inst_lines(ra, c->wa * esz, c->wa * esz, line)
-                   : c->va * c->wa * inst_lines(ra, c->wa * esz * (w_channels ? 1 : yx), esz, line);
+    double a = vec_a ? c->va * inst_lines(ra, c->wa * esz, c->wa * esz, line)
+                     : c->va * c->wa * inst_lines(ra, c->wa * esz * (w_channels ? 1 : yx), esz, line);
     double b;
     if (c->bpath == V4R1_B_CHANNELS) /* runs of KPB/WB lanes along a pixel's channels, one vector each */
         b = c->vb * inst_lines(c->kpb / c->wb, c->wb * esz, c->wb * esz, line);
-    else if (unique && !nhwc)
-        b = c->vb * inst_lines(rb, c->wb * esz, c->wb * esz, line);
     else
         b = c->vb * c->wb * inst_lines(rb, c->wb * esz * (nhwc ? sh->p.k : 1), esz, line);
     return (a + b) * c->block / 64;
@@ -299,9 +289,7 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
     /* the tiles' bytes through the device's L2 (each workgroup loads its A
        and B tiles once per step, elements of the tensors' type) */
     double tile_bytes = (double)c->kpb * (c->mpb + c->npb) * igemm_dtype_get(c->dtype)->bytes, l2_bytes = 0;
-    /* the loads' lines: per instruction through the address path, each once through the L2 */
-    double lines = 0, l2_lines = 0, first = 0, wg_lines = step_lines(c, sh, t, false);
-    double wg_l2_lines = step_lines(c, sh, t, true);
+    double lines = 0, first = 0, wg_lines = step_lines(c, sh, t); /* address path: lines of the loads */
     for (int i = 0; i < nph; i++) {
         igemm_phase ph = igemm_phase_get(sh, phases[i]);
         double steps = (double)ph.ydot_slice * ph.xdot_slice * per, wgs = wgs_of[i];
@@ -314,7 +302,6 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         g0 += steps ? n0 : 0;
         l2_bytes += wgs * steps * tile_bytes;
         lines += wgs * steps * wg_lines;
-        l2_lines += wgs * steps * wg_l2_lines;
         cycles_total += wgs * waves * cyc;
         if (lcyc > longest)
             longest = lcyc;
@@ -331,9 +318,9 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
     double busy = per_simd * c0 / w0 * lat;
     /* a CU's address path takes the lines of the workgroups it runs */
     double mem = l2_bytes / t->tm.l2_bytes_per_clk, path = lines / wgs_total * ceil_div(wgs_total, t->num_cu);
-    double l2 = l2_lines * t->tm.line_bytes / t->tm.l2_bytes_per_clk; /* every line through L2 */
-    if (l2 > mem)
-        mem = l2;
+    double l2_lines = lines * t->tm.line_bytes / t->tm.l2_bytes_per_clk; /* every line through L2 */
+    if (l2_lines > mem)
+        mem = l2_lines;
     if (mem > busy)
         busy = mem;
     if (path > busy)
