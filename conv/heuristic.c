@@ -75,8 +75,7 @@ static double ceil_div(double a, double b) { return (double)(((long long)a + (lo
  * staging of the next tile) and once (setup, column decode, stores), by
  * the configuration's math strategy. */
 typedef struct {
-    double mfma, other; /* per K step: the matrix core's cycles, the rest of the wave's issue */
-    double fixed;
+    double step, fixed;
 } wave_cost;
 
 /* The staging of one step: the thread's buffer loads and its LDS writes
@@ -98,8 +97,8 @@ static wave_cost fma_cost(const v4r1_config *c)
 {
     int tm = 4 * c->rm, tn = 4 * c->rn, kp = c->kpack ? c->kpack : 1, per = c->kpack ? 2 : 1;
     double rows = (double)c->kpb / kp;
-    wave_cost w = {0};
-    w.other = rows * tm * tn * per * 4          /* v_fmac / v_dot2 */
+    wave_cost w;
+    w.step = rows * tm * tn * per * 4           /* v_fmac / v_dot2 */
              + rows * (c->rm + c->rn) * per * 8 /* ds_read_b128 */
              + staging_cycles(c) + 40;          /* scalar walk, waits, barrier */
     w.fixed = 600 + (double)tm * tn * 6 + (double)tn * 90;
@@ -118,8 +117,9 @@ static wave_cost mfma_cost(const v4r1_config *c, const target *t)
     const mfma_info *m = v4r1_mfma_inst(c, t, &issues);
     int kst = c->kpb / v4r1_mfma_kstep(c), cd = c->inst * c->inst / 64;
     wave_cost w;
-    w.mfma = (double)kst * c->bm * c->bn * issues * (m ? m->cycles : 64);
-    w.other = (double)kst * (c->bm + c->bn) * 4 /* ds_read */ + staging_cycles(c) + 40; /* walk, waits, barrier */
+    double mfma = (double)kst * c->bm * c->bn * issues * (m ? m->cycles : 64);
+    double other = (double)kst * (c->bm + c->bn) * 4 /* ds_read */ + staging_cycles(c) + 40; /* walk, waits, barrier */
+    w.step = mfma > other ? mfma : other; /* the wave issues the rest while its MFMAs run */
     w.fixed = 600 + (double)c->bm * c->bn * cd * 8 + (double)c->bn * 90;
     return w;
 }
@@ -251,8 +251,7 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
 {
     int waves = c->block / 64;
     wave_cost wc = math_cost(c, t);
-    /* the wave issues the rest of a step while its MFMAs run */
-    double step = wc.mfma > wc.other ? wc.mfma : wc.other, fixed = wc.fixed + (c->ksplit ? 0 : guard_cycles(c));
+    double step = wc.step, fixed = wc.fixed + (c->ksplit ? 0 : guard_cycles(c));
     /* with D tiles in flight (c->in_flight) a step waits for loads issued D
        steps before: the first tile pays the whole latency, every later step
        a D-th of it, and never less than its issue */
