@@ -295,10 +295,8 @@ static void *worker(void *arg)
         uint64_t wg = atomic_fetch_add(&L->next, 1);
         if (wg >= L->total)
             break;
-        if (L->tm && L->dev->opt.timing_only && !emu_timing_needs(L->tm, wg))
+        if (L->tm && !emu_timing_attach(L->tm, wg, c->waves, nwaves) && L->dev->opt.timing_only)
             continue; /* a cost only: the model does not trace it */
-        if (L->tm)
-            emu_timing_attach(L->tm, wg, c->waves, nwaves);
         int rc = run_workgroup(L, c, wg);
         if (!rc && L->wave_cycles)
             for (int i = 0; i < nwaves; i++)

@@ -178,14 +178,13 @@ static emu_trace *traces_of(const emu_timing *tm, uint64_t wg)
     return NULL;
 }
 
-void emu_timing_attach(emu_timing *tm, uint64_t wg, wave *waves, int nwaves)
+bool emu_timing_attach(emu_timing *tm, uint64_t wg, wave *waves, int nwaves)
 {
     emu_trace *base = traces_of(tm, wg);
     for (int i = 0; i < nwaves; i++)
         waves[i].trace = base ? &base[i] : NULL;
+    return tm->bad || base;
 }
-
-bool emu_timing_needs(const emu_timing *tm, uint64_t wg) { return tm->bad || traces_of(tm, wg); }
 
 static int cmp_double(const void *a, const void *b)
 {

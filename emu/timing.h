@@ -66,12 +66,10 @@ static inline void emu_trace_push(emu_trace *t, int pc, uint64_t exec)
  * the memory the kernel may touch is what the host registered. */
 emu_timing *emu_timing_begin(emu_device *d, const emu_kernel *k, uint64_t nwg, int nwaves);
 
-/* Give the waves of workgroup wg their traces (NULL when not sampled). */
-void emu_timing_attach(emu_timing *tm, uint64_t wg, wave *waves, int nwaves);
-
-/* Whether the model needs workgroup wg run: it is traced, or the launch
+/* Give the waves of workgroup wg their traces (NULL when not sampled).
+ * Returns whether the model needs it run: it is traced, or the launch
  * cannot be timed (then every workgroup is; emu_options.timing_only). */
-bool emu_timing_needs(const emu_timing *tm, uint64_t wg);
+bool emu_timing_attach(emu_timing *tm, uint64_t wg, wave *waves, int nwaves);
 
 /* Time the launch from its traces and its functional stats; adds to st. */
 void emu_timing_end(emu_timing *tm, emu_stats *st);
