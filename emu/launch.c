@@ -21,6 +21,8 @@ typedef struct {
     const void *kernargs;
     const void *dispatch;
     uint64_t total;
+    const uint64_t *ids;   /* this pass's workgroups (a traced pass), or NULL: every one not traced */
+    uint64_t count;        /* this pass's workgroups: ids's entries, or total */
     atomic_uint_fast64_t next;
     atomic_bool stop;
     pthread_mutex_t lock;
@@ -292,11 +294,14 @@ static void *worker(void *arg)
     c->err = err;
     c->errlen = sizeof err;
     while (!atomic_load(&L->stop)) {
-        uint64_t wg = atomic_fetch_add(&L->next, 1);
-        if (wg >= L->total)
+        uint64_t at = atomic_fetch_add(&L->next, 1);
+        if (at >= L->count)
             break;
-        if (L->tm && !emu_timing_attach(L->tm, wg, c->waves, nwaves) && L->dev->opt.timing_only)
-            continue; /* a cost only: the model does not trace it */
+        uint64_t wg = L->ids ? L->ids[at] : at;
+        if (!L->ids && L->tm && emu_timing_traced(L->tm, wg))
+            continue; /* ran in a traced pass */
+        if (L->tm)
+            emu_timing_attach(L->tm, wg, c->waves, nwaves);
         int rc = run_workgroup(L, c, wg);
         if (!rc && L->wave_cycles)
             for (int i = 0; i < nwaves; i++)
@@ -318,6 +323,35 @@ static void *worker(void *arg)
     ctx_free(c);
     free(c);
     return NULL;
+}
+
+/* Run one pass of the launch's workgroups (ids: these; NULL: every one of
+ * the `count` the timing model has not traced) on the device's threads. */
+static void run_pass(launch *L, const uint64_t *ids, uint64_t count)
+{
+    L->ids = ids;
+    L->count = count;
+    atomic_store(&L->next, 0);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int nt = L->dev->opt.threads > 0 ? L->dev->opt.threads : (int)(ncpu > 0 ? ncpu : 1);
+    if ((uint64_t)nt > count)
+        nt = (int)count;
+    if (nt <= 1) {
+        worker(L);
+        return;
+    }
+    pthread_t *th = calloc((size_t)nt, sizeof *th);
+    int started = 0;
+    for (int i = 0; th && i < nt; i++)
+        if (!pthread_create(&th[i], NULL, worker, L))
+            started++;
+        else
+            break;
+    if (!started)
+        worker(L);
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
 }
 
 /* ---- the schedule model (emu.h) ---- */
@@ -485,27 +519,16 @@ int emu_launch(emu_device *d, const emu_kernel *k, const unsigned grid[3], const
     atomic_init(&L.stop, false);
     pthread_mutex_init(&L.lock, NULL);
 
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int nt = d->opt.threads > 0 ? d->opt.threads : (int)(ncpu > 0 ? ncpu : 1);
-    if ((uint64_t)nt > L.total)
-        nt = (int)L.total;
     pthread_rwlock_rdlock(&d->lock);
-    if (nt <= 1) {
-        worker(&L);
-    } else {
-        pthread_t *th = calloc((size_t)nt, sizeof *th);
-        int started = 0;
-        for (int i = 0; th && i < nt; i++)
-            if (!pthread_create(&th[i], NULL, worker, &L))
-                started++;
-            else
-                break;
-        if (!started)
-            worker(&L);
-        for (int i = 0; i < started; i++)
-            pthread_join(th[i], NULL);
-        free(th);
-    }
+    /* the workgroups the timing model traces first, in passes (where its
+       sample shows the workgroups change, it asks for more between), then
+       the rest, unless only the model's cost is wanted */
+    bool sampled = tm && emu_timing_sampled(tm);
+    size_t n;
+    for (uint64_t *ids; sampled && !L.failed && (ids = emu_timing_next_pass(tm, &n)) != NULL; free(ids))
+        run_pass(&L, ids, n);
+    if (!L.failed && !(sampled && emu_timing_sampled(tm) && d->opt.timing_only))
+        run_pass(&L, NULL, L.total);
     pthread_rwlock_unlock(&d->lock);
     emu_unregister(d, kbuf);
     emu_unregister(d, pkt);

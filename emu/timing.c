@@ -13,17 +13,27 @@
  * launch's workgroups are not alike (a multi-phase plan's phases run one
  * after another in the grid: the GEMM phases first, then the phases that
  * only write zeros), so the first `cap` alone would stand for phase 0 only.
- * A CU with more workgroups is extrapolated from the rate of its simulated
- * workgroups after the first window (the ramp).
+ * Where two neighbouring windows of a CU differ (their waves' instruction
+ * counts more than TM_ALIKE apart), the workgroups change kind somewhere
+ * between them: the launch runs another window halfway between (a further
+ * traced pass, emu_timing_next_pass), until the change is found within a
+ * window's width or TM_MAX_WIN windows are traced. Each window stands for
+ * the workgroups nearer to it than to its neighbours; a run of alike
+ * windows for the workgroups of theirs.
+ * A CU with more workgroups is extrapolated run by run: from the rate of
+ * the run's simulated workgroups after its first window (the ramp), or
+ * for a run of one window from the time that window added.
  * The launch takes as long as its slowest sampled CU, or as the device's
  * L2 and HBM need for all the launch's lines, whichever is longer.
  *
  * Memory traffic: the cache pass (timing_cache.c) runs the sampled waves'
  * lines through the L1s and the L2; the launch's traffic is the sample's
- * scaled by workgroups (launches / sampled), except that cold L2 misses
+ * scaled by workgroups (launches / sampled; a run's traced workgroups
+ * weighted by the workgroups the run stands for), except that cold L2 misses
  * are at most the lines of the buffers the sample read (each read from
  * HBM once: the unsampled workgroups share lines with the sampled ones)
  * and write-backs at most the lines of the buffers it wrote. */
+#include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +41,9 @@
 #include "timing_int.h"
 
 #define TM_SAMPLE_CUS 4
-#define TM_MAX_TRACED_WG 512
+#define TM_MAX_TRACED_WG 512 /* the first pass's traced workgroups */
+#define TM_MAX_WIN 24        /* traced windows per sampled CU, the added ones included */
+#define TM_ALIKE 0.1         /* windows whose instruction counts differ by at most this fraction are alike */
 #define TM_TRACE_BUDGET ((size_t)512 << 20) /* bytes of traces per launch */
 
 const char *const emu_limit_names[EL_COUNT] = {
@@ -48,10 +60,17 @@ struct emu_timing {
     uint64_t active;          /* CUs with work */
     int ns;                   /* sampled CUs */
     uint64_t cu[TM_SAMPLE_CUS];
-    uint64_t cap;             /* traced workgroups per sampled CU */
+    uint64_t cap;             /* the first pass's traced workgroups per sampled CU */
     uint64_t win;             /* consecutive workgroups per traced window (when a CU has more than cap) */
-    emu_trace *tr;            /* [ns][cap][nwaves] */
-    emu_trace **ptr;          /* the same as pointers, for tm_simulate_cu */
+    uint64_t slots;           /* trace slots per sampled CU: every workgroup, or TM_MAX_WIN windows */
+    bool all[TM_SAMPLE_CUS];  /* the CU runs at most cap workgroups: all traced, slot j = its j-th */
+    int nwin[TM_SAMPLE_CUS];  /* else its windows so far, in the order added (window w: slots w * win ...) */
+    uint64_t start[TM_SAMPLE_CUS][TM_MAX_WIN]; /* first workgroup of window w in the CU's sequence */
+    int passes;               /* traced passes handed out (emu_timing_next_pass) */
+    int pass_from[TM_SAMPLE_CUS]; /* the windows the latest pass added: pass_from[s] .. nwin[s] - 1 */
+    emu_trace *tr;            /* [ns][slots][nwaves] */
+    emu_trace **ptr;          /* the traces in sequence order, as tm_simulate_cu takes them */
+    double *weight;           /* [ns][slots]: the workgroups each traced one stands for */
     atomic_size_t bytes;      /* trace memory in use */
     bool bad;                 /* not timeable (occupancy) */
 };
@@ -132,35 +151,42 @@ emu_timing *emu_timing_begin(emu_device *d, const emu_kernel *k, uint64_t nwg, i
     tm->win = hold;
     cap -= cap % hold; /* whole windows: cap >= 2 * hold */
     tm->cap = cap < most ? cap : most;
-    size_t n = (size_t)tm->ns * (size_t)tm->cap * (size_t)nwaves;
+    tm->slots = tm->cap;
+    for (int s = 0; s < tm->ns; s++) {
+        uint64_t n = cu_count(tm, tm->cu[s]);
+        tm->all[s] = n <= tm->cap;
+        if (tm->all[s])
+            continue;
+        /* windows spread evenly over the sequence, the first at its start
+           and the last at its end */
+        tm->nwin[s] = (int)(tm->cap / tm->win);
+        for (int w = 0; w < tm->nwin[s]; w++)
+            tm->start[s][w] = (uint64_t)w * (n - tm->win) / (uint64_t)(tm->nwin[s] - 1);
+        tm->slots = TM_MAX_WIN * tm->win;
+    }
+    size_t n = (size_t)tm->ns * (size_t)tm->slots * (size_t)nwaves;
     tm->tr = calloc(n, sizeof *tm->tr);
     tm->ptr = calloc(n, sizeof *tm->ptr);
-    if (!tm->tr || !tm->ptr) {
+    tm->weight = calloc((size_t)tm->ns * (size_t)tm->slots, sizeof *tm->weight);
+    if (!tm->tr || !tm->ptr || !tm->weight) {
         emu_timing_free(tm);
         return NULL;
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         tm->tr[i].owner = tm;
-        tm->ptr[i] = &tm->tr[i];
-    }
     return tm;
 }
 
 /* The trace slot of the j-th workgroup of sampled CU s, or -1 when it is not
  * traced: slot j when the CU runs at most cap workgroups, else its place in
- * one of the cap / win windows (window w starts at w * (n - win) / (windows -
- * 1) of the CU's n workgroups; they never overlap, n > cap). */
+ * one of the CU's windows (they never overlap). */
 static int64_t trace_slot(const emu_timing *tm, int s, uint64_t j)
 {
-    uint64_t n = cu_count(tm, tm->cu[s]);
-    if (n <= tm->cap)
-        return j < n ? (int64_t)j : -1;
-    uint64_t nwin = tm->cap / tm->win;
-    for (uint64_t w = 0; w < nwin; w++) {
-        uint64_t start = w * (n - tm->win) / (nwin - 1);
-        if (j >= start && j < start + tm->win)
-            return (int64_t)(w * tm->win + (j - start));
-    }
+    if (tm->all[s])
+        return j < cu_count(tm, tm->cu[s]) ? (int64_t)j : -1;
+    for (int w = 0; w < tm->nwin[s]; w++)
+        if (j >= tm->start[s][w] && j < tm->start[s][w] + tm->win)
+            return (int64_t)((uint64_t)w * tm->win + (j - tm->start[s][w]));
     return -1;
 }
 
@@ -173,9 +199,112 @@ static emu_trace *traces_of(const emu_timing *tm, uint64_t wg)
     for (int s = 0; s < tm->ns; s++) {
         int64_t slot = tm->cu[s] == c ? trace_slot(tm, s, j) : -1;
         if (slot >= 0)
-            return &tm->tr[((size_t)s * (size_t)tm->cap + (size_t)slot) * (size_t)tm->nwaves];
+            return &tm->tr[((size_t)s * (size_t)tm->slots + (size_t)slot) * (size_t)tm->nwaves];
     }
     return NULL;
+}
+
+bool emu_timing_traced(const emu_timing *tm, uint64_t wg)
+{
+    if (!tm->passes) /* no traced pass ran */
+        return false;
+    uint64_t c = wg % tm->active, j = wg / tm->active;
+    for (int s = 0; s < tm->ns; s++)
+        if (tm->cu[s] == c && trace_slot(tm, s, j) >= 0)
+            return true;
+    return false;
+}
+bool emu_timing_sampled(const emu_timing *tm) { return !tm->bad; }
+
+/* The instructions the waves of window w of sampled CU s ran, per workgroup. */
+static double window_insts(const emu_timing *tm, int s, int w)
+{
+    double sum = 0;
+    const emu_trace *t = &tm->tr[(size_t)s * (size_t)tm->slots * (size_t)tm->nwaves +
+                                 (size_t)w * (size_t)tm->win * (size_t)tm->nwaves];
+    for (size_t i = 0; i < (size_t)tm->win * (size_t)tm->nwaves; i++)
+        sum += t[i].n;
+    return sum / (double)tm->win;
+}
+
+static bool alike(double a, double b) { return fabs(a - b) <= TM_ALIKE * (a > b ? a : b); }
+
+/* CU s's windows in sequence order (ord[0..nwin-1]: window numbers). */
+static void windows_in_order(const emu_timing *tm, int s, int *ord)
+{
+    int n = tm->nwin[s];
+    for (int i = 0; i < n; i++) {
+        int k = i;
+        while (k > 0 && tm->start[s][ord[k - 1]] > tm->start[s][i]) {
+            ord[k] = ord[k - 1];
+            k--;
+        }
+        ord[k] = i;
+    }
+}
+
+/* Add a window halfway between each pair of neighbouring windows of CU s
+ * that differ and have room for one between them; the number added. */
+static int refine(emu_timing *tm, int s)
+{
+    int ord[TM_MAX_WIN], n = tm->nwin[s], added = 0;
+    windows_in_order(tm, s, ord);
+    for (int i = 0; i + 1 < n && tm->nwin[s] < TM_MAX_WIN; i++) {
+        uint64_t from = tm->start[s][ord[i]] + tm->win, to = tm->start[s][ord[i + 1]];
+        if (to - from < tm->win || alike(window_insts(tm, s, ord[i]), window_insts(tm, s, ord[i + 1])))
+            continue;
+        tm->start[s][tm->nwin[s]++] = from + (to - from - tm->win) / 2;
+        added++;
+    }
+    return added;
+}
+
+uint64_t *emu_timing_next_pass(emu_timing *tm, size_t *count)
+{
+    *count = 0;
+    if (tm->bad)
+        return NULL;
+    if (tm->passes++ > 0) {
+        /* further windows where the last pass's traces show a change,
+           while the traces stay within half their memory budget */
+        bool more = atomic_load(&tm->bytes) < TM_TRACE_BUDGET / 2;
+        for (size_t i = 0; more && i < (size_t)tm->ns * (size_t)tm->slots * (size_t)tm->nwaves; i++)
+            more = !tm->tr[i].failed;
+        int added = 0;
+        for (int s = 0; s < tm->ns; s++) {
+            tm->pass_from[s] = tm->nwin[s];
+            if (more && !tm->all[s])
+                added += refine(tm, s);
+        }
+        if (!added)
+            return NULL;
+    }
+    size_t n = 0;
+    for (int s = 0; s < tm->ns; s++)
+        n += tm->all[s] ? (tm->passes == 1 ? cu_count(tm, tm->cu[s]) : 0)
+                        : (size_t)(tm->nwin[s] - tm->pass_from[s]) * tm->win;
+    uint64_t *ids = malloc((n ? n : 1) * sizeof *ids);
+    if (!ids) { /* not timed; the windows of this pass are not run */
+        tm->bad = true;
+        for (int s = 0; s < tm->ns; s++)
+            tm->nwin[s] = tm->pass_from[s];
+        if (tm->passes == 1)
+            tm->passes = 0;
+        return NULL;
+    }
+    for (int s = 0; s < tm->ns; s++) {
+        if (tm->all[s] && tm->passes > 1)
+            continue;
+        uint64_t c = tm->cu[s];
+        if (tm->all[s])
+            for (uint64_t j = 0; j < cu_count(tm, c); j++)
+                ids[(*count)++] = c + j * tm->active;
+        else
+            for (int w = tm->pass_from[s]; w < tm->nwin[s]; w++)
+                for (uint64_t j = 0; j < tm->win; j++)
+                    ids[(*count)++] = c + (tm->start[s][w] + j) * tm->active;
+    }
+    return ids;
 }
 
 bool emu_timing_attach(emu_timing *tm, uint64_t wg, wave *waves, int nwaves)
@@ -192,29 +321,86 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Time of sampled CU s and its busy cycles, extrapolated to all its workgroups. */
-static int time_cu(const emu_timing *tm, const tm_machine *m, int s, double *end, double busy[EL_LATENCY])
+/* The traced workgroups of sampled CU s in sequence order (slot k of
+ * tm->ptr's row s) with the workgroups each stands for (tm->weight), and
+ * its windows' runs of alike ones: run r is windows run[r] .. run[r + 1] - 1
+ * in sequence order, standing for rep[r] workgroups. Returns the traced
+ * workgroups; *nruns = 0 when the CU's workgroups are all traced. */
+static uint64_t order_cu(emu_timing *tm, int s, int *ord, int *run, double *rep, int *nruns)
 {
-    uint64_t n = cu_count(tm, tm->cu[s]), sim = n < tm->cap ? n : tm->cap;
+    uint64_t n = cu_count(tm, tm->cu[s]), win = tm->win;
+    size_t row = (size_t)s * (size_t)tm->slots, nw = (size_t)tm->nwaves;
+    *nruns = 0;
+    if (tm->all[s]) {
+        for (uint64_t j = 0; j < n; j++) {
+            tm->weight[row + j] = 1;
+            for (size_t v = 0; v < nw; v++)
+                tm->ptr[(row + j) * nw + v] = &tm->tr[(row + j) * nw + v];
+        }
+        return n;
+    }
+    int nwin = tm->nwin[s];
+    windows_in_order(tm, s, ord);
+    for (int k = 0; k < nwin; k++)
+        for (uint64_t o = 0; o < win; o++)
+            for (size_t v = 0; v < nw; v++)
+                tm->ptr[(row + k * win + o) * nw + v] = &tm->tr[(row + (size_t)ord[k] * win + o) * nw + v];
+    /* window k stands for the workgroups from halfway after its left
+       neighbour to halfway before its right one */
+    double lo = 0;
+    for (int k = 0; k < nwin; k++) {
+        if (k == 0 || !alike(window_insts(tm, s, ord[k - 1]), window_insts(tm, s, ord[k]))) {
+            run[*nruns] = k;
+            rep[(*nruns)++] = 0;
+        }
+        double hi = k + 1 < nwin ? (double)(tm->start[s][ord[k]] + win + tm->start[s][ord[k + 1]]) / 2 : (double)n;
+        rep[*nruns - 1] += hi - lo;
+        lo = hi;
+    }
+    run[*nruns] = nwin;
+    /* each traced workgroup of a run stands for an equal share of it */
+    for (int r = 0; r < *nruns; r++)
+        for (uint64_t k = (uint64_t)run[r] * win; k < (uint64_t)run[r + 1] * win; k++)
+            tm->weight[row + k] = rep[r] / (double)((uint64_t)(run[r + 1] - run[r]) * win);
+    return (uint64_t)nwin * win;
+}
+
+/* Time of sampled CU s and its busy cycles, extrapolated to all its
+ * workgroups run by run (order_cu): a run of several windows at the rate of
+ * its workgroups after the first window's worth (the ramp), a run of one at
+ * the time its window added to the simulation. */
+static int time_cu(const emu_timing *tm, const tm_machine *m, int s, uint64_t sim, const int *run, const double *rep,
+                   int nruns, double *end, double busy[EL_LATENCY])
+{
+    uint64_t n = cu_count(tm, tm->cu[s]), h = tm->win;
     double *wg_end = calloc((size_t)sim, sizeof *wg_end);
     tm_cu_result r = {.wg_end = wg_end};
-    if (!wg_end || tm_simulate_cu(m, &tm->ptr[(size_t)s * (size_t)tm->cap * (size_t)tm->nwaves], (int)sim, &r)) {
+    if (!wg_end || tm_simulate_cu(m, &tm->ptr[(size_t)s * (size_t)tm->slots * (size_t)tm->nwaves], (int)sim, &r)) {
         free(wg_end);
         return -1;
     }
     *end = r.end;
     for (int i = 0; i < EL_LATENCY; i++)
         busy[i] = r.busy[i];
-    if (n > sim) {
-        /* the rate after the first window (the ramp), over windows spread
-           through the CU's sequence: every kind of workgroup in its share */
-        qsort(wg_end, (size_t)sim, sizeof *wg_end, cmp_double);
-        uint64_t h = tm->win;
-        double slope = (wg_end[sim - 1] - wg_end[h - 1]) / (double)(sim - h);
-        *end = r.end + slope * (double)(n - sim);
+    double before = 0; /* the latest end of the windows before the run */
+    for (int q = 0; q < nruns; q++) {
+        double *e = wg_end + (size_t)run[q] * h;
+        uint64_t traced = (uint64_t)(run[q + 1] - run[q]) * h;
+        double last = 0, rate;
+        for (uint64_t i = 0; i < traced; i++)
+            last = e[i] > last ? e[i] : last;
+        if (traced > h) {
+            qsort(e, (size_t)traced, sizeof *e, cmp_double);
+            rate = (e[traced - 1] - e[h - 1]) / (double)(traced - h);
+        } else {
+            rate = (last > before ? last - before : 0) / (double)h;
+        }
+        before = last > before ? last : before;
+        *end += rate * (rep[q] - (double)traced);
+    }
+    if (n > sim)
         for (int i = 0; i < EL_LATENCY; i++)
             busy[i] *= (double)n / (double)sim;
-    }
     free(wg_end);
     return 0;
 }
@@ -276,19 +462,13 @@ static void launch_traffic(const emu_timing *tm, const tm_cache_sum *cs, double 
     }
 }
 
-/* The cache pass over the sampled traces; the sample's workgroups in *sampled. */
-static int cache_pass(const emu_timing *tm, tm_cache_sum *cs, uint64_t *sampled)
+/* The cache pass over the sampled traces (in sequence order, order_cu). */
+static int cache_pass(const emu_timing *tm, const uint64_t *count, tm_cache_sum *cs)
 {
-    uint64_t count[TM_SAMPLE_CUS];
-    *sampled = 0;
-    for (int s = 0; s < tm->ns; s++) {
-        uint64_t n = cu_count(tm, tm->cu[s]);
-        count[s] = n < tm->cap ? n : tm->cap;
-        *sampled += count[s];
-    }
     tm_cache_in in = {
-        .t = tm->d->t, .d = tm->d, .code = tm->k->code, .traces = tm->ptr, .count = count, .ns = tm->ns,
-        .nwaves = tm->nwaves, .max_wg = tm->occ.max_wg, .cap = (size_t)tm->cap, .active = tm->active,
+        .t = tm->d->t, .d = tm->d, .code = tm->k->code, .traces = tm->ptr, .weight = tm->weight, .count = count,
+        .ns = tm->ns, .nwaves = tm->nwaves, .max_wg = tm->occ.max_wg, .cap = (size_t)tm->slots,
+        .active = tm->active,
     };
     pthread_rwlock_rdlock(&tm->d->lock);
     int rc = tm_cache_pass(&in, cs);
@@ -300,13 +480,31 @@ void emu_timing_end(emu_timing *tm, emu_stats *st)
 {
     const target *t = tm->d->t;
     const timing_facts *f = &t->tm;
-    size_t n = (size_t)tm->ns * (size_t)tm->cap * (size_t)tm->nwaves;
+    size_t n = (size_t)tm->ns * (size_t)tm->slots * (size_t)tm->nwaves;
     bool ok = !tm->bad;
     for (size_t i = 0; ok && i < n; i++)
         ok = !tm->tr[i].failed;
+    /* per sampled CU: its traces in sequence order, its runs of alike windows */
+    uint64_t count[TM_SAMPLE_CUS];
+    int ord[TM_MAX_WIN], run[TM_SAMPLE_CUS][TM_MAX_WIN + 1], nruns[TM_SAMPLE_CUS];
+    double rep[TM_SAMPLE_CUS][TM_MAX_WIN], sampled = 0;
+    bool alike_all = true;
+    for (int s = 0; ok && s < tm->ns; s++) {
+        count[s] = order_cu(tm, s, ord, run[s], rep[s], &nruns[s]);
+        alike_all &= nruns[s] <= 1;
+        sampled += (double)cu_count(tm, tm->cu[s]);
+    }
+    /* a sample of alike windows: each traced workgroup stands for as many */
+    if (alike_all) {
+        sampled = 0;
+        for (int s = 0; s < tm->ns; s++) {
+            for (uint64_t k = 0; k < count[s]; k++)
+                tm->weight[(size_t)s * (size_t)tm->slots + k] = 1;
+            sampled += (double)count[s];
+        }
+    }
     tm_cache_sum cs;
-    uint64_t sampled = 0;
-    if (!ok || cache_pass(tm, &cs, &sampled) || !sampled) {
+    if (!ok || cache_pass(tm, count, &cs) || !sampled) {
         st->model_failed++;
         return;
     }
@@ -319,7 +517,7 @@ void emu_timing_end(emu_timing *tm, emu_stats *st)
     };
     double l2_bytes, hbm_bytes;
     emu_stats ms = {0};
-    launch_traffic(tm, &cs, (double)tm->nwg / (double)sampled, &m, &l2_bytes, &hbm_bytes, &ms);
+    launch_traffic(tm, &cs, (double)tm->nwg / sampled, &m, &l2_bytes, &hbm_bytes, &ms);
     double end = 0, busy[EL_LATENCY] = {0};
     for (int s = 0; s < tm->ns; s++) {
         double e, b[EL_LATENCY];
@@ -330,7 +528,7 @@ void emu_timing_end(emu_timing *tm, emu_stats *st)
         double share = (double)cu_count(tm, tm->cu[s]) / (double)tm->nwg;
         mc.l2_rate = (double)f->l2_bytes_per_clk * share;
         mc.hbm_rate = hbm_clk * share;
-        if (time_cu(tm, &mc, s, &e, b)) {
+        if (time_cu(tm, &mc, s, count[s], run[s], rep[s], nruns[s], &e, b)) {
             st->model_failed++;
             return;
         }
@@ -359,11 +557,12 @@ void emu_timing_free(emu_timing *tm)
     if (!tm)
         return;
     if (tm->tr) {
-        size_t n = (size_t)tm->ns * (size_t)tm->cap * (size_t)tm->nwaves;
+        size_t n = (size_t)tm->ns * (size_t)tm->slots * (size_t)tm->nwaves;
         for (size_t i = 0; i < n; i++)
             free(tm->tr[i].e);
     }
     free(tm->tr);
     free(tm->ptr);
+    free(tm->weight);
     free(tm);
 }

@@ -66,9 +66,25 @@ static inline void emu_trace_push(emu_trace *t, int pc, uint64_t exec)
  * the memory the kernel may touch is what the host registered. */
 emu_timing *emu_timing_begin(emu_device *d, const emu_kernel *k, uint64_t nwg, int nwaves);
 
-/* Give the waves of workgroup wg their traces (NULL when not sampled).
- * Returns whether the model needs it run: it is traced, or the launch
- * cannot be timed (then every workgroup is; emu_options.timing_only). */
+/* Whether the model samples the launch: false when it cannot time it
+ * (occupancy, the trace format's limits), and then every workgroup runs
+ * untraced, emu_options.timing_only or not. */
+bool emu_timing_sampled(const emu_timing *tm);
+
+/* The workgroups of the launch's next traced pass (malloc'd; *count of
+ * them), NULL when there is none: first the model's sample (TM_SAMPLE_CUS
+ * CUs' workgroups, all or windows of them: timing.c), then, while two
+ * neighbouring windows of a sampled CU differ, a window halfway between
+ * them, chosen from the traces of the passes before. Run each pass before
+ * asking for the next; then the workgroups not traced (emu_timing_traced),
+ * unless only the model's cost is wanted (emu_options.timing_only). */
+uint64_t *emu_timing_next_pass(emu_timing *tm, size_t *count);
+
+/* Whether workgroup wg is traced (it runs in a traced pass). */
+bool emu_timing_traced(const emu_timing *tm, uint64_t wg);
+
+/* Give the waves of workgroup wg their traces (NULL when not traced).
+ * Returns whether it is traced or the launch cannot be timed. */
 bool emu_timing_attach(emu_timing *tm, uint64_t wg, wave *waves, int nwaves);
 
 /* Time the launch from its traces and its functional stats; adds to st. */

@@ -208,6 +208,7 @@ typedef struct {
     cache *l1, l2;
     line_set seen;
     line_set *own; /* [ns]: the lines each sampled CU sent to L2 */
+    double wt;     /* the weight of the workgroup being stepped (tm_cache_in.weight) */
     tm_cache_sum *out;
     bool oom;
 } pass;
@@ -219,34 +220,34 @@ static void vmem(pass *p, int s, const emu_inst *ins, uint32_t *e)
     bool load = ins->is_load && !ins->is_atomic, atomic = ins->is_atomic;
     unsigned req = 0, cap = 0, cold = 0;
     tm_cache_sum *o = p->out;
-    double useful = (double)lanes * (atomic ? 4 : ins->mem_bytes);
+    double wt = p->wt, useful = (double)lanes * (atomic ? 4 : ins->mem_bytes) * wt;
     tm_region *rg = n ? region_of(o, p->in->d, ((uint64_t)e[2] | (uint64_t)e[3] << 32) * (uint64_t)line, line) : NULL;
     if (load) {
-        o->lines_loaded += n;
+        o->lines_loaded += n * wt;
         o->useful_loaded += useful;
     } else {
-        o->lines_stored += n;
+        o->lines_stored += n * wt;
         o->useful_stored += useful;
     }
     if (rg) {
         rg->read |= load || atomic;
         rg->written |= !load;
-        *(load ? &rg->lines_loaded : &rg->lines_stored) += n;
+        *(load ? &rg->lines_loaded : &rg->lines_stored) += n * wt;
         *(load ? &rg->useful_loaded : &rg->useful_stored) += useful;
     }
     for (int i = 0; i < n; i++) {
         uint64_t x = device_line(o, p->in->d, rg, (uint64_t)e[2 + 2 * i] | (uint64_t)e[3 + 2 * i] << 32, line);
         bool wb = false;
         if (load && !(ins->glc || ins->sc1)) { /* device-coherent loads miss L1 */
-            o->l1_lookups++;
+            o->l1_lookups += wt;
             if (cache_access(&p->l1[s], x, true, false, &wb)) {
-                o->l1_hits++;
+                o->l1_hits += wt;
                 continue;
             }
         }
         req++;
         bool hit = cache_access(&p->l2, x, true, !load, &wb);
-        o->wb_lines += wb;
+        o->wb_lines += wb * wt;
         int fresh = set_add(&p->seen, x), mine = set_add(&p->own[s], x);
         if (fresh < 0 || mine < 0)
             p->oom = true;
@@ -256,7 +257,7 @@ static void vmem(pass *p, int s, const emu_inst *ins, uint32_t *e)
         }
         if (!load && !atomic)
             continue; /* stores allocate without reading */
-        o->l2_reads++;
+        o->l2_reads += wt;
         if (hit)
             continue;
         if (fresh > 0)
@@ -264,9 +265,9 @@ static void vmem(pass *p, int s, const emu_inst *ins, uint32_t *e)
         else
             cap++;
     }
-    o->l2_requests += atomic ? 2.0 * req : req;
-    o->cold += cold;
-    o->capacity += cap;
+    o->l2_requests += (atomic ? 2.0 * req : req) * wt;
+    o->cold += cold * wt;
+    o->capacity += cap * wt;
     e[1] = TM_OUT(req, cap, cold);
 }
 
@@ -284,14 +285,15 @@ static bool step_wave(pass *p, int s, cu_walk *c, int r, int w)
     const tm_cache_in *in = p->in;
     emu_trace *t = in->traces[((size_t)s * in->cap + (size_t)c->wg[r]) * (size_t)in->nwaves + (size_t)w];
     uint32_t i = c->pos[r][w];
+    p->wt = in->weight[(size_t)s * in->cap + (size_t)c->wg[r]];
     while (i < t->n) {
         const emu_inst *ins = &in->code[t->e[i] & ((1u << EMU_TRACE_PC_BITS) - 1)];
         i++;
         if (!emu_trace_is_mem(ins))
             continue;
         if (ins->fmt == F_DS) {
-            p->out->lds_cycles += t->e[i] & 0xffff;
-            p->out->lds_ideal += t->e[i] >> 16;
+            p->out->lds_cycles += (t->e[i] & 0xffff) * p->wt;
+            p->out->lds_ideal += (t->e[i] >> 16) * p->wt;
             i++;
             continue;
         }
@@ -350,9 +352,14 @@ static int run_pass(const tm_cache_in *in, tm_cache_sum *out, uint64_t l2, size_
                 any = true;
             }
     }
-    /* dirty lines still in L2 are written back at the end */
+    /* dirty lines still in L2 are written back at the end (as many times as
+       a traced workgroup stands for, on average) */
+    double wsum = 0, traced = 0;
+    for (int s = 0; s < in->ns; s++)
+        for (uint64_t k = 0; k < in->count[s]; k++, traced++)
+            wsum += in->weight[(size_t)s * in->cap + (size_t)k];
     for (size_t i = 0; !rc && i < (size_t)(p.l2.sets * (uint64_t)p.l2.ways); i++)
-        out->wb_lines += p.l2.tag[i] && p.l2.dirty[i];
+        out->wb_lines += (p.l2.tag[i] && p.l2.dirty[i]) * (traced > 0 ? wsum / traced : 1);
     if (p.oom)
         rc = -1;
     for (int s = 0; p.l1 && s < in->ns; s++)

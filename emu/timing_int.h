@@ -55,6 +55,7 @@ typedef struct {
     const emu_device *d;     /* registered regions (caller holds the lock) */
     const emu_inst *code;
     emu_trace *const *traces;
+    const double *weight;    /* [ns][cap]: the launch's workgroups each traced one stands for */
     const uint64_t *count;   /* [ns] workgroups of sampled CU s that are traced */
     int ns, nwaves, max_wg;
     size_t cap;
@@ -72,7 +73,8 @@ typedef struct {
     double sent, sent_own; /* lines of it sent to L2: distinct over the sample, and per sampled CU added up */
 } tm_region;
 
-/* The sample's totals (lines, bytes) */
+/* The sample's totals (lines, bytes), each traced workgroup's weighted by
+ * the workgroups it stands for (tm_cache_in.weight) */
 typedef struct {
     double lines_loaded, lines_stored;   /* lines through the address path */
     double useful_loaded, useful_stored; /* bytes the in-range lanes asked for */

@@ -352,13 +352,14 @@ static void test_latency(void **state)
 
 /* ---- a launch whose workgroups differ: heavy ones first, then empty ---- */
 
-/* 256-thread workgroups: those with id below `heavy` run the FMA loop of
+/* 256-thread workgroups: those with an id in [lo, hi) run the FMA loop of
  * fma_peak, the others end at once (a multi-phase plan's order: its GEMM
- * phases first, then phases that only store zeros). */
-static double mixed_launch(const char *arch, unsigned groups, unsigned heavy)
+ * phases first, then phases that only store zeros; or the other way). */
+static double mixed_launch(const char *arch, unsigned groups, unsigned lo, unsigned hi)
 {
     tc_sbuf b = {0};
-    tc_put(&b, "    s_cmp_ge_u32 s2, %u\n    s_cbranch_scc1 .Ldone\n", heavy);
+    tc_put(&b, "    s_cmp_lt_u32 s2, %u\n    s_cbranch_scc1 .Ldone\n", lo);
+    tc_put(&b, "    s_cmp_ge_u32 s2, %u\n    s_cbranch_scc1 .Ldone\n", hi);
     for (int i = 2; i < 36; i++)
         tc_put(&b, "    v_mov_b32 v%d, 0\n", i);
     tc_put(&b, "    s_mov_b32 s10, 64\n.Lloop:\n");
@@ -371,19 +372,33 @@ static double mixed_launch(const char *arch, unsigned groups, unsigned heavy)
     return kernel_cycles(&st, arch);
 }
 
-/* 512 workgroups per CU, far more than the CU's traced sample: when the
- * first quarter are heavy and the rest empty, the launch takes about a
- * quarter of the all-heavy time (the FMA work is a quarter; an empty
- * workgroup costs a few cycles), not the all-heavy time that the CU's
- * first workgroups alone would predict. */
+/* 512 workgroups per CU, far more than the CU's traced sample: when a
+ * quarter of them are heavy and the rest empty, the launch takes a quarter
+ * of the all-heavy time (the FMA work is a quarter; an empty workgroup costs
+ * a few cycles), wherever in the grid the heavy ones are: not the all-heavy
+ * time that the CU's first workgroups alone would predict, nor the time of
+ * the windows that happen to fall on heavy ones (a window of 4 evenly spread
+ * over the sequence, 1 of them heavy, stands for a quarter only by luck:
+ * the model finds where the kind changes, timing.c). */
 static void mixed(const char *arch)
 {
-    unsigned groups = 512 * CUS;
-    double all = mixed_launch(arch, groups, groups), quarter = mixed_launch(arch, groups, groups / 4);
-    row(arch, "1/4 of 1024 workgroups heavy, the rest empty: time / all heavy", quarter / all, 0.25, "x");
-    if (!(quarter / all > 0.2 && quarter / all < 0.35))
-        fail_msg("%s: a launch with its first quarter of workgroups heavy took %.3fx the all-heavy launch, expected "
-                 "about 0.25x", arch, quarter / all);
+    unsigned groups = 512 * CUS, q = groups / 4;
+    double all = mixed_launch(arch, groups, 0, groups);
+    const struct {
+        unsigned lo, hi;
+        const char *what;
+    } cases[] = {
+        {0, q, "the first quarter"}, {groups - q, groups, "the last quarter"}, {q + q / 2, 2 * q + q / 2, "a quarter in the middle"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        double part = mixed_launch(arch, groups, cases[i].lo, cases[i].hi);
+        char what[128];
+        snprintf(what, sizeof what, "1024 workgroups, %s heavy, the rest empty: time / all heavy", cases[i].what);
+        row(arch, what, part / all, 0.25, "x");
+        if (!(part / all > 0.24 && part / all < 0.26))
+            fail_msg("%s: a launch with %s of its workgroups heavy took %.3fx the all-heavy launch, expected 0.25x "
+                     "within 4%%", arch, cases[i].what, part / all);
+    }
 }
 
 static void test_mixed_workgroups(void **state)
@@ -409,7 +424,7 @@ static void timing_only(const char *arch)
     }
     free(b.s);
     assert_int_equal(st[0].workgroups, 256 * CUS);
-    if (st[1].workgroups * 8 > st[0].workgroups)
+    if (st[1].workgroups * 4 > st[0].workgroups)
         fail_msg("%s: timing_only ran %llu of %llu workgroups", arch, (unsigned long long)st[1].workgroups,
                  (unsigned long long)st[0].workgroups);
     assert_int_equal(st[1].model_cycles, st[0].model_cycles);
