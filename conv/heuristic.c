@@ -26,8 +26,11 @@
  *   and never less than the memory the tiles move: their bytes through the
  *   device's L2, and the cache lines their loads touch through the CUs'
  *   address paths (a line a cycle per CU, as the timing model charges;
- *   step_lines: the lanes' strides by layout), plus a dispatch per launch
- *   (the zero fill's too where the phases leave dx pixels unwritten)
+ *   step_lines: the lanes' strides by layout), plus a dispatch per launch;
+ *   the empty phases' workgroups (zeros stored inside the launch) after
+ *   the rest, their stores' lines through the HBM (zero_store_waste), or
+ *   where the plan fills dx first (a _zf solver, or phases that leave
+ *   pixels unwritten) the fill's dispatch and its dx bytes
  *
  * The least time wins; among configurations within 3% of it, the least
  * work (when CUs would idle anyway, a smaller tile is as fast and issues
@@ -247,6 +250,24 @@ static double kyxc_extra(const v4r1_config *c, const igemm_shape *sh, const targ
     return (sum > chain ? sum : chain) + t->tm.launch_us * 1e3 * t->clock_ghz;
 }
 
+/* Cache-line bytes per useful byte of a zero-only workgroup's dx stores
+ * (its tile of a phase whose pixels lie stride apart): NHWC stores a
+ * pixel's channels whole (1); NCHW's direct stores put consecutive lanes
+ * on consecutive GEMM N pixels of the phase, `run` of them a lane (FMA: 4,
+ * contiguous at stride 1; MFMA: 1), so at stride S lanes lie run * S
+ * elements apart and a line holds the useful elements of line / (run * S *
+ * size) lanes at most (timing model: every line a store touches is
+ * written back whole). */
+static double zero_store_waste(const v4r1_config *c, const igemm_shape *sh, const target *t)
+{
+    double esz = igemm_dtype_get(c->dtype)->bytes, line = t->tm.line_bytes, s = sh->p.stride_w;
+    if (c->layout == IGEMM_LAYOUT_NHWC || s <= 1)
+        return 1;
+    double apart = (c->math == IGEMM_MATH_FMA ? 4 : 1) * s * esz; /* bytes from one lane's element to the next's */
+    double lanes = apart >= line ? 1 : line / apart;
+    return line / (lanes * esz);
+}
+
 double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t, double *work)
 {
     int waves = c->block / 64;
@@ -265,7 +286,7 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         return 1e300;
     int occ = o.max_wg;
     int phases[V4R1_PLAN_PHASES];
-    int nph = v4r1_launch_phases(sh, phases, V4R1_PLAN_PHASES); /* empty phases: steps 0, only stores */
+    int nph = v4r1_launch_phases(c, sh, phases, V4R1_PLAN_PHASES); /* empty phases: steps 0, only stores */
     double per, splits; /* a split along GEMM K: splits times the workgroups, a range of the K blocks each */
     split_ranges(c, sh, &per, &splits);
     double wgs_of[V4R1_PLAN_PHASES], wgs_total = 0;
@@ -289,6 +310,7 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
        and B tiles once per step, elements of the tensors' type) */
     double tile_bytes = (double)c->kpb * (c->mpb + c->npb) * igemm_dtype_get(c->dtype)->bytes, l2_bytes = 0;
     double lines = 0, first = 0, wg_lines = step_lines(c, sh, t); /* address path: lines of the loads */
+    double zero_bytes = 0; /* the line bytes the empty phases' workgroups store */
     for (int i = 0; i < nph; i++) {
         igemm_phase ph = igemm_phase_get(sh, phases[i]);
         double steps = (double)ph.ydot_slice * ph.xdot_slice * per, wgs = wgs_of[i];
@@ -300,6 +322,8 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         c0 += n0 * waves * cyc;
         g0 += steps ? n0 : 0;
         l2_bytes += wgs * steps * tile_bytes;
+        if (!steps)
+            zero_bytes += wgs * c->mpb * c->npb * igemm_dtype_get(c->dtype)->bytes * zero_store_waste(c, sh, t);
         lines += wgs * steps * wg_lines;
         cycles_total += wgs * waves * cyc;
         if (lcyc > longest)
@@ -329,8 +353,16 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
        another */
     if (g0 > occ)
         longest *= ceil_div(g0, occ);
-    /* a launch's dispatch (timing model: launch_us), and the zero fill's */
-    double launch = t->tm.launch_us * 1e3 * t->clock_ghz * (sh->full_coverage ? 1 : 2);
+    /* the empty phases' workgroups run last, their stores through the HBM
+       (bytes per cycle) */
+    double hbm_clk = t->tm.hbm_tbps * t->tm.hbm_achievable * 1e3 / t->clock_ghz;
+    busy += zero_bytes / hbm_clk;
+    /* a launch's dispatch (timing model: launch_us), and where the plan
+       fills dx with zeros first, the fill's dispatch and its bytes */
+    bool fill = v4r1_plan_fills(c, sh);
+    double launch = t->tm.launch_us * 1e3 * t->clock_ghz * (fill ? 2 : 1);
+    if (fill)
+        launch += (double)sh->dx_elems * igemm_dtype_get(sh->p.dtype)->bytes / hbm_clk;
     /* no fixup launch: an unsplit kernel guards itself (guard_cycles, in
        fixed), a split's reduction its sums (split_extra) */
     return (busy > longest ? busy : longest) + launch + split_extra(c, sh, t) + kyxc_extra(c, sh, t);

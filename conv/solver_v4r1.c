@@ -4,7 +4,9 @@
  * either the empty phases join the launch and store their zeros
  * (v4r1_zeros_inside) or a zero fill of dx comes first. A _kyxc solver's
  * plan starts with the copy of w into K, Y, X, C/G order (the workspace),
- * which its GEMM launches read instead of w. */
+ * which its GEMM launches read instead of w; a _zf solver's plan fills dx
+ * with zeros first and launches the non-empty phases only (where the
+ * configuration's own plan would launch the empty phases too). */
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -108,12 +110,17 @@ static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, cons
         why_printf(why, len, "more than %d non-empty phases (filter and stride both large)", V4R1_PLAN_PHASES);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
-    int lph = v4r1_launch_phases(sh, phases, V4R1_PLAN_PHASES + 1);
+    int lph = v4r1_launch_phases(c, sh, phases, V4R1_PLAN_PHASES + 1);
     if (!v4r1_chunk(sh, s->cfg, lph)) {
         why_printf(why, len,
                    "one image's GEMM N (HTildaSlice %d x WTildaSlice %d) exceeds 2^31 - 1 or its dispatch 2^32 "
                    "work-items",
                    sh->h.slice, sh->w.slice);
+        return IGEMM_ERR_NOT_APPLICABLE;
+    }
+    if (c->zfill && !v4r1_zeros_inside(sh)) {
+        why_printf(why, len, "no empty phases whose zeros the kernels would write: nothing for a zero fill to "
+                             "take over");
         return IGEMM_ERR_NOT_APPLICABLE;
     }
     if (c->kyxc && sh->p.y * sh->p.x == 1) {
@@ -159,7 +166,7 @@ static int v4r1_plan_split(const solver *s, const igemm_shape *sh, launch_plan *
     ksplit_ranges(sh, c, &per, &splits);
     uint64_t slice = (uint64_t)sh->dx_elems * 4;
     plan->ws_bytes = slice * (uint64_t)splits;
-    if (!sh->full_coverage && !v4r1_zeros_inside(sh) && plan_zero_fill_ws(plan, plan->ws_bytes / 4, 0))
+    if (v4r1_plan_fills(c, sh) && plan_zero_fill_ws(plan, plan->ws_bytes / 4, 0))
         return -1;
     char kernel[128];
     v4r1_kernel_name(c, kernel, sizeof kernel);
@@ -191,11 +198,11 @@ static int v4r1_plan(const solver *s, const igemm_shape *sh, const target *t, la
     uint64_t esz = (uint64_t)igemm_dtype_get(p->dtype)->bytes;
     uint64_t dx_image = (uint64_t)sh->dx_image * esz, dy_image = (uint64_t)sh->dy_image * esz;
     int phases[V4R1_PLAN_PHASES];
-    int nph = v4r1_launch_phases(sh, phases, V4R1_PLAN_PHASES);
+    int nph = v4r1_launch_phases(c, sh, phases, V4R1_PLAN_PHASES);
     if (c->ksplit)
         return v4r1_plan_split(s, sh, plan, phases, nph);
     int chunk = v4r1_chunk(sh, c, nph);
-    bool fill = !sh->full_coverage && !v4r1_zeros_inside(sh);
+    bool fill = v4r1_plan_fills(c, sh);
     /* _kyxc: w copied into K, Y, X, C/G order at the workspace's start,
        once for every batch chunk; the GEMMs read the copy */
     char kernel[128];
@@ -271,6 +278,13 @@ int v4r1_solvers(solver *out, v4r1_config *cfgs, int max)
         if (v4r1_config_kyxc(v4r1_family_get(i))) {
             v4r1_config c = *v4r1_family_get(i);
             c.kyxc = 1;
+            add_solver(out, cfgs, max, &n, &c);
+        }
+    /* then the zero fills before the non-empty phases */
+    for (int i = 0; i < v4r1_family_count(); i++)
+        if (v4r1_config_zfill(v4r1_family_get(i))) {
+            v4r1_config c = *v4r1_family_get(i);
+            c.zfill = 1;
             add_solver(out, cfgs, max, &n, &c);
         }
     return n;

@@ -394,7 +394,9 @@ void v4r1_config_name(const v4r1_config *c, char *buf, size_t len)
     if (c->ksplit && n > 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n, "_ks%d", c->ksplit);
     if (c->kyxc && n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, "_kyxc");
+        n += snprintf(buf + n, len - (size_t)n, "_kyxc");
+    if (c->zfill && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "_zf");
 }
 
 void v4r1_kernel_name(const v4r1_config *c, char *buf, size_t len)
@@ -402,10 +404,21 @@ void v4r1_kernel_name(const v4r1_config *c, char *buf, size_t len)
     v4r1_config base = *c;
     base.ksplit = 0;
     base.kyxc = 0;
+    base.zfill = 0;
     v4r1_config_name(&base, buf, len);
     size_t n = strlen(buf);
     if (c->ksplit && n < len)
         snprintf(buf + n, len - n, "_ksplit");
+}
+
+/* Whether c's tile is one of keep's rows (math, M, N, K, threads, kpack). */
+static bool kept(const v4r1_config *c, const int (*keep)[6], size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((int)c->math == keep[i][0] && c->mpb == keep[i][1] && c->npb == keep[i][2] && c->kpb == keep[i][3] &&
+            c->block == keep[i][4] && c->kpack == keep[i][5])
+            return true;
+    return false;
 }
 
 bool v4r1_config_splits(const v4r1_config *c)
@@ -420,11 +433,23 @@ bool v4r1_config_splits(const v4r1_config *c)
     if (c->ksplit || (c->dtype != IGEMM_FP32) != (c->kpack != 0) || c->stage)
         return false; /* fp32 tiles for fp32, k-quad ones for 16-bit; no fp16alt split: the
                          reduction's non-finite guard recomputes with fp16's terms */
-    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
-        if ((int)c->math == keep[i][0] && c->mpb == keep[i][1] && c->npb == keep[i][2] && c->kpb == keep[i][3] &&
-            c->block == keep[i][4] && c->kpack == keep[i][5])
-            return true;
-    return false;
+    return kept(c, keep, sizeof keep / sizeof keep[0]);
+}
+
+bool v4r1_config_zfill(const v4r1_config *c)
+{
+    static const int keep[][6] = {
+        /* math, M, N, K, threads, kpack */
+        {IGEMM_MATH_FMA, 128, 128, 8, 256, 0}, {IGEMM_MATH_FMA, 128, 128, 16, 256, 0},
+        {IGEMM_MATH_FMA, 128, 64, 8, 256, 0},  {IGEMM_MATH_FMA, 64, 128, 8, 256, 0},
+        {IGEMM_MATH_FMA, 64, 64, 8, 256, 0},   {IGEMM_MATH_FMA, 64, 64, 16, 64, 0},
+        {IGEMM_MATH_FMA, 128, 128, 16, 256, 4}, {IGEMM_MATH_FMA, 64, 64, 16, 256, 4},
+        {IGEMM_MATH_FMA, 64, 64, 16, 64, 4},
+    };
+    if (c->ksplit || c->kyxc || c->zfill || c->layout != IGEMM_LAYOUT_NCHW || c->stage ||
+        (c->dtype != IGEMM_FP32) != (c->kpack != 0))
+        return false;
+    return kept(c, keep, sizeof keep / sizeof keep[0]);
 }
 
 bool v4r1_config_kyxc(const v4r1_config *c)
@@ -446,11 +471,7 @@ bool v4r1_config_kyxc(const v4r1_config *c)
     if (c->ksplit || c->kyxc || c->layout != IGEMM_LAYOUT_NCHW || c->stage ||
         (c->dtype != IGEMM_FP32) != (c->kpack != 0))
         return false;
-    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
-        if ((int)c->math == keep[i][0] && c->mpb == keep[i][1] && c->npb == keep[i][2] && c->kpb == keep[i][3] &&
-            c->block == keep[i][4] && c->kpack == keep[i][5])
-            return true;
-    return false;
+    return kept(c, keep, sizeof keep / sizeof keep[0]);
 }
 
 int v4r1_phases(const igemm_shape *sh, int *phases, int max)
@@ -472,10 +493,17 @@ bool v4r1_zeros_inside(const igemm_shape *sh)
     return !sh->full_coverage && sh->tilda_coverage && (int64_t)sh->h.tilda * sh->w.tilda <= V4R1_MAX_PHASES;
 }
 
-int v4r1_launch_phases(const igemm_shape *sh, int *phases, int max)
+bool v4r1_plan_zeros_inside(const v4r1_config *c, const igemm_shape *sh) { return v4r1_zeros_inside(sh) && !c->zfill; }
+
+bool v4r1_plan_fills(const v4r1_config *c, const igemm_shape *sh)
+{
+    return !sh->full_coverage && !v4r1_plan_zeros_inside(c, sh);
+}
+
+int v4r1_launch_phases(const v4r1_config *c, const igemm_shape *sh, int *phases, int max)
 {
     int n = v4r1_phases(sh, phases, max);
-    if (!v4r1_zeros_inside(sh))
+    if (!v4r1_plan_zeros_inside(c, sh))
         return n;
     /* the empty phases after the others: their workgroups, which only
        store, run last and fill the tail of the launch */

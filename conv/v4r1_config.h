@@ -62,6 +62,13 @@ typedef struct {
                             the channels, coalesce where KCYX puts them Y*X elements apart:
                             the solvers named <config>_kyxc, launching <config>'s own kernel
                             (v4r1_config_kyxc: which configurations get one) */
+    int zfill;           /* where the kernels would write dx's zeros themselves (the empty
+                            phases of v4r1_zeros_inside), a zero fill of dx first and only
+                            the non-empty phases instead: the solvers named <config>_zf,
+                            launching <config>'s own kernel (v4r1_config_zfill: which
+                            configurations get one). NCHW's direct stores put a phase's
+                            pixels stride apart, so a zero-only workgroup's stores touch
+                            many lines per useful byte; the fill writes whole lines */
     /* derived by v4r1_config_derive */
     int tx, ty;          /* FMA: thread grid */
     int rm, rn;          /* FMA: 4-row / 4-column groups per thread */
@@ -144,6 +151,14 @@ bool v4r1_config_splits(const v4r1_config *c);
  * or the copy). */
 bool v4r1_config_kyxc(const v4r1_config *c);
 
+/* Whether family configuration c gets a _zf solver (a zero fill of dx
+ * before the non-empty phases, instead of the empty phases' workgroups
+ * storing the zeros): the NCHW FMA tiles that the stride-2 layers pick
+ * (their stores take a line per lane or two there), fp32 and _dot2; no
+ * split, no _kyxc (the 1x1 downsample layers, where the zeros are, have
+ * nothing to copy), no fp16alt. */
+bool v4r1_config_zfill(const v4r1_config *c);
+
 /* The name of the kernel that configuration c launches: v4r1_config_name's
  * without _kyxc (the copy is read by the same kernel), and for a split
  * configuration the unsplit name + "_ksplit" (the kernel that walks one
@@ -166,9 +181,16 @@ int v4r1_phases(const igemm_shape *sh, int *phases, int max);
  * tile of zeros, instead of a zero fill before the GEMMs. */
 bool v4r1_zeros_inside(const igemm_shape *sh);
 
-/* The phases a plan launches in order (at most max): the non-empty ones,
- * then, where v4r1_zeros_inside, the empty ones; returns how many. */
-int v4r1_launch_phases(const igemm_shape *sh, int *phases, int max);
+/* Whether configuration c's plan writes dx's zeros in the kernels (the
+ * shape allows it and c is not a _zf solver) or by a zero fill first (the
+ * shape leaves pixels unwritten otherwise). */
+bool v4r1_plan_zeros_inside(const v4r1_config *c, const igemm_shape *sh);
+bool v4r1_plan_fills(const v4r1_config *c, const igemm_shape *sh);
+
+/* The phases configuration c's plan launches in order (at most max): the
+ * non-empty ones, then, where v4r1_plan_zeros_inside, the empty ones;
+ * returns how many. */
+int v4r1_launch_phases(const v4r1_config *c, const igemm_shape *sh, int *phases, int max);
 
 /* The most non-empty phases a v4r1 plan covers (in V4R1_PLAN_PHASES /
  * V4R1_MAX_PHASES launches per batch chunk); the solvers refuse more. */

@@ -494,6 +494,10 @@ int tc_run_case_ex(igemm_handle *h, const igemm_problem *p, const char *solution
     char *ky = strstr(kern, "_kyxc");
     if (ky && !ky[5])
         *ky = 0;
+    /* a _zf solution fills dx, then launches its configuration's own kernel */
+    char *zf = strstr(kern, "_zf");
+    if (zf && !zf[3])
+        *zf = 0;
     char *ks = strstr(kern, "_ks");
     if (ks && ks[3] >= '0' && ks[3] <= '9' && ks + 3 + strspn(ks + 3, "0123456789") == kern + strlen(kern))
         snprintf(ks, sizeof kern - (size_t)(ks - kern), "_ksplit");

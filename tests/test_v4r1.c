@@ -120,6 +120,8 @@ static int setup(void **state)
             continue; /* the splits along GEMM K of these configurations: tests/test_ksplit.c */
         if (strstr(name, "_kyxc"))
             continue; /* the w copies of some of them: kyxc_reads_the_copy */
+        if (strstr(name, "_zf"))
+            continue; /* their plans with a zero fill first: zfill_fills_first */
         if (nconfigs == MAX_CONFIGS) {
             fprintf(stderr, "more than %d v4r1 solutions\n", MAX_CONFIGS);
             return -1;
@@ -440,7 +442,8 @@ static void heuristic_picks_dot2_for_fp16(void **state)
         if (igemm_select(h, &p, name, sizeof name) != IGEMM_OK)
             fail_msg("%s fp16: igemm_select: %s", resnet50.s[i].text, igemm_last_error(h));
         size_t n = strlen(name);
-        bool is_dot2 = (n > 5 && !strcmp(name + n - 5, "_dot2")) || (n > 10 && !strcmp(name + n - 10, "_dot2_kyxc"));
+        bool is_dot2 = (n > 5 && !strcmp(name + n - 5, "_dot2")) || (n > 10 && !strcmp(name + n - 10, "_dot2_kyxc")) ||
+                       (n > 8 && !strcmp(name + n - 8, "_dot2_zf"));
         char name32[128];
         igemm_problem p32 = resnet50.s[i].p;
         if (igemm_select(h, &p32, name32, sizeof name32) != IGEMM_OK)
@@ -476,6 +479,79 @@ static double now_s(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* ---- the _zf solvers: a zero fill first instead of the empty phases ---- */
+
+/* Every _zf solver on every target that carries its kernel: on a shape
+ * whose empty phases the kernels would store (1x1 stride 2), two launches,
+ * the zero fill of all dx, then the configuration's own kernel over the
+ * one phase with a tap (a quarter of the workgroups of the configuration's
+ * own plan, which launches all four phases); dx within the rule, the
+ * holes zero; on a shape without empty phases (stride 1) refused by name.
+ * Launching the empty phases after the fill (a plan that forgets the
+ * configuration is _zf) fails the workgroup count; a plan without the fill
+ * leaves the holes unwritten (the buffers start as NaN) and fails the
+ * verification. */
+static void zfill_fills_first(void **state)
+{
+    (void)state;
+    igemm_problem p = IGEMM_PROBLEM_INIT, flat;
+    p.n = 2, p.c = 40, p.k = 24, p.hi = 14, p.wi = 13, p.stride_h = p.stride_w = 2;
+    flat = p;
+    flat.stride_h = flat.stride_w = 1;
+    int runs = 0, failures = 0, solvers = 0;
+    for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
+        igemm_handle *h = tc_emu_handle(archs[a], NULL, 0);
+        const target *t = target_by_name(archs[a]);
+        for (int i = 0; i < igemm_solution_count(); i++) {
+            const char *name = igemm_solution_name(i), *tail = strstr(name, "_zf");
+            if (!tail)
+                continue;
+            assert_string_equal(tail, "_zf");
+            char why[256], kernel[128];
+            snprintf(kernel, sizeof kernel, "%.*s", (int)(tail - name), name);
+            igemm_problem sh = p, one = flat;
+            sh.dtype = one.dtype = strstr(name, "_fp16_") ? IGEMM_FP16 : IGEMM_FP32;
+            if (sh.dtype == IGEMM_FP16)
+                sh.fp16_mode = one.fp16_mode = IGEMM_FP16_FLUSH; /* gfx90a's dot instructions flush */
+            if (strstr(name, "_dot2") && !t->has_dot2_f16) {
+                assert_int_equal(igemm_applicable(h, &sh, name, why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
+                continue;
+            }
+            solvers++;
+            assert_int_equal(igemm_applicable(h, &one, name, why, sizeof why), IGEMM_ERR_NOT_APPLICABLE);
+            tc_expect_contains(why, "no empty phases");
+            igemm_launch l[4], own[4];
+            int cnt = 0, own_cnt = 0;
+            assert_int_equal(igemm_get_launches(h, &sh, name, l, 4, &cnt), IGEMM_OK);
+            assert_int_equal(igemm_get_launches(h, &sh, kernel, own, 4, &own_cnt), IGEMM_OK);
+            assert_int_equal(cnt, 2);
+            assert_int_equal(own_cnt, 1);
+            assert_string_equal(l[0].kernel, sh.dtype == IGEMM_FP32 ? "igemm_fill_zero_b32" : "igemm_fill_zero_b16");
+            assert_string_equal(l[1].kernel, kernel);
+            unsigned wgs = l[1].grid[0] * l[1].grid[1] * l[1].grid[2];
+            unsigned own_wgs = own[0].grid[0] * own[0].grid[1] * own[0].grid[2];
+            if (wgs * 4 != own_wgs)
+                fail_msg("%s %s: %u workgroups, want a quarter of the configuration's own plan's %u (one phase of 4)",
+                         archs[a], name, wgs, own_wgs);
+            tc_case_result r;
+            char msg[1024];
+            runs++;
+            if (tc_run_case(h, &sh, name, 500u + (uint64_t)i, &r, msg, sizeof msg)) {
+                if (failures++ < MAX_REPORTED)
+                    print_error("%s %s: %s\n", archs[a], name, msg);
+                continue;
+            }
+            assert_true(r.holes > 0); /* the shape has pixels no tap reaches */
+        }
+        igemm_destroy(h);
+    }
+    print_message("zf: %d solver-target pairs, %d runs, %d failures\n", solvers, runs, failures);
+    if (failures)
+        fail_msg("%d of %d _zf runs failed", failures, runs);
+    /* every target: 6 fp32 FMA tiles and 3 fp16 _dot2 ones */
+    assert_int_equal(solvers, (int)(sizeof archs / sizeof archs[0]) * (6 + 3));
 }
 
 /* ---- the _kyxc solvers: an NCHW filter copied into K, Y, X, C/G ---- */
@@ -1448,6 +1524,7 @@ int main(void)
         cmocka_unit_test(walks_around_the_pipeline_depth),
         cmocka_unit_test(kyxc_reads_the_copy),
         cmocka_unit_test(zeros_inside_the_launch),
+        cmocka_unit_test(zfill_fills_first),
         cmocka_unit_test(sixteen_bit_extremes),
         cmocka_unit_test(fp16_flush_mode),
         cmocka_unit_test(fp16_alt_mode),

@@ -318,7 +318,7 @@ static int bench_layer(const opts *o, igemm_handle *h, row *r)
         /* the same kernels launched phase by phase: what multihead saves */
         plan_run sp;
         int phases[1024];
-        r->phases = s->kind == SOLVER_V4R1 ? v4r1_launch_phases(&sh, phases, 1024) : 1;
+        r->phases = s->kind == SOLVER_V4R1 ? v4r1_launch_phases(s->cfg, &sh, phases, 1024) : 1;
         if (r->phases > 1 && !run_plan(o, &r->p, s, o->co, o->co_size, false, true, dx, dy, w, &sp))
             r->us_split = ((double)(sp.fill_span + sp.phase_spans)) / clk + o->launch_us * sp.launches;
     }

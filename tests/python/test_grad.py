@@ -100,6 +100,12 @@ class Solutions(unittest.TestCase):
                     self.assertFalse(ok)
                     self.assertIn("nothing to split", ok.reason)
                     continue
+                # a zero fill first (_zf) takes over the zeros of phases no tap reaches; this
+                # shape's phases all have one (stride 2 over a 3-tap filter): refused, with why
+                if name.endswith("_zf"):
+                    self.assertFalse(ok)
+                    self.assertIn("no empty phases", ok.reason)
+                    continue
                 self.assertTrue(ok)
                 dx, info = igemm.conv_bwd_data(d, ww, size, *args, arch="gfx90a", solution=name, return_info=True)
                 self.assertEqual(dx.dtype, t)
