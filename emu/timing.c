@@ -190,31 +190,40 @@ static int64_t trace_slot(const emu_timing *tm, int s, uint64_t j)
     return -1;
 }
 
+/* The trace slot of workgroup wg (its sampled CU in *s), or -1 when no
+ * window holds it (whatever tm->bad says). */
+static int64_t slot_of(const emu_timing *tm, uint64_t wg, int *s)
+{
+    uint64_t c = wg % tm->active, j = wg / tm->active;
+    for (*s = 0; *s < tm->ns; (*s)++)
+        if (tm->cu[*s] == c)
+            return trace_slot(tm, *s, j);
+    return -1;
+}
+
 /* The traces of workgroup wg's waves, NULL when it is not traced. */
 static emu_trace *traces_of(const emu_timing *tm, uint64_t wg)
 {
-    if (tm->bad)
-        return NULL;
-    uint64_t c = wg % tm->active, j = wg / tm->active;
-    for (int s = 0; s < tm->ns; s++) {
-        int64_t slot = tm->cu[s] == c ? trace_slot(tm, s, j) : -1;
-        if (slot >= 0)
-            return &tm->tr[((size_t)s * (size_t)tm->slots + (size_t)slot) * (size_t)tm->nwaves];
-    }
-    return NULL;
+    int s;
+    int64_t slot = tm->bad ? -1 : slot_of(tm, wg, &s);
+    return slot < 0 ? NULL : &tm->tr[((size_t)s * (size_t)tm->slots + (size_t)slot) * (size_t)tm->nwaves];
 }
 
 bool emu_timing_traced(const emu_timing *tm, uint64_t wg)
 {
-    if (!tm->passes) /* no traced pass ran */
-        return false;
-    uint64_t c = wg % tm->active, j = wg / tm->active;
-    for (int s = 0; s < tm->ns; s++)
-        if (tm->cu[s] == c && trace_slot(tm, s, j) >= 0)
-            return true;
-    return false;
+    int s;
+    return tm->passes && slot_of(tm, wg, &s) >= 0; /* none before a traced pass ran */
 }
 bool emu_timing_sampled(const emu_timing *tm) { return !tm->bad; }
+
+/* Whether every trace stayed within the memory budget. */
+static bool traces_ok(const emu_timing *tm)
+{
+    for (size_t i = 0; i < (size_t)tm->ns * (size_t)tm->slots * (size_t)tm->nwaves; i++)
+        if (tm->tr[i].failed)
+            return false;
+    return true;
+}
 
 /* The instructions the waves of window w of sampled CU s ran, per workgroup. */
 static double window_insts(const emu_timing *tm, int s, int w)
@@ -267,9 +276,7 @@ uint64_t *emu_timing_next_pass(emu_timing *tm, size_t *count)
     if (tm->passes++ > 0) {
         /* further windows where the last pass's traces show a change,
            while the traces stay within half their memory budget */
-        bool more = atomic_load(&tm->bytes) < TM_TRACE_BUDGET / 2;
-        for (size_t i = 0; more && i < (size_t)tm->ns * (size_t)tm->slots * (size_t)tm->nwaves; i++)
-            more = !tm->tr[i].failed;
+        bool more = atomic_load(&tm->bytes) < TM_TRACE_BUDGET / 2 && traces_ok(tm);
         int added = 0;
         for (int s = 0; s < tm->ns; s++) {
             tm->pass_from[s] = tm->nwin[s];
@@ -307,12 +314,11 @@ uint64_t *emu_timing_next_pass(emu_timing *tm, size_t *count)
     return ids;
 }
 
-bool emu_timing_attach(emu_timing *tm, uint64_t wg, wave *waves, int nwaves)
+void emu_timing_attach(emu_timing *tm, uint64_t wg, wave *waves, int nwaves)
 {
     emu_trace *base = traces_of(tm, wg);
     for (int i = 0; i < nwaves; i++)
         waves[i].trace = base ? &base[i] : NULL;
-    return tm->bad || base;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -480,10 +486,7 @@ void emu_timing_end(emu_timing *tm, emu_stats *st)
 {
     const target *t = tm->d->t;
     const timing_facts *f = &t->tm;
-    size_t n = (size_t)tm->ns * (size_t)tm->slots * (size_t)tm->nwaves;
-    bool ok = !tm->bad;
-    for (size_t i = 0; ok && i < n; i++)
-        ok = !tm->tr[i].failed;
+    bool ok = !tm->bad && traces_ok(tm);
     /* per sampled CU: its traces in sequence order, its runs of alike windows */
     uint64_t count[TM_SAMPLE_CUS];
     int ord[TM_MAX_WIN], run[TM_SAMPLE_CUS][TM_MAX_WIN + 1], nruns[TM_SAMPLE_CUS];

@@ -83,9 +83,8 @@ uint64_t *emu_timing_next_pass(emu_timing *tm, size_t *count);
 /* Whether workgroup wg is traced (it runs in a traced pass). */
 bool emu_timing_traced(const emu_timing *tm, uint64_t wg);
 
-/* Give the waves of workgroup wg their traces (NULL when not traced).
- * Returns whether it is traced or the launch cannot be timed. */
-bool emu_timing_attach(emu_timing *tm, uint64_t wg, wave *waves, int nwaves);
+/* Give the waves of workgroup wg their traces (NULL when not traced). */
+void emu_timing_attach(emu_timing *tm, uint64_t wg, wave *waves, int nwaves);
 
 /* Time the launch from its traces and its functional stats; adds to st. */
 void emu_timing_end(emu_timing *tm, emu_stats *st);
