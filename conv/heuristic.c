@@ -162,23 +162,39 @@ static double inst_lines(double run, double stride, double access, double line)
  * apart (NHWC: contiguous channels, one vector load when WA > 1; NCHW: a
  * tap's channels y*x elements apart, or one in the _kyxc copy); B lanes along the GEMM N pixels, WB
  * apart (NCHW: contiguous pixels of a row; NHWC: a pixel's channels, K
- * elements apart), or on the channel path along one pixel's channels. */
-static double step_lines(const v4r1_config *c, const igemm_shape *sh, const target *t)
+ * elements apart), or on the channel path along one pixel's channels.
+ * distinct = false: every instruction's lines (the address path takes
+ * each); true: the lines of the group of WA (WB) instructions that read
+ * a lane's consecutive elements, once (the later ones of the group find
+ * them in the vector L1: what the L2 serves). */
+typedef struct {
+    double a, b;
+} op_lines;
+
+static op_lines step_lines(const v4r1_config *c, const igemm_shape *sh, const target *t, bool distinct)
 {
     double esz = igemm_dtype_get(c->dtype)->bytes, line = t->tm.line_bytes;
     bool nhwc = c->layout == IGEMM_LAYOUT_NHWC;
     double ra = c->mpb / c->wa < 64 ? c->mpb / c->wa : 64, rb = c->npb / c->wb < 64 ? c->npb / c->wb : 64;
     double yx = (double)sh->p.y * sh->p.x;
     bool vec_a = nhwc && c->wa > 1 && (esz == 4 || c->kpack > 1);
-    bool w_channels = nhwc || c->kyxc; /* w's channels contiguous: NHWC's, or the _kyxc copy */
-    double a = vec_a ? c->va * inst_lines(ra, c->wa * esz, c->wa * esz, line)
-                     : c->va * c->wa * inst_lines(ra, c->wa * esz * (w_channels ? 1 : yx), esz, line);
-    double b;
+    bool w_channels = nhwc || c->kyxc || yx == 1; /* w's channels contiguous: NHWC's, the _kyxc copy, 1x1 */
+    double ea = esz * (w_channels ? 1 : yx);              /* from one of a lane's A elements to the next */
+    double eb = esz * (nhwc ? sh->p.k : 1);             /* B's, pixel to pixel */
+    double a, b;
+    if (vec_a)
+        a = c->va * inst_lines(ra, c->wa * esz, c->wa * esz, line);
+    else if (distinct && w_channels) /* a lane's WA consecutive channels */
+        a = c->va * inst_lines(ra, c->wa * esz, c->wa * esz, line);
+    else
+        a = c->va * c->wa * inst_lines(ra, c->wa * ea, esz, line);
     if (c->bpath == V4R1_B_CHANNELS) /* runs of KPB/WB lanes along a pixel's channels, one vector each */
         b = c->vb * inst_lines(c->kpb / c->wb, c->wb * esz, c->wb * esz, line);
+    else if (distinct && !nhwc) /* a lane's WB consecutive pixels (NHWC's lie K elements apart) */
+        b = c->vb * inst_lines(rb, c->wb * esz, c->wb * esz, line);
     else
-        b = c->vb * c->wb * inst_lines(rb, c->wb * esz * (nhwc ? sh->p.k : 1), esz, line);
-    return (a + b) * c->block / 64;
+        b = c->vb * c->wb * inst_lines(rb, c->wb * eb, esz, line);
+    return (op_lines){a * c->block / 64, b * c->block / 64};
 }
 
 /* The non-finite guard of an unsplit kernel (gen/bwd_data_v4r1/fixup.c,
@@ -309,7 +325,9 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
     /* the tiles' bytes through the device's L2 (each workgroup loads its A
        and B tiles once per step, elements of the tensors' type) */
     double tile_bytes = (double)c->kpb * (c->mpb + c->npb) * igemm_dtype_get(c->dtype)->bytes, l2_bytes = 0;
-    double lines = 0, first = 0, wg_lines = step_lines(c, sh, t); /* address path: lines of the loads */
+    op_lines wg_lines = step_lines(c, sh, t, false); /* address path: lines of the loads */
+    op_lines wg_l2 = step_lines(c, sh, t, true);     /* the lines the L2 serves */
+    double lines = 0, first = 0, l2_a = 0, l2_b = 0, tap_a = 0, tap_b = 0, taps_max = 0, ntiles = 1;
     double zero_bytes = 0; /* the line bytes the empty phases' workgroups store */
     for (int i = 0; i < nph; i++) {
         igemm_phase ph = igemm_phase_get(sh, phases[i]);
@@ -324,7 +342,17 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         l2_bytes += wgs * steps * tile_bytes;
         if (!steps)
             zero_bytes += wgs * c->mpb * c->npb * igemm_dtype_get(c->dtype)->bytes * zero_store_waste(c, sh, t);
-        lines += wgs * steps * wg_lines;
+        lines += wgs * steps * (wg_lines.a + wg_lines.b);
+        l2_a += wgs * steps * wg_l2.a;
+        l2_b += wgs * steps * wg_l2.b;
+        if (steps) { /* the lines one tap's K blocks bring in: what a later tap reuses */
+            tap_a = per * wg_l2.a > tap_a ? per * wg_l2.a : tap_a;
+            tap_b = per * wg_l2.b > tap_b ? per * wg_l2.b : tap_b;
+            if (ceil_div((double)ph.gemm_n, c->npb) > ntiles)
+                ntiles = ceil_div((double)ph.gemm_n, c->npb);
+            if (ph.ydot_slice * ph.xdot_slice > taps_max)
+                taps_max = ph.ydot_slice * ph.xdot_slice;
+        }
         cycles_total += wgs * waves * cyc;
         if (lcyc > longest)
             longest = lcyc;
@@ -341,9 +369,48 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
     double busy = per_simd * c0 / w0 * lat;
     /* a CU's address path takes the lines of the workgroups it runs */
     double mem = l2_bytes / t->tm.l2_bytes_per_clk, path = lines / wgs_total * ceil_div(wgs_total, t->num_cu);
-    double l2_lines = lines * t->tm.line_bytes / t->tm.l2_bytes_per_clk; /* every line through L2 */
-    if (l2_lines > mem)
-        mem = l2_lines;
+    double line = t->tm.line_bytes;
+    double l2_line_cyc = (l2_a + l2_b) * line / t->tm.l2_bytes_per_clk; /* every L1 miss through L2 */
+    if (l2_line_cyc > mem)
+        mem = l2_line_cyc;
+    /* HBM. A later tap of a workgroup's walk re-reads lines an earlier tap
+       brought in (dy's pixels shifted by the tap; KCYX's w, whose lines
+       hold the other taps' elements of a channel), from the L2 while the
+       lines a CU touches over one tap fit its share of it (timing model:
+       each active CU of an L2 instance streams through its share; lines
+       that the instance's CUs read at once count once: neighbouring CUs
+       run consecutive workgroups, the same w tile for N tiles in a row,
+       and the same dy tile every N tiles). The workgroups a CU holds each bring one
+       tap's A and B lines and allocate their dx tile. Once that overflows
+       the share, every re-read misses: the operands' lines come from HBM
+       with dx's write-back. (Otherwise HBM moves the compulsory bytes, the
+       same for every configuration of a layer: they rank none.) NCHW only:
+       charged on NHWC too, the picks moved away from find mode's best on
+       the NHWC rankings (docs/TIMING.md, "The heuristic against find
+       mode"), which this estimate does not explain. */
+    double hbm_clk = t->tm.hbm_tbps * t->tm.hbm_achievable * 1e3 / t->clock_ghz;
+    double held = occ < g0 ? occ : g0 > 1 ? g0 : 1;
+    double inst = t->tm.l2_instances > 1 ? t->tm.l2_instances : 1, cus = ceil_div(act, inst);
+    double share_a = ntiles < cus ? ntiles : cus, share_b = cus > ntiles ? cus / ntiles : 1;
+    double cu_l2 = t->tm.l2_bytes / inst / cus;
+    double out_bytes = c->mpb * c->npb * (c->ksplit ? 4 : igemm_dtype_get(c->dtype)->bytes);
+    double cu_fp = held * ((tap_a / share_a + tap_b / share_b) * line + out_bytes);
+    if (c->layout == IGEMM_LAYOUT_NCHW && taps_max > 1 && cu_fp > cu_l2) {
+        double hbm = ((double)sh->dx_elems * igemm_dtype_get(sh->p.dtype)->bytes + l2_a * line / share_a +
+                      l2_b * line / share_b) / hbm_clk;
+        if (hbm > mem)
+            mem = hbm;
+    }
+    /* KCYX's strided w: a later tap re-reads the lines of an earlier one
+       (they hold the other taps' elements of the tile's channels); where
+       one tap's lines overflow the CU's share, those re-reads miss, each
+       CU's own (the CUs that read the tile at once do not keep it for one
+       another: they walk its taps out of step), unless all of w fits one L2 */
+    bool w_channels = c->layout == IGEMM_LAYOUT_NHWC || c->kyxc || sh->p.y * sh->p.x == 1;
+    double w_bytes = (double)sh->w_elems * igemm_dtype_get(sh->p.dtype)->bytes;
+    if (!w_channels && taps_max > 1 && tap_a * line > cu_l2 && w_bytes > t->tm.l2_bytes / inst &&
+        l2_a * line / hbm_clk > mem)
+        mem = l2_a * line / hbm_clk;
     if (mem > busy)
         busy = mem;
     if (path > busy)
@@ -355,7 +422,6 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         longest *= ceil_div(g0, occ);
     /* the empty phases' workgroups run last, their stores through the HBM
        (bytes per cycle) */
-    double hbm_clk = t->tm.hbm_tbps * t->tm.hbm_achievable * 1e3 / t->clock_ghz;
     busy += zero_bytes / hbm_clk;
     /* a launch's dispatch (timing model: launch_us), and where the plan
        fills dx with zeros first, the fill's dispatch and its bytes */

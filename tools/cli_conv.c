@@ -474,13 +474,18 @@ static void report(const igemm_handle *h, const igemm_problem *p, const conv_opt
                igemm_handle_backend(h), r->ri.solution, r->ri.source);
         json_kernels(r->ri.kernels);
         printf(", \"launches\": %d, \"flops\": %lld", r->ri.launches, (long long)sh.flops);
-        if (emu)
+        if (emu) {
             printf(", \"emu_insts\": %llu, \"emu_cycles\": %llu, \"cycles_per_flop\": %.6g, \"modeled_us\": %.6g, "
                    "\"modeled_tflops\": %.6g, \"limit\": \"%s\"",
                    (unsigned long long)r->ri.insts, (unsigned long long)r->ri.cycles,
                    (double)r->ri.cycles / (double)sh.flops, r->ri.modeled_us, tflops(&sh, r->ri.modeled_us / 1e3),
                    r->ri.limit);
-        else
+            printf(", \"modeled_cycles\": %llu, \"modeled_busy\": {\"valu\": %llu, \"matrix\": %llu, \"lds\": %llu, "
+                   "\"memory\": %llu}",
+                   (unsigned long long)r->ri.modeled_cycles, (unsigned long long)r->ri.modeled_busy[0],
+                   (unsigned long long)r->ri.modeled_busy[1], (unsigned long long)r->ri.modeled_busy[2],
+                   (unsigned long long)r->ri.modeled_busy[3]);
+        } else
             printf(", \"ms\": %.6f, \"tflops\": %.4f", r->ri.ms, tflops(&sh, r->ri.ms));
         if (o->find) {
             printf(", \"find\": [");
