@@ -898,6 +898,22 @@ static void test_cli_reports_modeled_time(void **state)
     assert_int_equal(r.status, 0);
     tc_expect_contains(r.out, "\"modeled_us\": ");
     assert_null(strstr(r.out, "\"modeled_us\": 0,"));
+    /* the busiest CU's busy cycles per resource: none exceeds the launch's
+       modeled cycles, and some resource was busy */
+    const char *mc = strstr(r.out, "\"modeled_cycles\": "), *mb = strstr(r.out, "\"modeled_busy\": ");
+    assert_non_null(mc);
+    assert_non_null(mb);
+    unsigned long long cycles = 0, busy[4] = {0};
+    assert_int_equal(sscanf(mc, "\"modeled_cycles\": %llu", &cycles), 1);
+    assert_int_equal(sscanf(mb, "\"modeled_busy\": {\"valu\": %llu, \"matrix\": %llu, \"lds\": %llu, \"memory\": %llu}",
+                            &busy[0], &busy[1], &busy[2], &busy[3]),
+                     4);
+    unsigned long long most = 0;
+    for (int i = 0; i < 4; i++) {
+        assert_true(busy[i] <= cycles);
+        most = busy[i] > most ? busy[i] : most;
+    }
+    assert_true(most > 0);
     tc_result_free(&r);
     const char *bad[] = {"emu-run", "--cus", "0", NULL};
     tc_run_igemm(&r, bad);
