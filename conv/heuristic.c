@@ -284,8 +284,9 @@ static double zero_store_waste(const v4r1_config *c, const igemm_shape *sh, cons
     return line / (lanes * esz);
 }
 
-double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t, double *work)
+double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const target *t, v4r1_terms *terms)
 {
+    v4r1_terms tm = {0};
     int waves = c->block / 64;
     wave_cost wc = math_cost(c, t);
     double step = wc.step, fixed = wc.fixed + (c->ksplit ? 0 : guard_cycles(c));
@@ -298,8 +299,12 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
        register estimate; SGPRs are not estimated */
     occupancy o;
     kernel_alloc a = {c->vgprs, c->agprs, 0, c->lds_bytes};
-    if (target_occupancy(t, &a, waves, &o))
-        return 1e300;
+    if (target_occupancy(t, &a, waves, &o)) { /* does not fit a CU */
+        tm.total = 1e300;
+        if (terms)
+            *terms = tm;
+        return tm.total;
+    }
     int occ = o.max_wg;
     int phases[V4R1_PLAN_PHASES];
     int nph = v4r1_launch_phases(c, sh, phases, V4R1_PLAN_PHASES); /* empty phases: steps 0, only stores */
@@ -311,8 +316,11 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         wgs_of[i] = ceil_div((double)ph.gemm_m, c->mpb) * ceil_div((double)ph.gemm_n, c->npb) * sh->p.groups * splits;
         wgs_total += wgs_of[i];
     }
-    if (wgs_total == 0)
+    if (wgs_total == 0) {
+        if (terms)
+            *terms = tm;
         return 0;
+    }
     /* every phase's workgroups in one (multihead) launch, the phases one
        after another in the grid (the GEMM phases first); workgroups go to
        the CUs round-robin (timing model: with A = min(CUs, workgroups), CU 0
@@ -357,8 +365,7 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         if (lcyc > longest)
             longest = lcyc;
     }
-    if (work)
-        *work = cycles_total;
+    tm.work = cycles_total;
     double per_simd = ceil_div(w0, t->simds_per_cu);          /* waves each SIMD of CU 0 runs */
     double resident = (double)occ * waves / t->simds_per_cu; /* waves a SIMD holds at once */
     if (resident > per_simd)
@@ -367,12 +374,15 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
        wave a SIMD, none from three on, in between linearly */
     double lat = resident <= 1 ? 1.3 : resident >= 3 ? 1.0 : 1.3 - 0.15 * (resident - 1);
     double busy = per_simd * c0 / w0 * lat;
+    tm.issue = busy;
     /* a CU's address path takes the lines of the workgroups it runs */
     double mem = l2_bytes / t->tm.l2_bytes_per_clk, path = lines / wgs_total * ceil_div(wgs_total, t->num_cu);
     double line = t->tm.line_bytes;
     double l2_line_cyc = (l2_a + l2_b) * line / t->tm.l2_bytes_per_clk; /* every L1 miss through L2 */
     if (l2_line_cyc > mem)
         mem = l2_line_cyc;
+    tm.l2 = mem;
+    tm.path = path;
     /* HBM. A later tap of a workgroup's walk re-reads lines an earlier tap
        brought in (dy's pixels shifted by the tap; KCYX's w, whose lines
        hold the other taps' elements of a channel), from the L2 while the
@@ -398,8 +408,7 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
     if (c->layout == IGEMM_LAYOUT_NCHW && taps_max > 1 && cu_fp > cu_l2) {
         double hbm = ((double)sh->dx_elems * igemm_dtype_get(sh->p.dtype)->bytes + l2_a * line / share_a +
                       l2_b * line / share_b) / hbm_clk;
-        if (hbm > mem)
-            mem = hbm;
+        tm.hbm = hbm;
     }
     /* KCYX's strided w: a later tap re-reads the lines of an earlier one
        (they hold the other taps' elements of the tile's channels); where
@@ -409,8 +418,10 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
     bool w_channels = c->layout == IGEMM_LAYOUT_NHWC || c->kyxc || sh->p.y * sh->p.x == 1;
     double w_bytes = (double)sh->w_elems * igemm_dtype_get(sh->p.dtype)->bytes;
     if (!w_channels && taps_max > 1 && tap_a * line > cu_l2 && w_bytes > t->tm.l2_bytes / inst &&
-        l2_a * line / hbm_clk > mem)
-        mem = l2_a * line / hbm_clk;
+        l2_a * line / hbm_clk > tm.hbm)
+        tm.hbm = l2_a * line / hbm_clk;
+    if (tm.hbm > mem)
+        mem = tm.hbm;
     if (mem > busy)
         busy = mem;
     if (path > busy)
@@ -420,9 +431,11 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
        another */
     if (g0 > occ)
         longest *= ceil_div(g0, occ);
+    tm.latency = longest;
     /* the empty phases' workgroups run last, their stores through the HBM
        (bytes per cycle) */
-    busy += zero_bytes / hbm_clk;
+    tm.zeros = zero_bytes / hbm_clk;
+    busy += tm.zeros;
     /* a launch's dispatch (timing model: launch_us), and where the plan
        fills dx with zeros first, the fill's dispatch and its bytes */
     bool fill = v4r1_plan_fills(c, sh);
@@ -431,7 +444,20 @@ double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *
         launch += (double)sh->dx_elems * igemm_dtype_get(sh->p.dtype)->bytes / hbm_clk;
     /* no fixup launch: an unsplit kernel guards itself (guard_cycles, in
        fixed), a split's reduction its sums (split_extra) */
-    return (busy > longest ? busy : longest) + launch + split_extra(c, sh, t) + kyxc_extra(c, sh, t);
+    tm.extra = launch + split_extra(c, sh, t) + kyxc_extra(c, sh, t);
+    tm.total = (busy > longest ? busy : longest) + tm.extra;
+    if (terms)
+        *terms = tm;
+    return tm.total;
+}
+
+double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t, double *work)
+{
+    v4r1_terms tm;
+    double total = v4r1_estimate_terms(c, sh, t, &tm);
+    if (work)
+        *work = tm.work;
+    return total;
 }
 
 double naive_estimate(const igemm_shape *sh, const target *t)

@@ -18,6 +18,18 @@ const solver *select_heuristic(const igemm_shape *sh, const target *t, int (*ok)
  * a problem the v4r1 solvers accept; *work (may be NULL) receives its
  * estimated issue cycles. */
 double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t, double *work);
+/* The same estimate with its terms (model cycles; `igemm plan --estimates`
+ * prints them): total = max(busy, latency) + extra, where busy = max(issue,
+ * l2, hbm, path) + zeros. issue: CU 0's issue cycles with the exposed
+ * memory latency; l2: the tiles' bytes and lines through the L2; hbm: the
+ * re-reads that miss the L2 (0 where none); path: a CU's address path;
+ * zeros: the empty phases' stores; latency: the chain of loads, round
+ * after round; extra: dispatches, a fill, a split's reduction, the _kyxc
+ * copy. work: the issue cycles of every wave (the least-work rule). */
+typedef struct {
+    double total, issue, l2, hbm, path, zeros, latency, extra, work;
+} v4r1_terms;
+double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const target *t, v4r1_terms *terms);
 /* Find mode's filter for the naive kernel: whether no v4r1 configuration is
  * ok or the naive estimate is within 2x of the best v4r1 one (elsewhere it
  * is the slowest by far, and find leaves it out). */

@@ -221,6 +221,65 @@ static void heuristic_nchw_memory_terms(void **state)
         fail_msg("%d NCHW layers over 1.10x find's best", bad);
 }
 
+/* igemm plan --estimates: every applicable configuration with the
+ * heuristic's terms, least estimate first; each total is max(busy, latency)
+ * + extra with busy = max(issue, l2, hbm, path) + zeros (printed rounded:
+ * within 2 cycles); the one marked selected is `igemm plan`'s pick, within
+ * the least-work rule's 3% of the least estimate. */
+static void plan_lists_estimates(void **state)
+{
+    (void)state;
+    const char *est[] = {"plan", "conv", "-n", "32", "-c", "512", "-H", "28", "-W", "28", "-k", "128", "-y", "1",
+                         "-x", "1", "--arch", "gfx908", "--estimates", NULL};
+    const char *plan[] = {"plan", "conv", "-n", "32", "-c", "512", "-H", "28", "-W", "28", "-k", "128", "-y", "1",
+                          "-x", "1", "--arch", "gfx908", NULL};
+    tc_result r, q;
+    tc_run_igemm(&q, plan);
+    assert_int_equal(q.status, 0);
+    const char *on = strstr(q.out, " on gfx908: ");
+    assert_non_null(on);
+    char pick[128];
+    assert_int_equal(sscanf(on + strlen(" on gfx908: "), "%127[^,]", pick), 1);
+    tc_run_igemm(&r, est);
+    assert_int_equal(r.status, 0);
+    int rows = 0, selected = 0;
+    double first = 0, prev = 0;
+    for (const char *l = strstr(r.out, "\n  igemm_bwd_v4r1_"); l; l = strstr(l + 1, "\n  igemm_bwd_v4r1_")) {
+        char name[128], bound[16], mark[32] = "";
+        double v[8];
+        int got = sscanf(l + 3, "%127s %lf %lf %lf %lf %lf %lf %lf %lf %15s %31[^\n]", name, &v[0], &v[1], &v[2], &v[3],
+                         &v[4], &v[5], &v[6], &v[7], bound, mark);
+        assert_true(got >= 10);
+        double busy = v[1];
+        for (int i = 2; i <= 4; i++)
+            busy = v[i] > busy ? v[i] : busy;
+        busy += v[5];
+        double want = (busy > v[6] ? busy : v[6]) + v[7];
+        if (v[0] < want - 2 || v[0] > want + 2)
+            fail_msg("%s: total %.0f, its terms give %.0f", name, v[0], want);
+        if (rows == 0)
+            first = v[0];
+        else
+            assert_true(v[0] >= prev);
+        prev = v[0];
+        if (strstr(mark, "selected")) {
+            selected++;
+            assert_string_equal(name, pick);
+            assert_true(v[0] <= first * 1.03 + 2);
+        }
+        rows++;
+    }
+    assert_true(rows >= 10);
+    assert_int_equal(selected, 1);
+    tc_result_free(&r);
+    tc_result_free(&q);
+    const char *bad[] = {"plan", "conv", "-n", "1", "-c", "8", "--arch", "gfx908", "--estimates", "--json", NULL};
+    tc_run_igemm(&r, bad);
+    assert_int_equal(r.status, 2);
+    assert_true(tc_one_line(r.err));
+    tc_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -228,6 +287,7 @@ int main(void)
         cmocka_unit_test(heuristic_within_5_percent_of_find),
         cmocka_unit_test(heuristic_16bit_depthwise),
         cmocka_unit_test(heuristic_nchw_memory_terms),
+        cmocka_unit_test(plan_lists_estimates),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

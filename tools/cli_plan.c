@@ -17,17 +17,24 @@
 #include "../include/igemm.h"
 #include "../arch/target.h"
 #include "../conv/problem.h"
+#include "../conv/select.h"
+#include "../conv/solver.h"
 #include "../conv/types.h"
 #include "cli.h"
 
 static void plan_help(void)
 {
     printf("usage: igemm plan conv|convfp16|convbfp16 -n N -c C -H H -W W -k K -y Y -x X [-p -q -u -v -l -j -g] -F 2\n"
-           "                  --arch TARGET [--solution NAME] [--json]\n"
+           "                  --arch TARGET [--solution NAME] [--json] [--estimates]\n"
            "The kernel launches of one backward-data problem on TARGET (%s): code object,\n"
            "kernel, grid, block, LDS bytes, argument bytes (hex) and the offsets of the dx, dy\n"
            "and w pointers in them, and of the workspace (ws: a split along GEMM K's fp32 partial\n"
-           "sums, its bytes in tensor_bytes.ws, 0 when none). Nothing runs.\n",
+           "sums, its bytes in tensor_bytes.ws, 0 when none). Nothing runs.\n"
+           "--estimates instead: the selection heuristic's estimate of every applicable v4r1\n"
+           "configuration, least first, with its terms in model cycles (conv/select.h v4r1_terms:\n"
+           "total = max(busy, latency) + extra, busy = max(issue, l2, hbm, path) + zeros) and the\n"
+           "one it bounds by; the selected configuration is marked. Estimates, not the timing\n"
+           "model: -s 1 (find mode) times them.\n",
            cli_library_targets());
 }
 
@@ -110,6 +117,71 @@ static void print_plan(const igemm_problem *p, const char *arch, const char *sol
     }
 }
 
+typedef struct {
+    const solver *s;
+    v4r1_terms e;
+} estimate_row;
+
+static int by_total(const void *a, const void *b)
+{
+    double x = ((const estimate_row *)a)->e.total, y = ((const estimate_row *)b)->e.total;
+    return x < y ? -1 : x > y;
+}
+
+/* The term an estimate is bound by: the largest of busy's, or the latency. */
+static const char *bound_by(const v4r1_terms *e)
+{
+    const char *name = "issue";
+    double v = e->issue;
+    const struct {
+        const char *name;
+        double v;
+    } t[] = {{"l2", e->l2}, {"hbm", e->hbm}, {"path", e->path}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (t[i].v > v)
+            name = t[i].name, v = t[i].v;
+    return e->latency > v + e->zeros ? "latency" : name;
+}
+
+/* igemm plan --estimates: every applicable v4r1 configuration of p on h's
+ * target, by the heuristic's estimate (conv/heuristic.c), least first. */
+static int print_estimates(igemm_handle *h, const igemm_problem *p, const char *chosen)
+{
+    const target *t = target_by_name(igemm_handle_arch(h));
+    igemm_shape sh;
+    if (!t || igemm_shape_init(&sh, p, NULL, 0) != IGEMM_OK)
+        return usage_error("plan: no estimates for this problem on %s", igemm_handle_arch(h));
+    estimate_row *rows = calloc((size_t)solver_count(), sizeof *rows);
+    if (!rows)
+        return usage_error("out of memory");
+    int n = 0;
+    for (int i = 0; i < solver_count(); i++) {
+        const solver *s = solver_get(i);
+        if (s->kind == SOLVER_V4R1 && s->dtype == p->dtype && s->layout == p->layout &&
+            igemm_applicable(h, p, s->name, NULL, 0) == IGEMM_OK) {
+            rows[n].s = s;
+            v4r1_estimate_terms(s->cfg, &sh, t, &rows[n].e);
+            n++;
+        }
+    }
+    qsort(rows, (size_t)n, sizeof *rows, by_total);
+    char args[256];
+    igemm_problem_format(p, args, sizeof args);
+    printf("estimates %s %s -F 2 on %s: %d v4r1 configurations, model cycles (the heuristic's, not the timing "
+           "model's)\n",
+           igemm_problem_command(p), args, igemm_handle_arch(h), n);
+    printf("  %-58s %10s %10s %10s %10s %10s %10s %10s %10s  %s\n", "configuration", "total", "issue", "l2", "hbm",
+           "path", "zeros", "latency", "extra", "bound");
+    for (int i = 0; i < n; i++) {
+        const v4r1_terms *e = &rows[i].e;
+        printf("  %-58s %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f  %s%s\n", rows[i].s->name, e->total,
+               e->issue, e->l2, e->hbm, e->path, e->zeros, e->latency, e->extra, bound_by(e),
+               strcmp(rows[i].s->name, chosen) ? "" : "  <- selected");
+    }
+    free(rows);
+    return 0;
+}
+
 int cmd_plan(int argc, char **argv)
 {
     if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -121,13 +193,15 @@ int cmd_plan(int argc, char **argv)
         return usage_error("plan: expected 'igemm plan conv|convfp16|convbfp16 PROBLEM --arch TARGET' (igemm plan "
                            "--help)");
     const char *arch = NULL, *solution = NULL;
-    int json = 0, pargc = 0;
+    int json = 0, estimates = 0, pargc = 0;
     char **pargv = calloc((size_t)argc + 1, sizeof *pargv);
     if (!pargv)
         return usage_error("out of memory");
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
             json = 1;
+        else if (!strcmp(argv[i], "--estimates"))
+            estimates = 1;
         else if (!strcmp(argv[i], "--arch") || !strcmp(argv[i], "--solution")) {
             if (i + 1 >= argc) {
                 free(pargv);
@@ -149,6 +223,8 @@ int cmd_plan(int argc, char **argv)
         return usage_error("%s", why);
     if (!arch)
         return usage_error("plan: --arch is required (one of %s)", cli_library_targets());
+    if (estimates && (json || solution))
+        return usage_error("plan: --estimates lists every configuration as text (no --json, no --solution)");
     igemm_options o = igemm_options_init();
     o.backend = IGEMM_BACKEND_EMU; /* plans offline for the target */
     o.arch = arch;
@@ -159,6 +235,15 @@ int cmd_plan(int argc, char **argv)
         return st == IGEMM_ERR_UNSUPPORTED ? usage_error("%s", why) : (fprintf(stderr, "igemm: %s\n", why), 1);
     char chosen[96];
     int n = 0, rc = 0;
+    if (estimates) {
+        if ((st = igemm_select(h, &p, chosen, sizeof chosen)) != IGEMM_OK) {
+            fprintf(stderr, "igemm: %s: %s\n", igemm_status_name(st), igemm_last_error(h));
+            rc = st == IGEMM_ERR_INVALID_ARG || st == IGEMM_ERR_NOT_APPLICABLE ? 2 : 1;
+        } else
+            rc = print_estimates(h, &p, chosen);
+        igemm_destroy(h);
+        return rc;
+    }
     igemm_launch *l = NULL;
     size_t ws = 0;
     if ((st = solution ? igemm_applicable(h, &p, solution, why, sizeof why) : IGEMM_OK) != IGEMM_OK ||
