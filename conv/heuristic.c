@@ -23,10 +23,15 @@
  *                   by LDS and VGPRs (the target's register file,
  *                   allocation granule and wave slots per SIMD)
  *     work        = the waves' issue cycles
- *   and never less than the memory the tiles move: their bytes through the
- *   device's L2, and the cache lines their loads touch through the CUs'
- *   address paths (a line a cycle per CU, as the timing model charges;
- *   step_lines: the lanes' strides by layout), plus a dispatch per launch;
+ *   and never less than the memory the tiles move: their bytes and lines
+ *   through the device's L2 (the lines of a lane's consecutive elements
+ *   once: the later instructions of the group hit the vector L1), the
+ *   cache lines every load instruction touches through the CUs' address
+ *   paths (a line a cycle per CU, as the timing model charges; step_lines:
+ *   the lanes' strides by layout), and the re-reads that miss the L2 (an
+ *   NCHW CU whose workgroups' lines of one tap overflow its share of the
+ *   L2; KCYX's strided w where w outgrows an L2) through the HBM; plus a
+ *   dispatch per launch (v4r1_terms, `igemm plan --estimates`);
  *   the empty phases' workgroups (zeros stored inside the launch) after
  *   the rest, their stores' lines through the HBM (zero_store_waste), or
  *   where the plan fills dx first (a _zf solver, or phases that leave
