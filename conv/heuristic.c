@@ -79,6 +79,19 @@
 
 static double ceil_div(double a, double b) { return (double)(((long long)a + (long long)b - 1) / (long long)b); }
 
+/* The target's achievable HBM bandwidth in bytes per clock, and one
+ * launch's dispatch in clocks (timing model: hbm_tbps x hbm_achievable,
+ * launch_us). */
+static double hbm_per_clk(const target *t) { return t->tm.hbm_tbps * t->tm.hbm_achievable * 1e3 / t->clock_ghz; }
+static double dispatch_clk(const target *t) { return t->tm.launch_us * 1e3 * t->clock_ghz; }
+
+/* Whether w's channels lie side by side in the w the kernel reads: NHWC's
+ * KYXC, the _kyxc copy, or a 1x1 filter's KCYX (else Y*X elements apart). */
+static bool w_channels_contiguous(const v4r1_config *c, const igemm_shape *sh)
+{
+    return c->layout == IGEMM_LAYOUT_NHWC || c->kyxc || sh->p.y * sh->p.x == 1;
+}
+
 /* Issue cycles of one wave: per K step (the math of KPB rows plus the
  * staging of the next tile) and once (setup, column decode, stores), by
  * the configuration's math strategy. */
@@ -183,13 +196,11 @@ static op_lines step_lines(const v4r1_config *c, const igemm_shape *sh, const ta
     double ra = c->mpb / c->wa < 64 ? c->mpb / c->wa : 64, rb = c->npb / c->wb < 64 ? c->npb / c->wb : 64;
     double yx = (double)sh->p.y * sh->p.x;
     bool vec_a = nhwc && c->wa > 1 && (esz == 4 || c->kpack > 1);
-    bool w_channels = nhwc || c->kyxc || yx == 1; /* w's channels contiguous: NHWC's, the _kyxc copy, 1x1 */
-    double ea = esz * (w_channels ? 1 : yx);              /* from one of a lane's A elements to the next */
-    double eb = esz * (nhwc ? sh->p.k : 1);             /* B's, pixel to pixel */
+    bool w_channels = w_channels_contiguous(c, sh);
+    double ea = esz * (w_channels ? 1 : yx); /* from one of a lane's A elements to the next */
+    double eb = esz * (nhwc ? sh->p.k : 1);  /* B's, pixel to pixel */
     double a, b;
-    if (vec_a)
-        a = c->va * inst_lines(ra, c->wa * esz, c->wa * esz, line);
-    else if (distinct && w_channels) /* a lane's WA consecutive channels */
+    if (vec_a || (distinct && w_channels)) /* one vector, or the group's WA consecutive channels */
         a = c->va * inst_lines(ra, c->wa * esz, c->wa * esz, line);
     else
         a = c->va * c->wa * inst_lines(ra, c->wa * ea, esz, line);
@@ -239,14 +250,14 @@ static double split_extra(const v4r1_config *c, const igemm_shape *sh, const tar
         return 0;
     double elems = (double)sh->dx_elems, esz = igemm_dtype_get(sh->p.dtype)->bytes;
     double bytes = elems * (splits * 4 /* partials written */ + splits * 4 /* read */ + esz /* dx */);
-    double hbm = bytes / (t->tm.hbm_tbps * t->tm.hbm_achievable * 1e3 / t->clock_ghz); /* at bytes per cycle */
+    double hbm = bytes / hbm_per_clk(t);
     double l2 = bytes / t->tm.l2_bytes_per_clk;
     double waves = ceil_div(elems, 64), issue = (22 + 8 * splits) * 4; /* 2: the non-finite guard's check */
     double busy = ceil_div(waves, (double)t->simds_per_cu * t->num_cu) * issue;
     double chain = (splits + 1) * t->tm.lat_hbm + issue;
     double mem = hbm > l2 ? hbm : l2;
     double sum = mem > busy ? mem : busy;
-    double dispatch = t->tm.launch_us * 1e3 * t->clock_ghz;
+    double dispatch = dispatch_clk(t);
     return (sum > chain ? sum : chain) + dispatch;
 }
 
@@ -264,11 +275,11 @@ static double kyxc_extra(const v4r1_config *c, const igemm_shape *sh, const targ
     double waves = ceil_div((double)sh->w_elems, 64);
     double lines = waves * (inst_lines(64, yx * esz, esz, line) + inst_lines(64, esz, esz, line));
     double l2 = lines * line / t->tm.l2_bytes_per_clk;
-    double hbm = 2 * (double)sh->w_elems * esz / (t->tm.hbm_tbps * t->tm.hbm_achievable * 1e3 / t->clock_ghz);
+    double hbm = 2 * (double)sh->w_elems * esz / hbm_per_clk(t);
     double busy = ceil_div(waves, (double)t->simds_per_cu * t->num_cu) * 25 * 4;
     double chain = 2 * t->tm.lat_hbm + 25 * 4;
     double mem = hbm > l2 ? hbm : l2, sum = mem > busy ? mem : busy;
-    return (sum > chain ? sum : chain) + t->tm.launch_us * 1e3 * t->clock_ghz;
+    return (sum > chain ? sum : chain) + dispatch_clk(t);
 }
 
 /* Cache-line bytes per useful byte of a zero-only workgroup's dx stores
@@ -403,7 +414,7 @@ double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const ta
        charged on NHWC too, the picks moved away from find mode's best on
        the NHWC rankings (docs/TIMING.md, "The heuristic against find
        mode"), which this estimate does not explain. */
-    double hbm_clk = t->tm.hbm_tbps * t->tm.hbm_achievable * 1e3 / t->clock_ghz;
+    double hbm_clk = hbm_per_clk(t);
     double held = occ < g0 ? occ : g0 > 1 ? g0 : 1;
     double inst = t->tm.l2_instances > 1 ? t->tm.l2_instances : 1, cus = ceil_div(act, inst);
     double share_a = ntiles < cus ? ntiles : cus, share_b = cus > ntiles ? cus / ntiles : 1;
@@ -420,9 +431,8 @@ double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const ta
        one tap's lines overflow the CU's share, those re-reads miss, each
        CU's own (the CUs that read the tile at once do not keep it for one
        another: they walk its taps out of step), unless all of w fits one L2 */
-    bool w_channels = c->layout == IGEMM_LAYOUT_NHWC || c->kyxc || sh->p.y * sh->p.x == 1;
     double w_bytes = (double)sh->w_elems * igemm_dtype_get(sh->p.dtype)->bytes;
-    if (!w_channels && taps_max > 1 && tap_a * line > cu_l2 && w_bytes > t->tm.l2_bytes / inst &&
+    if (!w_channels_contiguous(c, sh) && taps_max > 1 && tap_a * line > cu_l2 && w_bytes > t->tm.l2_bytes / inst &&
         l2_a * line / hbm_clk > tm.hbm)
         tm.hbm = l2_a * line / hbm_clk;
     if (tm.hbm > mem)
@@ -444,7 +454,7 @@ double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const ta
     /* a launch's dispatch (timing model: launch_us), and where the plan
        fills dx with zeros first, the fill's dispatch and its bytes */
     bool fill = v4r1_plan_fills(c, sh);
-    double launch = t->tm.launch_us * 1e3 * t->clock_ghz * (fill ? 2 : 1);
+    double launch = dispatch_clk(t) * (fill ? 2 : 1);
     if (fill)
         launch += (double)sh->dx_elems * igemm_dtype_get(sh->p.dtype)->bytes / hbm_clk;
     /* no fixup launch: an unsplit kernel guards itself (guard_cycles, in
@@ -483,7 +493,7 @@ double naive_estimate(const igemm_shape *sh, const target *t)
     double chain = once * 1055 + taps * (l1 * (227 + (strided ? 165 : 0)) + l2 * 317 * kg);
     double waves = ceil_div((double)sh->dx_elems, 64);
     double busy = ceil_div(waves, (double)t->simds_per_cu * t->num_cu) * issue;
-    double launch = t->tm.launch_us * 1e3 * t->clock_ghz;
+    double launch = dispatch_clk(t);
     return (busy > chain ? busy + 0.25 * chain : chain + 0.25 * busy) + launch;
 }
 

@@ -421,6 +421,11 @@ static bool kept(const v4r1_config *c, const int (*keep)[6], size_t n)
     return false;
 }
 
+/* Whether c's tile is its type's own: fp32 tiles for fp32, k-quad ones for
+ * the 16-bit types, staged as they are (no conversion while staging, as
+ * fp16alt's bf16 rounding). */
+static bool own_type_tile(const v4r1_config *c) { return !c->stage && (c->dtype != IGEMM_FP32) == (c->kpack != 0); }
+
 bool v4r1_config_splits(const v4r1_config *c)
 {
     static const int keep[][6] = {
@@ -430,9 +435,8 @@ bool v4r1_config_splits(const v4r1_config *c)
         {IGEMM_MATH_MFMA, 256, 128, 16, 256, 4}, {IGEMM_MATH_MFMA, 128, 128, 32, 256, 4},
         {IGEMM_MATH_MFMA, 64, 64, 32, 256, 4},
     };
-    if (c->ksplit || (c->dtype != IGEMM_FP32) != (c->kpack != 0) || c->stage)
-        return false; /* fp32 tiles for fp32, k-quad ones for 16-bit; no fp16alt split: the
-                         reduction's non-finite guard recomputes with fp16's terms */
+    if (c->ksplit || !own_type_tile(c))
+        return false; /* no fp16alt split: the reduction's non-finite guard recomputes with fp16's terms */
     return kept(c, keep, sizeof keep / sizeof keep[0]);
 }
 
@@ -446,8 +450,7 @@ bool v4r1_config_zfill(const v4r1_config *c)
         {IGEMM_MATH_FMA, 128, 128, 16, 256, 4}, {IGEMM_MATH_FMA, 64, 64, 16, 256, 4},
         {IGEMM_MATH_FMA, 64, 64, 16, 64, 4},
     };
-    if (c->ksplit || c->kyxc || c->zfill || c->layout != IGEMM_LAYOUT_NCHW || c->stage ||
-        (c->dtype != IGEMM_FP32) != (c->kpack != 0))
+    if (c->ksplit || c->kyxc || c->zfill || c->layout != IGEMM_LAYOUT_NCHW || !own_type_tile(c))
         return false;
     return kept(c, keep, sizeof keep / sizeof keep[0]);
 }
@@ -468,8 +471,7 @@ bool v4r1_config_kyxc(const v4r1_config *c)
         {IGEMM_MATH_FMA, 64, 64, 16, 64, 4},     {IGEMM_MATH_MFMA, 256, 128, 16, 256, 4},
         {IGEMM_MATH_MFMA, 128, 128, 32, 256, 4}, {IGEMM_MATH_MFMA, 64, 64, 32, 256, 4},
     };
-    if (c->ksplit || c->kyxc || c->layout != IGEMM_LAYOUT_NCHW || c->stage ||
-        (c->dtype != IGEMM_FP32) != (c->kpack != 0))
+    if (c->ksplit || c->kyxc || c->layout != IGEMM_LAYOUT_NCHW || !own_type_tile(c))
         return false;
     return kept(c, keep, sizeof keep / sizeof keep[0]);
 }
