@@ -490,14 +490,13 @@ int tc_run_case_ex(igemm_handle *h, const igemm_problem *p, const char *solution
     else if (!strncmp(res->ri.solution, "naive_", 6))
         snprintf(kern, sizeof kern, "igemm_bwd_naive_%s", res->ri.solution + 6);
     /* a split along GEMM K (_ks<N>) launches its tile's split kernel, <config>_ksplit */
-    /* a _kyxc solution copies w, then launches its configuration's own kernel */
-    char *ky = strstr(kern, "_kyxc");
-    if (ky && !ky[5])
-        *ky = 0;
-    /* a _zf solution fills dx, then launches its configuration's own kernel */
-    char *zf = strstr(kern, "_zf");
-    if (zf && !zf[3])
-        *zf = 0;
+    /* a _kyxc solution copies w, a _zf one fills dx, then each launches its configuration's own kernel */
+    static const char *const own_kernel[] = {"_kyxc", "_zf"};
+    for (size_t i = 0; i < sizeof own_kernel / sizeof own_kernel[0]; i++) {
+        char *at = strstr(kern, own_kernel[i]);
+        if (at && !at[strlen(own_kernel[i])])
+            *at = 0;
+    }
     char *ks = strstr(kern, "_ks");
     if (ks && ks[3] >= '0' && ks[3] <= '9' && ks + 3 + strspn(ks + 3, "0123456789") == kern + strlen(kern))
         snprintf(ks, sizeof kern - (size_t)(ks - kern), "_ksplit");

@@ -201,21 +201,19 @@ static void heuristic_nchw_memory_terms(void **state)
 {
     (void)state;
     static const struct {
-        const char *arch, *text;
-        igemm_problem p;
+        const char *arch, *line;
     } cases[] = {
-        {"gfx908", "-n 32 -c 512 -H 28 -W 28 -k 128 -y 1 -x 1",
-         {.n = 32, .c = 512, .hi = 28, .wi = 28, .k = 128, .y = 1, .x = 1}},
-        {"gfx942", "-n 8 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1",
-         {.n = 8, .c = 64, .hi = 56, .wi = 56, .k = 64, .y = 3, .x = 3, .pad_h = 1, .pad_w = 1}},
+        {"gfx908", "conv -n 32 -c 512 -H 28 -W 28 -k 128 -y 1 -x 1"},
+        {"gfx942", "conv -n 8 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1"},
     };
     int bad = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        igemm_problem p = igemm_problem_init();
-        p.n = cases[i].p.n, p.c = cases[i].p.c, p.hi = cases[i].p.hi, p.wi = cases[i].p.wi, p.k = cases[i].p.k;
-        p.y = cases[i].p.y, p.x = cases[i].p.x, p.pad_h = cases[i].p.pad_h, p.pad_w = cases[i].p.pad_w;
+        igemm_problem p;
+        char why[256];
+        if (igemm_problem_parse_line(&p, cases[i].line, why, sizeof why) != 1)
+            fail_msg("%s: %s", cases[i].line, why);
         bool naive;
-        bad += !check_problem(cases[i].arch, &p, cases[i].text, &naive, 1.10, false);
+        bad += !check_problem(cases[i].arch, &p, cases[i].line, &naive, 1.10, false);
     }
     if (bad)
         fail_msg("%d NCHW layers over 1.10x find's best", bad);
@@ -229,18 +227,18 @@ static void heuristic_nchw_memory_terms(void **state)
 static void plan_lists_estimates(void **state)
 {
     (void)state;
-    const char *est[] = {"plan", "conv", "-n", "32", "-c", "512", "-H", "28", "-W", "28", "-k", "128", "-y", "1",
-                         "-x", "1", "--arch", "gfx908", "--estimates", NULL};
-    const char *plan[] = {"plan", "conv", "-n", "32", "-c", "512", "-H", "28", "-W", "28", "-k", "128", "-y", "1",
-                          "-x", "1", "--arch", "gfx908", NULL};
+    /* the plan, then (its last word put back) the estimates */
+    const char *args[] = {"plan", "conv", "-n", "32", "-c", "512", "-H", "28", "-W", "28", "-k", "128", "-y", "1",
+                          "-x", "1", "--arch", "gfx908", NULL, NULL};
     tc_result r, q;
-    tc_run_igemm(&q, plan);
+    tc_run_igemm(&q, args);
     assert_int_equal(q.status, 0);
     const char *on = strstr(q.out, " on gfx908: ");
     assert_non_null(on);
     char pick[128];
     assert_int_equal(sscanf(on + strlen(" on gfx908: "), "%127[^,]", pick), 1);
-    tc_run_igemm(&r, est);
+    args[18] = "--estimates";
+    tc_run_igemm(&r, args);
     assert_int_equal(r.status, 0);
     int rows = 0, selected = 0;
     double first = 0, prev = 0;

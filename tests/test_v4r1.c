@@ -512,7 +512,7 @@ static void zfill_fills_first(void **state)
             char why[256], kernel[128];
             snprintf(kernel, sizeof kernel, "%.*s", (int)(tail - name), name);
             igemm_problem sh = p, one = flat;
-            sh.dtype = one.dtype = strstr(name, "_fp16_") ? IGEMM_FP16 : IGEMM_FP32;
+            sh.dtype = one.dtype = solver_find(name)->dtype;
             if (sh.dtype == IGEMM_FP16)
                 sh.fp16_mode = one.fp16_mode = IGEMM_FP16_FLUSH; /* gfx90a's dot instructions flush */
             if (strstr(name, "_dot2") && !t->has_dot2_f16) {
@@ -588,7 +588,7 @@ static void kyxc_reads_the_copy(void **state)
             assert_string_equal(tail, "_kyxc");
             char why[256], kernel[128];
             snprintf(kernel, sizeof kernel, "%.*s", (int)(tail - name), name);
-            igemm_dtype dt = strstr(name, "_fp16_") ? IGEMM_FP16 : strstr(name, "_bf16_") ? IGEMM_BF16 : IGEMM_FP32;
+            igemm_dtype dt = solver_find(name)->dtype;
             igemm_problem sh[3];
             for (int k = 0; k < 3; k++) {
                 sh[k] = shapes[k];
