@@ -74,6 +74,9 @@ static inline bool emu_is_vmem(const emu_inst *in) { return in->cls == EC_VMEM_L
 #define MAX_WAVES 16      /* 1024 work-items */
 #define VM_QUEUE 64
 #define LGKM_QUEUE 64
+/* The pending-load bitmap: 128 SGPR codes, up to 512 VGPRs, then up to 256
+ * AGPRs past them (a split file). */
+#define EMU_PEND_WORDS ((128 + 512 + 256) / 64)
 
 typedef struct {
     uint16_t code;        /* first register written (R_NONE for stores) */
@@ -87,6 +90,12 @@ typedef struct {
 /* Hazard history besides the per-register last writers (hazard.c): the
  * last MFMA C reads, the last stores of more than 8 bytes and the last
  * v_accvgpr_read/write. */
+/* Writer kinds kept per register for the hazard rules (low bits) and the
+ * XDL flag of an MFMA: emu_inst.hz_kind, wave.vw_kind/aw_kind. */
+enum { HZ_NONE, HZ_VALU, HZ_MFMA, HZ_ACCW, HZ_ACCR, HZ_DOT, HZ_OTHER };
+#define HZ_KIND 0x0f
+#define HZ_XDL 0x80
+
 #define HZ_CREAD_RING 16 /* more than the largest WAR wait (15) */
 #define HZ_STORE_RING 2  /* the largest store-data wait (2) */
 
@@ -151,8 +160,11 @@ typedef struct wave {
     int vm_head, vm_n;
     pend_op lq[LGKM_QUEUE];
     int lq_n;
-    uint8_t pend_s[128];
-    uint8_t *pend_v, *pend_a;
+    /* registers an outstanding load writes, one bit each (exec.c pend_bit):
+       SGPR s at bit s, VGPR v at 128 + v, AGPR a at 128 + pend_abase + a
+       (on a unified file pend_abase is accum_offset: AGPRs alias VGPRs) */
+    uint64_t pend[EMU_PEND_WORDS];
+    int pend_abase;
     /* hazard tracking: wait-state counter and last writers */
     uint64_t ws;
     uint64_t *vw_ws, *aw_ws;    /* ws of the last write per VGPR / AGPR */
@@ -164,6 +176,7 @@ typedef struct wave {
     uint64_t cycles;            /* modeled issue cycles of this wave so far */
     bool hz_vec;                /* an MFMA, AGPR move or v_dot ran: the vector-register
                                    hazard rules can apply (they cannot before) */
+    uint64_t hz_store_until;    /* the store-data rule applies while ws is below this */
     uint64_t insts;             /* instructions executed (against emu_options.max_wave_insts) */
     emu_trace *trace;           /* timing model: where issued instructions go, or NULL */
     emu_ds_memo ds_memo[EMU_DS_MEMO]; /* by instruction index (emu_ds_memo_at) */
@@ -257,6 +270,10 @@ int emu_fault(wg_ctx *c, wave *w, const char *fmt, ...) __attribute__((format(pr
  * emu_inst.regs_ok, so the executor checks the bounds (and reports) only
  * for the instructions that break them. */
 bool emu_regs_in_bounds(const emu_kernel *k, const emu_inst *in);
+/* Where kernel k's AGPRs start in a wave's pending-load bitmap (wave.pend),
+ * and the words and bits of in's register operands there (in->npend). */
+int emu_pend_abase(const emu_kernel_info *ki);
+void emu_pend_span(const emu_kernel *k, emu_inst *in);
 
 /* Execute wave w until it reaches s_barrier, s_endpgm or a fault.
  * Returns 0 or -1. */
@@ -266,6 +283,16 @@ int emu_run_wave(wg_ctx *c, wave *w);
  * shortfall (reported). hz_after records the writes of in. */
 int hz_check(wg_ctx *c, wave *w, const emu_inst *in);
 void hz_after(wg_ctx *c, wave *w, const emu_inst *in);
+
+/* Can any of hz_check's rules apply to in now? The scalar rules, MFMA and
+ * v_accvgpr_write ones by the instruction (hz_always); the other
+ * vector-register rules once the wave ran an MFMA, AGPR move or v_dot; the
+ * store-data rule to VALU instructions just after a wide store. A VALU
+ * instruction on VGPRs in an FMA kernel's loop skips the call. */
+static inline bool hz_may_apply(const wave *w, const emu_inst *in)
+{
+    return in->hz_always || w->hz_vec || (w->ws < w->hz_store_until && emu_is_valu(in));
+}
 
 /* MFMA (mfma.c): execute one MFMA on wave w. Returns -1 if unsupported. */
 int emu_mfma(wg_ctx *c, wave *w, const emu_inst *in);

@@ -41,13 +41,70 @@ int emu_fault(wg_ctx *c, wave *w, const char *fmt, ...)
 
 /* ---- register bounds and outstanding loads ---- */
 
-static uint8_t *pend_slot(wave *w, unsigned code)
+int emu_pend_abase(const emu_kernel_info *ki) { return ki->unified_total > 0 ? ki->accum_offset : 512; }
+
+static unsigned pend_bit_at(int abase, unsigned code)
 {
     if (code >= R_A0)
-        return &w->pend_a[code - R_A0];
+        return 128 + (unsigned)abase + (code - R_A0);
     if (code >= R_V0)
-        return &w->pend_v[code - R_V0];
-    return &w->pend_s[code];
+        return 128 + (code - R_V0);
+    return code;
+}
+
+static unsigned pend_bit(const wave *w, unsigned code) { return pend_bit_at(w->pend_abase, code); }
+
+void emu_pend_span(const emu_kernel *k, emu_inst *in)
+{
+    int abase = emu_pend_abase(&k->info);
+    in->npend = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        int n = pass ? in->nwr : in->nrd;
+        const uint16_t *codes = pass ? in->wr : in->rd;
+        const uint8_t *widths = pass ? in->wrw : in->rdw;
+        for (int i = 0; i < n; i++)
+            for (unsigned r = pend_bit_at(abase, codes[i]), e = r + widths[i]; r < e; r++) {
+                int j = 0;
+                while (j < in->npend && in->pend_word[j] != r / 64)
+                    j++;
+                if (j == in->npend) {
+                    if (j == 4) {
+                        in->npend = EMU_PEND_MANY;
+                        return;
+                    }
+                    in->pend_word[j] = (uint8_t)(r / 64);
+                    in->pend_mask[j] = 0;
+                    in->npend++;
+                }
+                in->pend_mask[j] |= 1ull << (r % 64);
+            }
+    }
+}
+
+/* The mask of n bits (1 <= n <= 64) from bit sh of a word (sh + n <= 64). */
+static inline uint64_t bits_at(unsigned sh, unsigned n) { return (n == 64 ? ~0ull : (1ull << n) - 1) << sh; }
+
+/* Is any of the bits [b, b + n) of the pending-load bitmap set? */
+static inline bool pend_any(const wave *w, unsigned b, unsigned n)
+{
+    unsigned sh = b & 63;
+    if (sh + n <= 64) /* the common case: within one word */
+        return (w->pend[b >> 6] & bits_at(sh, n)) != 0;
+    for (unsigned i = b; i < b + n; i++)
+        if (w->pend[i >> 6] >> (i & 63) & 1)
+            return true;
+    return false;
+}
+
+/* Set the bits [b, b + n) to v. */
+static void pend_set(wave *w, unsigned b, unsigned n, bool v)
+{
+    for (unsigned i = b; i < b + n;) {
+        unsigned sh = i & 63, k = 64 - sh < b + n - i ? 64 - sh : b + n - i;
+        uint64_t m = bits_at(sh, k);
+        w->pend[i >> 6] = v ? w->pend[i >> 6] | m : w->pend[i >> 6] & ~m;
+        i += k;
+    }
 }
 
 void emu_reg_name(unsigned code, char *buf, size_t len)
@@ -157,14 +214,24 @@ static int check_pending(wg_ctx *c, wave *w, const emu_inst *in)
 {
     if (!w->vm_n && !w->lq_n) /* nothing outstanding: no register is pending */
         return 0;
+    if (in->npend != EMU_PEND_MANY) { /* the loader's words: a set bit means one of them is pending */
+        uint64_t any = 0;
+        for (int i = 0; i < in->npend; i++)
+            any |= w->pend[in->pend_word[i]] & in->pend_mask[i];
+        if (!any)
+            return 0;
+    }
     for (int pass = 0; pass < 2; pass++) {
         int n = pass ? in->nwr : in->nrd;
         const uint16_t *codes = pass ? in->wr : in->rd;
         const uint8_t *widths = pass ? in->wrw : in->rdw;
-        for (int i = 0; i < n; i++)
-            for (unsigned j = 0; j < widths[i]; j++)
-                if (*pend_slot(w, codes[i] + j))
-                    return pending_fault(c, w, codes[i] + j, pass);
+        for (int i = 0; i < n; i++) {
+            unsigned b = pend_bit(w, codes[i]);
+            if (pend_any(w, b, widths[i]))
+                for (unsigned j = 0; j < widths[i]; j++)
+                    if (pend_any(w, b + j, 1))
+                        return pending_fault(c, w, codes[i] + j, pass);
+        }
     }
     return 0;
 }
@@ -186,11 +253,11 @@ static int check_regs(wg_ctx *c, wave *w, const emu_inst *in)
 
 static void set_pend(wave *w, uint16_t code, int width, uint8_t v)
 {
-    if (code == R_NONE)
+    if (code == R_NONE || width <= 0)
         return;
-    for (int j = 0; j < width; j++)
-        *pend_slot(w, code + (unsigned)j) = v;
+    pend_set(w, pend_bit(w, code), (unsigned)width, v);
 }
+
 
 static void wait_vm(wave *w, int n);
 static void wait_lgkm(wave *w, int n);
@@ -575,7 +642,7 @@ int emu_run_wave(wg_ctx *c, wave *w)
             return emu_fault(c, w, "the wave executed %llu instructions without reaching s_endpgm (the budget, "
                              "emu_options.max_wave_insts / --max-wave-insts): an endless loop?",
                              (unsigned long long)c->dev->opt.max_wave_insts);
-        if (check_regs(c, w, in) || hz_check(c, w, in))
+        if (check_regs(c, w, in) || (hz_may_apply(w, in) && hz_check(c, w, in)))
             return -1;
         if (w->trace) { /* timing model (timing.h) */
             emu_trace_push(w->trace, w->pc, exec_mask(w));

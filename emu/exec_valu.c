@@ -9,7 +9,7 @@
  * Transcendentals (v_rcp, v_rsq, v_sqrt, v_exp, v_log) are computed exactly
  * in double and rounded: the hardware is accurate to 1 ULP, so results can
  * differ in the last bit. */
-#include <pthread.h>
+#include <stdatomic.h>
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #endif
@@ -464,9 +464,28 @@ static uint32_t fma_nan(uint32_t a, uint32_t b, uint32_t d)
 }
 
 /* Eight lanes at a time straight from the registers (d may be a or b: each
- * group of lanes is read before it is written). */
+ * group of lanes is read before it is written). With every lane active (the
+ * main loop's case) all 64 results are formed before any is stored, and a
+ * single test finds whether any is a NaN, which the lane loop then redoes. */
 __attribute__((target("fma"))) static void fmac_fma(uint32_t *d, const uint32_t *a, const uint32_t *b, uint64_t exec)
 {
+    if (exec == ~0ull) {
+        __m256 r[8], unord = _mm256_setzero_ps();
+#pragma GCC unroll 8
+        for (int g = 0; g < 8; g++) {
+            __m256 x = _mm256_loadu_ps((const float *)(const void *)(a + 8 * g));
+            __m256 y = _mm256_loadu_ps((const float *)(const void *)(b + 8 * g));
+            __m256 z = _mm256_loadu_ps((const float *)(const void *)(d + 8 * g));
+            r[g] = _mm256_fmadd_ps(x, y, z);
+            unord = _mm256_or_ps(unord, _mm256_cmp_ps(r[g], r[g], _CMP_UNORD_Q));
+        }
+        if (!_mm256_movemask_ps(unord)) {
+#pragma GCC unroll 8
+            for (int g = 0; g < 8; g++)
+                _mm256_storeu_ps((float *)(void *)(d + 8 * g), r[g]);
+            return;
+        }
+    }
     for (int l0 = 0; l0 < 64; l0 += 8) {
         unsigned m = (unsigned)(exec >> l0) & 0xff;
         if (!m)
@@ -504,20 +523,26 @@ static void fmac_libm(uint32_t *d, const uint32_t *a, const uint32_t *b, uint64_
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-static int has_fma;
-static pthread_once_t fma_once = PTHREAD_ONCE_INIT;
-static void probe_fma(void)
+/* Whether the host has FMA instructions: 0 not yet asked, then 1 or 2.
+ * Asked at most once per thread that races to it (the answer is the same),
+ * read relaxed afterwards: one load per instruction. */
+static _Atomic int fma_host;
+static bool host_has_fma(void)
 {
-    __builtin_cpu_init();
-    has_fma = __builtin_cpu_supports("fma");
+    int h = atomic_load_explicit(&fma_host, memory_order_relaxed);
+    if (!h) {
+        __builtin_cpu_init();
+        h = __builtin_cpu_supports("fma") ? 2 : 1;
+        atomic_store_explicit(&fma_host, h, memory_order_relaxed);
+    }
+    return h == 2;
 }
 #endif
 
 static void fmac_lanes(uint32_t *d, const uint32_t *a, const uint32_t *b, uint64_t exec)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    pthread_once(&fma_once, probe_fma);
-    if (has_fma) {
+    if (host_has_fma()) {
         fmac_fma(d, a, b, exec);
         return;
     }

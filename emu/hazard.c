@@ -48,28 +48,13 @@
 
 #include "exec.h"
 
-/* Writer kinds kept per register (low bits) and the XDL flag of an MFMA. */
-enum { HZ_NONE, HZ_VALU, HZ_MFMA, HZ_ACCW, HZ_ACCR, HZ_DOT, HZ_OTHER };
-#define HZ_KIND 0x0f
-#define HZ_XDL 0x80
 
 static bool is_mem(const emu_inst *in) { return emu_is_vmem(in) || in->cls == EC_DS; }
 static bool is_mfma(const emu_inst *in) { return in->cls == EC_MFMA; }
 static bool is_readlane(isa_op op) { return op == OP_V_READLANE_B32 || op == OP_V_READFIRSTLANE_B32; }
 
-/* A small id per v_dot opcode (the "same v_dot" test of dot-read). */
-static int dot_id(isa_op op)
-{
-    switch (op) {
-    case OP_V_DOT2_F32_F16: return 1;
-    case OP_V_DOT2_I32_I16: return 2;
-    case OP_V_DOT2_U32_U16: return 3;
-    case OP_V_DOT4_I32_I8: return 4;
-    case OP_V_DOT4_U32_U8: return 5;
-    case OP_V_DOT2C_F32_F16: return 6;
-    default: return 0;
-    }
-}
+/* The id of a v_dot opcode (emu_inst_finalize), 0 for any other. */
+static int dot_id(const emu_inst *in) { return (in->hz_kind & HZ_KIND) == HZ_DOT ? in->hz_passes : 0; }
 
 static int pass_need(hz_pass_rule r, int passes)
 {
@@ -260,6 +245,10 @@ static int store_rule(wg_ctx *c, wave *w, const emu_inst *in, const hazard_facts
 {
     if (!hz->store_data_valu || !emu_is_valu(in))
         return 0;
+    /* the ring's newest store: when it is out of the rule's reach, so are the others */
+    uint64_t newest = sd->store[(sd->store_next + HZ_STORE_RING - 1) % HZ_STORE_RING].at;
+    if (!newest || waits(w, newest) >= hz->store_data_valu)
+        return 0;
     for (int s = 0; s < HZ_STORE_RING; s++) {
         if (!sd->store[s].at || waits(w, sd->store[s].at) >= hz->store_data_valu)
             continue;
@@ -335,7 +324,7 @@ static int other_reads(wg_ctx *c, wave *w, const emu_inst *in, const hazard_fact
     bool accr = in->op == OP_V_ACCVGPR_READ_B32, mem = is_mem(in), valu = emu_is_valu(in);
     if (!valu && !mem)
         return 0;
-    int dot = dot_id((isa_op)in->op);
+    int dot = dot_id(in);
     for (int i = 0; i < in->nrd; i++) {
         unsigned base = in->rd[i];
         if (base < R_V0)
@@ -401,7 +390,7 @@ static int other_writes(wg_ctx *c, wave *w, const emu_inst *in, const hazard_fac
     bool accw = in->op == OP_V_ACCVGPR_WRITE_B32;
     if (!emu_is_valu(in) && !is_mem(in))
         return 0;
-    int dot = dot_id((isa_op)in->op);
+    int dot = dot_id(in);
     for (int i = 0; i < in->nwr; i++) {
         unsigned base = in->wr[i];
         if (base < R_V0)
@@ -445,7 +434,7 @@ int hz_check(wg_ctx *c, wave *w, const emu_inst *in)
     const target *t = c->dev->t;
     const hazard_facts *hz = &t->hz;
     hz_side *sd = &w->hz_side;
-    if (scalar_rules(c, w, in, hz) || store_rule(c, w, in, hz, sd))
+    if ((in->hz_scalar && scalar_rules(c, w, in, hz)) || store_rule(c, w, in, hz, sd))
         return -1;
     if (is_mfma(in)) {
         if (check_exec(c, w, hz->valu_exec_mfma, "valu-exec-mfma", "VALU wrote EXEC, then an MFMA"))
@@ -498,33 +487,32 @@ void hz_after(wg_ctx *c, wave *w, const emu_inst *in)
     const hazard_facts *hz = &c->dev->t->hz;
     hz_side *sd = &w->hz_side;
     uint64_t at = w->ws + 1;
-    int kind = HZ_OTHER, passes = 0;
-    if (is_mfma(in)) {
-        passes = in->mfma_passes;
-        int xdl = in->mfma_xdl;
-        kind = HZ_MFMA | (xdl ? HZ_XDL : 0);
+    int kind = in->hz_kind, passes = in->hz_passes;
+    switch (kind & HZ_KIND) {
+    case HZ_MFMA:
         if (in->src[2].kind == K_VGPR || in->src[2].kind == K_AGPR) {
             sd->cread[sd->cread_next].at = at;
             sd->cread[sd->cread_next].code = in->src[2].code;
             sd->cread[sd->cread_next].width = in->src[2].width;
             sd->cread[sd->cread_next].passes = (uint8_t)passes;
-            sd->cread[sd->cread_next].xdl = (uint8_t)xdl;
+            sd->cread[sd->cread_next].xdl = (uint8_t)((kind & HZ_XDL) != 0);
             sd->cread_next = (sd->cread_next + 1) % HZ_CREAD_RING;
         }
-    } else if (in->op == OP_V_ACCVGPR_WRITE_B32) {
-        kind = HZ_ACCW;
-        sd->accrw_at = at;
-    } else if (in->op == OP_V_ACCVGPR_READ_B32) {
-        kind = HZ_ACCR;
-        sd->accrw_at = at;
-    } else if (dot_id((isa_op)in->op) && (hz->dot_read || hz->dot_waw)) {
-        kind = HZ_DOT;
-        passes = dot_id((isa_op)in->op);
-    } else if (emu_is_valu(in)) {
-        kind = HZ_VALU;
-    }
-    if ((kind & HZ_KIND) != HZ_VALU && (kind & HZ_KIND) != HZ_OTHER)
         w->hz_vec = true;
+        break;
+    case HZ_ACCW: case HZ_ACCR:
+        sd->accrw_at = at;
+        w->hz_vec = true;
+        break;
+    case HZ_DOT:
+        if (hz->dot_read || hz->dot_waw)
+            w->hz_vec = true;
+        else /* no v_dot rules on this target: an ordinary VALU write */
+            kind = HZ_VALU, passes = 0;
+        break;
+    default:
+        break;
+    }
     for (int i = 0; i < in->nwr; i++)
         mark(w, in->wr[i], in->wrw[i], kind, passes);
     if (in->is_store && emu_is_vmem(in)) {
@@ -535,6 +523,8 @@ void hz_after(wg_ctx *c, wave *w, const emu_inst *in)
             sd->store[sd->store_next].code = data->code;
             sd->store[sd->store_next].width = data->width;
             sd->store_next = (sd->store_next + 1) % HZ_STORE_RING;
+            if (hz->store_data_valu)
+                w->hz_store_until = at + (uint64_t)hz->store_data_valu;
         }
     }
 }

@@ -58,6 +58,58 @@ static bool is_quarter(isa_op op)
     }
 }
 
+/* Can a hazard rule on SGPRs, EXEC or a lane select apply to in (hazard.c
+ * scalar_rules)? VMEM (an SGPR address), the lane moves, DPP, and VALU
+ * instructions reading an SGPR (VCC of v_div_fmas included); a VALU
+ * instruction on VGPRs alone (the main loops' v_fmac) skips those rules. */
+static bool hz_scalar_applies(const emu_inst *in)
+{
+    isa_op op = (isa_op)in->op;
+    if (emu_is_vmem(in) || in->ext == EXT_DPP || op == OP_V_READLANE_B32 || op == OP_V_WRITELANE_B32 ||
+        op == OP_V_READFIRSTLANE_B32 || op == OP_V_DIV_FMAS_F32 || op == OP_V_DIV_FMAS_F64)
+        return true;
+    if (emu_is_valu(in))
+        for (int i = 0; i < in->nrd; i++)
+            if (in->rd[i] < 128)
+                return true;
+    return false;
+}
+
+/* The v_dot opcodes, each with a small id (hazard.c's "same v_dot" test). */
+static int dot_id(isa_op op)
+{
+    switch (op) {
+    case OP_V_DOT2_F32_F16: return 1;
+    case OP_V_DOT2_I32_I16: return 2;
+    case OP_V_DOT2_U32_U16: return 3;
+    case OP_V_DOT4_I32_I8: return 4;
+    case OP_V_DOT4_U32_U8: return 5;
+    case OP_V_DOT2C_F32_F16: return 6;
+    default: return 0;
+    }
+}
+
+/* The writer kind in leaves on the registers it writes, and its passes (an
+ * MFMA's) or v_dot id. A v_dot is HZ_DOT here; on a target without v_dot
+ * rules hz_after records it as HZ_VALU. */
+static void hz_writer(emu_inst *in)
+{
+    isa_op op = (isa_op)in->op;
+    in->hz_passes = 0;
+    if (in->cls == EC_MFMA) {
+        in->hz_kind = (uint8_t)(HZ_MFMA | (in->mfma_xdl ? HZ_XDL : 0));
+        in->hz_passes = in->mfma_passes;
+    } else if (op == OP_V_ACCVGPR_WRITE_B32)
+        in->hz_kind = HZ_ACCW;
+    else if (op == OP_V_ACCVGPR_READ_B32)
+        in->hz_kind = HZ_ACCR;
+    else if (dot_id(op)) {
+        in->hz_kind = HZ_DOT;
+        in->hz_passes = (uint8_t)dot_id(op);
+    } else
+        in->hz_kind = emu_is_valu(in) ? HZ_VALU : HZ_OTHER;
+}
+
 void emu_inst_finalize(emu_inst *in)
 {
     isa_op op = (isa_op)in->op;
@@ -65,6 +117,8 @@ void emu_inst_finalize(emu_inst *in)
     in->cycles = 4;
     if (!in->info) { /* unknown encoding: faults when executed */
         in->cls = EC_OTHER;
+        in->hz_scalar = in->hz_always = in->hz_passes = 0;
+        in->hz_kind = HZ_OTHER;
         return;
     }
     switch (in->fmt) {
@@ -192,4 +246,7 @@ void emu_inst_finalize(emu_inst *in)
     default:
         in->cls = EC_OTHER;
     }
+    in->hz_scalar = hz_scalar_applies(in);
+    in->hz_always = in->hz_scalar || in->cls == EC_MFMA || op == OP_V_ACCVGPR_WRITE_B32;
+    hz_writer(in);
 }

@@ -46,18 +46,17 @@ static int regs_alloc(wave *w, const emu_kernel_info *ki)
     w->nv = unified ? ki->unified_total : ki->vgprs;
     w->na = unified ? (ki->unified_total > ki->accum_offset ? ki->unified_total - ki->accum_offset : 0) : ki->agprs;
     w->acc_alias = unified;
+    w->pend_abase = emu_pend_abase(ki);
     size_t n = (size_t)nphys + 1;
     w->v = malloc(sizeof *w->v * n);
-    w->pend_v = calloc(n, 1);
     w->vw_ws = calloc(n, sizeof *w->vw_ws);
     w->vw_kind = calloc(n, 1);
     w->vw_passes = calloc(n, 1);
-    if (!w->v || !w->pend_v || !w->vw_ws || !w->vw_kind || !w->vw_passes)
+    if (!w->v || !w->vw_ws || !w->vw_kind || !w->vw_passes)
         return -1;
     if (unified) {
         size_t o = (size_t)ki->accum_offset;
         w->a = w->v + o;
-        w->pend_a = w->pend_v + o;
         w->aw_ws = w->vw_ws + o;
         w->aw_kind = w->vw_kind + o;
         w->aw_passes = w->vw_passes + o;
@@ -65,23 +64,20 @@ static int regs_alloc(wave *w, const emu_kernel_info *ki)
     }
     size_t na = (size_t)w->na + 1;
     w->a = malloc(sizeof *w->a * na);
-    w->pend_a = calloc(na, 1);
     w->aw_ws = calloc(na, sizeof *w->aw_ws);
     w->aw_kind = calloc(na, 1);
     w->aw_passes = calloc(na, 1);
-    return w->a && w->pend_a && w->aw_ws && w->aw_kind && w->aw_passes ? 0 : -1;
+    return w->a && w->aw_ws && w->aw_kind && w->aw_passes ? 0 : -1;
 }
 
 static void regs_free(wave *w)
 {
     free(w->v);
-    free(w->pend_v);
     free(w->vw_ws);
     free(w->vw_kind);
     free(w->vw_passes);
     if (!w->acc_alias) {
         free(w->a);
-        free(w->pend_a);
         free(w->aw_ws);
         free(w->aw_kind);
         free(w->aw_passes);
@@ -127,16 +123,15 @@ static void wave_init(wave *w, int id)
     w->exec_valu_ws = 0;
     memset(&w->hz_side, 0, sizeof w->hz_side);
     w->hz_vec = false;
+    w->hz_store_until = 0;
     w->cycles = 0;
     w->insts = 0;
     for (int i = 0; i < EMU_DS_MEMO; i++)
         w->ds_memo[i].pc = -1;
     for (int i = 0; i < 128; i++)
         w->s[i] = POISON;
-    memset(w->pend_s, 0, sizeof w->pend_s);
+    memset(w->pend, 0, sizeof w->pend);
     memset(w->sw_valu_ws, 0, sizeof w->sw_valu_ws);
-    memset(w->pend_v, 0, (size_t)w->nv);
-    memset(w->pend_a, 0, (size_t)w->na);
     memset(w->vw_ws, 0, sizeof *w->vw_ws * (size_t)w->nv);
     memset(w->aw_ws, 0, sizeof *w->aw_ws * (size_t)w->na);
     memset(w->vw_kind, 0, (size_t)w->nv);

@@ -249,8 +249,10 @@ static int decode_kernel(const emu_device *d, const elf *e, emu_kernel *k, uint6
             return say(err, errlen, "%s kernel %s: branch at pc 0x%llx to 0x%llx outside the kernel", d->t->name,
                        k->info.name, (unsigned long long)in->pc, (unsigned long long)tgt);
     }
-    for (int i = 0; i < k->ninsts; i++)
+    for (int i = 0; i < k->ninsts; i++) {
         k->code[i].regs_ok = k->code[i].info && emu_regs_in_bounds(k, &k->code[i]);
+        emu_pend_span(k, &k->code[i]);
+    }
     k->info.ninsts = k->ninsts;
     return 0;
 }
