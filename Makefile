@@ -72,7 +72,7 @@ GEN_SRC  := gen/main.c gen/emit.c gen/emit_op.c gen/emit_fmt.c gen/emit_mem.c ge
             gen/bwd_data_v4r1/math_fma.c gen/bwd_data_v4r1/math_mfma.c gen/bwd_data_v4r1/dy_channels.c \
             gen/bwd_data_v4r1/fixup.c gen/bwd_data_v4r1/dx_lds.c
 EMU_SRC  := emu/decode.c emu/disasm.c emu/inst.c emu/loader.c emu/msgpack.c emu/device.c emu/exec.c \
-            emu/exec_valu.c emu/exec_mem.c emu/lds.c emu/mfma.c emu/hazard.c emu/launch.c \
+            emu/exec_valu.c emu/exec_mem.c emu/lds.c emu/mfma.c emu/hazard.c emu/launch.c emu/host_cpu.c \
             emu/timing.c emu/timing_occ.c emu/timing_cu.c emu/timing_trace.c emu/timing_cache.c
 RT_SRC   := runtime/handle.c runtime/handle_memory.c runtime/handle_select.c runtime/handle_run.c runtime/handle_find.c \
             runtime/handle_perfdb.c runtime/codeobj.c runtime/backend_emu.c \

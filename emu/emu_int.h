@@ -91,7 +91,7 @@ typedef struct {
  * last MFMA C reads, the last stores of more than 8 bytes and the last
  * v_accvgpr_read/write. */
 /* Writer kinds kept per register for the hazard rules (low bits) and the
- * XDL flag of an MFMA: emu_inst.hz_kind, wave.vw_kind/aw_kind. */
+ * XDL flag of an MFMA: emu_inst.hz_kind, in wave.vw/aw. */
 enum { HZ_NONE, HZ_VALU, HZ_MFMA, HZ_ACCW, HZ_ACCR, HZ_DOT, HZ_OTHER };
 #define HZ_KIND 0x0f
 #define HZ_XDL 0x80
@@ -167,9 +167,8 @@ typedef struct wave {
     int pend_abase;
     /* hazard tracking: wait-state counter and last writers */
     uint64_t ws;
-    uint64_t *vw_ws, *aw_ws;    /* ws of the last write per VGPR / AGPR */
-    uint8_t *vw_kind, *aw_kind; /* writer kind (hz_kind) */
-    uint8_t *vw_passes, *aw_passes;
+    uint64_t *vw, *aw;          /* the last write per VGPR / AGPR (hazard.c hz_rec): its ws + 1,
+                                   writer kind (hz_kind) and passes; 0: never written */
     uint64_t sw_valu_ws[128];   /* ws of the last VALU write per SGPR (0: never) */
     uint64_t exec_valu_ws;
     hz_side hz_side;
@@ -283,6 +282,30 @@ int emu_run_wave(wg_ctx *c, wave *w);
  * shortfall (reported). hz_after records the writes of in. */
 int hz_check(wg_ctx *c, wave *w, const emu_inst *in);
 void hz_after(wg_ctx *c, wave *w, const emu_inst *in);
+
+/* A register's last-write record (wave.vw/aw): the ws + 1 of the write,
+ * the writer's kind and passes. */
+static inline uint64_t hz_rec(uint64_t at, int kind, int passes)
+{
+    return at << 16 | (uint64_t)(uint8_t)kind << 8 | (uint8_t)passes;
+}
+
+/* hz_after for an instruction with in->hz_plain: its one VGPR destination
+ * recorded as a VALU write. */
+static inline void hz_after_plain(wave *w, const emu_inst *in)
+{
+    uint64_t rec = hz_rec(w->ws + 1, HZ_VALU, 0), *p = &w->vw[in->wr[0] - R_V0];
+    for (int i = 0; i < in->wrw[0]; i++)
+        p[i] = rec;
+}
+
+/* The active lanes of exec; every lane (the common case) without the
+ * library call x86-64's baseline makes of a 64-bit popcount. */
+static inline int emu_lanes(uint64_t exec) { return exec == ~0ull ? 64 : __builtin_popcountll(exec); }
+
+/* Does the host CPU have FMA (AVX2) instructions? (host_cpu.c; false off x86-64) */
+bool emu_host_fma(void);
+bool emu_host_avx2(void);
 
 /* Can any of hz_check's rules apply to in now? The scalar rules, MFMA and
  * v_accvgpr_write ones by the instruction (hz_always); the other

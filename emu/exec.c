@@ -10,6 +10,9 @@
 #include "timing.h"
 
 int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in);
+/* v_fmac_f32 of VGPRs without modifiers (in->plain_fmac) with denormals
+ * kept (mode 3): the result straight into its lanes (exec_valu.c). */
+void emu_exec_fmac(wave *w, const emu_inst *in);
 int emu_exec_mem(wg_ctx *c, wave *w, const emu_inst *in);
 
 int emu_fault(wg_ctx *c, wave *w, const char *fmt, ...)
@@ -675,7 +678,11 @@ int emu_run_wave(wg_ctx *c, wave *w)
             rc = exec_smem(c, w, in);
             break;
         case F_VOP1: case F_VOP2: case F_VOPC: case F_VOP3: case F_VOP3P:
-            rc = emu_exec_valu(c, w, in);
+            if (in->plain_fmac && k->denorm32 == 3) { /* the FMA main loop's instruction, straight to its lanes */
+                emu_exec_fmac(w, in);
+                rc = 0;
+            } else
+                rc = emu_exec_valu(c, w, in);
             break;
         case F_MAI:
             rc = in->op == OP_V_ACCVGPR_READ_B32 || in->op == OP_V_ACCVGPR_WRITE_B32 ? emu_exec_valu(c, w, in)
@@ -687,7 +694,10 @@ int emu_run_wave(wg_ctx *c, wave *w)
         }
         if (rc < 0)
             return -1;
-        hz_after(c, w, in);
+        if (in->hz_plain)
+            hz_after_plain(w, in);
+        else
+            hz_after(c, w, in);
         w->ws += in->op == OP_S_NOP ? (uint64_t)((in->simm16 & 15) + 1) : 1;
         if (rc > 0) {
             w->pc = w->done ? w->pc : next;

@@ -16,6 +16,9 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #include "exec.h"
 #include "lds.h"
@@ -63,6 +66,32 @@ static int ds_bytes(isa_op op, int *stride)
 
 /* Are the accesses of every lane of exec inside the workgroup's LDS and
  * aligned? Also gives the dwords [*lo, *hi] they span (when they are). */
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The least and greatest of the 64 addresses addr[l] + off (32-bit, as the
+ * hardware adds them) folded into *amin and *amax, their bits into *mis:
+ * eight lanes an instruction (SSE2 has no unsigned 32-bit min/max). */
+__attribute__((target("avx2"))) static void lanes_span_avx2(const uint32_t *addr, uint32_t off, uint32_t *amin,
+                                                            uint32_t *amax, uint32_t *mis)
+{
+    __m256i o = _mm256_set1_epi32((int)off), lo = _mm256_set1_epi32(-1), hi = _mm256_setzero_si256(), m = hi;
+    for (int l = 0; l < 64; l += 8) {
+        __m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(addr + l)), o);
+        lo = _mm256_min_epu32(lo, a);
+        hi = _mm256_max_epu32(hi, a);
+        m = _mm256_or_si256(m, a);
+    }
+    uint32_t x[3][8];
+    _mm256_storeu_si256((__m256i *)(void *)x[0], lo);
+    _mm256_storeu_si256((__m256i *)(void *)x[1], hi);
+    _mm256_storeu_si256((__m256i *)(void *)x[2], m);
+    for (int i = 0; i < 8; i++) {
+        *amin = x[0][i] < *amin ? x[0][i] : *amin;
+        *amax = x[1][i] > *amax ? x[1][i] : *amax;
+        *mis |= x[2][i];
+    }
+}
+#endif
+
 static bool ds_in_bounds(const wg_ctx *c, const uint32_t *addr, const uint32_t *off, int nelem, int size, int align,
                          uint64_t exec, uint32_t *lo, uint32_t *hi)
 {
@@ -73,6 +102,12 @@ static bool ds_in_bounds(const wg_ctx *c, const uint32_t *addr, const uint32_t *
     }
     uint32_t amin = UINT32_MAX, amax = 0, mis = 0;
     for (int e = 0; e < nelem; e++) {
+#if defined(__x86_64__) && defined(__GNUC__)
+        if (exec == ~0ull && emu_host_avx2()) {
+            lanes_span_avx2(addr, off[e], &amin, &amax, &mis);
+            continue;
+        }
+#endif
         if (exec == ~0ull) /* branch-free lanes: the loop vectorizes */
             for (int l = 0; l < 64; l++) {
                 uint32_t a = addr[l] + off[e];
@@ -280,7 +315,7 @@ static int ds_plain(wg_ctx *c, wave *w, const emu_inst *in, int size, bool two, 
                               0))
         return -1;
     ds_move(lds, addr, off, nelem, dwords, regs, exec, read);
-    uint64_t bytes = (uint64_t)__builtin_popcountll(exec) * (uint64_t)(size * nelem);
+    uint64_t bytes = (uint64_t)emu_lanes(exec) * (uint64_t)(size * nelem);
     if (read) {
         c->stats.lds_read += bytes;
         return emu_issue_lgkm(c, w, in, in->dst.code, in->dst.width, false, false);
@@ -809,10 +844,55 @@ static inline int raw_in_range(wg_ctx *c, wave *w, int l, uint64_t o, int size, 
  * results as the general path below (range check per reading, registered
  * memory, alignment, the sub-dword merge), without its per-element
  * bookkeeping. */
+/* mubuf_simple's dword case with every lane active when nothing can fault
+ * or go out of range: every offset's element (and with soffset) below
+ * NUM_RECORDS, the lowest and highest address in one registered buffer,
+ * the base and every offset dword-aligned. Then the lanes move in order
+ * without their checks, with the results of the lane loop; otherwise
+ * (false) nothing is done and the lane loop decides, reporting what it
+ * finds. */
+static bool mubuf_dwords_unchecked(wg_ctx *c, const emu_inst *in, uint64_t base, uint32_t num, uint32_t soff,
+                                   const uint32_t *voff, uint32_t *data)
+{
+    uint32_t vmin = UINT32_MAX, vmax = 0, mis = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (emu_host_avx2())
+        lanes_span_avx2(voff, 0, &vmin, &vmax, &mis);
+    else
+#endif
+        for (int l = 0; l < 64; l++) {
+            vmin = voff[l] < vmin ? voff[l] : vmin;
+            vmax = voff[l] > vmax ? voff[l] : vmax;
+            mis |= voff[l];
+        }
+    uint64_t k = base + soff + (uint32_t)in->offset; /* lane l's address: k + voff[l] */
+    if ((uint64_t)vmax + (uint32_t)in->offset + soff + 4 > num || ((k | mis) & 3))
+        return false;
+    buf_range b = {0};
+    if (!buf_settle(c, &b, (uintptr_t)(k + vmin), 4) || k + vmax + 4 > b.hi)
+        return false;
+    if (in->is_load)
+        for (int l = 0; l < 64; l++)
+            memcpy(&data[l], (const void *)(uintptr_t)(k + voff[l]), 4);
+    else
+        for (int l = 0; l < 64; l++)
+            memcpy((void *)(uintptr_t)(k + voff[l]), &data[l], 4);
+    return true;
+}
+
 static int mubuf_simple(wg_ctx *c, wave *w, const emu_inst *in, uint64_t base, uint32_t num, uint32_t soff,
                         uint64_t exec, int size)
 {
     isa_op op = (isa_op)in->op;
+    if (exec == ~0ull && size == 4 &&
+        mubuf_dwords_unchecked(c, in, base, num, soff, w->v[in->src[0].code - R_V0], vdst(w, in->dst.code, 0))) {
+        if (in->is_load) {
+            c->stats.global_read += 64 * 4;
+            return emu_issue_vm(c, w, in, in->dst.code, 1);
+        }
+        c->stats.global_written += 64 * 4;
+        return emu_issue_vm(c, w, in, R_NONE, 0);
+    }
     buf_range b = {0};
     /* once settled, every lane's address lies in [lo, last = hi - 4] */
     uintptr_t lo = 1, last = 0;

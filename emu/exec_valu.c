@@ -9,7 +9,6 @@
  * Transcendentals (v_rcp, v_rsq, v_sqrt, v_exp, v_log) are computed exactly
  * in double and rounded: the hardware is accurate to 1 ULP, so results can
  * differ in the last bit. */
-#include <stdatomic.h>
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #endif
@@ -465,27 +464,30 @@ static uint32_t fma_nan(uint32_t a, uint32_t b, uint32_t d)
 
 /* Eight lanes at a time straight from the registers (d may be a or b: each
  * group of lanes is read before it is written). With every lane active (the
- * main loop's case) all 64 results are formed before any is stored, and a
- * single test finds whether any is a NaN, which the lane loop then redoes. */
+ * main loop's case) fmac_fma_all forms all 64 results before storing any,
+ * and a single test finds whether any is a NaN: then it stores nothing and
+ * fmac_fma's lane groups redo them. */
+__attribute__((target("fma"))) static bool fmac_fma_all(uint32_t *d, const uint32_t *a, const uint32_t *b)
+{
+    __m256 r[8], unord = _mm256_setzero_ps();
+#pragma GCC unroll 8
+    for (int g = 0; g < 8; g++) {
+        __m256 x = _mm256_loadu_ps((const float *)(const void *)(a + 8 * g));
+        __m256 y = _mm256_loadu_ps((const float *)(const void *)(b + 8 * g));
+        __m256 z = _mm256_loadu_ps((const float *)(const void *)(d + 8 * g));
+        r[g] = _mm256_fmadd_ps(x, y, z);
+        unord = _mm256_or_ps(unord, _mm256_cmp_ps(r[g], r[g], _CMP_UNORD_Q));
+    }
+    if (_mm256_movemask_ps(unord))
+        return false;
+#pragma GCC unroll 8
+    for (int g = 0; g < 8; g++)
+        _mm256_storeu_ps((float *)(void *)(d + 8 * g), r[g]);
+    return true;
+}
+
 __attribute__((target("fma"))) static void fmac_fma(uint32_t *d, const uint32_t *a, const uint32_t *b, uint64_t exec)
 {
-    if (exec == ~0ull) {
-        __m256 r[8], unord = _mm256_setzero_ps();
-#pragma GCC unroll 8
-        for (int g = 0; g < 8; g++) {
-            __m256 x = _mm256_loadu_ps((const float *)(const void *)(a + 8 * g));
-            __m256 y = _mm256_loadu_ps((const float *)(const void *)(b + 8 * g));
-            __m256 z = _mm256_loadu_ps((const float *)(const void *)(d + 8 * g));
-            r[g] = _mm256_fmadd_ps(x, y, z);
-            unord = _mm256_or_ps(unord, _mm256_cmp_ps(r[g], r[g], _CMP_UNORD_Q));
-        }
-        if (!_mm256_movemask_ps(unord)) {
-#pragma GCC unroll 8
-            for (int g = 0; g < 8; g++)
-                _mm256_storeu_ps((float *)(void *)(d + 8 * g), r[g]);
-            return;
-        }
-    }
     for (int l0 = 0; l0 < 64; l0 += 8) {
         unsigned m = (unsigned)(exec >> l0) & 0xff;
         if (!m)
@@ -522,28 +524,13 @@ static void fmac_libm(uint32_t *d, const uint32_t *a, const uint32_t *b, uint64_
             d[l] = bits_of(fmaf(f32_of(a[l]), f32_of(b[l]), f32_of(d[l])));
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-/* Whether the host has FMA instructions: 0 not yet asked, then 1 or 2.
- * Asked at most once per thread that races to it (the answer is the same),
- * read relaxed afterwards: one load per instruction. */
-static _Atomic int fma_host;
-static bool host_has_fma(void)
-{
-    int h = atomic_load_explicit(&fma_host, memory_order_relaxed);
-    if (!h) {
-        __builtin_cpu_init();
-        h = __builtin_cpu_supports("fma") ? 2 : 1;
-        atomic_store_explicit(&fma_host, h, memory_order_relaxed);
-    }
-    return h == 2;
-}
-#endif
 
 static void fmac_lanes(uint32_t *d, const uint32_t *a, const uint32_t *b, uint64_t exec)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (host_has_fma()) {
-        fmac_fma(d, a, b, exec);
+    if (emu_host_fma()) {
+        if (exec != ~0ull || !fmac_fma_all(d, a, b))
+            fmac_fma(d, a, b, exec);
         return;
     }
 #endif
@@ -1166,6 +1153,11 @@ static int valu_llvm(wg_ctx *c, wave *w, const emu_inst *in, vctx *v, const valu
     }
 }
 
+void emu_exec_fmac(wave *w, const emu_inst *in)
+{
+    fmac_lanes(vdst(w, in->dst.code, 0), w->v[in->src[0].code - R_V0], w->v[in->src[1].code - R_V0], exec_mask(w));
+}
+
 int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
 {
     vctx V;
@@ -1179,8 +1171,7 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
         return exec_vop3p(c, w, in, v);
 
     if (in->plain_fmac && k->denorm32 == 3) {
-        /* the main loop's instruction: straight to the lanes */
-        fmac_lanes(vdst(w, in->dst.code, 0), w->v[in->src[0].code - R_V0], w->v[in->src[1].code - R_V0], exec);
+        emu_exec_fmac(w, in);
         return 0;
     }
     const uint32_t *A = NULL, *B = NULL, *C = NULL;

@@ -117,18 +117,10 @@ typedef struct {
 
 static writer last_write(const wave *w, unsigned code)
 {
-    uint64_t at;
-    uint8_t k, p;
-    if (code >= R_A0) {
-        at = w->aw_ws[code - R_A0];
-        k = w->aw_kind[code - R_A0];
-        p = w->aw_passes[code - R_A0];
-    } else {
-        at = w->vw_ws[code - R_V0];
-        k = w->vw_kind[code - R_V0];
-        p = w->vw_passes[code - R_V0];
-    }
-    return (writer){.at = at, .kind = at ? k & HZ_KIND : HZ_NONE, .passes = p, .xdl = (k & HZ_XDL) != 0};
+    uint64_t r = code >= R_A0 ? w->aw[code - R_A0] : w->vw[code - R_V0];
+    uint64_t at = r >> 16;
+    uint8_t k = (uint8_t)(r >> 8);
+    return (writer){.at = at, .kind = at ? k & HZ_KIND : HZ_NONE, .passes = (uint8_t)r, .xdl = (k & HZ_XDL) != 0};
 }
 
 /* Writer kinds that count as a VALU write for the VALU-write rules:
@@ -152,13 +144,13 @@ static bool same_tuple(const wave *w, unsigned base, unsigned width, uint64_t at
 {
     bool agpr = base >= R_A0;
     unsigned first = base - (agpr ? R_A0 : R_V0), n = (unsigned)(agpr ? w->na : w->nv);
-    const uint64_t *ws = agpr ? w->aw_ws : w->vw_ws;
+    const uint64_t *rec = agpr ? w->aw : w->vw;
     for (unsigned i = first; i < first + width; i++)
-        if (ws[i] != at)
+        if (rec[i] >> 16 != at)
             return false;
-    if (first > 0 && ws[first - 1] == at)
+    if (first > 0 && rec[first - 1] >> 16 == at)
         return false;
-    return !(first + width < n && ws[first + width] == at);
+    return !(first + width < n && rec[first + width] >> 16 == at);
 }
 
 /* ---- scalar rules ---- */
@@ -461,24 +453,21 @@ int hz_check(wg_ctx *c, wave *w, const emu_inst *in)
 
 static void mark(wave *w, unsigned code, int width, int kind, int passes)
 {
-    uint64_t at = w->ws + 1;
+    uint64_t at = w->ws + 1, rec = hz_rec(at, kind, passes);
+    if (code >= R_V0) { /* one register file: VGPRs or AGPRs */
+        uint64_t *p = code >= R_A0 ? &w->aw[code - R_A0] : &w->vw[code - R_V0];
+        for (int i = 0; i < width; i++)
+            p[i] = rec;
+        return;
+    }
     int k = kind & HZ_KIND;
-    bool valu = valu_kind(k) || k == HZ_MFMA;
-    for (unsigned r = code; r < code + (unsigned)width; r++) {
-        if (r >= R_A0) {
-            w->aw_ws[r - R_A0] = at;
-            w->aw_kind[r - R_A0] = (uint8_t)kind;
-            w->aw_passes[r - R_A0] = (uint8_t)passes;
-        } else if (r >= R_V0) {
-            w->vw_ws[r - R_V0] = at;
-            w->vw_kind[r - R_V0] = (uint8_t)kind;
-            w->vw_passes[r - R_V0] = (uint8_t)passes;
-        } else if (r < 128 && valu) {
-            /* as in LLVM, a later SALU write does not end a VALU write's hazard */
-            w->sw_valu_ws[r] = at;
-            if (r == R_EXEC || r == R_EXEC + 1)
-                w->exec_valu_ws = at;
-        }
+    if (!(valu_kind(k) || k == HZ_MFMA))
+        return;
+    /* as in LLVM, a later SALU write does not end a VALU write's hazard */
+    for (unsigned r = code; r < code + (unsigned)width && r < 128; r++) {
+        w->sw_valu_ws[r] = at;
+        if (r == R_EXEC || r == R_EXEC + 1)
+            w->exec_valu_ws = at;
     }
 }
 

@@ -117,7 +117,7 @@ void emu_inst_finalize(emu_inst *in)
     in->cycles = 4;
     if (!in->info) { /* unknown encoding: faults when executed */
         in->cls = EC_OTHER;
-        in->hz_scalar = in->hz_always = in->hz_passes = 0;
+        in->hz_scalar = in->hz_always = in->hz_passes = in->hz_plain = 0;
         in->hz_kind = HZ_OTHER;
         return;
     }
@@ -249,4 +249,5 @@ void emu_inst_finalize(emu_inst *in)
     in->hz_scalar = hz_scalar_applies(in);
     in->hz_always = in->hz_scalar || in->cls == EC_MFMA || op == OP_V_ACCVGPR_WRITE_B32;
     hz_writer(in);
+    in->hz_plain = in->hz_kind == HZ_VALU && in->nwr == 1 && in->wr[0] >= R_V0 && in->wr[0] < R_A0 && !in->is_store;
 }

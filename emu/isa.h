@@ -89,6 +89,7 @@ typedef struct emu_inst {
        apply (hz_scalar); so may those or an MFMA's or v_accvgpr_write's
        (hz_always); the writer kind and passes it leaves on its registers */
     uint8_t hz_scalar, hz_always, hz_kind, hz_passes;
+    uint8_t hz_plain;     /* a VALU write of VGPRs alone, no store: hz_after_plain records it */
     uint8_t npend, pend_word[4];
     uint64_t pend_mask[4];
 } emu_inst;

@@ -49,38 +49,28 @@ static int regs_alloc(wave *w, const emu_kernel_info *ki)
     w->pend_abase = emu_pend_abase(ki);
     size_t n = (size_t)nphys + 1;
     w->v = malloc(sizeof *w->v * n);
-    w->vw_ws = calloc(n, sizeof *w->vw_ws);
-    w->vw_kind = calloc(n, 1);
-    w->vw_passes = calloc(n, 1);
-    if (!w->v || !w->vw_ws || !w->vw_kind || !w->vw_passes)
+    w->vw = calloc(n, sizeof *w->vw);
+    if (!w->v || !w->vw)
         return -1;
     if (unified) {
         size_t o = (size_t)ki->accum_offset;
         w->a = w->v + o;
-        w->aw_ws = w->vw_ws + o;
-        w->aw_kind = w->vw_kind + o;
-        w->aw_passes = w->vw_passes + o;
+        w->aw = w->vw + o;
         return 0;
     }
     size_t na = (size_t)w->na + 1;
     w->a = malloc(sizeof *w->a * na);
-    w->aw_ws = calloc(na, sizeof *w->aw_ws);
-    w->aw_kind = calloc(na, 1);
-    w->aw_passes = calloc(na, 1);
-    return w->a && w->aw_ws && w->aw_kind && w->aw_passes ? 0 : -1;
+    w->aw = calloc(na, sizeof *w->aw);
+    return w->a && w->aw ? 0 : -1;
 }
 
 static void regs_free(wave *w)
 {
     free(w->v);
-    free(w->vw_ws);
-    free(w->vw_kind);
-    free(w->vw_passes);
+    free(w->vw);
     if (!w->acc_alias) {
         free(w->a);
-        free(w->aw_ws);
-        free(w->aw_kind);
-        free(w->aw_passes);
+        free(w->aw);
     }
 }
 
@@ -132,10 +122,8 @@ static void wave_init(wave *w, int id)
         w->s[i] = POISON;
     memset(w->pend, 0, sizeof w->pend);
     memset(w->sw_valu_ws, 0, sizeof w->sw_valu_ws);
-    memset(w->vw_ws, 0, sizeof *w->vw_ws * (size_t)w->nv);
-    memset(w->aw_ws, 0, sizeof *w->aw_ws * (size_t)w->na);
-    memset(w->vw_kind, 0, (size_t)w->nv);
-    memset(w->aw_kind, 0, (size_t)w->na);
+    memset(w->vw, 0, sizeof *w->vw * (size_t)w->nv);
+    memset(w->aw, 0, sizeof *w->aw * (size_t)w->na);
     for (int r = 0; r < w->nv; r++)
         for (int l = 0; l < 64; l++)
             w->v[r][l] = POISON;

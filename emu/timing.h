@@ -57,7 +57,7 @@ static inline void emu_trace_push(emu_trace *t, int pc, uint64_t exec)
     if (t->n == t->cap)
         emu_trace_grow(t);
     if (!t->failed)
-        t->e[t->n++] = (uint32_t)pc | (uint32_t)__builtin_popcountll(exec) << EMU_TRACE_PC_BITS;
+        t->e[t->n++] = (uint32_t)pc | (uint32_t)emu_lanes(exec) << EMU_TRACE_PC_BITS;
 }
 
 /* A launch of nwg workgroups of nwaves waves each; NULL when the model

@@ -99,10 +99,18 @@ static double dmax(double a, double b) { return a > b ? a : b; }
  * loop calls every cycle. */
 static double mod4(double x) { return x - 4.0 * (double)(int64_t)(x * 0.25); }
 
+/* ceil(t) for 0 <= t < 2^53 (the truncation is the floor), without the
+ * libm call that x86-64's baseline needs for it. */
+static double ceil_time(double t)
+{
+    double c = (double)(int64_t)t;
+    return c < t ? c + 1 : c;
+}
+
 /* The next cycle >= t that is SIMD s's turn. */
 static double turn_at(double t, int s)
 {
-    double c = ceil(t);
+    double c = ceil_time(t);
     double r = mod4(c - s + 4); /* c - s >= -3; the same residue */
     return r ? c + 4 - r : c;
 }

@@ -566,6 +566,24 @@ static void buffer_bounds_per_buffer(void **state)
                     "    v_addc_co_u32 v5, vcc, v5, 0, vcc\n"
                     "    global_load_dword v2, v[4:5], off offset:256\n"
                     "    s_waitcnt vmcnt(0)\n";
+    /* every lane active and inside p0, but not dword-aligned: through the
+       lane offsets (lane l at 2l), or through soffset with aligned offsets */
+    char misaligned_body[512], misaligned_soff_body[512];
+    snprintf(misaligned_body, sizeof misaligned_body,
+             "%s    v_lshrrev_b32 v3, 1, v1\n"
+             "fault_here:\n"
+             "    buffer_load_dword v2, v3, s[8:11], 0 offen\n"
+             "    s_waitcnt vmcnt(0)\n",
+             desc_out);
+    snprintf(misaligned_soff_body, sizeof misaligned_soff_body,
+             "%s    v_lshrrev_b32 v3, 1, v1\n"
+             "    v_and_b32 v3, -4, v3\n"
+             "fault_here:\n"
+             "    buffer_store_dword v0, v3, s[8:11], 2 offen\n",
+             desc_out);
+    scase misaligned = mubuf, misaligned_soff = mubuf;
+    misaligned.body = misaligned_body;
+    misaligned_soff.body = misaligned_soff_body;
     /* the same overrun with separate allocations is still past p0's end */
     scase apart = mubuf;
     apart.adjacent = false;
@@ -579,6 +597,10 @@ static void buffer_bounds_per_buffer(void **state)
         expect_clean(archs[a], &global_ok);
         expect_clean(archs[a], &vaddr_ok);
         expect_fault(archs[a], &apart, 0, 0, "past the end of buffer p0");
+        expect_fault(archs[a], &misaligned, 0, 0, "lane 1 accesses");
+        expect_fault(archs[a], &misaligned, 0, 0, "not 4-byte aligned");
+        expect_fault(archs[a], &misaligned_soff, 0, 0, "lane 0 accesses");
+        expect_fault(archs[a], &misaligned_soff, 0, 0, "not 4-byte aligned");
     }
 }
 
