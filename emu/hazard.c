@@ -255,6 +255,17 @@ static int store_rule(wg_ctx *c, wave *w, const emu_inst *in, const hazard_facts
     return 0;
 }
 
+/* Do the registers [code, code + width) of one file differ in their
+ * last-write records? */
+static bool uncommon_records(const wave *w, unsigned code, unsigned width)
+{
+    const uint64_t *rec = code >= R_A0 ? &w->aw[code - R_A0] : &w->vw[code - R_V0];
+    for (unsigned i = 1; i < width; i++)
+        if (rec[i] != rec[0])
+            return true;
+    return false;
+}
+
 /* Operands of an MFMA: A, B and (unless a constant) C. */
 static int mfma_reads(wg_ctx *c, wave *w, const emu_inst *in, const hazard_facts *hz)
 {
@@ -266,7 +277,10 @@ static int mfma_reads(wg_ctx *c, wave *w, const emu_inst *in, const hazard_facts
         bool is_c = s == 2;
         uint64_t tuple_at = 0; /* same_tuple of the last MFMA writer seen in this operand */
         bool tuple_same = false;
-        for (unsigned r = o->code; r < (unsigned)o->code + o->width; r++) {
+        /* registers with the same record (the C tuple of an MFMA chain)
+           meet the same rule with the same wait states: the first decides */
+        unsigned end = o->code + (uncommon_records(w, o->code, o->width) ? o->width : 1u);
+        for (unsigned r = o->code; r < end; r++) {
             writer wr = last_write(w, r);
             long h = waits(w, wr.at);
             int need = 0;
