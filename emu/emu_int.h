@@ -209,6 +209,13 @@ typedef struct {
     int32_t pc;
 } emu_lds_read;
 
+/* Dwords of LDS as at most two intervals [lo[i], hi[i]] (lo > hi: unused):
+ * a double-buffered kernel's writes to both halves of its tiles stay two
+ * pieces instead of one hull over the buffer being read (lds.h). */
+typedef struct {
+    uint32_t lo[2], hi[2];
+} lds_span;
+
 /* The most private memory per work-item the emulator gives (a launch
  * asking more is refused): 64 KiB, 4 MiB per wave of scratch backing. */
 #define EMU_MAX_PRIVATE (64 << 10)
@@ -239,11 +246,12 @@ typedef struct {
        (rmax): when every other wave's lie within its horizon, no access can
        race and the per-dword checks are skipped (lds_quiet_at) */
     uint32_t lds_wmax[MAX_WAVES], lds_rmax[MAX_WAVES];
-    /* per wave, the dwords [lo, hi] its writes and atomics (w) and its reads
-       and atomics (r) touched since every one of them was last within its
-       horizon (a superset of those beyond it): an access outside every other
-       wave's ranges cannot race either (lds_quiet_at) */
-    uint32_t lds_wlo[MAX_WAVES], lds_whi[MAX_WAVES], lds_rlo[MAX_WAVES], lds_rhi[MAX_WAVES];
+    /* per wave, the dwords its writes and atomics (w) and its reads and
+       atomics (r) touched since every one of them was last within its
+       horizon, as at most two intervals that hold them (a superset of those
+       beyond it): an access outside every other wave's spans cannot race
+       either (lds_quiet_at) */
+    lds_span lds_w[MAX_WAVES], lds_r[MAX_WAVES];
     int lds_nw;               /* waves the per-wave read table is laid out for */
     size_t lds_dwords;
     uint32_t *lw_seq;         /* [dword] last write: seq | LDS_SEQ_ATOMIC */

@@ -184,20 +184,26 @@ static inline __attribute__((always_inline)) int ds_check_lanes(wg_ctx *c, wave 
     }
     uint64_t first[2];
     ds_first_lanes(w, addr, off, nelem, exec, first);
-    bool quiet = lds_quiet_at(c, w->id, kind, lo, hi);
     uint32_t last = (uint32_t)size - 1;
-    for (uint64_t x = first[0] | first[1]; x; x &= x - 1) {
-        int l = __builtin_ctzll(x);
-        for (int e = 0; e < nelem; e++) {
-            if (!(first[e] >> l & 1))
-                continue;
-            uint32_t a = addr[l] + off[e];
-            if (quiet)
+    if (lds_quiet_at(c, w->id, kind, lo, hi)) {
+        /* nothing to check: every record of the instruction holds the same
+           (wave, sequence number, instruction), so their order is free */
+        for (int e = 0; e < nelem; e++)
+            for (uint64_t x = first[e]; x; x &= x - 1) {
+                uint32_t a = addr[__builtin_ctzll(x)] + off[e];
                 lds_record(c, w, a / 4, (a + last) / 4, kind, seq);
-            else if (lds_track(c, w, a / 4, (a + last) / 4, kind, seq))
-                return -1;
+            }
+    } else /* lane by lane and element by element: the first race found is the one reported */
+        for (uint64_t x = first[0] | first[1]; x; x &= x - 1) {
+            int l = __builtin_ctzll(x);
+            for (int e = 0; e < nelem; e++) {
+                if (!(first[e] >> l & 1))
+                    continue;
+                uint32_t a = addr[l] + off[e];
+                if (lds_track(c, w, a / 4, (a + last) / 4, kind, seq))
+                    return -1;
+            }
         }
-    }
     if (exec) /* the summaries, once for the instruction's range */
         lds_note(c, w->id, kind, lo, hi, seq);
     return 0;

@@ -32,14 +32,10 @@ void lds_track_free(wg_ctx *c)
  * they summarize lies within its horizon. */
 static void lds_ranges_clear(wg_ctx *c, int i, bool writes, bool reads)
 {
-    if (writes) {
-        c->lds_wlo[i] = UINT32_MAX;
-        c->lds_whi[i] = 0;
-    }
-    if (reads) {
-        c->lds_rlo[i] = UINT32_MAX;
-        c->lds_rhi[i] = 0;
-    }
+    if (writes)
+        lds_span_clear(&c->lds_w[i]);
+    if (reads)
+        lds_span_clear(&c->lds_r[i]);
 }
 
 void lds_track_begin(wg_ctx *c)

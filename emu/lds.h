@@ -39,19 +39,60 @@ uint32_t lds_track_next(wg_ctx *c, wave *w);
 int lds_race(wg_ctx *c, wave *w, uint32_t dw, int kind, bool other_wrote, uint32_t other_seq, int other_wave,
              int32_t other_pc);
 
+static inline void lds_span_clear(lds_span *s)
+{
+    s->lo[0] = s->lo[1] = UINT32_MAX;
+    s->hi[0] = s->hi[1] = 0;
+}
+
+/* Does span s hold a dword of [lo, hi]? */
+static inline bool lds_span_meets(const lds_span *s, uint32_t lo, uint32_t hi)
+{
+    return (s->lo[0] <= hi && lo <= s->hi[0]) || (s->lo[1] <= hi && lo <= s->hi[1]);
+}
+
+/* Add [lo, hi] (dword indices, below 2^31) to span s: into the interval it
+ * overlaps or adjoins, else into an unused one, else into the interval
+ * whose hull grows least; two intervals that come to meet become one. */
+static inline void lds_span_add(lds_span *s, uint32_t lo, uint32_t hi)
+{
+    int i = 0;
+    if (!(s->lo[0] <= hi + 1 && lo <= s->hi[0] + 1)) {
+        if (s->lo[1] <= hi + 1 && lo <= s->hi[1] + 1)
+            i = 1;
+        else if (s->lo[0] > s->hi[0] || s->lo[1] > s->hi[1]) {
+            int u = s->lo[0] > s->hi[0] ? 0 : 1;
+            s->lo[u] = lo;
+            s->hi[u] = hi;
+            return;
+        } else {
+            uint32_t g0 = (lo < s->lo[0] ? s->lo[0] - lo : 0) + (hi > s->hi[0] ? hi - s->hi[0] : 0);
+            uint32_t g1 = (lo < s->lo[1] ? s->lo[1] - lo : 0) + (hi > s->hi[1] ? hi - s->hi[1] : 0);
+            i = g1 < g0;
+        }
+    }
+    s->lo[i] = lo < s->lo[i] ? lo : s->lo[i];
+    s->hi[i] = hi > s->hi[i] ? hi : s->hi[i];
+    int j = !i;
+    if (s->lo[j] <= s->hi[j] && s->lo[j] <= s->hi[i] + 1 && s->lo[i] <= s->hi[j] + 1) {
+        s->lo[i] = s->lo[j] < s->lo[i] ? s->lo[j] : s->lo[i];
+        s->hi[i] = s->hi[j] > s->hi[i] ? s->hi[j] : s->hi[i];
+        s->lo[j] = UINT32_MAX;
+        s->hi[j] = 0;
+    }
+}
+
 /* A write (or atomic) and a read (or atomic) of dwords [first, last] by
  * wave me's LDS instruction seq, in the per-wave horizons' summaries. */
 static inline void lds_note_write(wg_ctx *c, int me, uint32_t first, uint32_t last, uint32_t seq)
 {
     c->lds_wmax[me] = seq;
-    c->lds_wlo[me] = first < c->lds_wlo[me] ? first : c->lds_wlo[me];
-    c->lds_whi[me] = last > c->lds_whi[me] ? last : c->lds_whi[me];
+    lds_span_add(&c->lds_w[me], first, last);
 }
 static inline void lds_note_read(wg_ctx *c, int me, uint32_t first, uint32_t last, uint32_t seq)
 {
     c->lds_rmax[me] = seq;
-    c->lds_rlo[me] = first < c->lds_rlo[me] ? first : c->lds_rlo[me];
-    c->lds_rhi[me] = last > c->lds_rhi[me] ? last : c->lds_rhi[me];
+    lds_span_add(&c->lds_r[me], first, last);
 }
 /* An access of `kind` (an atomic is both) in the summaries: after
  * lds_track or lds_record, by the caller, once per access or once for a
@@ -105,7 +146,8 @@ static inline int lds_track(wg_ctx *c, wave *w, uint32_t first, uint32_t last, i
 
 /* Whether no plain access of `kind` by wave `me` to dwords within [lo, hi]
  * can race now: every other wave's writes and atomics (and, for a write,
- * also its reads) lie within that wave's horizon or outside [lo, hi], so
+ * also its reads) lie within that wave's horizon or outside [lo, hi] (its
+ * spans), so
  * lds_track would find nothing on any of those dwords. Then lds_record
  * does its bookkeeping alone. */
 static inline bool lds_quiet_at(const wg_ctx *c, int me, int kind, uint32_t lo, uint32_t hi)
@@ -113,9 +155,9 @@ static inline bool lds_quiet_at(const wg_ctx *c, int me, int kind, uint32_t lo, 
     for (int r = 0; r < c->lds_nw; r++) {
         if (r == me)
             continue;
-        if (c->lds_wmax[r] > c->lds_vis[r] && c->lds_wlo[r] <= hi && lo <= c->lds_whi[r])
+        if (c->lds_wmax[r] > c->lds_vis[r] && lds_span_meets(&c->lds_w[r], lo, hi))
             return false;
-        if (kind == LDS_WRITE && c->lds_rmax[r] > c->lds_vis[r] && c->lds_rlo[r] <= hi && lo <= c->lds_rhi[r])
+        if (kind == LDS_WRITE && c->lds_rmax[r] > c->lds_vis[r] && lds_span_meets(&c->lds_r[r], lo, hi))
             return false;
     }
     return true;

@@ -359,6 +359,26 @@ static void lds_visibility(void **state)
                    "fault_here:\n"
                    "    ds_read_b32 v3, v2\n"
                    "    s_waitcnt lgkmcnt(0)\n";
+    /* the partner's outstanding writes in two pieces far apart (its own
+       dwords at 0x000 and at 0x800 bytes): a read between them skips the
+       checks, a read of the second piece races (lds.h keeps a wave's
+       accesses as two intervals, lds_span; the second must be checked) */
+    scase split_raw = raw;
+    split_raw.lds = 4096;
+    split_raw.body = "    v_xor_b32 v2, 0x100, v1\n"
+                     "    v_add_u32 v6, 0x800, v1\n"
+                     "    v_add_u32 v7, 0x800, v2\n"
+                     "    v_add_u32 v4, 0x400, v1\n"
+                     "    ds_write_b32 v1, v0\n"
+                     "other_here:\n"
+                     "    ds_write_b32 v6, v0\n"
+                     "    s_barrier\n"
+                     "    s_waitcnt lgkmcnt(0)\n"
+                     "    ds_read_b32 v5, v4\n"
+                     "    s_waitcnt lgkmcnt(0)\n"
+                     "fault_here:\n"
+                     "    ds_read_b32 v3, v7\n"
+                     "    s_waitcnt lgkmcnt(0)\n";
     /* no barrier at all: wave 1 reads what wave 0 wrote (and retired) */
     scase nobar = raw;
     nobar.body = "    v_xor_b32 v2, 0x100, v1\n"
@@ -374,6 +394,7 @@ static void lds_visibility(void **state)
         expect_fault(archs[a], &raw, 0, 0, "before the last s_barrier without retiring it first");
         expect_clean(archs[a], &raw_ok);
         expect_fault(archs[a], &far_raw, 0, 0, "LDS race: reads 0x100, which wave 1 wrote at ");
+        expect_fault(archs[a], &split_raw, 0, 0, "LDS race: reads 0x900, which wave 1 wrote at ");
         expect_fault(archs[a], &war, 0, 0, "LDS race: writes 0x0, which wave 1 read at ");
         expect_clean(archs[a], &war_ok);
         expect_fault(archs[a], &nobar, 0, 1, "LDS race: writes 0x100, which wave 0 read since the last s_barrier");
