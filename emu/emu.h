@@ -153,6 +153,11 @@ emu_device *emu_create(const target *t, const emu_options *opt);
  * returns whether launches now skip workgroups (on, with the timing model on). */
 bool emu_set_timing_only(emu_device *d, bool on);
 void emu_destroy(emu_device *d);
+/* Use the host's FMA and AVX2 instructions in the lane loops (the default,
+ * where the CPU has them) or the baseline x86-64 paths, which give the
+ * same results (host_cpu.c): for tests of the baseline paths. Process-wide;
+ * call while no launch runs. */
+void emu_host_simd(bool on);
 const target *emu_target(const emu_device *d);
 
 /* Register / forget host memory the kernels may access. */

@@ -442,7 +442,6 @@ static int exec_vop3p(wg_ctx *c, wave *w, const emu_inst *in, vctx *v)
  * host CPU has FMA instructions a clone compiled for them is used (eight
  * lanes an instruction); otherwise libm's fmaf, also exact. */
 
-#if defined(__x86_64__) && defined(__GNUC__)
 /* A NaN result, as the first implementation's vectorised fmaf loop gave it
  * on x86 (found by running it on every combination of NaN, infinity, zero
  * and ordinary operands, tests/test_mfma_exact.c): the first NaN of b
@@ -461,6 +460,8 @@ static uint32_t fma_nan(uint32_t a, uint32_t b, uint32_t d)
         return d | quiet;
     return 0xffc00000u;
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
 
 /* Eight lanes at a time straight from the registers (d may be a or b: each
  * group of lanes is read before it is written). With every lane active (the
@@ -517,11 +518,15 @@ __attribute__((target("fma"))) static void fmac_fma(uint32_t *d, const uint32_t 
 }
 #endif
 
+/* Lane by lane through libm's fmaf (exact), the NaNs by fma_nan's rule:
+ * the same bits as fmac_fma on every input. */
 static void fmac_libm(uint32_t *d, const uint32_t *a, const uint32_t *b, uint64_t exec)
 {
     for (int l = 0; l < 64; l++)
-        if (exec >> l & 1)
-            d[l] = bits_of(fmaf(f32_of(a[l]), f32_of(b[l]), f32_of(d[l])));
+        if (exec >> l & 1) {
+            uint32_t r = bits_of(fmaf(f32_of(a[l]), f32_of(b[l]), f32_of(d[l])));
+            d[l] = (r & 0x7fffffff) > 0x7f800000 ? fma_nan(a[l], b[l], d[l]) : r;
+        }
 }
 
 

@@ -25,5 +25,7 @@ static int host_features(void)
     return b;
 }
 
+void emu_host_simd(bool on) { atomic_store_explicit(&host_bits, on ? 0 : HOST_ASKED, memory_order_relaxed); }
+
 bool emu_host_fma(void) { return (host_features() & HOST_FMA) != 0; }
 bool emu_host_avx2(void) { return (host_features() & HOST_AVX2) != 0; }

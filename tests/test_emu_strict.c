@@ -625,6 +625,16 @@ static void buffer_bounds_per_buffer(void **state)
     }
 }
 
+/* The buffer and LDS checks again through the baseline x86-64 lane loops
+ * (emu_host_simd: the lane spans without AVX2). */
+static void baseline_host_paths(void **state)
+{
+    emu_host_simd(false);
+    buffer_bounds_per_buffer(state);
+    lds_visibility(state);
+    emu_host_simd(true);
+}
+
 /* ---- registers beyond the descriptor's allocation ---- */
 
 static void registers_beyond_allocation(void **state)
@@ -696,6 +706,7 @@ int main(void)
         cmocka_unit_test(lds_race_without_barrier),
         cmocka_unit_test(lds_visibility),
         cmocka_unit_test(buffer_bounds_per_buffer),
+        cmocka_unit_test(baseline_host_paths),
         cmocka_unit_test(unknown_instruction),
         cmocka_unit_test(buffer_disputed_corners),
         cmocka_unit_test(access_outside_registered_memory),

@@ -401,6 +401,18 @@ static void test_fmac(void **st)
         run_fmac(archs[i]);
 }
 
+/* The same hashes through the baseline path (libm's fmaf lane by lane), as
+ * on a host without FMA instructions. */
+static void test_fmac_baseline(void **st)
+{
+    (void)st;
+    emu_host_simd(false);
+    static const char *const archs[] = {TC_ARCH_LIST};
+    for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++)
+        run_fmac(archs[i]);
+    emu_host_simd(true);
+}
+
 static void test_gfx908(void **st) { (void)st; run_target("gfx908"); }
 static void test_gfx90a(void **st) { (void)st; run_target("gfx90a"); }
 static void test_gfx942(void **st) { (void)st; run_target("gfx942"); }
@@ -412,6 +424,7 @@ int main(void)
         cmocka_unit_test(test_gfx90a),
         cmocka_unit_test(test_gfx942),
         cmocka_unit_test(test_fmac),
+        cmocka_unit_test(test_fmac_baseline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
