@@ -208,6 +208,8 @@ static op_lines step_lines(const v4r1_config *c, const igemm_shape *sh, const ta
         b = c->vb * inst_lines(c->kpb / c->wb, c->wb * esz, c->wb * esz, line);
     else if (distinct && !nhwc) /* a lane's WB consecutive pixels (NHWC's lie K elements apart) */
         b = c->vb * inst_lines(rb, c->wb * esz, c->wb * esz, line);
+    else if (distinct) /* NHWC: each of the tile's pixels brings its KPB consecutive channels, once */
+        b = c->npb * ceil_div(c->kpb * esz, line) / (c->block / 64);
     else
         b = c->vb * c->wb * inst_lines(rb, c->wb * eb, esz, line);
     return (op_lines){a * c->block / 64, b * c->block / 64};
