@@ -87,15 +87,15 @@ typedef struct {
     uint32_t seq;         /* lgkm queue, LDS: the operation's LDS sequence number (lds.h) */
 } pend_op;
 
-/* Hazard history besides the per-register last writers (hazard.c): the
- * last MFMA C reads, the last stores of more than 8 bytes and the last
- * v_accvgpr_read/write. */
 /* Writer kinds kept per register for the hazard rules (low bits) and the
  * XDL flag of an MFMA: emu_inst.hz_kind, in wave.vw/aw. */
 enum { HZ_NONE, HZ_VALU, HZ_MFMA, HZ_ACCW, HZ_ACCR, HZ_DOT, HZ_OTHER };
 #define HZ_KIND 0x0f
 #define HZ_XDL 0x80
 
+/* Hazard history besides the per-register last writers (hazard.c): the
+ * last MFMA C reads, the last stores of more than 8 bytes and the last
+ * v_accvgpr_read/write. */
 #define HZ_CREAD_RING 16 /* more than the largest WAR wait (15) */
 #define HZ_STORE_RING 2  /* the largest store-data wait (2) */
 

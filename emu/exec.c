@@ -186,15 +186,24 @@ static void reg_counts(const emu_kernel_info *ki, int *nv, int *na)
 
 /* The last register of in's first operand (reads, then writes) that lies
  * beyond an allocation of nv VGPRs, na AGPRs and sgprs SGPRs (special
- * SGPRs from 102 on are always there), or R_NONE when every one is inside. */
-static unsigned reg_beyond(const emu_inst *in, int nv, int na, int sgprs)
+ * SGPRs from 102 on are always there), or R_NONE when every one is inside.
+ * A tuple that runs past the last register of its file (s127, v255, a255:
+ * s[124:131], v[255:256]) is returned as its first register with *past
+ * set: no allocation holds it. */
+static unsigned reg_beyond(const emu_inst *in, int nv, int na, int sgprs, bool *past)
 {
+    *past = false;
     for (int pass = 0; pass < 2; pass++) {
         int n = pass ? in->nwr : in->nrd;
         const uint16_t *codes = pass ? in->wr : in->rd;
         const uint8_t *widths = pass ? in->wrw : in->rdw;
         for (int i = 0; i < n; i++) {
             unsigned code = codes[i], wd = widths[i];
+            unsigned first = code >= R_A0 ? code - R_A0 : code >= R_V0 ? code - R_V0 : code;
+            if (first + wd > (code >= R_V0 ? 256u : 128u)) {
+                *past = true;
+                return code;
+            }
             if (code >= R_A0 ? code - R_A0 + wd > (unsigned)na
                 : code >= R_V0 ? code - R_V0 + wd > (unsigned)nv
                                : code + wd - 1 < 102 && code + wd > (unsigned)sgprs)
@@ -208,7 +217,8 @@ bool emu_regs_in_bounds(const emu_kernel *k, const emu_inst *in)
 {
     int nv, na;
     reg_counts(&k->info, &nv, &na);
-    return reg_beyond(in, nv, na, k->info.sgprs) == R_NONE;
+    bool past;
+    return reg_beyond(in, nv, na, k->info.sgprs, &past) == R_NONE;
 }
 
 /* Reads or overwrites of registers an outstanding load writes (the bounds
@@ -244,7 +254,13 @@ static int check_pending(wg_ctx *c, wave *w, const emu_inst *in)
 static int check_regs(wg_ctx *c, wave *w, const emu_inst *in)
 {
     const emu_kernel_info *ki = &c->k->info;
-    unsigned bad = in->regs_ok ? R_NONE : reg_beyond(in, w->nv, w->na, ki->sgprs);
+    bool past = false;
+    unsigned bad = in->regs_ok ? R_NONE : reg_beyond(in, w->nv, w->na, ki->sgprs, &past);
+    if (past) {
+        char r[16];
+        emu_reg_name(bad, r, sizeof r);
+        return emu_fault(c, w, "a register tuple from %s runs past the last register of its file", r);
+    }
     if (bad >= R_V0 && bad != R_NONE)
         return regs_fault(c, w, bad);
     if (bad != R_NONE)

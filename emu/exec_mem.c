@@ -64,8 +64,6 @@ static int ds_bytes(isa_op op, int *stride)
     return 0;
 }
 
-/* Are the accesses of every lane of exec inside the workgroup's LDS and
- * aligned? Also gives the dwords [*lo, *hi] they span (when they are). */
 #if defined(__x86_64__) && defined(__GNUC__)
 /* The least and greatest of the 64 addresses addr[l] + off (32-bit, as the
  * hardware adds them) folded into *amin and *amax, their bits into *mis:
@@ -92,6 +90,8 @@ __attribute__((target("avx2"))) static void lanes_span_avx2(const uint32_t *addr
 }
 #endif
 
+/* Are the accesses of every lane of exec inside the workgroup's LDS and
+ * aligned? Also gives the dwords [*lo, *hi] they span (when they are). */
 static bool ds_in_bounds(const wg_ctx *c, const uint32_t *addr, const uint32_t *off, int nelem, int size, int align,
                          uint64_t exec, uint32_t *lo, uint32_t *hi)
 {
@@ -844,15 +844,10 @@ static inline int raw_in_range(wg_ctx *c, wave *w, int l, uint64_t o, int size, 
     return a_in;
 }
 
-/* One-register buffer loads and stores of a dword or a 16-bit element
- * (buffer_load_dword/ushort/short_d16[_hi], buffer_store_dword/short[_d16_hi])
- * with offen and no idxen, the kernels' common case: the same checks and
- * results as the general path below (range check per reading, registered
- * memory, alignment, the sub-dword merge), without its per-element
- * bookkeeping. */
 /* mubuf_simple's dword case with every lane active when nothing can fault
  * or go out of range: every offset's element (and with soffset) below
- * NUM_RECORDS, the lowest and highest address in one registered buffer,
+ * NUM_RECORDS, the lowest and highest address in the registered buffer
+ * that holds lane 0's (the one the lane loop settles on),
  * the base and every offset dword-aligned. Then the lanes move in order
  * without their checks, with the results of the lane loop; otherwise
  * (false) nothing is done and the lane loop decides, reporting what it
@@ -874,8 +869,9 @@ static bool mubuf_dwords_unchecked(wg_ctx *c, const emu_inst *in, uint64_t base,
     uint64_t k = base + soff + (uint32_t)in->offset; /* lane l's address: k + voff[l] */
     if ((uint64_t)vmax + (uint32_t)in->offset + soff + 4 > num || ((k | mis) & 3))
         return false;
+    /* the lane loop's buffer: the one that holds lane 0's access */
     buf_range b = {0};
-    if (!buf_settle(c, &b, (uintptr_t)(k + vmin), 4) || k + vmax + 4 > b.hi)
+    if (!buf_settle(c, &b, (uintptr_t)(k + voff[0]), 4) || k + vmin < b.lo || k + vmax + 4 > b.hi)
         return false;
     if (in->is_load)
         for (int l = 0; l < 64; l++)
@@ -886,6 +882,12 @@ static bool mubuf_dwords_unchecked(wg_ctx *c, const emu_inst *in, uint64_t base,
     return true;
 }
 
+/* One-register buffer loads and stores of a dword or a 16-bit element
+ * (buffer_load_dword/ushort/short_d16[_hi], buffer_store_dword/short[_d16_hi])
+ * with offen and no idxen, the kernels' common case: the same checks and
+ * results as the general path below (range check per reading, registered
+ * memory, alignment, the sub-dword merge), without its per-element
+ * bookkeeping. */
 static int mubuf_simple(wg_ctx *c, wave *w, const emu_inst *in, uint64_t base, uint32_t num, uint32_t soff,
                         uint64_t exec, int size)
 {

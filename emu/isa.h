@@ -82,14 +82,14 @@ typedef struct emu_inst {
     uint16_t cycles;
     uint8_t regs_ok;      /* every register operand inside the kernel's allocation (emu_regs_in_bounds,
                              set by the loader): execution then checks only outstanding loads */
-    /* its register operands in the pending-load bitmap (wave.pend), set by
-       the loader (emu_pend_span): npend words, word pend_word[i] under
-       pend_mask[i]; EMU_PEND_MANY when they need more (checked per register) */
     /* hazards (emu_inst_finalize): rules on SGPRs, EXEC or lane selects may
        apply (hz_scalar); so may those or an MFMA's or v_accvgpr_write's
        (hz_always); the writer kind and passes it leaves on its registers */
     uint8_t hz_scalar, hz_always, hz_kind, hz_passes;
     uint8_t hz_plain;     /* a VALU write of VGPRs alone, no store: hz_after_plain records it */
+    /* its register operands in the pending-load bitmap (wave.pend), set by
+       the loader (emu_pend_span): npend words, word pend_word[i] under
+       pend_mask[i]; EMU_PEND_MANY when they need more (checked per register) */
     uint8_t npend, pend_word[4];
     uint64_t pend_mask[4];
 } emu_inst;

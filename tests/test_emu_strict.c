@@ -632,7 +632,14 @@ static void baseline_host_paths(void **state)
     emu_host_simd(false);
     buffer_bounds_per_buffer(state);
     lds_visibility(state);
+}
+
+/* The host's fast paths back on, also after a failed assertion. */
+static int simd_back_on(void **state)
+{
+    (void)state;
     emu_host_simd(true);
+    return 0;
 }
 
 /* ---- registers beyond the descriptor's allocation ---- */
@@ -662,6 +669,11 @@ static void registers_beyond_allocation(void **state)
     scase agpr_unified = bad;
     agpr_unified.body = "fault_here:\n"
                         "    v_accvgpr_write_b32 a0, 0\n";
+    /* v_lshlrev_b64 v[255:256], 1, v[4:5] (vdst 255: no assembler writes
+       it): a tuple past v255, which would alias a0 on a unified file */
+    scase past = bad;
+    past.body = "fault_here:\n"
+                "    .long 0xd28f00ff, 0x00020881\n";
     /* the unified file: 32 VGPRs + 8 AGPRs = 40 registers; any VGPR below 40
        is valid (the NHWC kernels keep MFMA results at and above accum_offset),
        AGPR a7 is physical v39, a8 lies beyond the allocation */
@@ -675,6 +687,16 @@ static void registers_beyond_allocation(void **state)
     scase unified_abad = unified_v;
     unified_abad.body = "fault_here:\n"
                         "    v_accvgpr_write_b32 a8, v0\n";
+    for (int a = 0; a < TC_NARCH(archs); a++) { /* the report names the instruction as disassembled */
+        char err[2048];
+        void *image = NULL;
+        size_t size = 0;
+        int rc = run_case(archs[a], &past, &image, &size, err, sizeof err);
+        free(image);
+        if (rc == 0 || !strstr(err, "`v_lshlrev_b64 v[255:256], 1, v[4:5]`: a register tuple from v255 runs past the "
+                                    "last register of its file"))
+            fail_msg("%s: %s", archs[a], rc ? err : "the run was clean");
+    }
     for (int a = 2; a < TC_NARCH(archs); a++) {
         expect_clean(archs[a], &unified_v);
         expect_fault(archs[a], &unified_vbad, 0, 0, "v40 beyond the 40 VGPRs the descriptor allocates (the unified file's total)");
@@ -706,7 +728,7 @@ int main(void)
         cmocka_unit_test(lds_race_without_barrier),
         cmocka_unit_test(lds_visibility),
         cmocka_unit_test(buffer_bounds_per_buffer),
-        cmocka_unit_test(baseline_host_paths),
+        cmocka_unit_test_teardown(baseline_host_paths, simd_back_on),
         cmocka_unit_test(unknown_instruction),
         cmocka_unit_test(buffer_disputed_corners),
         cmocka_unit_test(access_outside_registered_memory),
