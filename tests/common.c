@@ -216,6 +216,13 @@ int tc_run(const tc_snippet *s, unsigned groups, unsigned threads, void **ptrs, 
     return rc;
 }
 
+int tc_host_simd_on(void **state)
+{
+    (void)state;
+    emu_host_simd(true);
+    return 0;
+}
+
 void tc_locate_label(const void *image, size_t size, const char *arch, const char *label, uint64_t *pc, char *text,
                      size_t tlen)
 {

@@ -101,6 +101,11 @@ int tc_run(const tc_snippet *s, unsigned groups, unsigned threads, void **ptrs, 
 void tc_locate_label(const void *image, size_t size, const char *arch, const char *label, uint64_t *pc, char *text,
                      size_t tlen);
 
+/* A cmocka teardown for tests that take the emulator's baseline host paths
+ * (emu_host_simd(false)): the fast paths back on, also after a failed
+ * assertion. */
+int tc_host_simd_on(void **state);
+
 /* ---- text ---- */
 
 /* Collapse whitespace runs to one space and trim both ends, in place (to

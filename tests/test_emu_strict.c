@@ -634,14 +634,6 @@ static void baseline_host_paths(void **state)
     lds_visibility(state);
 }
 
-/* The host's fast paths back on, also after a failed assertion. */
-static int simd_back_on(void **state)
-{
-    (void)state;
-    emu_host_simd(true);
-    return 0;
-}
-
 /* ---- registers beyond the descriptor's allocation ---- */
 
 static void registers_beyond_allocation(void **state)
@@ -728,7 +720,7 @@ int main(void)
         cmocka_unit_test(lds_race_without_barrier),
         cmocka_unit_test(lds_visibility),
         cmocka_unit_test(buffer_bounds_per_buffer),
-        cmocka_unit_test_teardown(baseline_host_paths, simd_back_on),
+        cmocka_unit_test_teardown(baseline_host_paths, tc_host_simd_on),
         cmocka_unit_test(unknown_instruction),
         cmocka_unit_test(buffer_disputed_corners),
         cmocka_unit_test(access_outside_registered_memory),

@@ -405,19 +405,8 @@ static void test_fmac(void **st)
  * on a host without FMA instructions. */
 static void test_fmac_baseline(void **st)
 {
-    (void)st;
     emu_host_simd(false);
-    static const char *const archs[] = {TC_ARCH_LIST};
-    for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++)
-        run_fmac(archs[i]);
-}
-
-/* The host's fast paths back on, also after a failed assertion. */
-static int simd_back_on(void **st)
-{
-    (void)st;
-    emu_host_simd(true);
-    return 0;
+    test_fmac(st);
 }
 
 static void test_gfx908(void **st) { (void)st; run_target("gfx908"); }
@@ -431,7 +420,7 @@ int main(void)
         cmocka_unit_test(test_gfx90a),
         cmocka_unit_test(test_gfx942),
         cmocka_unit_test(test_fmac),
-        cmocka_unit_test_teardown(test_fmac_baseline, simd_back_on),
+        cmocka_unit_test_teardown(test_fmac_baseline, tc_host_simd_on),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
