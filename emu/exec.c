@@ -44,6 +44,15 @@ int emu_fault(wg_ctx *c, wave *w, const char *fmt, ...)
 
 /* ---- register bounds and outstanding loads ---- */
 
+/* in's register operands read (pass 0) or written (pass 1): how many, and
+ * their first codes and widths. */
+static int inst_operands(const emu_inst *in, int pass, const uint16_t **codes, const uint8_t **widths)
+{
+    *codes = pass ? in->wr : in->rd;
+    *widths = pass ? in->wrw : in->rdw;
+    return pass ? in->nwr : in->nrd;
+}
+
 int emu_pend_abase(const emu_kernel_info *ki) { return ki->unified_total > 0 ? ki->accum_offset : 512; }
 
 static unsigned pend_bit_at(int abase, unsigned code)
@@ -62,9 +71,9 @@ void emu_pend_span(const emu_kernel *k, emu_inst *in)
     int abase = emu_pend_abase(&k->info);
     in->npend = 0;
     for (int pass = 0; pass < 2; pass++) {
-        int n = pass ? in->nwr : in->nrd;
-        const uint16_t *codes = pass ? in->wr : in->rd;
-        const uint8_t *widths = pass ? in->wrw : in->rdw;
+        const uint16_t *codes;
+        const uint8_t *widths;
+        int n = inst_operands(in, pass, &codes, &widths);
         for (int i = 0; i < n; i++)
             for (unsigned r = pend_bit_at(abase, codes[i]), e = r + widths[i]; r < e; r++) {
                 int j = 0;
@@ -194,9 +203,9 @@ static unsigned reg_beyond(const emu_inst *in, int nv, int na, int sgprs, bool *
 {
     *past = false;
     for (int pass = 0; pass < 2; pass++) {
-        int n = pass ? in->nwr : in->nrd;
-        const uint16_t *codes = pass ? in->wr : in->rd;
-        const uint8_t *widths = pass ? in->wrw : in->rdw;
+        const uint16_t *codes;
+        const uint8_t *widths;
+        int n = inst_operands(in, pass, &codes, &widths);
         for (int i = 0; i < n; i++) {
             unsigned code = codes[i], wd = widths[i];
             unsigned first = code >= R_A0 ? code - R_A0 : code >= R_V0 ? code - R_V0 : code;
@@ -235,9 +244,9 @@ static int check_pending(wg_ctx *c, wave *w, const emu_inst *in)
             return 0;
     }
     for (int pass = 0; pass < 2; pass++) {
-        int n = pass ? in->nwr : in->nrd;
-        const uint16_t *codes = pass ? in->wr : in->rd;
-        const uint8_t *widths = pass ? in->wrw : in->rdw;
+        const uint16_t *codes;
+        const uint8_t *widths;
+        int n = inst_operands(in, pass, &codes, &widths);
         for (int i = 0; i < n; i++) {
             unsigned b = pend_bit(w, codes[i]);
             if (pend_any(w, b, widths[i]))
@@ -276,7 +285,6 @@ static void set_pend(wave *w, uint16_t code, int width, uint8_t v)
         return;
     pend_set(w, pend_bit(w, code), (unsigned)width, v);
 }
-
 
 static void wait_vm(wave *w, int n);
 static void wait_lgkm(wave *w, int n);

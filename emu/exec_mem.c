@@ -90,6 +90,23 @@ __attribute__((target("avx2"))) static void lanes_span_avx2(const uint32_t *addr
 }
 #endif
 
+/* The same for every lane, eight at a time where the host has AVX2. */
+static void lanes_span(const uint32_t *addr, uint32_t off, uint32_t *amin, uint32_t *amax, uint32_t *mis)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (emu_host_avx2()) {
+        lanes_span_avx2(addr, off, amin, amax, mis);
+        return;
+    }
+#endif
+    for (int l = 0; l < 64; l++) { /* branch-free lanes: the loop vectorizes */
+        uint32_t a = addr[l] + off;
+        *amin = a < *amin ? a : *amin;
+        *amax = a > *amax ? a : *amax;
+        *mis |= a;
+    }
+}
+
 /* Are the accesses of every lane of exec inside the workgroup's LDS and
  * aligned? Also gives the dwords [*lo, *hi] they span (when they are). */
 static bool ds_in_bounds(const wg_ctx *c, const uint32_t *addr, const uint32_t *off, int nelem, int size, int align,
@@ -102,19 +119,8 @@ static bool ds_in_bounds(const wg_ctx *c, const uint32_t *addr, const uint32_t *
     }
     uint32_t amin = UINT32_MAX, amax = 0, mis = 0;
     for (int e = 0; e < nelem; e++) {
-#if defined(__x86_64__) && defined(__GNUC__)
-        if (exec == ~0ull && emu_host_avx2()) {
-            lanes_span_avx2(addr, off[e], &amin, &amax, &mis);
-            continue;
-        }
-#endif
-        if (exec == ~0ull) /* branch-free lanes: the loop vectorizes */
-            for (int l = 0; l < 64; l++) {
-                uint32_t a = addr[l] + off[e];
-                amin = a < amin ? a : amin;
-                amax = a > amax ? a : amax;
-                mis |= a;
-            }
+        if (exec == ~0ull)
+            lanes_span(addr, off[e], &amin, &amax, &mis);
         else
             for (int l = 0; l < 64; l++) {
                 uint32_t on = (uint32_t)0 - (uint32_t)(exec >> l & 1), a = addr[l] + off[e];
@@ -856,16 +862,7 @@ static bool mubuf_dwords_unchecked(wg_ctx *c, const emu_inst *in, uint64_t base,
                                    const uint32_t *voff, uint32_t *data)
 {
     uint32_t vmin = UINT32_MAX, vmax = 0, mis = 0;
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (emu_host_avx2())
-        lanes_span_avx2(voff, 0, &vmin, &vmax, &mis);
-    else
-#endif
-        for (int l = 0; l < 64; l++) {
-            vmin = voff[l] < vmin ? voff[l] : vmin;
-            vmax = voff[l] > vmax ? voff[l] : vmax;
-            mis |= voff[l];
-        }
+    lanes_span(voff, 0, &vmin, &vmax, &mis);
     uint64_t k = base + soff + (uint32_t)in->offset; /* lane l's address: k + voff[l] */
     if ((uint64_t)vmax + (uint32_t)in->offset + soff + 4 > num || ((k | mis) & 3))
         return false;

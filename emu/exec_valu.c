@@ -1170,15 +1170,10 @@ int emu_exec_valu(wg_ctx *c, wave *w, const emu_inst *in)
     uint64_t exec = exec_mask(w);
     v->mask = exec;
     uint32_t *r = v->r;
-    const emu_kernel *k = c->k;
     isa_op op = (isa_op)in->op;
     if (in->fmt == F_VOP3P)
         return exec_vop3p(c, w, in, v);
 
-    if (in->plain_fmac && k->denorm32 == 3) {
-        emu_exec_fmac(w, in);
-        return 0;
-    }
     const uint32_t *A = NULL, *B = NULL, *C = NULL;
     /* float source modifiers: also v_cndmask_b32, whose VOP3 form takes neg/abs */
     bool fpm = in->fp_mods;
