@@ -110,7 +110,8 @@ typedef struct {
  * Everything else the host can derive is passed precomputed; signed values
  * (hi_off, wi_off) travel as two's complement. */
 #define V4R1_MAX_PHASES 16
-enum { PH_IY, PH_IX, PH_YDOT, PH_XDOT, PH_HI_OFF, PH_WI_OFF, PH_SPLIT, PH_WORDS = 8 };
+enum { PH_IY, PH_IX, PH_YDOT, PH_XDOT, PH_HI_OFF, PH_WI_OFF, PH_SPLIT, PH_GUARD, PH_WORDS };
+_Static_assert(PH_WORDS == 8, "a phase row is one s_load_dwordx8, 32 bytes (gen/bwd_data_v4r1/setup.c)");
 
 #define IGEMM_V4R1_ARGS(X)                                                     \
     X(PTR, p_dx, "dx, written")                                                \
@@ -132,6 +133,14 @@ enum { PH_IY, PH_IX, PH_YDOT, PH_XDOT, PH_HI_OFF, PH_WI_OFF, PH_SPLIT, PH_WORDS 
     X(U32, xtilda, "phases along w")                                           \
     X(U32, dh_step, "dilation_h / gcd: ho step per tap")                       \
     X(U32, dw_step, "dilation_w / gcd")                                        \
+    X(U32, w_sk, "w bytes per output channel k (of the copy for w_kyxc)")      \
+    X(U32, w_sc, "w bytes per channel of a group")                             \
+    X(U32, w_sx, "w bytes per filter column")                                  \
+    X(U32, w_ystep, "w bytes from a tap of a phase to the next along h: ytilda * w bytes per filter row") \
+    X(U32, w_xstep, "w bytes from a tap of a phase to the next along w: xtilda * w_sx") \
+    X(U32, dy_sn, "dy bytes per image")                                        \
+    X(U32, dy_sk, "dy bytes per channel")                                      \
+    X(U32, dy_sw, "dy bytes per column")                                       \
     X(U32, htl, "HTildaLeft")                                                  \
     X(U32, wtl, "WTildaLeft")                                                  \
     X(U32, hts, "HTildaSlice")                                                 \
@@ -206,8 +215,10 @@ typedef struct {
     /* per phase of the launch: iy, ix, ydot_slice, xdot_slice, hi_off
        (iy*dil_h - pad_h), wi_off, the split (a split kernel's row: K
        channels [split * ks_chunk, + ks_chunk) of each group, partial sums
-       to p_dx + split * ks_slice; 0 elsewhere), 1 unused word (32-byte
-       rows) */
+       to p_dx + split * ks_slice; 0 elsewhere), the guard (1: the
+       border band of dx is not empty, so an unsplit kernel runs the
+       non-finite guard's check; 0: no tap of any pixel falls outside dy,
+       nothing to guard); 8 words, 32-byte rows */
     uint32_t ph[V4R1_MAX_PHASES][PH_WORDS];
     /* the non-finite guard's block (unsplit kernels) */
     igemm_nonfinite_args nf;

@@ -219,9 +219,14 @@ static op_lines step_lines(const v4r1_config *c, const igemm_shape *sh, const ta
  * docs/KERNELS.md): per wave, before its stores, one VALU add per
  * accumulator of a thread (MFMA: and the read out of its AGPR), a compare
  * and a branch, 4 issue cycles per wave64 VALU op on a 16-lane SIMD; the
- * slow path runs only where an accumulator is NaN. */
-static double guard_cycles(const v4r1_config *c)
+ * slow path runs only where an accumulator is NaN. A problem without a
+ * border band (no tap outside dy) skips the check: a compare and a branch. */
+static double guard_cycles(const v4r1_config *c, const igemm_shape *sh)
 {
+    if (c->ksplit)
+        return 0;
+    if (!plan_has_border(sh))
+        return 2 * 4;
     double accs = (double)c->mpb * c->npb / c->block;
     return (accs * (c->math == IGEMM_MATH_MFMA ? 2 : 1) + 2) * 4;
 }
@@ -307,7 +312,7 @@ double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const ta
     v4r1_terms tm = {0};
     int waves = c->block / 64;
     wave_cost wc = math_cost(c, t);
-    double step = wc.step, fixed = wc.fixed + (c->ksplit ? 0 : guard_cycles(c));
+    double step = wc.step, fixed = wc.fixed + guard_cycles(c, sh);
     /* with D tiles in flight (c->in_flight) a step waits for loads issued D
        steps before: the first tile pays the whole latency, every later step
        a D-th of it, and never less than its issue */

@@ -220,6 +220,13 @@ int64_t plan_band_pixels(const igemm_shape *sh, const plan_band *b)
     return (int64_t)rows * sh->p.wi + (int64_t)(sh->p.hi - rows) * (b->left + b->right);
 }
 
+bool plan_has_border(const igemm_shape *sh)
+{
+    plan_band b;
+    plan_band_border(sh, &b);
+    return plan_band_pixels(sh, &b) > 0;
+}
+
 void plan_nonfinite_args(const igemm_shape *sh, int nb, igemm_nonfinite_args *a)
 {
     const igemm_problem *p = &sh->p;

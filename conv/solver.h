@@ -106,6 +106,10 @@ void plan_band_all(const igemm_shape *sh, plan_band *b);
  * outside dy), or a superset of them: where 0 x an infinite weight is NaN. */
 void plan_band_border(const igemm_shape *sh, plan_band *b);
 int64_t plan_band_pixels(const igemm_shape *sh, const plan_band *b);
+/* Whether the border band has a pixel: a tap of some pixel falls outside dy
+ * (padding, or the filter reaching past the image), so the non-finite
+ * guard must check (arch/kargs.h PH_GUARD). */
+bool plan_has_border(const igemm_shape *sh);
 
 /* The non-finite guard's argument block (arch/kargs.h) of a launch of nb
  * images: the border band (plan_band_border), the tap geometry and dy's and

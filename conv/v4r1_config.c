@@ -565,10 +565,19 @@ void v4r1_fill_args(igemm_v4r1_args *a, const igemm_shape *sh, const v4r1_config
         a->ph[i][PH_WI_OFF] = (uint32_t)(g.ix * p->dil_w - p->pad_w);
     }
     plan_nonfinite_args(sh, nb, &a->nf);
+    /* the non-finite guard checks only where some pixel has a tap outside dy */
+    uint32_t guard = plan_has_border(sh);
+    for (int i = 0; i < nph; i++)
+        a->ph[i][PH_GUARD] = guard;
     if (c->kyxc) { /* the kernel reads the copy; so does its non-finite guard */
         a->w_kyxc = 1;
         plan_nonfinite_w_strides(sh, true, &a->nf);
     }
+    /* the kernel's byte strides: the guard's (one writer), and the steps
+       from one tap of a phase to the next */
+    a->w_sk = a->nf.w_sk, a->w_sc = a->nf.w_sc, a->w_sx = a->nf.w_sx;
+    a->w_ystep = a->ytilda * a->nf.w_sy, a->w_xstep = a->xtilda * a->nf.w_sx;
+    a->dy_sn = a->nf.dy_sn, a->dy_sk = a->nf.dy_sk, a->dy_sw = a->nf.dy_sw;
 }
 
 unsigned v4r1_grid(const igemm_v4r1_args *a, int nph) { return a->wgs * (unsigned)nph; }

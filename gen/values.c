@@ -31,8 +31,8 @@ static sv fresh(emit *e, const char *name)
 
 sv sv_mul(emit *e, const char *name, sv a, sv b)
 {
-    if (a.known && b.known)
-        return sv_const(a.k * b.k);
+    if ((a.known && b.known) || (a.known && !a.k) || (b.known && !b.k))
+        return sv_const(a.known && b.known ? a.k * b.k : 0);
     if ((a.known && a.k == 1) || (b.known && b.k == 1)) {
         sv x = a.known ? b : a;
         x.owned = false;

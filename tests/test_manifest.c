@@ -175,7 +175,7 @@ static void layouts_are_the_structs(void **state)
         const char *name;
         int word;
     } cols[] = {{"iy", PH_IY}, {"ix", PH_IX}, {"ydot_slice", PH_YDOT}, {"xdot_slice", PH_XDOT},
-                {"hi_off", PH_HI_OFF}, {"wi_off", PH_WI_OFF}};
+                {"hi_off", PH_HI_OFF}, {"wi_off", PH_WI_OFF}, {"split", PH_SPLIT}, {"guard", PH_GUARD}};
     for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
         snprintf(want, sizeof want, "{\"name\": \"%s\", \"word\": %d, \"offset_in_row\": %d,", cols[i].name,
                  cols[i].word, 4 * cols[i].word);
@@ -198,6 +198,7 @@ static void phase_table_decodes_a_launch(void **state)
     long long w_xd = num_after(t, "{\"name\": \"xdot_slice\", \"word\": ");
     long long w_ho = num_after(t, "{\"name\": \"hi_off\", \"word\": ");
     long long w_wo = num_after(t, "{\"name\": \"wi_off\", \"word\": ");
+    long long w_gd = num_after(t, "{\"name\": \"guard\", \"word\": ");
     long long o_yt = num_after(layout, "{\"name\": \"ytilda\", \"type\": \"U32\", \"offset\": ");
     long long o_sw = num_after(layout, "{\"name\": \"stride_w\", \"type\": \"U32\", \"offset\": ");
 
@@ -229,13 +230,28 @@ static void phase_table_decodes_a_launch(void **state)
             uint32_t e_iy = r < 4 ? (uint32_t)iy : 0, e_ix = r < 4 ? (uint32_t)ix : 0;
             uint32_t e_yd = r < 4 ? (uint32_t)((3 - iy + 1) / 2) : 0, e_xd = r < 4 ? (uint32_t)((3 - ix + 1) / 2) : 0;
             uint32_t e_ho = r < 4 ? (uint32_t)(iy - 1) : 0, e_wo = r < 4 ? (uint32_t)(ix - 1) : 0;
+            /* pad 1: row 0's tap y = 2 reads dy row -1/2, outside dy, so the band is not empty */
+            uint32_t e_gd = r < 4 ? 1 : 0;
             if (WORD(base + 4 * w_iy) != e_iy || WORD(base + 4 * w_ix) != e_ix || WORD(base + 4 * w_yd) != e_yd ||
-                WORD(base + 4 * w_xd) != e_xd || WORD(base + 4 * w_ho) != e_ho || WORD(base + 4 * w_wo) != e_wo)
-                fail_msg("phase row %d does not decode to iy %u ix %u ydot %u xdot %u hi_off %d wi_off %d", r, e_iy,
-                         e_ix, e_yd, e_xd, (int)e_ho, (int)e_wo);
+                WORD(base + 4 * w_xd) != e_xd || WORD(base + 4 * w_ho) != e_ho || WORD(base + 4 * w_wo) != e_wo ||
+                WORD(base + 4 * w_gd) != e_gd)
+                fail_msg("phase row %d does not decode to iy %u ix %u ydot %u xdot %u hi_off %d wi_off %d guard %u", r,
+                         e_iy, e_ix, e_yd, e_xd, (int)e_ho, (int)e_wo, e_gd);
         }
 #undef WORD
     }
+    assert_int_equal(found, 1);
+    /* 1x1, no padding, stride 1: every tap of every pixel lies in dy, no band, guard 0 */
+    p.y = p.x = 1, p.pad_h = p.pad_w = 0, p.stride_h = p.stride_w = 1;
+    assert_int_equal(igemm_get_launches(h, &p, sol, l, 8, &n), IGEMM_OK);
+    found = 0;
+    for (int k = 0; k < n; k++)
+        if (!strcmp(l[k].kernel, sol)) {
+            uint32_t v;
+            memcpy(&v, l[k].args + ph + 4 * w_gd, 4);
+            assert_int_equal(v, 0);
+            found++;
+        }
     assert_int_equal(found, 1);
     igemm_destroy(h);
 }

@@ -68,6 +68,12 @@ static const struct {
                             "phase stores zeros)"},
     {PH_HI_OFF, "hi_off", "iy * dil_h - pad_h, two's complement"},
     {PH_WI_OFF, "wi_off", "ix * dil_w - pad_w, two's complement"},
+    {PH_SPLIT, "split", "split kernels (_ksN): the row's split s, K channels [s * ks_chunk, + ks_chunk) of each "
+                        "group, partial sums to p_dx + s * ks_slice; 0 for the unsplit kernels"},
+    {PH_GUARD, "guard", "1 when the border band of dx is not empty (some pixel has a filter tap outside dy: "
+                        "padding, or the filter reaching past the image), so that the unsplit kernels check their "
+                        "sums for NaN and recompute the band's (docs/KERNELS.md, non-finite data); 0 skips the "
+                        "check, which is right only when no tap of any pixel falls outside dy"},
 };
 
 /* The ph field of igemm_v4r1_args and its table: rows, words, columns. */
@@ -96,7 +102,7 @@ static void phase_table(json *j)
     jkv_int(j, "padding_after", (long long)(sizeof(igemm_v4r1_args) - off - size));
     jkv_str(j, "metadata_arg", "phases");
     jkv_str(j, "rule", "row i holds the i-th non-empty phase of the launch; workgroup b computes phase b / wgs; "
-                       "rows past the launch's phases are zero; words not listed are zero; the code objects' "
+                       "rows past the launch's phases are zero; the code objects' "
                        "metadata calls the table metadata_arg; padding_after zero bytes follow it");
     jkey(j, "columns");
     jopen(j, '[');

@@ -331,8 +331,8 @@ static void slow(v4r1_kw *w)
 void v4r1_nonfinite(v4r1_kw *w)
 {
     emit *e = w->e;
-    const igemm_nonfinite_args *k = w->st ? &w->st->nf : NULL;
-    if (k && !k->top && !k->left && k->bot >= w->st->hi && k->rgt >= w->st->wi)
+    /* PH_GUARD is the same in every row of the phase table (v4r1_fill_args) */
+    if (w->st && !w->st->ph[0][PH_GUARD])
         return; /* a static twin without a border band: nothing to guard */
     const v4r1_math *m = w->math;
     if (m->rows(w) * m->cols(w) > (1 << ROW_SHIFT) || m->row_off(w, m->rows(w) - 1) >= 1 << (COL_SHIFT - ROW_SHIFT) ||
@@ -342,6 +342,10 @@ void v4r1_nonfinite(v4r1_kw *w)
         return;
     }
     label l_end = e_label_new(e, "nonfinite_done");
+    if (!w->st) { /* the dynamic kernel: no border band, no check */
+        e_sopc(e, "s_cmp_eq_u32", sv_op(w->a_guard), imm(0));
+        e_branch(e, "s_cbranch_scc1", l_end);
+    }
     check(w);
     e_branch(e, "s_cbranch_vccz", l_end);
     slow(w);

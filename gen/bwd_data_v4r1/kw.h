@@ -208,19 +208,18 @@ struct v4r1_kw {
     sv a_nkb, a_gemm_n, a_hts, a_wts, a_mdiv_hwts, a_shift_hwts, a_mdiv_wts, a_shift_wts;
     sv a_htl, a_wtl, a_dh_step, a_dw_step;
     sv a_ydot, a_xdot, a_hoff, a_woff; /* this workgroup's phase: the walk's, the epilogue's */
+    sv a_guard; /* its PH_GUARD word: 0 when no pixel has a tap outside dy (fixup.c skips its check) */
     /* a split kernel (cfg->ksplit): the K channels of the workgroup's range
        of each group (a_kn, written over the ks_chunk argument; else a_kg)
        and its K steps per tap (over the nkb argument, a_nkb): the walk's */
     sv a_kn;
     sv g, m0, n0;                      /* group, first row and column of the tile */
-    /* sizes (walk.c releases them after the loop): element counts yx, cgyx,
-       howo, the same in bytes (*_bytes: shifted by the element size), the
-       A and B bases' advance per K step */
-    sv yx, cgyx, yx_bytes, cgyx_bytes, howo, howo_bytes, khowo_bytes, a_kstep, b_kstep;
-    /* the layout's strides in bytes (not owned: constants or aliases of the
-       sizes above, or registers released with them): A per column m and
-       per unit of the filter tap y*X + x; B per K row and per dy pixel */
-    sv a_mstride, a_tapunit, b_rowstride, b_pix;
+    /* byte strides (arguments, or a static twin's constants): w per
+       output channel k (w_sk), dy per image (dy_sn); the layout's A per
+       column m and per filter column (a_tapunit), B per K row and per dy
+       pixel; the A and B bases' advance per K step (walk.c releases these
+       two after the loop) */
+    sv w_sk, dy_sn, a_mstride, a_tapunit, b_rowstride, b_pix, a_kstep, b_kstep;
     opnd s_wbase, s_dybase, s_rsa, s_rsb; /* tile bases and buffer resources: staging, walk */
 
     /* ---- staging.c: load offsets, masks, LDS write addresses ---- */
@@ -275,6 +274,7 @@ int v4r1_tile_min_loads(const v4r1_kw *w); /* the fewest vector memory instructi
    of the later ones would pass what the target's vmcnt counts */
 int v4r1_in_flight(const v4r1_kw *w);
 void v4r1_set_tap(v4r1_kw *w);         /* tap (s_yd, s_xd): bases and dy bounds */
+void v4r1_set_first_tap(v4r1_kw *w);   /* the same for tap (0, 0) */
 void v4r1_load_tile(v4r1_kw *w);       /* the tile at the current step -> registers */
 void v4r1_write_tile(v4r1_kw *w);      /* registers -> LDS */
 void v4r1_toggle_writes(v4r1_kw *w);   /* point the LDS writes at the other buffer */

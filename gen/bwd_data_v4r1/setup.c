@@ -64,10 +64,16 @@ static sv decode_phase(v4r1_kw *w, int ph_at, sv *iy, sv *ix, sv *split)
     sv ph[PH_WORDS];
     opnd s_ph = sub(w->s_args, ph_at, PH_WORDS);
     if (!st) {
+        /* row 0 came with the header (v4r1_setup); another phase's row is a
+           second load (a launch of one phase never waits for it) */
+        label l_row = e_label_new(e, "phase_row");
+        e_sopc(e, "s_cmp_eq_u32", phase.r, imm(0));
+        e_branch(e, "s_cbranch_scc1", l_row);
         e_sop2(e, "s_lshl_b32", at(w->s_t, 0), phase.r, imm(5));
         e_sop2(e, "s_add_u32", at(w->s_t, 0), at(w->s_t, 0), imm((int)offsetof(igemm_v4r1_args, ph)));
         e_smem_soff(e, "s_load_dwordx8", s_ph, w->s_ka, at(w->s_t, 0));
         e_waitcnt(e, -1, 0);
+        e_label(e, l_row);
         for (int f = 0; f < PH_WORDS; f++)
             ph[f] = sv_reg(at(s_ph, f));
     } else if (w->nph == 1) {
@@ -90,6 +96,7 @@ static sv decode_phase(v4r1_kw *w, int ph_at, sv *iy, sv *ix, sv *split)
     sv a_iy = ph[PH_IY], a_ix = ph[PH_IX];
     w->a_ydot = ph[PH_YDOT], w->a_xdot = ph[PH_XDOT];
     w->a_hoff = ph[PH_HI_OFF], w->a_woff = ph[PH_WI_OFF];
+    w->a_guard = ph[PH_GUARD];
     if (!st || w->nph > 1) {
         a_iy.r = alias(e, "s_iy", a_iy.r), a_ix.r = alias(e, "s_ix", a_ix.r);
         w->a_ydot.r = alias(e, "s_ydot_slice", w->a_ydot.r), w->a_xdot.r = alias(e, "s_xdot_slice", w->a_xdot.r);
@@ -158,7 +165,7 @@ static void tensor_bases(v4r1_kw *w, sv a_iy, sv a_ix, sv k0)
     w->s_wbase = sreg(e, "s_wbase", 2, 2), w->s_dybase = sreg(e, "s_dybase", 2, 2);
     sv gk0 = sv_mul(e, "s_gk", w->g, w->a_kg);
     sv gk = sv_add(e, "s_gk0", gk0, k0); /* gk0 itself when unsplit */
-    sv t1 = sv_mul(e, "s_t1", gk, w->cgyx_bytes);
+    sv t1 = sv_mul(e, "s_t1", gk, w->w_sk);
     sv t2 = sv_mul(e, "s_t2", w->m0, w->a_mstride);
     sv t3 = sv_add(e, "s_t3", t1, t2);
     sv t4 = sv_mul(e, "s_t4", a_iy, w->a_fx);
@@ -191,6 +198,8 @@ void v4r1_setup(v4r1_kw *w)
     int ph_at = (nargs + 3) / 4 * 4;
     w->s_args = sreg(e, "s_args", ph_at + PH_WORDS, 4);
     h_load_kargs(e, w->s_ka, w->s_args, 0, nargs);
+    if (!w->st) /* and phase 0's row of the table (decode_phase) */
+        h_load_kargs(e, w->s_ka, sub(w->s_args, ph_at, PH_WORDS), (int)offsetof(igemm_v4r1_args, ph), PH_WORDS);
     w->p_dx = alias(e, "s_p_dx", sub(w->s_args, 0, 2));
     w->p_dy = alias(e, "s_p_dy", sub(w->s_args, 2, 2));
     w->p_w = alias(e, "s_p_w", sub(w->s_args, 4, 2));
@@ -211,37 +220,23 @@ void v4r1_setup(v4r1_kw *w)
     decode_tile(w, decode_phase(w, ph_at, &a_iy, &a_ix, &a_split));
     sv k0 = split_range(w, a_split);
 
-    e_comment(e, "sizes in bytes");
-    int lb = w->dt->log2_bytes;
-    w->yx = sv_mul(e, "s_yx", w->a_fy, w->a_fx);
-    w->cgyx = sv_mul(e, "s_cgyx", w->a_cg, w->yx);
-    w->yx_bytes = sv_shl(e, "s_yx_bytes", w->yx, lb);
-    w->cgyx_bytes = sv_shl(e, "s_cgyx_bytes", w->cgyx, lb);
-    w->howo = sv_mul(e, "s_howo", w->a_ho, w->a_wo);
-    w->howo_bytes = sv_shl(e, "s_howo_bytes", w->howo, lb);
-    w->khowo_bytes = sv_mul(e, "s_khowo_bytes", w->a_k, w->howo_bytes);
-    /* the layout's strides: NCHW walks pixels innermost, NHWC channels */
+    e_comment(e, "byte strides (arguments: the host computes them)");
+    w->w_sk = V4R1_ARG(w, w_sk), w->dy_sn = V4R1_ARG(w, dy_sn), w->a_tapunit = V4R1_ARG(w, w_sx);
+    /* the layout's strides: NCHW walks pixels innermost, NHWC channels; an
+       NCHW problem's w as given (K, C/G, Y, X: channels Y*X elements apart)
+       or its K, Y, X, C/G copy (w_kyxc, the _kyxc solvers: channels
+       contiguous like NHWC's, so that the lanes' loads along m coalesce) */
     sv esz = sv_const((uint32_t)w->dt->bytes);
     if (w->nhwc) {
         w->a_mstride = esz;
-        w->a_tapunit = sv_shl(e, "s_cg4", w->a_cg, lb);
         w->b_rowstride = esz;
-        w->b_pix = sv_shl(e, "s_k4", w->a_k, lb);
+        w->b_pix = V4R1_ARG(w, dy_sw);
     } else {
-        /* w as the problem gives it (K, C/G, Y, X), or its copy in K, Y, X,
-           C/G order (w_kyxc: the _kyxc solvers), whose channels are
-           contiguous like NHWC's: the lanes' loads along m then coalesce */
-        sv kyxc = V4R1_ARG(w, w_kyxc), cg_bytes = sv_shl(e, "s_cg_bytes", w->a_cg, lb);
-        w->a_mstride = sv_select(e, "s_a_mstride", kyxc, esz, w->yx_bytes);
-        w->a_tapunit = sv_select(e, "s_a_tapunit", kyxc, cg_bytes, esz);
-        if (w->a_tapunit.known || w->a_tapunit.owned)
-            sv_free(e, cg_bytes); /* else a_tapunit is cg_bytes itself */
-        else
-            w->a_tapunit.owned = true;
-        w->b_rowstride = sv_borrow(w->howo_bytes);
+        w->a_mstride = V4R1_ARG(w, w_sc);
+        w->b_rowstride = V4R1_ARG(w, dy_sk);
         w->b_pix = esz;
     }
-    w->a_kstep = sv_mul(e, "s_a_kstep", w->cgyx_bytes, sv_const((uint32_t)w->kpb));
+    w->a_kstep = sv_mul(e, "s_a_kstep", w->w_sk, sv_const((uint32_t)w->kpb));
     w->b_kstep = sv_mul(e, "s_b_kstep", w->b_rowstride, sv_const((uint32_t)w->kpb));
 
     tensor_bases(w, a_iy, a_ix, k0);

@@ -64,23 +64,24 @@ static void a_offsets(v4r1_kw *w)
     opnd v_abase = at(w->v_t, 3);
     /* rows cg*y*x elements apart in every w layout; m by the layout's
        stride (NCHW's w: y*x elements, or one in its K, Y, X, C/G copy) */
-    vx_mul(e, v_abase, v_kka, w->cgyx_bytes, at(w->s_t, 0));
+    vx_mul(e, v_abase, v_kka, w->w_sk, at(w->s_t, 0));
     vx_mul(e, at(w->v_t, 2), v_ma, w->a_mstride, at(w->s_t, 0));
     h_vadd(e, v_abase, v_abase, at(w->v_t, 2));
-    for (int i = 0; i < VA; i++)
+    for (int i = 0; i < VA; i++) {
+        sv di = sv_mul(e, "s_di", w->w_sk, sv_const((uint32_t)(i * w->dka)));
         for (int j = 0; j < WA; j++) {
             opnd off = at(w->v_aoff, i * WA + j);
             sv dj = sv_mul(e, "s_dj", w->a_mstride, sv_const((uint32_t)(j * w->sa)));
-            sv di = sv_mul(e, "s_di", w->cgyx_bytes, sv_const((uint32_t)(i * w->dka)));
             sv dij = sv_add(e, "s_dij", dj, di);
             h_vadd(e, off, sv_op(dij), v_abase);
             sv_free(e, dij);
-            sv_free(e, di);
             sv_free(e, dj);
             h_vadd(e, at(w->v_t, 2), imm(j * w->sa), v_ma);
             e_vopc(e, "v_cmp_gt_u32", VCC, sv_op(mlim), at(w->v_t, 2));
             e_cndmask(e, off, w->v_inv, off, VCC);
         }
+        sv_free(e, di);
+    }
     sv_free(e, mlim);
     w->v_awr = vreg(e, "v_awr", 1, 1); /* LDS write address of vector 0 */
     lds_address(w, w->v_awr, v_kka, v_ma, MPB, w->a_lds);
@@ -139,7 +140,7 @@ static void b_offsets(v4r1_kw *w)
         h_vmov(e, at(v_q, 0), imm(0x7fffffff));
         e_cndmask(e, at(w->v_bht, j), at(v_q, 0), at(w->v_bht, j), VCC);
         /* pre = image*k*ho*wo*4 + kk_b*row stride + (htilda*wo + wtilda)*pixel stride, per vector */
-        vx_mul(e, at(v_q, 0), v_img, w->khowo_bytes, s_t0);
+        vx_mul(e, at(v_q, 0), v_img, w->dy_sn, s_t0);
         vx_mad24(e, at(v_q, 1), at(w->v_bht, j), w->a_wo, at(w->v_bwt, j), s_t0);
         vx_mul(e, at(v_q, 1), at(v_q, 1), w->b_pix, s_t0);
         h_vadd(e, at(v_q, 0), at(v_q, 0), at(v_q, 1));
@@ -286,6 +287,41 @@ void v4r1_use_set(v4r1_kw *w, int set)
     w->v_gb = w->v_sgb[set];
 }
 
+/* The columns' dy offsets for the tap: each column's (htilda - dh,
+ * wtilda - dw) against dy's bounds, the invalid offset outside (dh, dw:
+ * the tap's shifts in SGPRs, or NOOP for tap (0, 0)'s none). */
+static void tap_bounds(v4r1_kw *w, opnd s_dh, opnd s_dw)
+{
+    emit *e = w->e;
+    for (int j = 0; j < w->b_cols; j++) {
+        opnd h = at(w->v_bht, j), x = at(w->v_bwt, j);
+        if (s_dh.kind != OPK_NONE) {
+            e_vop2(e, "v_subrev_u32", at(w->v_t, 0), s_dh, h);
+            h = at(w->v_t, 0);
+        }
+        e_vopc(e, "v_cmp_gt_u32", w->s_m, sv_sgpr(e, w->a_ho, at(w->s_t, 1)), h);
+        if (s_dw.kind != OPK_NONE) {
+            e_vop2(e, "v_subrev_u32", at(w->v_t, 0), s_dw, x);
+            x = at(w->v_t, 0);
+        }
+        e_vopc(e, "v_cmp_gt_u32", VCC, sv_op(w->a_wo), x);
+        e_sop2(e, "s_and_b64", VCC, VCC, w->s_m);
+        for (int i = 0; i < w->b_vecs; i++)
+            e_cndmask(e, at(w->v_boff, i * w->b_cols + j), w->v_inv, at(w->v_bpre, i * w->b_cols + j), VCC);
+    }
+}
+
+/* The walk's first tap, (0, 0): the bases themselves (what v4r1_set_tap
+ * computes there, without its products of zeros). */
+void v4r1_set_first_tap(v4r1_kw *w)
+{
+    emit *e = w->e;
+    e_comment(e, "tap (0, 0): A base = w base, dy base");
+    h_smov(e, sub(w->s_rsa, 0, 2), w->s_wbase);
+    h_smov(e, sub(w->s_rsb, 0, 2), w->s_dybase);
+    tap_bounds(w, NOOP, NOOP);
+}
+
 void v4r1_set_tap(v4r1_kw *w)
 {
     emit *e = w->e;
@@ -304,15 +340,7 @@ void v4r1_set_tap(v4r1_kw *w)
     v4r1_smul(e, at(s_t, 0), at(s_t, 0), w->b_pix);
     e_sop2(e, "s_sub_u32", at(s_rsb, 0), at(w->s_dybase, 0), at(s_t, 0));
     e_sop2(e, "s_subb_u32", at(s_rsb, 1), at(w->s_dybase, 1), imm(0));
-    for (int j = 0; j < w->b_cols; j++) {
-        e_vop2(e, "v_subrev_u32", at(w->v_t, 0), at(s_t, 2), at(w->v_bht, j));
-        e_vopc(e, "v_cmp_gt_u32", w->s_m, sv_sgpr(e, w->a_ho, at(s_t, 1)), at(w->v_t, 0));
-        e_vop2(e, "v_subrev_u32", at(w->v_t, 0), at(s_t, 3), at(w->v_bwt, j));
-        e_vopc(e, "v_cmp_gt_u32", VCC, sv_op(w->a_wo), at(w->v_t, 0));
-        e_sop2(e, "s_and_b64", VCC, VCC, w->s_m);
-        for (int i = 0; i < w->b_vecs; i++)
-            e_cndmask(e, at(w->v_boff, i * w->b_cols + j), w->v_inv, at(w->v_bpre, i * w->b_cols + j), VCC);
-    }
+    tap_bounds(w, at(s_t, 2), at(s_t, 3));
 }
 
 /* The register of the tile in flight that element (row i, column j) of a
@@ -355,7 +383,7 @@ void v4r1_load_tile(v4r1_kw *w)
     opnd s_t = w->s_t;
     e_comment(e, "A rows past the channel block are past NUM_RECORDS = min(krem, KPB) * cg*y*x*4");
     e_sop2(e, "s_min_u32", at(s_t, 0), w->s_krem, imm(KPB));
-    e_sop2(e, "s_mul_i32", at(w->s_rsa, 2), at(s_t, 0), sv_op(w->cgyx_bytes));
+    e_sop2(e, "s_mul_i32", at(w->s_rsa, 2), at(s_t, 0), sv_op(w->w_sk));
     if (a_row_vectors(w)) {
         label l_aelem = e_label_new(e, "a_elements"), l_adone = e_label_new(e, "a_loaded");
         v4r1_vec_branch_off(w, VEC_A, l_aelem);

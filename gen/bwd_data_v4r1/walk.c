@@ -89,10 +89,7 @@ void v4r1_walk(v4r1_kw *w)
     emit *e = w->e;
     w->s_kb = sreg(e, "s_kb", 1, 1), w->s_xd = sreg(e, "s_xd", 1, 1), w->s_yd = sreg(e, "s_yd", 1, 1);
     w->s_krem = sreg(e, "s_krem", 1, 1), w->s_iter = sreg(e, "s_iter", 1, 1), w->s_m = sreg(e, "s_m", 2, 2);
-    sv fx4 = sv_mul(e, "s_fx4", w->a_fx, w->a_tapunit);
-    w->a_ystep = sv_mul(e, "s_a_ystep", V4R1_ARG(w, ytilda), fx4);
-    sv_free(e, fx4);
-    w->a_xstep = sv_mul(e, "s_a_xstep", V4R1_ARG(w, xtilda), w->a_tapunit);
+    w->a_ystep = V4R1_ARG(w, w_ystep), w->a_xstep = V4R1_ARG(w, w_xstep);
     v4r1_staging_alloc(w);
 
     /* an empty phase (no filter tap: v4r1_zeros_inside) has no K to walk:
@@ -115,7 +112,7 @@ void v4r1_walk(v4r1_kw *w)
     h_smov(e, w->s_xd, imm(0));
     h_smov(e, w->s_yd, imm(0));
     h_smov(e, w->s_krem, sv_op(w->a_kn));
-    v4r1_set_tap(w);
+    v4r1_set_first_tap(w);
     v4r1_load_tile(w);
     sv total = sv_mul(e, "s_total", taps, w->a_nkb);
     h_smov(e, w->s_iter, sv_op(total));
@@ -156,10 +153,7 @@ void v4r1_walk(v4r1_kw *w)
 
     w->math->loop_free(w);
     v4r1_staging_free(w);
-    sv loop_only[] = {w->yx,        w->cgyx,      w->yx_bytes,    w->cgyx_bytes, w->howo,
-                      w->howo_bytes, w->khowo_bytes, w->a_kstep, w->b_kstep,    w->a_ystep,
-                      w->a_xstep,    w->a_mstride, w->a_tapunit, w->b_rowstride, w->b_pix,
-                      w->a_kn,       w->a_nkb};
+    sv loop_only[] = {w->a_kstep, w->b_kstep, w->a_kn, w->a_nkb};
     for (size_t i = 0; i < sizeof loop_only / sizeof loop_only[0]; i++)
         sv_free(e, loop_only[i]);
     opnd loop_regs[] = {w->s_kb, w->s_xd, w->s_yd, w->s_krem, w->s_iter, w->s_rsa, w->s_rsb, w->s_wbase, w->s_dybase};
