@@ -110,7 +110,7 @@ typedef struct {
  * Everything else the host can derive is passed precomputed; signed values
  * (hi_off, wi_off) travel as two's complement. */
 #define V4R1_MAX_PHASES 16
-enum { PH_IY, PH_IX, PH_YDOT, PH_XDOT, PH_HI_OFF, PH_WI_OFF, PH_SPLIT, PH_GUARD, PH_WORDS };
+enum { PH_WOFF, PH_STEPS, PH_YDOT, PH_XDOT, PH_HI_OFF, PH_WI_OFF, PH_SPLIT, PH_GUARD, PH_WORDS };
 _Static_assert(PH_WORDS == 8, "a phase row is one s_load_dwordx8, 32 bytes (gen/bwd_data_v4r1/setup.c)");
 
 #define IGEMM_V4R1_ARGS(X)                                                     \
@@ -212,10 +212,13 @@ typedef struct {
 
 typedef struct {
     IGEMM_V4R1_ARGS(KARG_FIELD)
-    /* per phase of the launch: iy, ix, ydot_slice, xdot_slice, hi_off
-       (iy*dil_h - pad_h), wi_off, the split (a split kernel's row: K
-       channels [split * ks_chunk, + ks_chunk) of each group, partial sums
-       to p_dx + split * ks_slice; 0 elsewhere), the guard (1: the
+    /* per phase of the launch: w's byte offset of the phase's first tap
+       (iy, ix): iy * w bytes per filter row + ix * w_sx; its K steps
+       (ydot_slice * xdot_slice * the K blocks of the row's split: 0 for a
+       phase without taps, which stores its zeros); ydot_slice, xdot_slice,
+       hi_off (iy*dil_h - pad_h), wi_off, the split (a split kernel's row:
+       K channels [split * ks_chunk, + ks_chunk) of each group, partial
+       sums to p_dx + split * ks_slice; 0 elsewhere), the guard (1: the
        border band of dx is not empty, so an unsplit kernel runs the
        non-finite guard's check; 0: no tap of any pixel falls outside dy,
        nothing to guard); 8 words, 32-byte rows */

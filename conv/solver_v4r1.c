@@ -178,10 +178,10 @@ static int v4r1_plan_split(const solver *s, const igemm_shape *sh, launch_plan *
             ph[r] = phases[(first + r) % nph];
         igemm_v4r1_args a;
         v4r1_fill_args(&a, sh, c, ph, n, p->n);
-        for (int r = 0; r < n; r++)
-            a.ph[r][PH_SPLIT] = (uint32_t)((first + r) / nph);
         a.ks_chunk = (uint32_t)(per * c->kpb);
         a.ks_slice = (uint32_t)slice;
+        for (int r = 0; r < n; r++)
+            v4r1_set_split_row(&a, r, (uint32_t)((first + r) / nph), (uint32_t)c->kpb);
         if (!gemm_launch(plan, kernel, c, &a, n, part, ARG_WS))
             return -1;
     }

@@ -555,20 +555,7 @@ void v4r1_fill_args(igemm_v4r1_args *a, const igemm_shape *sh, const v4r1_config
     m = igemm_magic_for(a->m_tiles), a->mdiv_mtiles = m.magic, a->shift_mtiles = m.shift;
     if (nph > V4R1_MAX_PHASES)
         igemm_die("v4r1_fill_args: %d phases exceed the phase table's %d rows", nph, V4R1_MAX_PHASES);
-    for (int i = 0; i < nph; i++) {
-        igemm_phase g = igemm_phase_get(sh, phases[i]);
-        a->ph[i][PH_IY] = (uint32_t)g.iy;
-        a->ph[i][PH_IX] = (uint32_t)g.ix;
-        a->ph[i][PH_YDOT] = (uint32_t)g.ydot_slice;
-        a->ph[i][PH_XDOT] = (uint32_t)g.xdot_slice;
-        a->ph[i][PH_HI_OFF] = (uint32_t)(g.iy * p->dil_h - p->pad_h);
-        a->ph[i][PH_WI_OFF] = (uint32_t)(g.ix * p->dil_w - p->pad_w);
-    }
     plan_nonfinite_args(sh, nb, &a->nf);
-    /* the non-finite guard checks only where some pixel has a tap outside dy */
-    uint32_t guard = plan_has_border(sh);
-    for (int i = 0; i < nph; i++)
-        a->ph[i][PH_GUARD] = guard;
     if (c->kyxc) { /* the kernel reads the copy; so does its non-finite guard */
         a->w_kyxc = 1;
         plan_nonfinite_w_strides(sh, true, &a->nf);
@@ -578,6 +565,26 @@ void v4r1_fill_args(igemm_v4r1_args *a, const igemm_shape *sh, const v4r1_config
     a->w_sk = a->nf.w_sk, a->w_sc = a->nf.w_sc, a->w_sx = a->nf.w_sx;
     a->w_ystep = a->ytilda * a->nf.w_sy, a->w_xstep = a->xtilda * a->nf.w_sx;
     a->dy_sn = a->nf.dy_sn, a->dy_sk = a->nf.dy_sk, a->dy_sw = a->nf.dy_sw;
+    /* the non-finite guard checks only where some pixel has a tap outside dy */
+    uint32_t guard = plan_has_border(sh);
+    for (int i = 0; i < nph; i++) {
+        igemm_phase g = igemm_phase_get(sh, phases[i]);
+        a->ph[i][PH_WOFF] = (uint32_t)g.iy * a->nf.w_sy + (uint32_t)g.ix * a->nf.w_sx;
+        a->ph[i][PH_STEPS] = (uint32_t)(g.ydot_slice * g.xdot_slice) * a->nkb;
+        a->ph[i][PH_YDOT] = (uint32_t)g.ydot_slice;
+        a->ph[i][PH_XDOT] = (uint32_t)g.xdot_slice;
+        a->ph[i][PH_HI_OFF] = (uint32_t)(g.iy * p->dil_h - p->pad_h);
+        a->ph[i][PH_WI_OFF] = (uint32_t)(g.ix * p->dil_w - p->pad_w);
+        a->ph[i][PH_GUARD] = guard;
+    }
+}
+
+void v4r1_set_split_row(igemm_v4r1_args *a, int row, uint32_t split, uint32_t kpb)
+{
+    /* the row's K channels [split * ks_chunk, + min(kg - that, ks_chunk)) */
+    uint32_t k0 = split * a->ks_chunk, kn = a->kg - k0 < a->ks_chunk ? a->kg - k0 : a->ks_chunk;
+    a->ph[row][PH_SPLIT] = split;
+    a->ph[row][PH_STEPS] = a->ph[row][PH_YDOT] * a->ph[row][PH_XDOT] * ((kn + kpb - 1) / kpb);
 }
 
 unsigned v4r1_grid(const igemm_v4r1_args *a, int nph) { return a->wgs * (unsigned)nph; }

@@ -169,6 +169,10 @@ void v4r1_kernel_name(const v4r1_config *c, char *buf, size_t len);
  * phases for nb images (the pointers are filled by the caller). */
 void v4r1_fill_args(igemm_v4r1_args *a, const igemm_shape *sh, const v4r1_config *c, const int *phases, int nph,
                     int nb);
+/* Row `row` of a split launch (a->ks_chunk set) as split `split`: its
+ * PH_SPLIT and its K steps over the split's range of channels (K blocks
+ * of kpb). */
+void v4r1_set_split_row(igemm_v4r1_args *a, int row, uint32_t split, uint32_t kpb);
 
 /* The non-empty phases of a problem in order (at most max); returns how many. */
 int v4r1_phases(const igemm_shape *sh, int *phases, int max);

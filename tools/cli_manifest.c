@@ -60,8 +60,10 @@ static const struct {
     int word;
     const char *name, *desc;
 } phase_words[] = {
-    {PH_IY, "iy", "the phase's filter row offset iYTilda (0 <= iy < ytilda)"},
-    {PH_IX, "ix", "the phase's filter column offset iXTilda (0 <= ix < xtilda)"},
+    {PH_WOFF, "tap_offset", "w's byte offset of the phase's first filter tap (iy, ix), iYTilda and iXTilda: iy * "
+                            "(w bytes per filter row) + ix * w_sx"},
+    {PH_STEPS, "k_steps", "the row's K steps: ydot_slice * xdot_slice * nkb (a split kernel's row: the K blocks of "
+                          "its split's range of channels instead of nkb); 0 for a phase without taps"},
     {PH_YDOT, "ydot_slice", "filter taps of the phase along h: ceil((fy - iy) / ytilda), 0 past the filter (the "
                             "phase stores zeros)"},
     {PH_XDOT, "xdot_slice", "filter taps of the phase along w: ceil((fx - ix) / xtilda), 0 past the filter (the "

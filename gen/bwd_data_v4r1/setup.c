@@ -53,7 +53,7 @@ static void declare_args(v4r1_kw *w)
 /* Block id -> phase and its row of the phase table (iy and ix, which only
  * the w base needs, into *iy and *ix); returns the block's index within the
  * phase. */
-static sv decode_phase(v4r1_kw *w, int ph_at, sv *iy, sv *ix, sv *split)
+static sv decode_phase(v4r1_kw *w, int ph_at, sv *tap_off, sv *split)
 {
     emit *e = w->e;
     const igemm_v4r1_args *st = w->st;
@@ -93,17 +93,16 @@ static sv decode_phase(v4r1_kw *w, int ph_at, sv *iy, sv *ix, sv *split)
         }
     }
     sv_free(e, phase);
-    sv a_iy = ph[PH_IY], a_ix = ph[PH_IX];
-    w->a_ydot = ph[PH_YDOT], w->a_xdot = ph[PH_XDOT];
+    sv a_tap = ph[PH_WOFF];
+    w->a_steps = ph[PH_STEPS], w->a_xdot = ph[PH_XDOT];
     w->a_hoff = ph[PH_HI_OFF], w->a_woff = ph[PH_WI_OFF];
     w->a_guard = ph[PH_GUARD];
     if (!st || w->nph > 1) {
-        a_iy.r = alias(e, "s_iy", a_iy.r), a_ix.r = alias(e, "s_ix", a_ix.r);
-        w->a_ydot.r = alias(e, "s_ydot_slice", w->a_ydot.r), w->a_xdot.r = alias(e, "s_xdot_slice", w->a_xdot.r);
+        a_tap.r = alias(e, "s_tap_off", a_tap.r), w->a_steps.r = alias(e, "s_steps", w->a_steps.r);
+        w->a_xdot.r = alias(e, "s_xdot_slice", w->a_xdot.r);
         w->a_hoff.r = alias(e, "s_hi_off", w->a_hoff.r), w->a_woff.r = alias(e, "s_wi_off", w->a_woff.r);
     }
-    *iy = a_iy;
-    *ix = a_ix;
+    *tap_off = a_tap;
     *split = ph[PH_SPLIT];
     return lbx;
 }
@@ -154,8 +153,8 @@ static sv split_range(v4r1_kw *w, sv split)
     return k0;
 }
 
-/* w base: p_w + ((g*kg + k0)*cg*yx + m0*yx + iy*x + ix) * 4; dy base: p_dy + (g*kg + k0)*ho*wo*4 */
-static void tensor_bases(v4r1_kw *w, sv a_iy, sv a_ix, sv k0)
+/* w base: p_w + ((g*kg + k0)*cg*yx + m0*yx) * 4 + the phase's tap offset; dy base: p_dy + (g*kg + k0)*ho*wo*4 */
+static void tensor_bases(v4r1_kw *w, sv a_tap, sv k0)
 {
     emit *e = w->e;
     if (w->nhwc || (w->st && w->st->w_kyxc))
@@ -168,14 +167,11 @@ static void tensor_bases(v4r1_kw *w, sv a_iy, sv a_ix, sv k0)
     sv t1 = sv_mul(e, "s_t1", gk, w->w_sk);
     sv t2 = sv_mul(e, "s_t2", w->m0, w->a_mstride);
     sv t3 = sv_add(e, "s_t3", t1, t2);
-    sv t4 = sv_mul(e, "s_t4", a_iy, w->a_fx);
-    sv t5 = sv_add(e, "s_t5", t4, a_ix);
-    sv t6 = sv_mul(e, "s_t6", t5, w->a_tapunit);
-    sv t7 = sv_add(e, "s_t7", t3, t6);
+    sv t7 = sv_add(e, "s_t7", t3, a_tap);
     v4r1_ptr_add(e, w->s_wbase, w->p_w, t7);
     sv u1 = sv_mul(e, "s_u1", gk, w->b_rowstride);
     v4r1_ptr_add(e, w->s_dybase, w->p_dy, u1);
-    sv tmp[] = {u1, t7, t6, t5, t4, t3, t2, t1, gk, gk0};
+    sv tmp[] = {u1, t7, t3, t2, t1, gk, gk0};
     for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++)
         sv_free(e, tmp[i]);
 }
@@ -216,8 +212,8 @@ void v4r1_setup(v4r1_kw *w)
     w->a_htl = V4R1_ARG(w, htl), w->a_wtl = V4R1_ARG(w, wtl), w->a_dh_step = V4R1_ARG(w, dh_step);
     w->a_dw_step = V4R1_ARG(w, dw_step);
 
-    sv a_iy, a_ix, a_split;
-    decode_tile(w, decode_phase(w, ph_at, &a_iy, &a_ix, &a_split));
+    sv a_tap, a_split;
+    decode_tile(w, decode_phase(w, ph_at, &a_tap, &a_split));
     sv k0 = split_range(w, a_split);
 
     e_comment(e, "byte strides (arguments: the host computes them)");
@@ -239,7 +235,7 @@ void v4r1_setup(v4r1_kw *w)
     w->a_kstep = sv_mul(e, "s_a_kstep", w->w_sk, sv_const((uint32_t)w->kpb));
     w->b_kstep = sv_mul(e, "s_b_kstep", w->b_rowstride, sv_const((uint32_t)w->kpb));
 
-    tensor_bases(w, a_iy, a_ix, k0);
+    tensor_bases(w, a_tap, k0);
     sv_free(e, k0);
     w->s_rsa = sreg(e, "s_rsa", 4, 4), w->s_rsb = sreg(e, "s_rsb", 4, 4);
     v4r1_rsrc_words(e, w->s_rsb, V4R1_OPEN_RECORDS);

@@ -94,14 +94,15 @@ void v4r1_walk(v4r1_kw *w)
 
     /* an empty phase (no filter tap: v4r1_zeros_inside) has no K to walk:
        its workgroups store the zeroed accumulators, their tile of dx's
-       zeros. Its taps are known where a static twin's one phase is known */
-    sv taps = sv_mul(e, "s_taps", w->a_ydot, w->a_xdot);
+       zeros. Its K steps (the phase table's, taps times K blocks) are known
+       where a static twin's one phase is known */
+    sv steps = w->a_steps;
     label l_empty = {0};
-    bool may_be_empty = !taps.known || !taps.k;
+    bool may_be_empty = !steps.known || !steps.k;
     if (may_be_empty) {
         l_empty = e_label_new(e, "empty_phase");
         e_comment(e, "an empty phase: no K, only the stores of its zeros");
-        e_sopc(e, "s_cmp_eq_u32", sv_op(taps), imm(0));
+        e_sopc(e, "s_cmp_eq_u32", sv_op(steps), imm(0));
         e_branch(e, "s_cbranch_scc1", l_empty);
     }
     if (v4r1_in_flight(w) == 1)
@@ -114,10 +115,7 @@ void v4r1_walk(v4r1_kw *w)
     h_smov(e, w->s_krem, sv_op(w->a_kn));
     v4r1_set_first_tap(w);
     v4r1_load_tile(w);
-    sv total = sv_mul(e, "s_total", taps, w->a_nkb);
-    h_smov(e, w->s_iter, sv_op(total));
-    sv_free(e, total);
-    sv_free(e, taps);
+    h_smov(e, w->s_iter, sv_op(steps));
     const int ahead = v4r1_in_flight(w);
     for (int k = 1; k < ahead; k++) {
         e_comment(e, "tile %d in flight into register set %d (when the walk has it)", k, k);
