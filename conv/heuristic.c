@@ -37,9 +37,11 @@
  *   where the plan fills dx first (a _zf solver, or phases that leave
  *   pixels unwritten) the fill's dispatch and its dx bytes
  *
- * The least time wins; among configurations within 3% of it, the least
- * work (when CUs would idle anyway, a smaller tile is as fast and issues
- * fewer instructions).
+ * The least time wins; among configurations within 0.1% of it (a tie),
+ * the least work (when CUs would idle anyway, a smaller tile is as fast
+ * and issues fewer instructions). A wider margin (3% until 7c874d7) picked
+ * the less-work tile over a faster one more often than it helped
+ * (docs/TIMING.md, "The least estimate outright").
  *
  * Latency: a wave cannot finish a K step faster than its global loads
  * arrive. The first tile's load costs a memory latency plus the issue of
@@ -504,14 +506,17 @@ double naive_estimate(const igemm_shape *sh, const target *t)
     return (busy > chain ? busy + 0.25 * chain : chain + 0.25 * busy) + launch;
 }
 
+/* Estimates this close (relative) to the least count as a tie. */
+#define HEUR_TIE 0.001
+
 /* The v4r1 configuration of least estimated time (*best_t) among the ok
  * ones, by the rule of select_heuristic; NULL when none is ok. */
 static const solver *best_v4r1(const igemm_shape *sh, const target *t, int (*ok)(void *ctx, const solver *s),
                                void *ctx, double *best_t)
 {
-    /* the least estimated time; among configurations within 3% of it, the
-       least work (when CUs idle anyway, a tile that issues fewer
-       instructions is as fast and cheaper) */
+    /* the least estimated time; among configurations tied with it (within
+       HEUR_TIE), the least work (when CUs idle anyway, a tile that issues
+       fewer instructions is as fast and cheaper) */
     double est[SOLVER_MAX], work[SOLVER_MAX];
     int n = solver_count();
     *best_t = -1;
@@ -526,7 +531,7 @@ static const solver *best_v4r1(const igemm_shape *sh, const target *t, int (*ok)
     }
     int pick = -1;
     for (int i = 0; i < n; i++)
-        if (est[i] >= 0 && est[i] <= *best_t * 1.03 && (pick < 0 || work[i] < work[pick]))
+        if (est[i] >= 0 && est[i] <= *best_t * (1 + HEUR_TIE) && (pick < 0 || work[i] < work[pick]))
             pick = i;
     return pick >= 0 ? solver_get(pick) : NULL;
 }

@@ -282,7 +282,7 @@ static void plan_lists_estimates(void **state)
         if (strstr(mark, "selected")) {
             selected++;
             assert_string_equal(name, pick);
-            assert_true(v[0] <= first * 1.03 + 2);
+            assert_true(v[0] <= first * 1.001 + 2); /* a tie with the least (conv/heuristic.c HEUR_TIE) */
         }
         rows++;
     }
