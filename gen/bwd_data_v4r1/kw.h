@@ -216,10 +216,9 @@ struct v4r1_kw {
     sv g, m0, n0;                      /* group, first row and column of the tile */
     /* byte strides (arguments, or a static twin's constants): w per
        output channel k (w_sk), dy per image (dy_sn); the layout's A per
-       column m and per filter column (a_tapunit), B per K row and per dy
-       pixel; the A and B bases' advance per K step (walk.c releases these
-       two after the loop) */
-    sv w_sk, dy_sn, a_mstride, a_tapunit, b_rowstride, b_pix, a_kstep, b_kstep;
+       column m, B per K row and per dy pixel; the A and B bases' advance
+       per K step (walk.c releases these two after the loop) */
+    sv w_sk, dy_sn, a_mstride, b_rowstride, b_pix, a_kstep, b_kstep;
     opnd s_wbase, s_dybase, s_rsa, s_rsb; /* tile bases and buffer resources: staging, walk */
 
     /* ---- staging.c: load offsets, masks, LDS write addresses ---- */

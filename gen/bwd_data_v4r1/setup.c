@@ -50,9 +50,9 @@ static void declare_args(v4r1_kw *w)
     }
 }
 
-/* Block id -> phase and its row of the phase table (iy and ix, which only
- * the w base needs, into *iy and *ix); returns the block's index within the
- * phase. */
+/* Block id -> phase and its row of the phase table (w's offset of the
+ * phase's first tap, which only the w base needs, into *tap_off; the
+ * row's split into *split); returns the block's index within the phase. */
 static sv decode_phase(v4r1_kw *w, int ph_at, sv *tap_off, sv *split)
 {
     emit *e = w->e;
@@ -217,7 +217,7 @@ void v4r1_setup(v4r1_kw *w)
     sv k0 = split_range(w, a_split);
 
     e_comment(e, "byte strides (arguments: the host computes them)");
-    w->w_sk = V4R1_ARG(w, w_sk), w->dy_sn = V4R1_ARG(w, dy_sn), w->a_tapunit = V4R1_ARG(w, w_sx);
+    w->w_sk = V4R1_ARG(w, w_sk), w->dy_sn = V4R1_ARG(w, dy_sn);
     /* the layout's strides: NCHW walks pixels innermost, NHWC channels; an
        NCHW problem's w as given (K, C/G, Y, X: channels Y*X elements apart)
        or its K, Y, X, C/G copy (w_kyxc, the _kyxc solvers: channels
