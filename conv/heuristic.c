@@ -143,6 +143,12 @@ static wave_cost mfma_cost(const v4r1_config *c, const target *t)
     double mfma = (double)kst * c->bm * c->bn * issues * (m ? m->cycles : 64);
     double other = (double)kst * (c->bm + c->bn) * 4 /* ds_read */ + staging_cycles(c) + 40; /* walk, waits, barrier */
     w.step = mfma > other ? mfma : other; /* the wave issues the rest while its MFMAs run */
+    /* the subnormal test of each matrix step (not its rare f32 steps): VALU
+       work, which the SIMD's vector unit runs beside the matrix core and
+       the memory instructions */
+    double check = v4r1_config_fp16_checked(c, t) ? (double)kst * (v4r1_fp16_check_valu(c) * 4 + 4) : 0;
+    if (check > w.step)
+        w.step = check;
     w.fixed = 600 + (double)c->bm * c->bn * cd * 8 + (double)c->bn * 90;
     return w;
 }

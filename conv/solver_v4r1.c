@@ -87,13 +87,13 @@ static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, cons
         why_printf(why, len, "rounds fp16 to bf16 (--fp16_mode alt only)");
         return IGEMM_ERR_NOT_APPLICABLE;
     }
-    /* the fp16 matrix or dot instructions of a target that flushes their
-       subnormals only where the problem allows it (docs/EMULATOR.md) */
-    bool mfma = c->math == IGEMM_MATH_MFMA;
-    if (c->kpack && v4r1_stage_type(c) == IGEMM_FP16 && (mfma ? t->mfma_16bit_ftz : t->dot2_f16_ftz) &&
+    /* the fp16 dot instructions of a target that flushes their subnormals
+       only where the problem allows it (docs/EMULATOR.md); the fp16 MFMA
+       kernels of such a target are exact (v4r1_config_fp16_checked) */
+    if (c->kpack && c->math == IGEMM_MATH_FMA && v4r1_stage_type(c) == IGEMM_FP16 && t->dot2_f16_ftz &&
         sh->p.fp16_mode != IGEMM_FP16_FLUSH) {
-        why_printf(why, len, "%s's fp16 %s flush subnormals (--fp16_mode flush allows them)", t->name,
-                   mfma ? "matrix instructions" : "dot instructions (v_dot2_f32_f16)");
+        why_printf(why, len, "%s's fp16 dot instructions (v_dot2_f32_f16) flush subnormals (--fp16_mode flush "
+                   "allows them)", t->name);
         return IGEMM_ERR_NOT_APPLICABLE;
     }
     igemm_status st = plan_check_tensors(sh, why, len);

@@ -181,6 +181,17 @@ const mfma_info *v4r1_mfma_inst(const v4r1_config *c, const target *t, int *issu
     return m && m->a_gprs == 1 ? m : NULL;
 }
 
+bool v4r1_config_fp16_checked(const v4r1_config *c, const target *t)
+{
+    return c->math == IGEMM_MATH_MFMA && c->kpack && v4r1_stage_type(c) == IGEMM_FP16 && t->mfma_16bit_ftz;
+}
+
+int v4r1_fp16_check_valu(const v4r1_config *c)
+{
+    int dwords = (c->bm + c->bn) * (c->kpack * 2 / 4); /* a fragment: one k quad, two dwords */
+    return 2 * dwords - 1 + 2;
+}
+
 bool v4r1_config_runs_on(const v4r1_config *c, const target *t)
 {
     int issues;

@@ -122,6 +122,19 @@ igemm_dtype v4r1_stage_type(const v4r1_config *c);
  * tiles (32x32x2, 16x16x4 f32), 4*64/INST with k quads (32x32x8, 16x16x16). */
 int v4r1_mfma_kstep(const v4r1_config *c);
 
+/* Whether MFMA configuration c multiplies fp16 on matrix instructions that
+ * read subnormal inputs as zero on target t (mfma_16bit_ftz: gfx90a's f16
+ * MFMAs). Its kernel then stays exact: each matrix step tests the wave's
+ * fragments for a subnormal half and multiplies a step that has one on the
+ * f32 MFMAs instead (gen/bwd_data_v4r1/math_mfma.c; docs/KERNELS.md
+ * "Exact fp16 on gfx90a"), so the fp16 mode need not be flush. */
+bool v4r1_config_fp16_checked(const v4r1_config *c, const target *t);
+
+/* VALU instructions that test: per matrix step, two per fragment dword (a
+ * packed 2h - 2 and a packed minimum) less one, one to fold the two halves
+ * and a compare; the heuristic charges them (conv/heuristic.c). */
+int v4r1_fp16_check_valu(const v4r1_config *c);
+
 /* The matrix instruction of MFMA configuration c on target t, and how many
  * of it one matrix step issues (*issues, one per A/B register of the
  * fragment: 2 where t's 16-bit instruction of that block takes k pairs,

@@ -354,6 +354,17 @@ static int exec_vop3p(wg_ctx *c, wave *w, const emu_inst *in, vctx *v)
         LANES r[l] = (uint16_t)((int16_t)SEL(A, 0, 0) * (int16_t)SEL(B, 1, 0) + (int16_t)SEL(C, 2, 0)) |
                      (uint32_t)(uint16_t)((int16_t)SEL(A, 0, 1) * (int16_t)SEL(B, 1, 1) + (int16_t)SEL(C, 2, 1)) << 16;
         break;
+    case OP_V_PK_MAD_U16: /* the low 16 bits of a*b + c, per half (as the i16 one) */
+        LANES r[l] = (uint16_t)(SEL(A, 0, 0) * SEL(B, 1, 0) + SEL(C, 2, 0)) |
+                     (uint32_t)(uint16_t)(SEL(A, 0, 1) * SEL(B, 1, 1) + SEL(C, 2, 1)) << 16;
+        break;
+    case OP_V_PK_MIN_U16: {
+        LANES {
+            uint32_t a0 = SEL(A, 0, 0), b0 = SEL(B, 1, 0), a1 = SEL(A, 0, 1), b1 = SEL(B, 1, 1);
+            r[l] = (a0 < b0 ? a0 : b0) | (a1 < b1 ? a1 : b1) << 16;
+        }
+        break;
+    }
     case OP_V_PK_MUL_LO_U16:
         LANES r[l] = (uint16_t)(SEL(A, 0, 0) * SEL(B, 1, 0)) | (uint32_t)(uint16_t)(SEL(A, 0, 1) * SEL(B, 1, 1)) << 16;
         break;

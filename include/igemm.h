@@ -100,11 +100,12 @@ typedef enum { IGEMM_FP32 = 0, IGEMM_FP16 = 1, IGEMM_BF16 = 2 } igemm_dtype;
  * results as zero; docs/EMULATOR.md "Denormals"):
  *   IGEMM_FP16_ACCURATE  (default) keep fp16's subnormals: kernels take a
  *                        path that does not flush, held to the verify rule
- *                        (the bf16_1k instructions on fp16 values carried as
- *                        exact bf16 high + low parts, or the FMA kernels;
+ *                        (gfx90a's fp16 MFMA kernels multiply every matrix
+ *                        step that holds a subnormal on the f32 MFMAs;
  *                        MIOpen's one-bf16 "alternate implementation" keeps
  *                        the range but not fp16's precision)
- *   IGEMM_FP16_FLUSH     allow the target's fast flushing fp16 instructions:
+ *   IGEMM_FP16_FLUSH     also allow kernels on the target's flushing fp16
+ *                        instructions (gfx90a's v_dot2_f32_f16 kernels):
  *                        dx may lose the contributions of subnormal dy and w
  *                        values (results are then not held to the verify rule)
  *   IGEMM_FP16_ALT       MIOpen's "alternate implementation": kernels may

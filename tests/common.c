@@ -458,8 +458,8 @@ int tc_run_case_ex(igemm_handle *h, const igemm_problem *p, const char *solution
     if (specials & TC_SPECIALS_W)
         put_specials(hw, nw, dt, sp_flush, specials & TC_SPECIALS_BIG, 1 + (int)(nw / 512), data_seed * 5 + 4);
     /* a problem that allows flushing gets no subnormal inputs: its answer
-       is then the same whether the target flushes (gfx90a's f16 MFMAs) or
-       not (test_v4r1's fp16_flush_mode tests the flush itself) */
+       is then the same whether the target flushes (gfx90a's fp16 dot
+       instructions) or not */
     for (size_t i = 0; i < ny; i++)
         hy[i] = store_elem(dt, ty, i, flush && fabsf(hy[i]) < 0x1p-14f ? 0.0f : hy[i]);
     for (size_t i = 0; i < nw; i++)

@@ -769,6 +769,43 @@ static void valu_fp16_bf16_packed(void **state)
     assert_int_equal(nbad, 0);
 }
 
+/* Packed 16-bit integer mad and min, with op_sel/op_sel_hi choosing halves
+ * (the generator's subnormal test: 2h - 2 per half, the least of them). */
+static void valu_packed_u16(void **state)
+{
+    (void)state;
+    static const char *const body =
+        "    v_mul_u32_u24 v2, 0x9e37, v0\n"                 /* lo: 0x9e37 * l, hi: 0x3c5 * l + 0x400 */
+        "    v_mul_u32_u24 v3, 0x3c5, v0\n"
+        "    v_add_u32 v3, 0x400, v3\n"
+        "    v_and_b32 v2, 0xffff, v2\n"
+        "    v_lshl_or_b32 v2, v3, 16, v2\n"               /* v3's low half over v2's */
+        "    global_store_dword v1, v2, s[4:5]\n"
+        "    v_pk_mad_u16 v4, v2, 2, -2 op_sel_hi:[1,0,0]\n" /* 2h - 2 per half, mod 2^16 */
+        "    global_store_dword v1, v4, s[4:5] offset:256\n"
+        "    v_pk_min_u16 v5, v4, v2\n"
+        "    global_store_dword v1, v5, s[4:5] offset:512\n"
+        "    v_pk_min_u16 v6, v4, v4 op_sel:[0,1] op_sel_hi:[1,0]\n" /* lo: min(lo, hi), hi: min(hi, lo) */
+        "    global_store_dword v1, v6, s[4:5] offset:768\n";
+    nbad = 0;
+    for (int ai = 0; ai < TC_NARCH(archs); ai++) {
+        const char *arch = archs[ai];
+        uint32_t *out = buf(4 * 64, 0xdeadbeef);
+        run(arch, body, 1, 64, 0, 1, out, 4 * 64, NULL, 0);
+        for (int l = 0; l < 64; l++) {
+            uint32_t lo = (0x9e37u * (uint32_t)l) & 0xffff, hi = (0x3c5u * (uint32_t)l + 0x400) & 0xffff;
+            uint32_t mlo = (2 * lo - 2) & 0xffff, mhi = (2 * hi - 2) & 0xffff;
+            uint32_t both = mlo < mhi ? mlo : mhi;
+            expect_u32(arch, "packed halves", l, ROW(0)[l], lo | hi << 16);
+            expect_u32(arch, "v_pk_mad_u16", l, ROW(1)[l], mlo | mhi << 16);
+            expect_u32(arch, "v_pk_min_u16", l, ROW(2)[l], (mlo < lo ? mlo : lo) | (mhi < hi ? mhi : hi) << 16);
+            expect_u32(arch, "v_pk_min_u16 op_sel", l, ROW(3)[l], both | both << 16);
+        }
+        free(out);
+    }
+    assert_int_equal(nbad, 0);
+}
+
 /* Packed fp32 of gfx90a/gfx942. */
 static void valu_packed_f32(void **state)
 {
@@ -1811,6 +1848,7 @@ int main(void)
         cmocka_unit_test(valu_fp32),
         cmocka_unit_test(valu_legacy_mad),
         cmocka_unit_test(valu_fp16_bf16_packed),
+        cmocka_unit_test(valu_packed_u16),
         cmocka_unit_test(valu_packed_f32),
         cmocka_unit_test(valu_compare_cndmask_carry),
         cmocka_unit_test(valu_lanes_dpp_sdwa),

@@ -83,18 +83,19 @@ typedef struct {
 static config configs[MAX_CONFIGS];
 static int nconfigs;
 
-/* The fp16 mode that lets a configuration run on arch: fp16 on the 16-bit
- * matrix instructions or on v_dot2_f32_f16 (the k-quad tiles) flushes
- * subnormals on gfx90a and is refused there unless the problem allows it
- * (fp16_flush_mode); the fp16alt ones run only for alt problems
- * (fp16_alt_mode); elsewhere the accurate default. */
+/* The fp16 mode that lets a configuration run on arch: fp16 on
+ * v_dot2_f32_f16 (the _dot2 tiles) flushes subnormals on gfx90a and is
+ * refused there unless the problem allows it (the fp16 MFMA tiles stay
+ * exact: fp16_exact_on_flushing_mfma); the fp16alt ones run only for alt
+ * problems (fp16_alt_mode); elsewhere the accurate default. */
 static igemm_fp16_mode fp16_mode_for(const config *c, const char *arch)
 {
     const target *t = target_by_name(arch);
-    bool flushes = c->mfma ? t->mfma_16bit_ftz : t->dot2_f16_ftz;
     if (c->alt)
         return IGEMM_FP16_ALT;
-    return c->dtype == IGEMM_FP16 && c->quad && flushes ? IGEMM_FP16_FLUSH : IGEMM_FP16_ACCURATE;
+    /* the fp16 MFMA kernels stay exact where the f16 MFMAs flush
+       (fp16_exact_on_flushing_mfma); gfx90a's dot instructions do not */
+    return c->dtype == IGEMM_FP16 && c->quad && !c->mfma && t->dot2_f16_ftz ? IGEMM_FP16_FLUSH : IGEMM_FP16_ACCURATE;
 }
 
 /* Whether arch's code object carries configuration c: MFMA ones need matrix
@@ -1004,13 +1005,23 @@ static void sixteen_bit_extremes(void **state)
     }
 }
 
-/* fp16 on the 16-bit matrix instructions with subnormal products (dy of
- * 2^-24..2^-18, w below 1/4: every product and sum is an fp16 subnormal).
- * gfx90a's f16 MFMAs flush them: its k-quad fp16 kernels are refused unless
- * fp16_mode is FLUSH (so the accurate default keeps the subnormals through
- * another kernel), and with FLUSH they lose them (dx 0 where the reference
- * is not: the 16-bit rule fails); gfx908 and gfx942 keep them. */
-static void fp16_flush_mode(void **state)
+/* fp16 on the 16-bit matrix instructions with subnormal inputs. gfx90a's
+ * f16 MFMAs read a subnormal A or B element as zero (test_mfma
+ * denormals_per_target); its k-quad fp16 kernels test each matrix step's
+ * fragments and multiply a step that holds a subnormal on the f32 MFMAs
+ * (v4r1_config_fp16_checked), so they hold the 16-bit rule in the accurate
+ * default on every MFMA target:
+ * - every product and sum subnormal (dy of 2^-24..2^-18, w below 1/4:
+ *   every step takes the f32 path on gfx90a), accurate and flush modes;
+ * - every unsplit fp16 MFMA tile and a split one on gfx90a, w's first 16
+ *   output channels a quarter subnormal among small normals and dy's
+ *   channels from 32 on an eighth subnormal, the rest normal: the steps
+ *   over those channels take the f32 path, the others the f16 MFMAs, into
+ *   the same accumulators. Flushed, the subnormal terms are a few percent
+ *   of dx, far over the rule (with the exact path's branch never taken,
+ *   the first tile fails with 2339 of its 2352 dx elements over, and the
+ *   all-subnormal case with 288 of 288). */
+static void fp16_exact_on_flushing_mfma(void **state)
 {
     (void)state;
     static const char *quad = "igemm_bwd_v4r1_mfma_fp16_nchw_16x16x16_t64_wt16x16x16";
@@ -1030,23 +1041,53 @@ static void fp16_flush_mode(void **state)
             igemm_elem_set(p.dtype, w, i, ldexp((double)(1 + tc_splitmix64(&s) % 15) / 64.0, 0));
         int sub, inf;
         char why[256];
-        igemm_status st = igemm_applicable(h, &p, quad, why, sizeof why);
-        if (t->mfma_16bit_ftz) {
-            assert_int_equal(st, IGEMM_ERR_NOT_APPLICABLE);
-            assert_non_null(strstr(why, "flush"));
-        } else {
-            assert_int_equal(st, IGEMM_OK);
+        for (int m = IGEMM_FP16_ACCURATE; m <= IGEMM_FP16_FLUSH; m++) {
+            p.fp16_mode = (igemm_fp16_mode)m;
+            if (igemm_applicable(h, &p, quad, why, sizeof why) != IGEMM_OK)
+                fail_msg("%s %s: %s", archs[a], quad, why);
+            run_16bit(h, archs[a], &p, quad, 0, dy, w, &sub, &inf);
+            assert_true(sub > 0);
         }
-        run_16bit(h, archs[a], &p, NULL, 0, dy, w, &sub, &inf); /* the accurate default */
-        assert_true(sub > 0);
-        p.fp16_mode = IGEMM_FP16_FLUSH;
-        assert_int_equal(igemm_applicable(h, &p, quad, why, sizeof why), IGEMM_OK);
-        bool ok = run_16bit_try(h, archs[a], &p, quad, 0, dy, w, &sub, &inf);
-        if (ok == t->mfma_16bit_ftz)
-            fail_msg("%s: fp16 flush mode on %s: the 16-bit rule %s, want it to %s", archs[a], quad,
-                     ok ? "holds" : "fails", t->mfma_16bit_ftz ? "fail (the f16 MFMAs flush)" : "hold");
         igemm_destroy(h);
     }
+
+    igemm_handle *h = tc_emu_handle("gfx90a", NULL, 0);
+    int ran = 0;
+    for (int ci = 0; ci <= nconfigs; ci++) {
+        const char *name = ci < nconfigs ? configs[ci].name : "igemm_bwd_v4r1_mfma_fp16_nhwc_64x64x32_t256_wt32x32x8_ks4";
+        if (ci < nconfigs && !(configs[ci].mfma && configs[ci].quad && configs[ci].dtype == IGEMM_FP16 && !configs[ci].alt))
+            continue;
+        bool nhwc = strstr(name, "_nhwc_") != NULL;
+        igemm_problem p = IGEMM_PROBLEM_INIT;
+        p.n = 2, p.c = 24, p.hi = 7, p.wi = 7, p.k = 40, p.y = 3, p.x = 3, p.pad_h = p.pad_w = 1;
+        p.dtype = IGEMM_FP16, p.layout = nhwc ? IGEMM_LAYOUT_NHWC : IGEMM_LAYOUT_NCHW;
+        enum { NY = 2 * 40 * 49, NW = 40 * 24 * 9 };
+        static uint16_t dy[NY], w[NW];
+        uint64_t s = 1000 + (uint64_t)ci;
+        for (size_t i = 0; i < NY; i++) {
+            size_t k = nhwc ? i % 40 : i / 49 % 40;
+            double v = (double)(1024 + tc_splitmix64(&s) % 1024) / 2048.0; /* [1/2, 1) */
+            if (k >= 32 && tc_splitmix64(&s) % 8 == 0)
+                v = ldexp((double)(1 + tc_splitmix64(&s) % 1023), -24); /* subnormal */
+            igemm_elem_set(p.dtype, dy, i, tc_splitmix64(&s) & 1 ? -v : v);
+        }
+        for (size_t i = 0; i < NW; i++) {
+            size_t k = i / (24 * 9); /* K is outermost in KCYX and KYXC */
+            double v = ldexp((double)(1024 + tc_splitmix64(&s) % 1024), -24); /* [2^-14, 2^-13) */
+            if (k < 16 && tc_splitmix64(&s) % 4 == 0)
+                v = ldexp((double)(1 + tc_splitmix64(&s) % 1023), -24);
+            igemm_elem_set(p.dtype, w, i, tc_splitmix64(&s) & 1 ? -v : v);
+        }
+        char why[256];
+        if (igemm_applicable(h, &p, name, why, sizeof why) != IGEMM_OK)
+            fail_msg("gfx90a %s: %s", name, why);
+        int sub, inf;
+        run_16bit(h, "gfx90a", &p, name, 0, dy, w, &sub, &inf);
+        ran++;
+    }
+    if (ran < 10)
+        fail_msg("only %d fp16 MFMA tiles ran on gfx90a", ran);
+    igemm_destroy(h);
 }
 
 /* fp16_mode alt on every MFMA target (NCHW and NHWC): the fp16alt
@@ -1100,7 +1141,9 @@ static void fp16_alt_mode(void **state)
         }
         igemm_destroy(h);
     }
-    /* the heuristic: alt problems get fp16alt kernels on gfx90a, the others never */
+    /* the heuristic: alt problems get 16-bit MFMA kernels on gfx90a (fp16alt
+       ones, or the exact fp16 ones, which are not slower there), the others
+       never an fp16alt one */
     igemm_handle *h = tc_emu_handle("gfx90a", NULL, 0);
     for (int i = 0; i < resnet50.n; i++)
         for (int m = IGEMM_FP16_ACCURATE; m <= IGEMM_FP16_ALT; m++) {
@@ -1110,10 +1153,11 @@ static void fp16_alt_mode(void **state)
             if (igemm_select(h, &p, name, sizeof name) != IGEMM_OK)
                 fail_msg("%s fp16 mode %d: igemm_select: %s", resnet50.s[i].text, m, igemm_last_error(h));
             bool is_alt = strstr(name, "_fp16alt_") != NULL;
+            bool quad16 = strstr(name, "_mfma_fp16") && (strstr(name, "_wt32x32x8") || strstr(name, "_wt16x16x16"));
             if (m != IGEMM_FP16_ALT && is_alt)
                 fail_msg("gfx90a fp16 %s (mode %d): the heuristic picks %s", resnet50.s[i].text, m, name);
-            if (m == IGEMM_FP16_ALT && !is_alt && p.c >= 64 && p.k >= 64)
-                fail_msg("gfx90a fp16 alt %s: the heuristic picks %s, not an fp16alt configuration",
+            if (m == IGEMM_FP16_ALT && !quad16 && p.c >= 64 && p.k >= 64)
+                fail_msg("gfx90a fp16 alt %s: the heuristic picks %s, not a 16-bit MFMA configuration",
                          resnet50.s[i].text, name);
         }
     igemm_destroy(h);
@@ -1529,7 +1573,7 @@ int main(void)
         cmocka_unit_test(zeros_inside_the_launch),
         cmocka_unit_test(zfill_fills_first),
         cmocka_unit_test(sixteen_bit_extremes),
-        cmocka_unit_test(fp16_flush_mode),
+        cmocka_unit_test(fp16_exact_on_flushing_mfma),
         cmocka_unit_test(fp16_alt_mode),
         cmocka_unit_test(nhwc_channel_tails),
         cmocka_unit_test(sixteen_bit_nhwc_dx_alignment),

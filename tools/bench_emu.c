@@ -87,7 +87,7 @@ static int run_job(igemm_handle *h, const job *jb, int repeat, tally *t)
         return -1;
     }
     bool half = p.dtype != IGEMM_FP32;
-    if (p.dtype == IGEMM_FP16) /* gfx90a's flushing fp16 MFMA; the same computation elsewhere */
+    if (p.dtype == IGEMM_FP16) /* gfx90a's flushing fp16 dot kernels too; the same computation elsewhere */
         p.fp16_mode = IGEMM_FP16_FLUSH;
     size_t es = half ? 2 : 4;
     size_t nx = (size_t)sh.dx_elems, ny = (size_t)sh.dy_elems, nw = (size_t)sh.w_elems;

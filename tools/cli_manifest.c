@@ -497,8 +497,8 @@ int cmd_manifest(int argc, char **argv)
     jkv_str(&j, "layouts", "NCHW, NHWC (dx, dy and the filter alike)");
     jkv_str(&j, "dtypes", "fp32, fp16, bf16 (dx, dy and w alike; fp32 accumulation; each configuration below "
                           "has one, its \"dtype\")");
-    jkv_str(&j, "fp16_modes", "accurate (default), flush (fp16 on targets whose fp16 matrix instructions flush "
-                              "denormals: gfx90a), alt (MIOpen's alternate implementation: fp16 rounded to bf16 "
+    jkv_str(&j, "fp16_modes", "accurate (default), flush (fp16 also on kernels whose fp16 instructions flush "
+                              "denormals: gfx90a's dot2 ones), alt (MIOpen's alternate implementation: fp16 rounded to bf16 "
                               "for the bf16 matrix instructions, the fp16alt configurations)");
     jkv_str(&j, "rules", "as igemm_problem_check(): every size, stride, dilation and group count >= 1, pads >= 0, "
                          "output size >= 1, groups divide c and k, tensors within the documented limits");

@@ -20,7 +20,24 @@
  * quad covers every k once, the same k for A and B), so a fragment is one
  * ds_read_b64 of the quad entry ((l / INST) * MPB + m) * 8. Result D (register g, lane l) is element
  *   row (g / 4) * (4 * 64 / INST) + 4 * (l / INST) + g % 4, column l % INST
- * of its block, which the epilogue reads with v_accvgpr_read_b32. */
+ * of its block, which the epilogue reads with v_accvgpr_read_b32.
+ *
+ * Exact fp16 where the f16 MFMAs flush (v4r1_config_fp16_checked: gfx90a
+ * reads a subnormal fp16 A or B element as zero). Every matrix step tests
+ * the wave's fragments before multiplying them: per half, 2h - 2 modulo
+ * 2^16 (the sign shifted out) is at most 0x7fc exactly for the subnormals
+ * (zero wraps to 0xfffe, a normal, inf or NaN is at least 0x7fe), so the
+ * packed minimum over the fragments says whether the step has one. A step
+ * without (nearly every step of real data) runs the f16 MFMAs, which then
+ * flush nothing; a step with one branches out of line and multiplies the
+ * same fragments on the f32 MFMA of the block's shape, which keeps
+ * subnormals: quad element j of every lane (the A and B fragments hold the
+ * same k there) widened to f32 is one k of a 32x32x2 / 16x16x4 f32 MFMA, so
+ * four of them cover the quad, their products exact like the f16 ones and
+ * accumulated into the same accumulators (their D layout is the block's,
+ * whatever the type). No f32 accumulator is ever subnormal (every product
+ * of fp16 values is a multiple of 2^-48), so the f16 MFMAs' flushing of a
+ * subnormal C or D never applies. */
 #include "../../arch/mfma.h"
 #include "kw.h"
 
@@ -86,10 +103,14 @@ static void mfma_setup(v4r1_kw *w)
         e_accvgpr_write(e, at(w->c_regs, i), imm(0));
 }
 
+static bool fp16_checked(const v4r1_kw *w) { return v4r1_config_fp16_checked(w->cfg, w->e->t); }
+
 static void mfma_loop_alloc(v4r1_kw *w)
 {
     w->v_la = vreg(w->e, "v_la", 2 * blocks_m(w) * frag_regs(w), frag_regs(w));
     w->v_lb = vreg(w->e, "v_lb", 2 * blocks_n(w) * frag_regs(w), frag_regs(w));
+    if (fp16_checked(w))
+        w->v_x32 = vreg(w->e, "v_x32", 4 * 2, 1);
 }
 
 /* Fragment b of register set `set` (blocks per set nb). */
@@ -111,6 +132,61 @@ static void lds_reads(v4r1_kw *w, int s, int set)
         e_ds(e, op, frag(w, w->v_lb, blocks_n(w), set, b), w->v_brd, NOOP, NOOP, (s * K * w->b_len + b * I) * esz, 0);
 }
 
+/* VCC: the lanes whose fragments of register set `set` hold a subnormal
+ * fp16 half (v4r1_fp16_check_valu instructions). */
+static void test_subnormals(v4r1_kw *w, int set)
+{
+    emit *e = w->e;
+    const vop3p_mods twice_less_2 = {.op_sel_hi = 1}; /* both halves of src1, src2: the low ones (2, -2) */
+    opnd m = at(w->v_x32, 0), t = at(w->v_x32, 1);
+    int n = 0;
+    for (int side = 0; side < 2; side++) {
+        int nb = side ? blocks_n(w) : blocks_m(w);
+        for (int b = 0; b < nb; b++)
+            for (int r = 0; r < frag_regs(w); r++, n++) {
+                opnd x = at(frag(w, side ? w->v_lb : w->v_la, nb, set, b), r);
+                e_vop3p(e, "v_pk_mad_u16", n ? t : m, x, imm(2), imm(-2), &twice_less_2);
+                if (n)
+                    e_vop3p(e, "v_pk_min_u16", m, m, t, NOOP, NULL);
+            }
+    }
+    /* low half: the lesser of the two halves */
+    e_vop3p(e, "v_pk_min_u16", m, m, m, NOOP, &(vop3p_mods){.op_sel = 2, .op_sel_hi = 1});
+    e_vopc(e, "v_cmp_gt_u16", VCC, imm(0x7fd), m);
+}
+
+/* The block pairs of register set `set` on the f32 MFMA: quad element j
+ * of both fragments widened, one f32 MFMA per j. */
+static void exact_step(v4r1_kw *w, int set)
+{
+    emit *e = w->e;
+    const mfma_info *f = mfma_pick(e->t, inst(w), inst(w), 64 / inst(w), 1, MFMA_F32);
+    if (!f) {
+        emit_fail(e, "no %dx%d f32 MFMA for the exact fp16 steps on this target", inst(w), inst(w));
+        return;
+    }
+    const int cd = cd_regs(w);
+    opnd a32 = sub(w->v_x32, 0, 4), b32 = sub(w->v_x32, 4, 4);
+    for (int bm = 0; bm < blocks_m(w); bm++)
+        for (int bn = 0; bn < blocks_n(w); bn++) {
+            opnd a = frag(w, w->v_la, blocks_m(w), set, bm), b = frag(w, w->v_lb, blocks_n(w), set, bn);
+            for (int side = 0; side < 2; side++) {
+                opnd x = side ? b : a, d = side ? b32 : a32;
+                for (int j = 0; j < 4; j++) {
+                    if (j & 1) {
+                        e_vop2(e, "v_lshrrev_b32", at(d, j), imm(16), at(x, j / 2));
+                        e_vop1(e, "v_cvt_f32_f16", at(d, j), at(d, j));
+                    } else {
+                        e_vop1(e, "v_cvt_f32_f16", at(d, j), at(x, j / 2));
+                    }
+                }
+            }
+            opnd c = sub(w->c_regs, (bm * blocks_n(w) + bn) * cd, cd);
+            for (int j = 0; j < 4; j++)
+                e_mfma(e, mfma_name(f), c, at(a32, j), at(b32, j), c, 0, 0, 0);
+        }
+}
+
 static void mfma_slice(v4r1_kw *w)
 {
     emit *e = w->e;
@@ -120,6 +196,12 @@ static void mfma_slice(v4r1_kw *w)
         return;
     const char *op = mfma_name(m);
     const int steps = w->kpb / v4r1_mfma_kstep(w->cfg), nreads = blocks_m(w) + blocks_n(w), cd = cd_regs(w);
+    const bool checked = fp16_checked(w);
+    label l_exact[64], l_back[64];
+    if (checked && steps > 64) {
+        emit_fail(e, "%d matrix steps per K slice: more than 64 exact-fp16 branches", steps);
+        return;
+    }
     lds_reads(w, 0, 0);
     for (int s = 0; s < steps; s++) {
         int set = s & 1;
@@ -129,6 +211,11 @@ static void mfma_slice(v4r1_kw *w)
         } else {
             e_waitcnt(e, -1, 0);
         }
+        if (checked) {
+            l_exact[s] = e_label_new(e, "fp16_exact"), l_back[s] = e_label_new(e, "fp16_fast");
+            test_subnormals(w, set);
+            e_branch(e, "s_cbranch_vccnz", l_exact[s]);
+        }
         for (int bm = 0; bm < blocks_m(w); bm++)
             for (int bn = 0; bn < blocks_n(w); bn++) {
                 opnd c = sub(w->c_regs, (bm * blocks_n(w) + bn) * cd, cd);
@@ -136,7 +223,21 @@ static void mfma_slice(v4r1_kw *w)
                 for (int r = 0; r < issues; r++)
                     e_mfma(e, op, c, sub(a, r * m->a_gprs, m->a_gprs), sub(b, r * m->b_gprs, m->b_gprs), c, 0, 0, 0);
             }
+        if (checked)
+            e_label(e, l_back[s]);
     }
+    if (!checked)
+        return;
+    /* out of line: the steps whose fragments hold a subnormal, on f32 MFMAs */
+    label l_done = e_label_new(e, "fp16_slice_done");
+    e_branch(e, "s_branch", l_done);
+    for (int s = 0; s < steps; s++) {
+        e_label(e, l_exact[s]);
+        e_comment(e, "matrix step %d has a subnormal fp16 half: f32 MFMAs", s);
+        exact_step(w, s & 1);
+        e_branch(e, "s_branch", l_back[s]);
+    }
+    e_label(e, l_done);
 }
 
 static void mfma_loop_free(v4r1_kw *w)
@@ -144,6 +245,8 @@ static void mfma_loop_free(v4r1_kw *w)
     rfree(w->e, w->v_la);
     rfree(w->e, w->v_lb);
     rfree(w->e, w->v_ard);
+    if (fp16_checked(w))
+        rfree(w->e, w->v_x32);
     /* the epilogue reads a row's accumulators into these */
     w->v_out = vreg(w->e, "v_out", blocks_n(w), 1);
 }

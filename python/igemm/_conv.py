@@ -253,7 +253,7 @@ def conv_bwd_data(dy, w, input_size, stride=1, padding=0, dilation=1, groups=1, 
     None lets the library choose: the perf-db's record (perfdb: a file
     igemm.find wrote; None: $IGEMM_USER_DB_PATH/igemm.udb when that is set),
     else the heuristic. fp16_mode "flush" lets fp16 run on kernels that
-    flush subnormals (gfx90a's fp16 MFMAs), "alt" on kernels that round
+    flush subnormals (gfx90a's fp16 dot kernels), "alt" on kernels that round
     fp16 to bf16 for the bf16 MFMAs (MIOpen's alternate implementation). timing=True (HIP): time the
     launches with events, RunInfo.time_ms (the call then waits for them).
     With return_info=True the result is (dx, RunInfo). Batch 0 gives an
