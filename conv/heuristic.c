@@ -146,7 +146,7 @@ static wave_cost mfma_cost(const v4r1_config *c, const target *t)
     /* the subnormal test of each matrix step (not its rare f32 steps): VALU
        work, which the SIMD's vector unit runs beside the matrix core and
        the memory instructions */
-    double check = v4r1_config_fp16_checked(c, t) ? (double)kst * (v4r1_fp16_check_valu(c) * 4 + 4) : 0;
+    double check = v4r1_config_ftz_checked(c, t) ? (double)kst * (v4r1_ftz_check_valu(c) * 4 + 4) : 0;
     if (check > w.step)
         w.step = check;
     w.fixed = 600 + (double)c->bm * c->bn * cd * 8 + (double)c->bn * 90;

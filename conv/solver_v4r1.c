@@ -89,7 +89,7 @@ static igemm_status v4r1_applicable(const solver *s, const igemm_shape *sh, cons
     }
     /* the fp16 dot instructions of a target that flushes their subnormals
        only where the problem allows it (docs/EMULATOR.md); the fp16 MFMA
-       kernels of such a target are exact (v4r1_config_fp16_checked) */
+       kernels of such a target are exact (v4r1_config_ftz_checked) */
     if (c->kpack && c->math == IGEMM_MATH_FMA && v4r1_stage_type(c) == IGEMM_FP16 && t->dot2_f16_ftz &&
         sh->p.fp16_mode != IGEMM_FP16_FLUSH) {
         why_printf(why, len, "%s's fp16 dot instructions (v_dot2_f32_f16) flush subnormals (--fp16_mode flush "

@@ -181,12 +181,22 @@ const mfma_info *v4r1_mfma_inst(const v4r1_config *c, const target *t, int *issu
     return m && m->a_gprs == 1 ? m : NULL;
 }
 
-bool v4r1_config_fp16_checked(const v4r1_config *c, const target *t)
+bool v4r1_config_ftz_checked(const v4r1_config *c, const target *t)
 {
-    return c->math == IGEMM_MATH_MFMA && c->kpack && v4r1_stage_type(c) == IGEMM_FP16 && t->mfma_16bit_ftz;
+    return c->math == IGEMM_MATH_MFMA && c->kpack && !c->stage &&
+           (c->dtype == IGEMM_FP16 || c->dtype == IGEMM_BF16) && t->mfma_16bit_ftz;
 }
 
-int v4r1_fp16_check_valu(const v4r1_config *c)
+unsigned v4r1_ftz_small(const v4r1_config *c)
+{
+    /* fp16: magnitude bits 1..0x3ff; bf16: 1 .. (127 - 56) << 7, less one */
+    unsigned below = c->dtype == IGEMM_BF16 ? (127u - 56u) << 7 : 0x400u;
+    return 2 * below - 3;
+}
+
+bool v4r1_ftz_sticky(const v4r1_config *c) { return c->dtype == IGEMM_BF16; }
+
+int v4r1_ftz_check_valu(const v4r1_config *c)
 {
     int dwords = (c->bm + c->bn) * (c->kpack * 2 / 4); /* a fragment: one k quad, two dwords */
     return 2 * dwords - 1 + 2;

@@ -122,18 +122,34 @@ igemm_dtype v4r1_stage_type(const v4r1_config *c);
  * tiles (32x32x2, 16x16x4 f32), 4*64/INST with k quads (32x32x8, 16x16x16). */
 int v4r1_mfma_kstep(const v4r1_config *c);
 
-/* Whether MFMA configuration c multiplies fp16 on matrix instructions that
- * read subnormal inputs as zero on target t (mfma_16bit_ftz: gfx90a's f16
- * MFMAs). Its kernel then stays exact: each matrix step tests the wave's
- * fragments for a subnormal half and multiplies a step that has one on the
- * f32 MFMAs instead (gen/bwd_data_v4r1/math_mfma.c; docs/KERNELS.md
- * "Exact fp16 on gfx90a"), so the fp16 mode need not be flush. */
-bool v4r1_config_fp16_checked(const v4r1_config *c, const target *t);
+/* Whether MFMA configuration c multiplies its tensors' fp16 or bf16 values
+ * as they are on matrix instructions that flush subnormals on target t
+ * (mfma_16bit_ftz: gfx90a's f16 and bf16_1k MFMAs read a subnormal input,
+ * and a subnormal fp32 C or D, as zero). Its kernel then stays exact: each
+ * matrix step tests the wave's fragments for a value below
+ * v4r1_ftz_small() and multiplies a step that has one on the f32 MFMAs
+ * instead (gen/bwd_data_v4r1/math_mfma.c; docs/KERNELS.md "Exact 16-bit
+ * MFMAs on gfx90a"), so the fp16 mode need not be flush. (The fp16alt
+ * configurations' bf16 values come from fp16 ones: never small.) */
+bool v4r1_config_ftz_checked(const v4r1_config *c, const target *t);
 
-/* VALU instructions that test: per matrix step, two per fragment dword (a
- * packed 2h - 2 and a packed minimum) less one, one to fold the two halves
- * and a compare; the heuristic charges them (conv/heuristic.c). */
-int v4r1_fp16_check_valu(const v4r1_config *c);
+/* The test's bound, in 2h - 2 of a 16-bit value's bits h (the sign shifted
+ * out, zero wrapped to 0xfffe): a step with a value whose 2h - 2 is below
+ * it takes the f32 path. fp16: the subnormals (0x7fd); bf16: every nonzero
+ * magnitude below 2^-56 (0x46fd), so that the products of the others are
+ * multiples of 2^-126 and no fp32 sum of them is subnormal. */
+unsigned v4r1_ftz_small(const v4r1_config *c);
+
+/* Whether the first f32 step makes the rest of the wave's walk take the
+ * f32 path too (bf16: a small product's fp32 sum may be subnormal, which
+ * a later bf16 MFMA would read as zero; fp16 products are multiples of
+ * 2^-48 and never are). */
+bool v4r1_ftz_sticky(const v4r1_config *c);
+
+/* VALU instructions of that test: per matrix step, two per fragment dword
+ * (a packed 2h - 2 and a packed minimum) less one, one to fold the two
+ * halves and a compare; the heuristic charges them (conv/heuristic.c). */
+int v4r1_ftz_check_valu(const v4r1_config *c);
 
 /* The matrix instruction of MFMA configuration c on target t, and how many
  * of it one matrix step issues (*issues, one per A/B register of the

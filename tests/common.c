@@ -448,11 +448,7 @@ int tc_run_case_ex(igemm_handle *h, const igemm_problem *p, const char *solution
     }
     tc_fill_uniform(hy, ny, data_seed * 3 + 1);
     tc_fill_uniform(hw, nw, data_seed * 3 + 2);
-    bool flush = p->fp16_mode == IGEMM_FP16_FLUSH;
-    /* gfx90a's bf16 MFMAs flush subnormal inputs (docs/EMULATOR.md): a
-       subnormal times the largest bf16 would be a term they lose */
-    const target *tg = target_by_name(igemm_handle_arch(h));
-    bool sp_flush = flush || (dt == IGEMM_BF16 && tg && tg->mfma_16bit_ftz && strstr(solution ? solution : "", "mfma"));
+    bool flush = p->fp16_mode == IGEMM_FP16_FLUSH, sp_flush = flush || (specials & TC_SPECIALS_NORMAL);
     if (specials & TC_SPECIALS_DY)
         put_specials(hy, ny, dt, sp_flush, specials & TC_SPECIALS_BIG, 1 + (int)(ny / 512), data_seed * 5 + 3);
     if (specials & TC_SPECIALS_W)

@@ -163,14 +163,14 @@ int tc_run_case(igemm_handle *h, const igemm_problem *p, const char *solution, u
 
 /* tc_run_case with special values in dy and/or w (TC_SPECIALS_DY,
  * TC_SPECIALS_W): +-Inf, NaN and the type's smallest subnormal (none when
- * the problem flushes), or with TC_SPECIALS_BIG the largest finite values
+ * the problem flushes or with TC_SPECIALS_NORMAL), or with TC_SPECIALS_BIG the largest finite values
  * of both signs and the subnormal, at positions drawn from data_seed, once
  * per 512 elements. The reference's NaN and Inf
  * must come out exactly where it has them; a finite reference may give an
  * infinity only where the result may round past the format, or where the
  * fp32 sum of its terms may overflow on the way (sum |terms| > FLT_MAX:
  * then Inf or NaN). */
-enum { TC_SPECIALS_DY = 1, TC_SPECIALS_W = 2, TC_SPECIALS_BIG = 4 };
+enum { TC_SPECIALS_DY = 1, TC_SPECIALS_W = 2, TC_SPECIALS_BIG = 4, TC_SPECIALS_NORMAL = 8 };
 int tc_run_case_ex(igemm_handle *h, const igemm_problem *p, const char *solution, uint64_t data_seed,
                    unsigned specials, tc_case_result *res, char *msg, size_t len);
 

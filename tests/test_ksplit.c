@@ -78,7 +78,7 @@ static void verified_on(const char *arch)
                 k.p.dtype = dts[d];
                 k.p.layout = l ? IGEMM_LAYOUT_NHWC : IGEMM_LAYOUT_NCHW;
                 /* fp16 in the accurate default: gfx90a's split fp16 MFMA kernels
-                   are exact too (v4r1_config_fp16_checked) */
+                   are exact too (v4r1_config_ftz_checked) */
                 char name[128], why[512], msg[1024];
                 /* 4 phases take at most 4 splits (16 rows of one launch) */
                 int f = c == 1 ? factors[run % 2] : factors[run / 3 % 3];

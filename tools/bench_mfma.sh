@@ -23,7 +23,7 @@
 # COMMIT: the revision the header says it measured (default `git describe
 # --always --dirty`).
 # EXTRA: flags added to every run (e.g. EXTRA="--fp16_mode flush": gfx90a's
-# flushing fp16 MFMAs), named in the section titles.
+# flushing fp16 dot kernels too), named in the section titles.
 # JOBS (default 1): runs of igemm at once; with more, every run is made
 # first, JOBS at a time (xargs -P), and the tables are written from their
 # results (the same document, sooner on a machine with many cores).
@@ -128,7 +128,7 @@ trap 'rm -rf "$head" "$tmp" "$times" "$CACHE"' EXIT
     echo "The fp16 and bf16 picks run on the 16-bit MFMAs (k-quad LDS tiles, docs/KERNELS.md); on"
     echo "gfx90a, whose f16 MFMAs flush subnormals, the fp16 kernels stay exact in the accurate"
     echo "default by multiplying the matrix steps that hold a subnormal on the f32 MFMAs"
-    echo "(docs/KERNELS.md \"Exact fp16 on gfx90a\"); each 16-bit section's title also gives the fp32"
+    echo "(docs/KERNELS.md \"Exact 16-bit MFMAs on gfx90a\"); each 16-bit section's title also gives the fp32"
     echo "matrix peak (\`igemm arch\` lists every peak). Dynamic against static twins, per type and layout:"
     echo "\`make bench-twins\` (docs/PERFORMANCE_TWINS.md)."
 } > "$head"

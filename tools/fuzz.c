@@ -257,14 +257,12 @@ static double type_subnormal(igemm_dtype d) { return d == IGEMM_FP32 ? 0x1p-149 
  * subnormal; family 1 the largest finite values of both signs and the
  * subnormal (not mixed with infinities: an fp32 sum of the largest values
  * may overflow on the way, and +Inf plus an input's -Inf is NaN by summation
- * order). sub: whether subnormals are drawn. */
-static void put_specials(void *v, size_t n, igemm_dtype d, int family, bool sub)
+ * order). */
+static void put_specials(void *v, size_t n, igemm_dtype d, int family)
 {
     const double inf[] = {INFINITY, -INFINITY, NAN, type_subnormal(d)};
     const double fin[] = {type_max(d), -type_max(d), type_subnormal(d)};
     int nv = family ? 3 : 4;
-    if (!sub)
-        nv--; /* the subnormal is last */
     for (size_t r = 0; r < 1 + n / 512; r++)
         for (int j = 0; j < nv; j++)
             igemm_elem_set(d, v, (size_t)(next() % n), family ? fin[j] : inf[j]);
@@ -289,7 +287,7 @@ static igemm_problem nf_shape(void)
 /* One run: data with specials (mode bit 0: dy, bit 1: w, bit 2: the
  * largest-finite family), the configuration's dx against the float64
  * reference by igemm_verify_ex (NaN and Inf exactly where it has them). */
-static void nf_run(igemm_handle *h, const igemm_problem *p, const char *sol, int mode, bool sub, nf_tally *t)
+static void nf_run(igemm_handle *h, const igemm_problem *p, const char *sol, int mode, nf_tally *t)
 {
     igemm_shape sh;
     if (igemm_shape_init(&sh, p, NULL, 0) != IGEMM_OK)
@@ -310,9 +308,9 @@ static void nf_run(igemm_handle *h, const igemm_problem *p, const char *sol, int
     igemm_fill_random_dtype(hy, ny, p->dtype, next());
     igemm_fill_random_dtype(hw, nw, p->dtype, next());
     if (mode & 1)
-        put_specials(hy, ny, p->dtype, mode >> 2, sub);
+        put_specials(hy, ny, p->dtype, mode >> 2);
     if (mode & 2)
-        put_specials(hw, nw, p->dtype, mode >> 2, sub);
+        put_specials(hw, nw, p->dtype, mode >> 2);
     if (igemm_alloc(h, &dx, nx * eb) || igemm_alloc(h, &dy, ny * eb) || igemm_alloc(h, &dw, nw * eb) ||
         igemm_copy_to_device(h, dy, hy, ny * eb) || igemm_copy_to_device(h, dw, hw, nw * eb) ||
         igemm_conv_bwd_data_ex(h, p, sol, dx, dy, dw, NULL) || igemm_copy_to_host(h, hx, dx, nx * eb)) {
@@ -373,12 +371,9 @@ static void nf_corpus(int nshapes, nf_tally *t)
                         const char *sol = igemm_solution_name(i);
                         if (igemm_applicable(h, &p, sol, NULL, 0) != IGEMM_OK)
                             continue;
-                        /* gfx90a's bf16 MFMAs flush subnormal inputs
-                           (docs/EMULATOR.md): no subnormals there */
-                        bool sub = !(p.dtype == IGEMM_BF16 && tg->mfma_16bit_ftz && strstr(sol, "mfma"));
                         for (int mode = 1; mode < 8; mode++)
                             if (mode & 3)
-                                nf_run(h, &p, sol, mode, sub, t);
+                                nf_run(h, &p, sol, mode, t);
                     }
                 }
         }

@@ -241,8 +241,9 @@ struct v4r1_kw {
     opnd c_regs;               /* the C tile's accumulators: VGPRs v_c (FMA), AGPRs a_c (MFMA) */
     opnd v_la, v_lb;           /* the fragments of one K slice */
     opnd v_out;                /* MFMA: the epilogue's row of accumulators read out of AGPRs */
-    opnd v_x32;                /* MFMA with fp16 checked (v4r1_config_fp16_checked): the subnormal
+    opnd v_x32;                /* MFMA checked for flushed values (v4r1_config_ftz_checked): the
                                   test's scratch, then a block pair's fragments as f32 */
+    opnd s_small;              /* the test's bound where the f32 path is sticky (bf16) */
 
     /* ---- epilogue.c: C (dx) per row (channel) and per dx pixel ---- */
     sv c_rowstride, c_pix;

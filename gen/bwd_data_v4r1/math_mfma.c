@@ -22,22 +22,26 @@
  *   row (g / 4) * (4 * 64 / INST) + 4 * (l / INST) + g % 4, column l % INST
  * of its block, which the epilogue reads with v_accvgpr_read_b32.
  *
- * Exact fp16 where the f16 MFMAs flush (v4r1_config_fp16_checked: gfx90a
- * reads a subnormal fp16 A or B element as zero). Every matrix step tests
+ * Exact 16-bit products where the 16-bit MFMAs flush
+ * (v4r1_config_ftz_checked: gfx90a reads a subnormal fp16 or bf16 A or B
+ * element, and a subnormal fp32 C or D, as zero). Every matrix step tests
  * the wave's fragments before multiplying them: per half, 2h - 2 modulo
- * 2^16 (the sign shifted out) is at most 0x7fc exactly for the subnormals
- * (zero wraps to 0xfffe, a normal, inf or NaN is at least 0x7fe), so the
- * packed minimum over the fragments says whether the step has one. A step
- * without (nearly every step of real data) runs the f16 MFMAs, which then
- * flush nothing; a step with one branches out of line and multiplies the
- * same fragments on the f32 MFMA of the block's shape, which keeps
- * subnormals: quad element j of every lane (the A and B fragments hold the
- * same k there) widened to f32 is one k of a 32x32x2 / 16x16x4 f32 MFMA, so
- * four of them cover the quad, their products exact like the f16 ones and
- * accumulated into the same accumulators (their D layout is the block's,
- * whatever the type). No f32 accumulator is ever subnormal (every product
- * of fp16 values is a multiple of 2^-48), so the f16 MFMAs' flushing of a
- * subnormal C or D never applies. */
+ * 2^16 (the sign shifted out, zero wrapped to 0xfffe) grows with the
+ * magnitude, so the packed minimum over the fragments, against
+ * v4r1_ftz_small() (fp16: below the least normal; bf16: below 2^-56), says
+ * whether the step has a small value. A step without (nearly every step of
+ * real data) runs the 16-bit MFMAs, which then flush nothing; a step with
+ * one branches out of line and multiplies the same fragments on the f32
+ * MFMA of the block's shape, which keeps subnormals: quad element j of
+ * every lane (the A and B fragments hold the same k there) widened to f32
+ * is one k of a 32x32x2 / 16x16x4 f32 MFMA, so four of them cover the quad,
+ * their products exact like the 16-bit ones and accumulated into the same
+ * accumulators (their D layout is the block's, whatever the type). No
+ * accumulator a 16-bit MFMA reads or writes is subnormal: fp16 products
+ * are multiples of 2^-48, and bf16 ones of values >= 2^-56 multiples of
+ * 2^-126; a bf16 wave that took the f32 path once (its sums may now be
+ * subnormal) takes it for the rest of its walk (v4r1_ftz_sticky: the bound
+ * in s_small becomes 0xffff). */
 #include "../../arch/mfma.h"
 #include "kw.h"
 
@@ -103,14 +107,19 @@ static void mfma_setup(v4r1_kw *w)
         e_accvgpr_write(e, at(w->c_regs, i), imm(0));
 }
 
-static bool fp16_checked(const v4r1_kw *w) { return v4r1_config_fp16_checked(w->cfg, w->e->t); }
+static bool ftz_checked(const v4r1_kw *w) { return v4r1_config_ftz_checked(w->cfg, w->e->t); }
+static bool sticky(const v4r1_kw *w) { return ftz_checked(w) && v4r1_ftz_sticky(w->cfg); }
 
 static void mfma_loop_alloc(v4r1_kw *w)
 {
     w->v_la = vreg(w->e, "v_la", 2 * blocks_m(w) * frag_regs(w), frag_regs(w));
     w->v_lb = vreg(w->e, "v_lb", 2 * blocks_n(w) * frag_regs(w), frag_regs(w));
-    if (fp16_checked(w))
+    if (ftz_checked(w))
         w->v_x32 = vreg(w->e, "v_x32", 4 * 2, 1);
+    if (sticky(w)) {
+        w->s_small = sreg(w->e, "s_small", 1, 1);
+        h_smov(w->e, w->s_small, imm((int)v4r1_ftz_small(w->cfg)));
+    }
 }
 
 /* Fragment b of register set `set` (blocks per set nb). */
@@ -132,9 +141,9 @@ static void lds_reads(v4r1_kw *w, int s, int set)
         e_ds(e, op, frag(w, w->v_lb, blocks_n(w), set, b), w->v_brd, NOOP, NOOP, (s * K * w->b_len + b * I) * esz, 0);
 }
 
-/* VCC: the lanes whose fragments of register set `set` hold a subnormal
- * fp16 half (v4r1_fp16_check_valu instructions). */
-static void test_subnormals(v4r1_kw *w, int set)
+/* VCC: the lanes whose fragments of register set `set` hold a small
+ * value (v4r1_ftz_check_valu instructions). */
+static void test_small(v4r1_kw *w, int set)
 {
     emit *e = w->e;
     const vop3p_mods twice_less_2 = {.op_sel_hi = 1}; /* both halves of src1, src2: the low ones (2, -2) */
@@ -152,7 +161,7 @@ static void test_subnormals(v4r1_kw *w, int set)
     }
     /* low half: the lesser of the two halves */
     e_vop3p(e, "v_pk_min_u16", m, m, m, NOOP, &(vop3p_mods){.op_sel = 2, .op_sel_hi = 1});
-    e_vopc(e, "v_cmp_gt_u16", VCC, imm(0x7fd), m);
+    e_vopc(e, "v_cmp_gt_u16", VCC, sticky(w) ? w->s_small : imm((int)v4r1_ftz_small(w->cfg)), m);
 }
 
 /* The block pairs of register set `set` on the f32 MFMA: quad element j
@@ -162,7 +171,7 @@ static void exact_step(v4r1_kw *w, int set)
     emit *e = w->e;
     const mfma_info *f = mfma_pick(e->t, inst(w), inst(w), 64 / inst(w), 1, MFMA_F32);
     if (!f) {
-        emit_fail(e, "no %dx%d f32 MFMA for the exact fp16 steps on this target", inst(w), inst(w));
+        emit_fail(e, "no %dx%d f32 MFMA for the exact 16-bit steps on this target", inst(w), inst(w));
         return;
     }
     const int cd = cd_regs(w);
@@ -173,7 +182,10 @@ static void exact_step(v4r1_kw *w, int set)
             for (int side = 0; side < 2; side++) {
                 opnd x = side ? b : a, d = side ? b32 : a32;
                 for (int j = 0; j < 4; j++) {
-                    if (j & 1) {
+                    if (w->dt->id == IGEMM_BF16) /* bf16: the top half of an f32 */
+                        e_vop2(e, j & 1 ? "v_and_b32" : "v_lshlrev_b32", at(d, j), imm(j & 1 ? (int)0xffff0000 : 16),
+                               at(x, j / 2));
+                    else if (j & 1) {
                         e_vop2(e, "v_lshrrev_b32", at(d, j), imm(16), at(x, j / 2));
                         e_vop1(e, "v_cvt_f32_f16", at(d, j), at(d, j));
                     } else {
@@ -196,10 +208,10 @@ static void mfma_slice(v4r1_kw *w)
         return;
     const char *op = mfma_name(m);
     const int steps = w->kpb / v4r1_mfma_kstep(w->cfg), nreads = blocks_m(w) + blocks_n(w), cd = cd_regs(w);
-    const bool checked = fp16_checked(w);
+    const bool checked = ftz_checked(w);
     label l_exact[64], l_back[64];
     if (checked && steps > 64) {
-        emit_fail(e, "%d matrix steps per K slice: more than 64 exact-fp16 branches", steps);
+        emit_fail(e, "%d matrix steps per K slice: more than 64 exact-step branches", steps);
         return;
     }
     lds_reads(w, 0, 0);
@@ -212,8 +224,8 @@ static void mfma_slice(v4r1_kw *w)
             e_waitcnt(e, -1, 0);
         }
         if (checked) {
-            l_exact[s] = e_label_new(e, "fp16_exact"), l_back[s] = e_label_new(e, "fp16_fast");
-            test_subnormals(w, set);
+            l_exact[s] = e_label_new(e, "ftz_exact"), l_back[s] = e_label_new(e, "ftz_fast");
+            test_small(w, set);
             e_branch(e, "s_cbranch_vccnz", l_exact[s]);
         }
         for (int bm = 0; bm < blocks_m(w); bm++)
@@ -228,13 +240,15 @@ static void mfma_slice(v4r1_kw *w)
     }
     if (!checked)
         return;
-    /* out of line: the steps whose fragments hold a subnormal, on f32 MFMAs */
-    label l_done = e_label_new(e, "fp16_slice_done");
+    /* out of line: the steps whose fragments hold a small value, on f32 MFMAs */
+    label l_done = e_label_new(e, "ftz_slice_done");
     e_branch(e, "s_branch", l_done);
     for (int s = 0; s < steps; s++) {
         e_label(e, l_exact[s]);
-        e_comment(e, "matrix step %d has a subnormal fp16 half: f32 MFMAs", s);
+        e_comment(e, "matrix step %d has a small 16-bit value: f32 MFMAs", s);
         exact_step(w, s & 1);
+        if (sticky(w)) /* and so has the rest of the walk */
+            h_smov(e, w->s_small, imm(0xffff));
         e_branch(e, "s_branch", l_back[s]);
     }
     e_label(e, l_done);
@@ -245,8 +259,10 @@ static void mfma_loop_free(v4r1_kw *w)
     rfree(w->e, w->v_la);
     rfree(w->e, w->v_lb);
     rfree(w->e, w->v_ard);
-    if (fp16_checked(w))
+    if (ftz_checked(w))
         rfree(w->e, w->v_x32);
+    if (sticky(w))
+        rfree(w->e, w->s_small);
     /* the epilogue reads a row's accumulators into these */
     w->v_out = vreg(w->e, "v_out", blocks_n(w), 1);
 }
