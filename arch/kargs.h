@@ -111,6 +111,11 @@ typedef struct {
  * (hi_off, wi_off) travel as two's complement. */
 #define V4R1_MAX_PHASES 16
 enum { PH_WOFF, PH_STEPS, PH_YDOT, PH_XDOT, PH_HI_OFF, PH_WI_OFF, PH_SPLIT, PH_GUARD, PH_WORDS };
+/* The bits of PH_GUARD (the same in every row): the border band of dx is
+ * not empty (the non-finite guard checks), and the problem allows flushed
+ * subnormals (fp16_mode flush: gfx90a's 16-bit MFMA kernels skip their
+ * per-step small-value test). */
+enum { PH_GUARD_BAND = 1 << 0, PH_GUARD_FLUSH = 1 << 1 }; /* bits 0 and 1: the kernels test them so */
 _Static_assert(PH_WORDS == 8, "a phase row is one s_load_dwordx8, 32 bytes (gen/bwd_data_v4r1/setup.c)");
 
 #define IGEMM_V4R1_ARGS(X)                                                     \

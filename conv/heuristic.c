@@ -134,7 +134,7 @@ static wave_cost fma_cost(const v4r1_config *c)
  * walk): the matrix core runs a wave's MFMAs while the wave issues its other
  * instructions, so the step is the longer of the two, not their sum; once,
  * the accumulator reads and stores. */
-static wave_cost mfma_cost(const v4r1_config *c, const target *t)
+static wave_cost mfma_cost(const v4r1_config *c, const target *t, const igemm_shape *sh)
 {
     int issues;
     const mfma_info *m = v4r1_mfma_inst(c, t, &issues);
@@ -146,17 +146,18 @@ static wave_cost mfma_cost(const v4r1_config *c, const target *t)
     /* the subnormal test of each matrix step (not its rare f32 steps): VALU
        work, which the SIMD's vector unit runs beside the matrix core and
        the memory instructions */
-    double check = v4r1_config_ftz_checked(c, t) ? (double)kst * (v4r1_ftz_check_valu(c) * 4 + 4) : 0;
+    bool test = v4r1_config_ftz_checked(c, t) && sh->p.fp16_mode != IGEMM_FP16_FLUSH; /* flush skips it */
+    double check = test ? (double)kst * (v4r1_ftz_check_valu(c) * 4 + 4) : 0;
     if (check > w.step)
         w.step = check;
     w.fixed = 600 + (double)c->bm * c->bn * cd * 8 + (double)c->bn * 90;
     return w;
 }
 
-static wave_cost math_cost(const v4r1_config *c, const target *t)
+static wave_cost math_cost(const v4r1_config *c, const target *t, const igemm_shape *sh)
 {
     switch (c->math) {
-    case IGEMM_MATH_MFMA: return mfma_cost(c, t);
+    case IGEMM_MATH_MFMA: return mfma_cost(c, t, sh);
     case IGEMM_MATH_FMA: return fma_cost(c);
     default: igemm_die("v4r1_estimate: no cost model for math %d", (int)c->math);
     }
@@ -319,7 +320,7 @@ double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const ta
 {
     v4r1_terms tm = {0};
     int waves = c->block / 64;
-    wave_cost wc = math_cost(c, t);
+    wave_cost wc = math_cost(c, t, sh);
     double step = wc.step, fixed = wc.fixed + guard_cycles(c, sh);
     /* with D tiles in flight (c->in_flight) a step waits for loads issued D
        steps before: the first tile pays the whole latency, every later step

@@ -586,8 +586,9 @@ void v4r1_fill_args(igemm_v4r1_args *a, const igemm_shape *sh, const v4r1_config
     a->w_sk = a->nf.w_sk, a->w_sc = a->nf.w_sc, a->w_sx = a->nf.w_sx;
     a->w_ystep = a->ytilda * a->nf.w_sy, a->w_xstep = a->xtilda * a->nf.w_sx;
     a->dy_sn = a->nf.dy_sn, a->dy_sk = a->nf.dy_sk, a->dy_sw = a->nf.dy_sw;
-    /* the non-finite guard checks only where some pixel has a tap outside dy */
-    uint32_t guard = plan_has_border(sh);
+    /* the non-finite guard checks only where some pixel has a tap outside
+       dy; a flush problem lets the 16-bit MFMAs flush */
+    uint32_t guard = (plan_has_border(sh) ? PH_GUARD_BAND : 0) | (p->fp16_mode == IGEMM_FP16_FLUSH ? PH_GUARD_FLUSH : 0);
     for (int i = 0; i < nph; i++) {
         igemm_phase g = igemm_phase_get(sh, phases[i]);
         a->ph[i][PH_WOFF] = (uint32_t)g.iy * a->nf.w_sy + (uint32_t)g.ix * a->nf.w_sx;

@@ -1010,7 +1010,9 @@ static void sixteen_bit_extremes(void **state)
  * (v4r1_config_ftz_checked), so they hold the 16-bit rule in the accurate
  * default on every MFMA target:
  * - every product and sum subnormal (dy of 2^-24..2^-18, w below 1/4:
- *   every step takes the f32 path on gfx90a), accurate and flush modes;
+ *   every step takes the f32 path on gfx90a), accurate mode; in flush
+ *   mode gfx90a's kernel skips the test (PH_GUARD_FLUSH) and flushes them
+ *   (the rule fails there, holds elsewhere);
  * - every unsplit fp16 MFMA tile and a split one on gfx90a, w's first 16
  *   output channels a quarter subnormal among small normals and dy's
  *   channels from 32 on an eighth subnormal, the rest normal: the steps
@@ -1043,8 +1045,14 @@ static void sixteen_bit_exact_on_flushing_mfma(void **state)
             p.fp16_mode = (igemm_fp16_mode)m;
             if (igemm_applicable(h, &p, quad, why, sizeof why) != IGEMM_OK)
                 fail_msg("%s %s: %s", archs[a], quad, why);
-            run_16bit(h, archs[a], &p, quad, 0, dy, w, &sub, &inf);
-            assert_true(sub > 0);
+            /* a flush problem lets gfx90a's kernel skip the test (PH_GUARD_FLUSH):
+               the f16 MFMAs then flush these subnormals and the rule fails */
+            bool flushes = m == IGEMM_FP16_FLUSH && t->mfma_16bit_ftz;
+            if (run_16bit_try(h, archs[a], &p, quad, 0, dy, w, &sub, &inf) == flushes)
+                fail_msg("%s %s, fp16 mode %d: the 16-bit rule %s", archs[a], quad, m,
+                         flushes ? "holds: the flush problem did not skip the test" : "fails");
+            if (!flushes)
+                assert_true(sub > 0);
         }
         igemm_destroy(h);
     }

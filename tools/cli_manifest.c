@@ -72,10 +72,10 @@ static const struct {
     {PH_WI_OFF, "wi_off", "ix * dil_w - pad_w, two's complement"},
     {PH_SPLIT, "split", "split kernels (_ksN): the row's split s, K channels [s * ks_chunk, + ks_chunk) of each "
                         "group, partial sums to p_dx + s * ks_slice; 0 for the unsplit kernels"},
-    {PH_GUARD, "guard", "1 when the border band of dx is not empty (some pixel has a filter tap outside dy: "
-                        "padding, or the filter reaching past the image), so that the unsplit kernels check their "
-                        "sums for NaN and recompute the band's (docs/KERNELS.md, non-finite data); 0 skips the "
-                        "check, which is right only when no tap of any pixel falls outside dy"},
+    {PH_GUARD, "guard", "bit 0: dx's border band is not empty (a pixel has a tap outside dy), so the unsplit "
+                        "kernels check their sums for NaN and recompute the band's (docs/KERNELS.md, non-finite "
+                        "data); clear is right only when no tap falls outside dy. Bit 1: fp16_mode flush (gfx90a's "
+                        "fp16 MFMA kernels skip their subnormal test)"},
 };
 
 /* The ph field of igemm_v4r1_args and its table: rows, words, columns. */

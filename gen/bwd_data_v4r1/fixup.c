@@ -332,7 +332,7 @@ void v4r1_nonfinite(v4r1_kw *w)
 {
     emit *e = w->e;
     /* PH_GUARD is the same in every row of the phase table (v4r1_fill_args) */
-    if (w->st && !w->st->ph[0][PH_GUARD])
+    if (w->st && !(w->st->ph[0][PH_GUARD] & PH_GUARD_BAND))
         return; /* a static twin without a border band: nothing to guard */
     const v4r1_math *m = w->math;
     if (m->rows(w) * m->cols(w) > (1 << ROW_SHIFT) || m->row_off(w, m->rows(w) - 1) >= 1 << (COL_SHIFT - ROW_SHIFT) ||
@@ -343,7 +343,7 @@ void v4r1_nonfinite(v4r1_kw *w)
     }
     label l_end = e_label_new(e, "nonfinite_done");
     if (!w->st) { /* the dynamic kernel: no border band, no check */
-        e_sopc(e, "s_cmp_eq_u32", sv_op(w->a_guard), imm(0));
+        e_sopc(e, "s_bitcmp0_b32", sv_op(w->a_guard), imm(0)); /* PH_GUARD_BAND */
         e_branch(e, "s_cbranch_scc1", l_end);
     }
     check(w);

@@ -208,7 +208,8 @@ struct v4r1_kw {
     sv a_nkb, a_gemm_n, a_hts, a_wts, a_mdiv_hwts, a_shift_hwts, a_mdiv_wts, a_shift_wts;
     sv a_htl, a_wtl, a_dh_step, a_dw_step;
     sv a_steps, a_xdot, a_hoff, a_woff; /* this workgroup's phase: the walk's, the epilogue's */
-    sv a_guard; /* its PH_GUARD word: 0 when no pixel has a tap outside dy (fixup.c skips its check) */
+    sv a_guard; /* its PH_GUARD word: PH_GUARD_BAND clear when no pixel has a tap outside dy (fixup.c
+                   skips its check); PH_GUARD_FLUSH (math_mfma.c skips the small-value test) */
     /* a split kernel (cfg->ksplit): the K channels of the workgroup's range
        of each group (a_kn, written over the ks_chunk argument; else a_kg)
        and its K steps per tap (over the nkb argument, a_nkb): the walk's */

@@ -199,7 +199,9 @@ static void exact_step(v4r1_kw *w, int set)
         }
 }
 
-static void mfma_slice(v4r1_kw *w)
+/* One K slice's matrix steps; checked: each tests its fragments first
+ * and takes the f32 path out of line when they hold a small value. */
+static void slice_steps(v4r1_kw *w, bool checked)
 {
     emit *e = w->e;
     int issues;
@@ -208,7 +210,6 @@ static void mfma_slice(v4r1_kw *w)
         return;
     const char *op = mfma_name(m);
     const int steps = w->kpb / v4r1_mfma_kstep(w->cfg), nreads = blocks_m(w) + blocks_n(w), cd = cd_regs(w);
-    const bool checked = ftz_checked(w);
     label l_exact[64], l_back[64];
     if (checked && steps > 64) {
         emit_fail(e, "%d matrix steps per K slice: more than 64 exact-step branches", steps);
@@ -252,6 +253,31 @@ static void mfma_slice(v4r1_kw *w)
         e_branch(e, "s_branch", l_back[s]);
     }
     e_label(e, l_done);
+}
+
+/* A flush problem (PH_GUARD_FLUSH: fp16 only) needs no test: a static twin
+ * knows its problem, the dynamic kernel carries the slice both ways and
+ * picks one per slice on the bit. */
+static void mfma_slice(v4r1_kw *w)
+{
+    emit *e = w->e;
+    if (!ftz_checked(w)) {
+        slice_steps(w, false);
+        return;
+    }
+    if (w->st || w->dt->id != IGEMM_FP16) {
+        slice_steps(w, !(w->st && (w->st->ph[0][PH_GUARD] & PH_GUARD_FLUSH)));
+        return;
+    }
+    label l_plain = e_label_new(e, "ftz_flush"), l_end = e_label_new(e, "ftz_slice_end");
+    e_sopc(e, "s_bitcmp1_b32", sv_op(w->a_guard), imm(1)); /* PH_GUARD_FLUSH */
+    e_branch(e, "s_cbranch_scc1", l_plain);
+    slice_steps(w, true);
+    e_branch(e, "s_branch", l_end);
+    e_label(e, l_plain);
+    e_comment(e, "a flush problem: the 16-bit MFMAs as they are");
+    slice_steps(w, false);
+    e_label(e, l_end);
 }
 
 static void mfma_loop_free(v4r1_kw *w)
