@@ -163,6 +163,7 @@ int plan_w_kyxc(launch_plan *p, const igemm_shape *sh, uint64_t off)
     d->ptr_off[ARG_WS] = (int)offsetof(igemm_w_kyxc_args, p_out);
     d->ptr_add[ARG_WS] = off;
     d->ptr_off[ARG_W] = (int)offsetof(igemm_w_kyxc_args, p_in);
+    d->feeds = true; /* the GEMM reads the copy: garbage there would be NaN for its guard */
     return 0;
 }
 

@@ -31,6 +31,9 @@ typedef struct {
     uint64_t ptr_add[ARG_COUNT]; /* bytes added to the base pointer */
     int part;              /* index of this GEMM launch (a group of phases) within its
                               batch chunk; -1 for launches that are not GEMMs */
+    bool feeds;            /* a later launch reads what this one writes, and its cost depends on
+                              the values (the _kyxc copy of w): a run for the model's cost alone
+                              (find mode on the emulator) runs this launch whole */
 } launch_desc;
 
 typedef struct {

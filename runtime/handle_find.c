@@ -22,7 +22,9 @@ static igemm_status measure(igemm_handle *h, const igemm_shape *sh, const solver
     /* a warm-up run where the backend times its runs; else the measurement */
     int timed_runs = h->b->ops->find_timed_runs;
     bool sampled = !timed_runs && h->b->ops->cost_only && h->b->ops->cost_only(h->b, true);
+    h->cost_only = sampled;
     igemm_status st = handle_run(h, sh, s, dx, dy, w, timed_runs > 0, &ri);
+    h->cost_only = false;
     if (sampled)
         h->b->ops->cost_only(h->b, false);
     if (sampled && st == IGEMM_OK && !ri.modeled_cycles)

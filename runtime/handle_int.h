@@ -46,6 +46,7 @@ struct igemm_handle {
        more than ws_bytes, kept for later calls, freed by igemm_destroy */
     void *ws;
     size_t ws_bytes;
+    bool cost_only;        /* find mode's run for the model's cost alone (backend_ops.cost_only on) */
 };
 
 /* handle_run.c: h->ws with at least bytes (grown through the backend);

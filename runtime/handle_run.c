@@ -92,7 +92,17 @@ igemm_status handle_run(igemm_handle *h, const igemm_shape *sh, const solver *s,
             break;
         }
         bk_stats bs;
-        if (h->b->ops->launch(h->b, k, d->grid, d->block, d->args, d->args_size, &bs)) {
+        /* a launch whose output a later one reads runs whole, even for the
+           model's cost alone (its sampled workgroups would leave the rest of
+           its output unwritten: the _kyxc copy of w, whose garbage the GEMM's
+           non-finite guard would recompute at length) */
+        bool whole = h->cost_only && d->feeds;
+        if (whole)
+            h->b->ops->cost_only(h->b, false);
+        int failed = h->b->ops->launch(h->b, k, d->grid, d->block, d->args, d->args_size, &bs);
+        if (whole)
+            h->b->ops->cost_only(h->b, true);
+        if (failed) {
             st = handle_fail(h, h->b->ops->launch_error, "%s (launch %d of %d of %s)", h->b->err,
                              i + 1, plan.n, s->name);
             break;
