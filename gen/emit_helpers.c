@@ -102,13 +102,15 @@ void h_vmul_lo(emit *e, opnd d, opnd a, opnd b) { e_vop3(e, "v_mul_lo_u32", d, a
 void h_vmov(emit *e, opnd d, opnd a) { e_vop1(e, "v_mov_b32", d, a); }
 void h_smov(emit *e, opnd d, opnd a) { e_sop1(e, d.count == 2 ? "s_mov_b64" : "s_mov_b32", d, a); }
 
-void h_widen16(emit *e, igemm_dtype dt, opnd v)
+void h_widen16_to(emit *e, igemm_dtype dt, opnd d, opnd src)
 {
     if (dt == IGEMM_FP16)
-        e_vop1(e, "v_cvt_f32_f16", v, v);
+        e_vop1(e, "v_cvt_f32_f16", d, src);
     else if (dt == IGEMM_BF16)
-        e_vop2(e, "v_lshlrev_b32", v, imm(16), v);
+        e_vop2(e, "v_lshlrev_b32", d, imm(16), src);
 }
+
+void h_widen16(emit *e, igemm_dtype dt, opnd v) { h_widen16_to(e, dt, v, v); }
 
 void h_narrow16_nan(emit *e, igemm_dtype dt, opnd v_nan)
 {

@@ -36,6 +36,8 @@ void h_smov(emit *e, opnd d, opnd a);
  * conversion (exact, subnormals included), bf16 by moving it to the high
  * half (bf16 is the top half of an fp32); fp32: nothing. */
 void h_widen16(emit *e, igemm_dtype dt, opnd v);
+/* The same from the low half of src into d. */
+void h_widen16_to(emit *e, igemm_dtype dt, opnd d, opnd src);
 
 /* fp32 v to dt in its low half, rounded to nearest even: fp16 by the
  * conversion (overflow to inf, subnormals kept); bf16 by adding 0x7fff plus

@@ -182,14 +182,13 @@ static void exact_step(v4r1_kw *w, int set)
             for (int side = 0; side < 2; side++) {
                 opnd x = side ? b : a, d = side ? b32 : a32;
                 for (int j = 0; j < 4; j++) {
-                    if (w->dt->id == IGEMM_BF16) /* bf16: the top half of an f32 */
-                        e_vop2(e, j & 1 ? "v_and_b32" : "v_lshlrev_b32", at(d, j), imm(j & 1 ? (int)0xffff0000 : 16),
-                               at(x, j / 2));
-                    else if (j & 1) {
+                    if (!(j & 1))
+                        h_widen16_to(e, w->dt->id, at(d, j), at(x, j / 2));
+                    else if (w->dt->id == IGEMM_BF16) /* the high half: already an f32's top half */
+                        e_vop2(e, "v_and_b32", at(d, j), imm((int)0xffff0000), at(x, j / 2));
+                    else {
                         e_vop2(e, "v_lshrrev_b32", at(d, j), imm(16), at(x, j / 2));
-                        e_vop1(e, "v_cvt_f32_f16", at(d, j), at(d, j));
-                    } else {
-                        e_vop1(e, "v_cvt_f32_f16", at(d, j), at(x, j / 2));
+                        h_widen16(e, w->dt->id, at(d, j));
                     }
                 }
             }
