@@ -40,7 +40,6 @@
 
 #include "timing_int.h"
 
-#define TM_SAMPLE_CUS 4
 #define TM_MAX_TRACED_WG 512 /* the first pass's traced workgroups */
 #define TM_MAX_WIN 24        /* traced windows per sampled CU, the added ones included */
 #define TM_ALIKE 0.1         /* windows whose instruction counts differ by at most this fraction are alike */
@@ -482,6 +481,35 @@ static int cache_pass(const emu_timing *tm, const uint64_t *count, tm_cache_sum 
     return rc;
 }
 
+/* HBM lines of demand d: cold misses by the share that reaches HBM,
+ * stored lines by their write-backs (launch_traffic's factors in m) */
+static double hbm_lines(const tm_machine *m, const tm_demand *d)
+{
+    return d->cap + d->cold * m->cold_hbm + d->stored * m->store_hbm;
+}
+
+/* How many times the launch's average workgroup sampled CU s's workgroups
+ * ask of the L2 (*l2) and of HBM (*hbm). The L2 channels and the memory
+ * controllers serve whichever CU has requests queued, so a CU's share of
+ * their bandwidth follows its demand, not only its workgroup count: the
+ * CU that first touches the lines all the CUs share (a filter every
+ * workgroup reads) brings them in for all of them (docs/TIMING.md
+ * "Bandwidth shares"). 1 where the CU or the launch asks nothing. */
+static void demand_factors(const emu_timing *tm, const tm_cache_sum *cs, const tm_machine *m,
+                           const uint64_t *count, int s, double *l2, double *hbm)
+{
+    double wsum = 0, req = 0, h = 0;
+    for (int i = 0; i < tm->ns; i++) {
+        for (uint64_t k = 0; k < count[i]; k++)
+            wsum += tm->weight[(size_t)i * (size_t)tm->slots + k];
+        req += cs->cu_weighted[i].req;
+        h += hbm_lines(m, &cs->cu_weighted[i]);
+    }
+    double n = count[s] ? (double)count[s] : 1, own_req = cs->cu[s].req / n, own_h = hbm_lines(m, &cs->cu[s]) / n;
+    *l2 = req > 0 && own_req > 0 ? own_req * wsum / req : 1;
+    *hbm = h > 0 && own_h > 0 ? own_h * wsum / h : 1;
+}
+
 void emu_timing_end(emu_timing *tm, emu_stats *st)
 {
     const target *t = tm->d->t;
@@ -528,9 +556,10 @@ void emu_timing_end(emu_timing *tm, emu_stats *st)
            CUs: a CU of the grid's last, partial round has the bandwidth the
            idle CUs leave (docs/TIMING.md "Bandwidth shares") */
         tm_machine mc = m;
-        double share = (double)cu_count(tm, tm->cu[s]) / (double)tm->nwg;
-        mc.l2_rate = (double)f->l2_bytes_per_clk * share;
-        mc.hbm_rate = hbm_clk * share;
+        double share = (double)cu_count(tm, tm->cu[s]) / (double)tm->nwg, dl2, dhbm;
+        demand_factors(tm, &cs, &m, count, s, &dl2, &dhbm);
+        mc.l2_rate = (double)f->l2_bytes_per_clk * share * dl2;
+        mc.hbm_rate = hbm_clk * share * dhbm;
         if (time_cu(tm, &mc, s, count[s], run[s], rep[s], nruns[s], &e, b)) {
             st->model_failed++;
             return;

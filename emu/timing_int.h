@@ -62,6 +62,15 @@ typedef struct {
     uint64_t active;         /* CUs with work */
 } tm_cache_in;
 
+/* The CUs a launch's model samples (timing.c) */
+#define TM_SAMPLE_CUS 4
+
+/* A sampled CU's traffic beyond its L1, in lines: L2 requests (an
+ * atomic's twice), capacity and cold L2 read misses, stored lines. */
+typedef struct {
+    double req, cap, cold, stored;
+} tm_demand;
+
 #define TM_MAX_REGIONS 32
 typedef struct {
     uintptr_t base;
@@ -84,6 +93,8 @@ typedef struct {
     double cold, capacity;               /* L2 read misses */
     double wb_lines;                     /* dirty lines written back */
     double lds_cycles, lds_ideal;        /* LDS pipe cycles, and without bank conflicts */
+    tm_demand cu[TM_SAMPLE_CUS];         /* per sampled CU, its traced workgroups' (unweighted) */
+    tm_demand cu_weighted[TM_SAMPLE_CUS]; /* the same, each workgroup by its weight */
     int nregions;
     tm_region region[TM_MAX_REGIONS];    /* buffers the sample touched */
 } tm_cache_sum;
