@@ -489,12 +489,13 @@ static double hbm_lines(const tm_machine *m, const tm_demand *d)
 }
 
 /* How many times the launch's average workgroup sampled CU s's workgroups
- * ask of the L2 (*l2) and of HBM (*hbm). The L2 channels and the memory
- * controllers serve whichever CU has requests queued, so a CU's share of
- * their bandwidth follows its demand, not only its workgroup count: the
- * CU that first touches the lines all the CUs share (a filter every
- * workgroup reads) brings them in for all of them (docs/TIMING.md
- * "Bandwidth shares"). 1 where the CU or the launch asks nothing. */
+ * ask of the L2 (*l2) and of HBM (*hbm), at least 1. The L2 channels and
+ * the memory controllers serve whichever CU has requests queued, so a CU
+ * that asks more than its workgroups' share gets that much more of their
+ * bandwidth (the CU that first touches the lines all the CUs share, a
+ * filter every workgroup reads, brings them in for all of them); one that
+ * asks less keeps its workgroups' share: its requests are not served more
+ * slowly for being fewer (docs/TIMING.md "Bandwidth shares"). */
 static void demand_factors(const emu_timing *tm, const tm_cache_sum *cs, const tm_machine *m,
                            const uint64_t *count, int s, double *l2, double *hbm)
 {
@@ -506,8 +507,8 @@ static void demand_factors(const emu_timing *tm, const tm_cache_sum *cs, const t
         h += hbm_lines(m, &cs->cu_weighted[i]);
     }
     double n = count[s] ? (double)count[s] : 1, own_req = cs->cu[s].req / n, own_h = hbm_lines(m, &cs->cu[s]) / n;
-    *l2 = req > 0 && own_req > 0 ? own_req * wsum / req : 1;
-    *hbm = h > 0 && own_h > 0 ? own_h * wsum / h : 1;
+    *l2 = req > 0 && own_req * wsum > req ? own_req * wsum / req : 1;
+    *hbm = h > 0 && own_h * wsum > h ? own_h * wsum / h : 1;
 }
 
 void emu_timing_end(emu_timing *tm, emu_stats *st)

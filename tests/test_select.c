@@ -198,12 +198,12 @@ static void heuristic_16bit_depthwise(void **state)
  * 256x128 tile at 1.34x; gfx942's 3x3 layer at batch 8 and the 16x128
  * tile, whose CUs hold three workgroups and thrash their L2 share: 2.8x.
  * The bound was 1.10 until the timing model's bandwidth shares followed
- * each CU's demand (2026-12-06): that made gfx908's 128x64 tile 11% faster
- * on the 1x1 layer (its first sampled CU had carried the filter's misses),
- * and the heuristic's pick, 128x128, is now 1.116x of it; the estimate is
- * within 1% of the model on 128x64 and 16% under it on 128x128 (a cost of
- * that tile's rounds the estimate does not see), the spread of its other
- * MFMA tiles on this layer (-6% .. +16%). */
+ * each CU's demand (2026-12-06): that made gfx908's 128x64 tile 14% faster
+ * on the 1x1 layer (102.97 -> 88.64 us: its first sampled CU had carried
+ * the filter's misses), and the heuristic's pick, 128x128, is now 1.111x
+ * of it; the estimate is within 1% of the model on 128x64 and 13% under it
+ * on 128x128 (a cost of that tile's rounds the estimate does not see),
+ * within the spread of its other MFMA tiles on this layer (-6% .. +16%). */
 static void heuristic_nchw_memory_terms(void **state)
 {
     (void)state;
