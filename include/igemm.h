@@ -402,6 +402,19 @@ igemm_status igemm_applicable(igemm_handle *h, const igemm_problem *p, const cha
  * written; the message says how many it needs). */
 igemm_status igemm_select(igemm_handle *h, const igemm_problem *p, char *solution, size_t len);
 
+/* The timing model's memory view of a run's launches, summed (emulator;
+ * docs/TIMING.md "What --stats prints"; all 0 when a launch was not timed):
+ * the cache lines the vector memory instructions touch, in bytes, and the
+ * bytes their lanes ask for, for loads and stores (line / useful: 1.00 when
+ * every line touched is wholly used); L1 lookups and hits (load lines); L2
+ * lines read and hits; HBM bytes (L2 misses and write-backs); LDS pipe
+ * cycles and their count without bank conflicts. */
+typedef struct {
+    uint64_t line_loaded, useful_loaded, line_stored, useful_stored;
+    uint64_t l1_lookups, l1_hits, l2_reads, l2_hits, hbm_bytes;
+    uint64_t lds_cycles, lds_ideal;
+} igemm_memory_view;
+
 /* What a run did. */
 typedef struct {
     char solution[96];
@@ -420,6 +433,7 @@ typedef struct {
     uint64_t modeled_cycles;
     uint64_t modeled_busy[4]; /* busy cycles: vector ALU, matrix, LDS, memory */
     char limit[12];       /* "compute", "matrix", "LDS", "memory" or "latency" */
+    igemm_memory_view memory; /* emulator: the model's memory view (above) */
 } igemm_run_info;
 
 /* dx = backward data of (dy, w) with the selected configuration.

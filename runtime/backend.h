@@ -24,6 +24,7 @@ typedef struct {
     /* emulator: the timing model (docs/TIMING.md); model_cycles 0 when not timed */
     uint64_t model_cycles, model_busy[4];
     double model_us;
+    igemm_memory_view memory; /* emulator: the model's memory view (0 when not timed) */
 } bk_stats;
 
 /* What a backend is and does: one static const table per backend

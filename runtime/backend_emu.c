@@ -76,6 +76,19 @@ static int launch(backend *b, bk_kernel *k, unsigned grid, unsigned block, const
             st->model_cycles = s.model_cycles;
             memcpy(st->model_busy, s.model_busy, sizeof st->model_busy);
             st->model_us = (double)s.model_cycles / (emu_clock_ghz(E(b)->dev) * 1e3);
+            st->memory = (igemm_memory_view){
+                .line_loaded = s.model_line_loaded,
+                .useful_loaded = s.model_useful_loaded,
+                .line_stored = s.model_line_stored,
+                .useful_stored = s.model_useful_stored,
+                .l1_lookups = s.model_l1_lookups,
+                .l1_hits = s.model_l1_hits,
+                .l2_reads = s.model_l2_reads,
+                .l2_hits = s.model_l2_hits,
+                .hbm_bytes = s.model_hbm_bytes,
+                .lds_cycles = s.model_lds_cycles,
+                .lds_ideal = s.model_lds_ideal,
+            };
         }
     }
     return rc;

@@ -21,6 +21,16 @@ static bk_kernel *kernel_lookup(igemm_handle *h, const char *name)
 }
 
 /* Append name to the comma-separated list unless it is there already. */
+/* a launch's memory view added to the run's */
+static void memory_add(igemm_memory_view *m, const igemm_memory_view *l)
+{
+    m->line_loaded += l->line_loaded, m->useful_loaded += l->useful_loaded;
+    m->line_stored += l->line_stored, m->useful_stored += l->useful_stored;
+    m->l1_lookups += l->l1_lookups, m->l1_hits += l->l1_hits;
+    m->l2_reads += l->l2_reads, m->l2_hits += l->l2_hits, m->hbm_bytes += l->hbm_bytes;
+    m->lds_cycles += l->lds_cycles, m->lds_ideal += l->lds_ideal;
+}
+
 static void add_kernel_name(char *list, size_t len, const char *name)
 {
     size_t n = strlen(name);
@@ -122,9 +132,11 @@ igemm_status handle_run(igemm_handle *h, const igemm_shape *sh, const solver *s,
             ri->modeled_us += bs.model_us;
             for (int j = 0; j < 4; j++)
                 ri->modeled_busy[j] += bs.model_busy[j];
+            memory_add(&ri->memory, &bs.memory);
         } else { /* one launch not timed: the run is not */
             ri->modeled_cycles = 0;
             ri->modeled_us = 0;
+            ri->memory = (igemm_memory_view){0};
         }
     }
     if (ri->modeled_cycles && h->b->ops->model_limit)

@@ -947,6 +947,48 @@ static void test_cli_reports_modeled_time(void **state)
     tc_result_free(&r);
 }
 
+/* `igemm conv --json` carries the model's memory view of the run
+ * (modeled_memory) and --stats prints it. A 1x1 stride-1 layer whose tiles
+ * all are whole: every dx element is stored once (useful stored bytes = dx's
+ * bytes), HBM moves at least dx, dy and w once (tensor_bytes, the problem's
+ * sizes), and the counts are ordered (hits <= lookups, line bytes >= useful
+ * bytes, LDS cycles >= their conflict-free count). */
+static void test_cli_memory_view(void **state)
+{
+    (void)state;
+    const char *json[] = {"conv", "-n", "1", "-c", "64", "-H", "16", "-W", "16", "-k", "64", "-y", "1", "-x", "1",
+                          "-F", "2", "--arch", "gfx908", "--json", NULL};
+    tc_result r;
+    tc_run_igemm(&r, json);
+    assert_int_equal(r.status, 0);
+    const char *m = strstr(r.out, "\"modeled_memory\": ");
+    assert_non_null(m);
+    unsigned long long v[12];
+    assert_int_equal(sscanf(m,
+                            "\"modeled_memory\": {\"line_loaded\": %llu, \"useful_loaded\": %llu, \"line_stored\": "
+                            "%llu, \"useful_stored\": %llu, \"l1_lookups\": %llu, \"l1_hits\": %llu, \"l2_reads\": "
+                            "%llu, \"l2_hits\": %llu, \"hbm_bytes\": %llu, \"tensor_bytes\": %llu, \"lds_cycles\": "
+                            "%llu, \"lds_ideal\": %llu}",
+                            &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11]),
+                     12);
+    unsigned long long dx = 64ull * 16 * 16 * 4, dy = dx, w = 64ull * 64 * 4;
+    assert_int_equal(v[9], dx + dy + w);
+    assert_int_equal(v[3], dx);
+    assert_true(v[2] >= v[3] && v[0] >= v[1] && v[1] >= dy + w);
+    assert_true(v[5] <= v[4] && v[7] <= v[6] && v[6] > 0);
+    if ((double)v[8] < 0.999 * (double)(dx + dy + w))
+        fail_msg("HBM %llu bytes, under dx, dy and w once (%llu)", v[8], dx + dy + w);
+    assert_true(v[10] >= v[11] && v[11] > 0);
+    tc_result_free(&r);
+    const char *human[] = {"conv", "-n", "1", "-c", "64", "-H", "16", "-W", "16", "-k", "64", "-y", "1", "-x", "1",
+                           "-F", "2", "--arch", "gfx908", "--stats", NULL};
+    tc_run_igemm(&r, human);
+    assert_int_equal(r.status, 0);
+    tc_expect_contains(r.out, "  modeled memory: loads ");
+    tc_expect_contains(r.out, "x dx, dy and w once); LDS ");
+    tc_result_free(&r);
+}
+
 static int open_table(void **state)
 {
     (void)state;
@@ -979,6 +1021,7 @@ int main(void)
         cmocka_unit_test(test_lds_conflicts), cmocka_unit_test(test_launches), cmocka_unit_test(test_mixed_workgroups),
         cmocka_unit_test(test_l2_shared),   cmocka_unit_test(test_timing_only),
         cmocka_unit_test(test_roofline),    cmocka_unit_test(test_cli_reports_modeled_time),
+        cmocka_unit_test(test_cli_memory_view),
     };
     return cmocka_run_group_tests(tests, open_table, close_table);
 }

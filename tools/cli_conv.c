@@ -24,7 +24,8 @@
  *                --warmup N, --seed N, --threads N, --codeobj-dir DIR, --perfdb FILE,
  *                --device N, --json, --max-wave-insts N (emulator: per-wave instruction budget),
  *                --progress (find mode: each configuration on stderr with the time left; on by
- *                default when stderr is a terminal)
+ *                default when stderr is a terminal), --stats (emulator: the timing model's
+ *                memory view of the run; --json always carries it as modeled_memory)
  */
 #include <limits.h>
 #include <math.h>
@@ -47,7 +48,7 @@
 #include "miopen_solvers.h"
 
 typedef struct {
-    int verify, time, iters, warmup, wall, json, batch, threads, find, device, progress;
+    int verify, time, iters, warmup, wall, json, batch, threads, find, device, progress, stats;
     unsigned long long seed, max_wave_insts;
     const char *arch, *backend, *solution, *input, *codeobj_dir, *perfdb;
     const miopen_solver *miopen; /* -S: a MIOpen solver, resolved per problem */
@@ -61,7 +62,7 @@ static void conv_help(void)
            "                  [-V 1] [-t 1 [-w 1]] [-i ITERS] [--warmup N] [-s 1 [--perfdb FILE]]\n"
            "                  [--arch TARGET] [--backend auto|emu|hip] [--device N]\n"
            "                  [--solution NAME|N|list] [--seed N] [--threads N] [--codeobj-dir DIR] [--json]\n"
-           "                  [--max-wave-insts N] [--progress]\n"
+           "                  [--max-wave-insts N] [--progress] [--stats]\n"
            "       igemm conv --input SHAPES.txt [--batch N] [same options]\n"
            "       igemm convfp16 ... / igemm convbfp16 ...  [--fp16_mode accurate|flush|alt]\n"
            "       igemm [./bin/]MIOpenDriver conv ...  (a pasted MIOpenDriver command line)\n"
@@ -72,6 +73,10 @@ static void conv_help(void)
            "1 when either fails. -t 1 adds MIOpenDriver's algorithm, kernel time and stats lines\n"
            "(HIP: event-timed; emulator: the timing model's modeled time, not a measurement); the\n"
            "first of several iterations is left out of the average, as MIOpenDriver does.\n"
+           "--stats (emulator) adds the timing model's memory view: line bytes per useful byte of\n"
+           "loads and stores, L1 and L2 hit rates, HBM bytes against dx, dy and w once, LDS cycles\n"
+           "against their conflict-free count (--json: modeled_memory; per launch and buffer:\n"
+           "igemm emu-run --stats).\n"
            "-s 1 runs every applicable configuration (the naive kernel only where the heuristic\n"
            "gives it a chance), reports each one's cost (HIP: ms; emulator: modeled cycles), keeps\n"
            "the best in the --perfdb file and runs it. --solution list (or 'igemm solutions')\n"
@@ -207,8 +212,8 @@ static int parse(int argc, char **argv, conv_opts *o, int *pargc, char **pargv)
     *pargc = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--json") || !strcmp(a, "--progress")) {
-            *(a[2] == 'j' ? &o->json : &o->progress) = 1;
+        if (!strcmp(a, "--json") || !strcmp(a, "--progress") || !strcmp(a, "--stats")) {
+            *(a[2] == 'j' ? &o->json : a[2] == 'p' ? &o->progress : &o->stats) = 1;
             continue;
         }
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -460,6 +465,28 @@ static const char *verify_rule(const igemm_problem *p)
 
 static double tflops(const igemm_shape *sh, double ms) { return ms > 0 ? (double)sh->flops / ms / 1e9 : 0.0; }
 
+/* dx, dy and w once: the bytes a launch that moves each tensor once through HBM moves */
+static uint64_t tensor_bytes(const igemm_shape *sh)
+{
+    return (uint64_t)(sh->dx_elems + sh->dy_elems + sh->w_elems) * (uint64_t)igemm_dtype_get(sh->p.dtype)->bytes;
+}
+
+static double ratio_of(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
+
+/* --stats: the timing model's memory view of the run (docs/TIMING.md "What
+ * --stats prints"; igemm emu-run --stats gives it per launch and buffer) */
+static void print_memory(const igemm_memory_view *m, const igemm_shape *sh)
+{
+    printf("  modeled memory: loads %.2f, stores %.2f line bytes per useful byte; L1 hits %.1f%% of %llu load lines, "
+           "L2 hits %.1f%% of %llu lines read; HBM %llu bytes (%.2fx dx, dy and w once); LDS %.2fx its "
+           "conflict-free cycles\n",
+           ratio_of(m->line_loaded, m->useful_loaded), ratio_of(m->line_stored, m->useful_stored),
+           100.0 * ratio_of(m->l1_hits, m->l1_lookups), (unsigned long long)m->l1_lookups,
+           100.0 * ratio_of(m->l2_hits, m->l2_reads), (unsigned long long)m->l2_reads,
+           (unsigned long long)m->hbm_bytes, ratio_of(m->hbm_bytes, tensor_bytes(sh)),
+           m->lds_ideal ? ratio_of(m->lds_cycles, m->lds_ideal) : 1.0);
+}
+
 static void report(const igemm_handle *h, const igemm_problem *p, const conv_opts *o, const conv_result *r)
 {
     char args[256];
@@ -485,6 +512,17 @@ static void report(const igemm_handle *h, const igemm_problem *p, const conv_opt
                    (unsigned long long)r->ri.modeled_cycles, (unsigned long long)r->ri.modeled_busy[0],
                    (unsigned long long)r->ri.modeled_busy[1], (unsigned long long)r->ri.modeled_busy[2],
                    (unsigned long long)r->ri.modeled_busy[3]);
+            const igemm_memory_view *m = &r->ri.memory;
+            printf(", \"modeled_memory\": {\"line_loaded\": %llu, \"useful_loaded\": %llu, \"line_stored\": %llu, "
+                   "\"useful_stored\": %llu, \"l1_lookups\": %llu, \"l1_hits\": %llu, \"l2_reads\": %llu, "
+                   "\"l2_hits\": %llu, \"hbm_bytes\": %llu, \"tensor_bytes\": %llu, \"lds_cycles\": %llu, "
+                   "\"lds_ideal\": %llu}",
+                   (unsigned long long)m->line_loaded, (unsigned long long)m->useful_loaded,
+                   (unsigned long long)m->line_stored, (unsigned long long)m->useful_stored,
+                   (unsigned long long)m->l1_lookups, (unsigned long long)m->l1_hits, (unsigned long long)m->l2_reads,
+                   (unsigned long long)m->l2_hits, (unsigned long long)m->hbm_bytes,
+                   (unsigned long long)tensor_bytes(&sh), (unsigned long long)m->lds_cycles,
+                   (unsigned long long)m->lds_ideal);
         } else
             printf(", \"ms\": %.6f, \"tflops\": %.4f", r->ri.ms, tflops(&sh, r->ri.ms));
         if (o->find) {
@@ -523,10 +561,12 @@ static void report(const igemm_handle *h, const igemm_problem *p, const conv_opt
         printf("  emulated: %llu wave instructions, %llu modeled issue cycles, %.4f cycles/FLOP\n",
                (unsigned long long)r->ri.insts, (unsigned long long)r->ri.cycles,
                (double)r->ri.cycles / (double)sh.flops);
-        if (r->ri.modeled_us > 0) /* docs/TIMING.md */
+        if (r->ri.modeled_us > 0) { /* docs/TIMING.md */
             printf("  modeled time: %.3f us, %.3f TFLOP/s (limit: %s)\n", r->ri.modeled_us,
                    tflops(&sh, r->ri.modeled_us / 1e3), r->ri.limit);
-        else
+            if (o->stats)
+                print_memory(&r->ri.memory, &sh);
+        } else
             printf("  modeled time: not available (the timing model could not time a launch)\n");
     }
     else if (o->time)

@@ -62,6 +62,13 @@ class PerfC(ctypes.Structure):
     ]
 
 
+class MemoryViewC(ctypes.Structure):
+    """include/igemm.h's igemm_memory_view: the timing model's memory view of a run."""
+    _fields_ = [(name, ctypes.c_uint64) for name in (
+        "line_loaded", "useful_loaded", "line_stored", "useful_stored", "l1_lookups", "l1_hits", "l2_reads",
+        "l2_hits", "hbm_bytes", "lds_cycles", "lds_ideal")]
+
+
 class RunInfoC(ctypes.Structure):
     _fields_ = [
         ("solution", ctypes.c_char * 96),
@@ -81,6 +88,7 @@ class RunInfoC(ctypes.Structure):
         ("modeled_cycles", ctypes.c_uint64),
         ("modeled_busy", ctypes.c_uint64 * 4),
         ("limit", ctypes.c_char * 12),
+        ("memory", MemoryViewC),
     ]
 
 

@@ -21,6 +21,7 @@ from igemm import _lib
 MIRRORS = (
     ("igemm_problem", _lib.Problem),
     ("igemm_options", _lib.Options),
+    ("igemm_memory_view", _lib.MemoryViewC),
     ("igemm_run_info", _lib.RunInfoC),
 )
 
