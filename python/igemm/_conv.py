@@ -3,7 +3,7 @@ libigemm on numpy arrays and torch tensors."""
 import ctypes
 import operator
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 from . import _handles, _lib
 from ._errors import IgemmError
@@ -25,7 +25,13 @@ class RunInfo:
     measurement; docs/EMULATOR.md) and instructions the emulated wave
     instructions (time_ms is None there: nothing is measured); on HIP
     time_ms is the event-timed duration of the launches when the call asked
-    for timing (conv_bwd_data(..., timing=True)), else None.
+    for timing (conv_bwd_data(..., timing=True)), else None. On the
+    emulator modeled_us is the timing model's time of the launches on the
+    target's reference product (docs/TIMING.md; a model, not a measurement)
+    and memory its memory view (igemm_memory_view's fields: line and useful
+    bytes of loads and stores, L1 and L2 lookups and hits, HBM bytes, LDS
+    cycles and their conflict-free count); both None on HIP, and when the
+    model could not time a launch.
     """
     solution: str
     source: str
@@ -36,6 +42,8 @@ class RunInfo:
     time_ms: Optional[float]
     modeled_cycles: Optional[int]
     instructions: Optional[int]
+    modeled_us: Optional[float] = None
+    memory: Optional[Dict[str, int]] = None
 
 
 @dataclass(frozen=True)
@@ -181,10 +189,12 @@ def applicable(dy, w, input_size, stride=1, padding=0, dilation=1, groups=1, arc
 
 def _run_info(h, ri, timed):
     emu = h.backend == "emu"
+    modeled = emu and ri.modeled_us > 0
     return RunInfo(solution=ri.solution.decode(), source=ri.source.decode(), launches=ri.launches,
                    kernels=tuple(k for k in ri.kernels.decode().split(",") if k), backend=h.backend, arch=h.arch,
                    time_ms=None if emu or not timed else ri.ms, modeled_cycles=ri.cycles if emu else None,
-                   instructions=ri.insts if emu else None)
+                   instructions=ri.insts if emu else None, modeled_us=ri.modeled_us if modeled else None,
+                   memory={f: getattr(ri.memory, f) for f, _ in ri.memory._fields_} if modeled else None)
 
 
 def _staged(h, bdx, bdy, bw, call):

@@ -35,6 +35,16 @@ class EdgeShapes(unittest.TestCase):
                 self.assertGreaterEqual(info.launches, 1)
                 self.assertGreater(info.modeled_cycles, 0)
                 self.assertIsNone(info.time_ms)
+                # the timing model's time and memory view (extrapolated from the
+                # sampled workgroups, so no exact byte count here: test_timing's
+                # test_cli_memory_view has one): some stores, the counts ordered
+                self.assertGreater(info.modeled_us, 0)
+                m = info.memory
+                self.assertGreater(m["useful_stored"], 0)
+                self.assertGreaterEqual(m["line_stored"], m["useful_stored"])
+                self.assertLessEqual(m["l1_hits"], m["l1_lookups"])
+                self.assertLessEqual(m["l2_hits"], m["l2_reads"])
+                self.assertGreaterEqual(m["lds_cycles"], m["lds_ideal"])
 
     def test_the_library_has_every_target(self):
         """The tests below run per igemm.targets: it must be the Makefile's list of
