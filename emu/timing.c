@@ -488,27 +488,35 @@ static double hbm_lines(const tm_machine *m, const tm_demand *d)
     return d->cap + d->cold * m->cold_hbm + d->stored * m->store_hbm;
 }
 
-/* How many times the launch's average workgroup sampled CU s's workgroups
- * ask of the L2 (*l2) and of HBM (*hbm), at least 1. The L2 channels and
- * the memory controllers serve whichever CU has requests queued, so a CU
- * that asks more than its workgroups' share gets that much more of their
- * bandwidth (the CU that first touches the lines all the CUs share, a
- * filter every workgroup reads, brings them in for all of them); one that
- * asks less keeps its workgroups' share: its requests are not served more
- * slowly for being fewer (docs/TIMING.md "Bandwidth shares"). */
-static void demand_factors(const emu_timing *tm, const tm_cache_sum *cs, const tm_machine *m,
-                           const uint64_t *count, int s, double *l2, double *hbm)
+/* The sample's demand per workgroup it stands for: its weighted totals
+ * (the cache pass's, each traced workgroup by its weight) over the weights */
+static tm_demand sample_mean(const emu_timing *tm, const tm_cache_sum *cs, const uint64_t *count)
 {
-    double wsum = 0, req = 0, h = 0;
-    for (int i = 0; i < tm->ns; i++) {
+    double wsum = 0;
+    for (int i = 0; i < tm->ns; i++)
         for (uint64_t k = 0; k < count[i]; k++)
             wsum += tm->weight[(size_t)i * (size_t)tm->slots + k];
-        req += cs->cu_weighted[i].req;
-        h += hbm_lines(m, &cs->cu_weighted[i]);
-    }
-    double n = count[s] ? (double)count[s] : 1, own_req = cs->cu[s].req / n, own_h = hbm_lines(m, &cs->cu[s]) / n;
-    *l2 = req > 0 && own_req * wsum > req ? own_req * wsum / req : 1;
-    *hbm = h > 0 && own_h * wsum > h ? own_h * wsum / h : 1;
+    if (wsum <= 0)
+        return (tm_demand){0};
+    return (tm_demand){cs->l2_requests / wsum, cs->capacity / wsum, cs->cold / wsum, cs->lines_stored / wsum};
+}
+
+/* How many times the launch's average workgroup (mean) the n traced
+ * workgroups of a sampled CU (their demand own) ask of the L2 (*l2) and of
+ * HBM (*hbm), at least 1. The L2 channels and the memory controllers serve
+ * whichever CU has requests queued, so a CU that asks more than its
+ * workgroups' share gets that much more of their bandwidth (the CU that
+ * first touches the lines all the CUs share, a filter every workgroup
+ * reads, brings them in for all of them); one that asks less keeps its
+ * workgroups' share: its requests are not served more slowly for being
+ * fewer (docs/TIMING.md "Bandwidth shares"). */
+static void demand_factors(const tm_machine *m, const tm_demand *mean, const tm_demand *own, uint64_t n,
+                           double *l2, double *hbm)
+{
+    double per = n ? 1.0 / (double)n : 1, req = own->req * per, h = hbm_lines(m, own) * per;
+    double mean_h = hbm_lines(m, mean);
+    *l2 = mean->req > 0 && req > mean->req ? req / mean->req : 1;
+    *hbm = mean_h > 0 && h > mean_h ? h / mean_h : 1;
 }
 
 void emu_timing_end(emu_timing *tm, emu_stats *st)
@@ -551,6 +559,7 @@ void emu_timing_end(emu_timing *tm, emu_stats *st)
     emu_stats ms = {0};
     launch_traffic(tm, &cs, (double)tm->nwg / sampled, &m, &l2_bytes, &hbm_bytes, &ms);
     double end = 0, busy[EL_LATENCY] = {0};
+    tm_demand mean = sample_mean(tm, &cs, count);
     for (int s = 0; s < tm->ns; s++) {
         double e, b[EL_LATENCY];
         /* the device's L2 and HBM bandwidth shared by workgroups, not by
@@ -558,7 +567,7 @@ void emu_timing_end(emu_timing *tm, emu_stats *st)
            idle CUs leave (docs/TIMING.md "Bandwidth shares") */
         tm_machine mc = m;
         double share = (double)cu_count(tm, tm->cu[s]) / (double)tm->nwg, dl2, dhbm;
-        demand_factors(tm, &cs, &m, count, s, &dl2, &dhbm);
+        demand_factors(&m, &mean, &cs.cu[s], count[s], &dl2, &dhbm);
         mc.l2_rate = (double)f->l2_bytes_per_clk * share * dl2;
         mc.hbm_rate = hbm_clk * share * dhbm;
         if (time_cu(tm, &mc, s, count[s], run[s], rep[s], nruns[s], &e, b)) {

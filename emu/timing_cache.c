@@ -268,9 +268,8 @@ static void vmem(pass *p, int s, const emu_inst *ins, uint32_t *e)
     o->l2_requests += (atomic ? 2.0 * req : req) * wt;
     o->cold += cold * wt;
     o->capacity += cap * wt;
-    tm_demand dm = {(atomic ? 2.0 : 1.0) * req, cap, cold, load ? 0 : n}, *own = &o->cu[s], *ww = &o->cu_weighted[s];
-    own->req += dm.req, own->cap += dm.cap, own->cold += dm.cold, own->stored += dm.stored;
-    ww->req += dm.req * wt, ww->cap += dm.cap * wt, ww->cold += dm.cold * wt, ww->stored += dm.stored * wt;
+    tm_demand *own = &o->cu[s]; /* the sample's weighted totals are the ones above */
+    own->req += atomic ? 2.0 * req : req, own->cap += cap, own->cold += cold, own->stored += load ? 0 : n;
     e[1] = TM_OUT(req, cap, cold);
 }
 

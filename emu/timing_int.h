@@ -93,8 +93,9 @@ typedef struct {
     double cold, capacity;               /* L2 read misses */
     double wb_lines;                     /* dirty lines written back */
     double lds_cycles, lds_ideal;        /* LDS pipe cycles, and without bank conflicts */
-    tm_demand cu[TM_SAMPLE_CUS];         /* per sampled CU, its traced workgroups' (unweighted) */
-    tm_demand cu_weighted[TM_SAMPLE_CUS]; /* the same, each workgroup by its weight */
+    tm_demand cu[TM_SAMPLE_CUS];         /* per sampled CU, its traced workgroups' (unweighted; the
+                                            weighted sums over all of them: l2_requests, capacity,
+                                            cold, lines_stored) */
     int nregions;
     tm_region region[TM_MAX_REGIONS];    /* buffers the sample touched */
 } tm_cache_sum;
