@@ -115,7 +115,7 @@ enum { PH_WOFF, PH_STEPS, PH_YDOT, PH_XDOT, PH_HI_OFF, PH_WI_OFF, PH_SPLIT, PH_G
  * not empty (the non-finite guard checks), and the problem allows flushed
  * subnormals (fp16_mode flush: gfx90a's 16-bit MFMA kernels skip their
  * per-step small-value test). */
-enum { PH_GUARD_BAND = 1 << 0, PH_GUARD_FLUSH = 1 << 1 }; /* bits 0 and 1: the kernels test them so */
+enum { PH_GUARD_BAND = 1 << 0, PH_GUARD_FLUSH = 1 << 1 };
 _Static_assert(PH_WORDS == 8, "a phase row is one s_load_dwordx8, 32 bytes (gen/bwd_data_v4r1/setup.c)");
 
 #define IGEMM_V4R1_ARGS(X)                                                     \

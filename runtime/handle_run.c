@@ -20,7 +20,6 @@ static bk_kernel *kernel_lookup(igemm_handle *h, const char *name)
     return k;
 }
 
-/* Append name to the comma-separated list unless it is there already. */
 /* a launch's memory view added to the run's */
 static void memory_add(igemm_memory_view *m, const igemm_memory_view *l)
 {
@@ -31,6 +30,7 @@ static void memory_add(igemm_memory_view *m, const igemm_memory_view *l)
     m->lds_cycles += l->lds_cycles, m->lds_ideal += l->lds_ideal;
 }
 
+/* Append name to the comma-separated list unless it is there already. */
 static void add_kernel_name(char *list, size_t len, const char *name)
 {
     size_t n = strlen(name);

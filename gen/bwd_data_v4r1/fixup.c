@@ -343,7 +343,7 @@ void v4r1_nonfinite(v4r1_kw *w)
     }
     label l_end = e_label_new(e, "nonfinite_done");
     if (!w->st) { /* the dynamic kernel: no border band, no check */
-        e_sopc(e, "s_bitcmp0_b32", sv_op(w->a_guard), imm(0)); /* PH_GUARD_BAND */
+        e_sopc(e, "s_bitcmp0_b32", sv_op(w->a_guard), imm(log2u(PH_GUARD_BAND)));
         e_branch(e, "s_cbranch_scc1", l_end);
     }
     check(w);

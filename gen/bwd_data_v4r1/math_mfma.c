@@ -269,7 +269,7 @@ static void mfma_slice(v4r1_kw *w)
         return;
     }
     label l_plain = e_label_new(e, "ftz_flush"), l_end = e_label_new(e, "ftz_slice_end");
-    e_sopc(e, "s_bitcmp1_b32", sv_op(w->a_guard), imm(1)); /* PH_GUARD_FLUSH */
+    e_sopc(e, "s_bitcmp1_b32", sv_op(w->a_guard), imm(log2u(PH_GUARD_FLUSH)));
     e_branch(e, "s_cbranch_scc1", l_plain);
     slice_steps(w, true);
     e_branch(e, "s_branch", l_end);
