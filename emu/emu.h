@@ -50,6 +50,11 @@ typedef struct {
        and hazards go unseen and the functional stats count the run ones. A
        launch the model cannot time runs whole. emu_set_timing_only. */
     bool timing_only;
+    /* With the timing model on: append to this file the issue timeline of
+       sampled CU 0 of every timed launch, one line per instruction its waves
+       issue (docs/TIMING.md "Timeline"); NULL: none. The model's view of
+       where a kernel's cycles go (a model, not a measurement). */
+    const char *timeline;
 } emu_options;
 
 /* The default per-wave instruction budget: some 100 times what a wave of

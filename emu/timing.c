@@ -412,6 +412,21 @@ static int time_cu(const emu_timing *tm, const tm_machine *m, int s, uint64_t si
 
 const target *emu_timing_target(const emu_timing *tm) { return tm->d->t; }
 
+/* The timeline file (emu_options.timeline) opened for appending, its
+ * launch header written; NULL when there is none or it cannot be opened
+ * (the timeline is a diagnostic: the launch is timed either way). */
+static FILE *timeline_open(const emu_timing *tm, uint64_t nwg)
+{
+    const char *path = tm->d->opt.timeline;
+    FILE *f = path && *path ? fopen(path, "a") : NULL;
+    if (f)
+        fprintf(f,
+                "# kernel %s on %s, sampled CU 0: %llu workgroups of %d waves in dispatch order; "
+                "cycle workgroup wave simd pc instruction\n",
+                emu_kernel_get_info(tm->k)->name, tm->d->t->name, (unsigned long long)nwg, tm->nwaves);
+    return f;
+}
+
 /* The launch's memory traffic from the cache pass's sample (timing_cache.c):
  * sets m's HBM factors; *l2_bytes, *hbm_bytes: the whole launch's. */
 static void launch_traffic(const emu_timing *tm, const tm_cache_sum *cs, double scale, tm_machine *m,
@@ -570,7 +585,12 @@ void emu_timing_end(emu_timing *tm, emu_stats *st)
         demand_factors(&m, &mean, &cs.cu[s], count[s], &dl2, &dhbm);
         mc.l2_rate = (double)f->l2_bytes_per_clk * share * dl2;
         mc.hbm_rate = hbm_clk * share * dhbm;
-        if (time_cu(tm, &mc, s, count[s], run[s], rep[s], nruns[s], &e, b)) {
+        if (s == 0)
+            mc.timeline = timeline_open(tm, count[s]);
+        int failed = time_cu(tm, &mc, s, count[s], run[s], rep[s], nruns[s], &e, b);
+        if (mc.timeline)
+            fclose(mc.timeline);
+        if (failed) {
             st->model_failed++;
             return;
         }

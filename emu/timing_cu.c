@@ -38,7 +38,7 @@ enum { U_VALU, U_MFMA, U_SALU, U_VMEM, U_LDS, U_BRANCH, U_INTERNAL };
 typedef struct {
     emu_trace *tr;
     uint32_t i;
-    int simd, wg;
+    int simd, wg, wid;       /* its SIMD, its workgroup's slot, its index in the workgroup */
     bool live, barrier;
     bool used;               /* held by a workgroup that has not finished */
     double next;             /* earliest issue (one per turn, s_nop) */
@@ -254,6 +254,12 @@ static void issue(cu_state *c, twave *w, const emu_inst *in, int u, double t, tm
 {
     const timing_facts *f = &c->m->t->tm;
     twg *g = &c->g[w->wg];
+    if (c->m->timeline) {
+        char text[160];
+        emu_disasm(in, text, sizeof text);
+        fprintf(c->m->timeline, "%.0f %d %d %d 0x%llx %s\n", t, g->index, w->wid, w->simd,
+                (unsigned long long)in->pc, text);
+    }
     const uint32_t *words = &w->tr->e[++w->i]; /* a memory instruction's words (timing.h) */
     if (emu_trace_is_mem(in))
         w->i += in->fmt == F_DS ? 1 : 2 + 2 * (words[0] & 0xffff);
@@ -373,6 +379,7 @@ static void dispatch(cu_state *c, emu_trace *const *traces, int nwg, int *next, 
             w->tr = traces[(size_t)*next * (size_t)nwaves + (size_t)i];
             w->simd = place[i];
             w->wg = gi;
+            w->wid = i;
             w->live = w->tr->n > 0;
             w->used = true;
             w->next = w->earliest = t;

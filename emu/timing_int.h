@@ -3,6 +3,8 @@
 #ifndef IGEMM_EMU_TIMING_INT_H
 #define IGEMM_EMU_TIMING_INT_H
 
+#include <stdio.h>
+
 #include "../arch/occupancy.h"
 #include "timing.h"
 
@@ -24,6 +26,7 @@ typedef struct {
     double hbm_rate;     /* this CU's share of HBM bandwidth, bytes per clock */
     double cold_hbm;     /* share of the sample's cold L2 misses that go to HBM (timing.c) */
     double store_hbm;    /* HBM write-back lines per stored line */
+    FILE *timeline;      /* the issue timeline's file (emu_options.timeline), or NULL */
 } tm_machine;
 
 /* What one CU took. */

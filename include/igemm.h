@@ -265,9 +265,15 @@ typedef struct {
  *       call prints the igemm command line of its problem on stderr:
  *       "igemm(emu): Command [igemm_conv_bwd_data] igemm conv -n ... -F 2 --arch gfx906"
  *   IGEMM_USER_DB_PATH=DIR  the perf-db file DIR/igemm.udb when
- *       igemm_options.perfdb is NULL (created by the first igemm_find). */
+ *       igemm_options.perfdb is NULL (created by the first igemm_find).
+ *   IGEMM_EMU_TIMELINE=FILE  the emulator backend with its timing model on
+ *       appends to FILE the model's issue timeline of sampled CU 0 of every
+ *       timed launch: a "# kernel ..." line, then one line per instruction
+ *       its waves issue, "cycle workgroup wave simd pc instruction"
+ *       (docs/TIMING.md "Timeline"; a model, not a measurement). */
 #define IGEMM_ENV_LOGGING_CMD "IGEMM_ENABLE_LOGGING_CMD"
 #define IGEMM_ENV_USER_DB_PATH "IGEMM_USER_DB_PATH"
+#define IGEMM_ENV_EMU_TIMELINE "IGEMM_EMU_TIMELINE"
 #define IGEMM_USER_DB_FILE "igemm.udb"
 
 /* The words the library's messages use for the caller's knobs: each

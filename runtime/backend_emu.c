@@ -11,6 +11,7 @@
 typedef struct {
     backend b;
     emu_device *dev;
+    char *timeline; /* IGEMM_EMU_TIMELINE's path (the device keeps a pointer to it) */
 } emu_backend;
 
 struct bk_module {
@@ -22,6 +23,7 @@ static emu_backend *E(backend *b) { return (emu_backend *)b; }
 static void destroy(backend *b)
 {
     emu_destroy(E(b)->dev);
+    free(E(b)->timeline);
     free(b);
 }
 
@@ -185,8 +187,13 @@ backend *backend_emu_create(const target *t, int threads, uint64_t max_wave_inst
     emu_backend *e = calloc(1, sizeof *e);
     /* find and -t use the modeled time */
     emu_options o = {.threads = threads, .max_wave_insts = max_wave_insts, .timing = timing};
-    if (!e || !(e->dev = emu_create(t, &o))) {
+    const char *tl = getenv(IGEMM_ENV_EMU_TIMELINE);
+    if (e && timing && tl && *tl)
+        o.timeline = e->timeline = strdup(tl);
+    if (!e || (o.timeline == NULL && timing && tl && *tl) || !(e->dev = emu_create(t, &o))) {
         why_printf(why, len, "cannot create the %s emulator (out of memory or threads)", t ? t->name : "(null)");
+        if (e)
+            free(e->timeline);
         free(e);
         return NULL;
     }

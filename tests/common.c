@@ -188,7 +188,7 @@ int tc_launch_image(const tc_snippet *s, const void *image, size_t size, unsigne
         return -1;
     }
     emu_options o = {.threads = s->host_threads ? s->host_threads : 1, .hazards = s->hazards, .timing = s->timing,
-                     .num_cu = s->num_cu, .timing_only = s->timing_only};
+                     .num_cu = s->num_cu, .timing_only = s->timing_only, .timeline = s->timeline};
     if (tc_load_image_opts(&l, s->arch, &o, image, size, err, errlen))
         return -1;
     uint64_t args[16] = {0};

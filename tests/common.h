@@ -68,6 +68,7 @@ typedef struct {
     bool timing;          /* run with the timing model on (emu_options.timing) */
     int num_cu;           /* the timing model's CU count (0: the target's) */
     bool timing_only;     /* run only the traced workgroups (emu_options.timing_only) */
+    const char *timeline; /* emu_options.timeline: the model's issue timeline file, or NULL */
 } tc_snippet;
 
 /* The usual start of a body with two pointers: s[4:5] = p0, s[6:7] = p1,

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -989,6 +990,124 @@ static void test_cli_memory_view(void **state)
     tc_result_free(&r);
 }
 
+/* A fresh, empty temporary file's path (the caller unlinks it). */
+static void temp_path(char *path)
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+}
+
+/* The timeline's lines after its "# kernel" header (which must come first
+ * and once), parsed: cycle, workgroup, wave, pc, the instruction's text. */
+typedef struct {
+    double cycle;
+    int wg, wave;
+    unsigned long long pc;
+    char text[128];
+} tl_line;
+
+static int read_timeline(const char *path, const char *header, tl_line *out, int max)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[512];
+    int n = 0, headers = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#') {
+            headers++;
+            tc_expect_contains(line, header);
+            continue;
+        }
+        assert_true(headers == 1 && n < max);
+        int simd, used = 0;
+        tl_line *l = &out[n++];
+        assert_int_equal(sscanf(line, "%lf %d %d %d %llx %n", &l->cycle, &l->wg, &l->wave, &simd, &l->pc, &used), 5);
+        assert_true(used > 0 && simd >= 0 && simd < 4);
+        snprintf(l->text, sizeof l->text, "%s", line + used);
+        l->text[strcspn(l->text, "\n")] = 0;
+    }
+    fclose(f);
+    assert_int_equal(headers, 1);
+    return n;
+}
+
+/* emu_options.timeline (`igemm conv|emu-run --timeline`, IGEMM_EMU_TIMELINE):
+ * one straight-line wave's timeline is its instructions in program order,
+ * each once, with its PC rising and its issue cycle never falling, the
+ * last (s_endpgm) within the launch's modeled cycles; a dependent chain
+ * of VALU ops issues no faster than the op's cycles apart (4 for wave64
+ * on 16 lanes, timing_facts and docs/TIMING.md). Independent of the model's
+ * figures: the body below is the expectation. */
+static void timeline(const char *arch)
+{
+    static const char *const body[] = {
+        "v_mov_b32 v1, 1.0", "v_mov_b32 v2, 2.0", "v_add_f32 v1, v1, v2", "v_add_f32 v1, v1, v2",
+        "v_add_f32 v1, v1, v2", "s_mov_b32 s10, 7", "s_add_u32 s10, s10, 1", "v_mul_f32 v3, v1, v1",
+    };
+    const int nb = sizeof body / sizeof body[0];
+    tc_sbuf b = {0};
+    for (int i = 0; i < nb; i++)
+        tc_put(&b, "    %s\n", body[i]);
+    char path[] = "/tmp/igemm-timeline-XXXXXX";
+    temp_path(path);
+    tc_snippet sn = {.arch = arch, .body = b.s, .vgprs = 8, .timeline = path};
+    emu_stats st = run_timed(&sn, 1, 64, NULL, NULL);
+    free(b.s);
+    char header[128];
+    snprintf(header, sizeof header, "# kernel snippet on %s, sampled CU 0: 1 workgroups of 1 waves", arch);
+    tl_line l[16];
+    int n = read_timeline(path, header, l, 16);
+    unlink(path);
+    assert_int_equal(n, nb + 1); /* the body and the wrapper's s_endpgm */
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(l[i].wg, 0);
+        assert_int_equal(l[i].wave, 0);
+        if (i) {
+            assert_true(l[i].pc > l[i - 1].pc);
+            assert_true(l[i].cycle >= l[i - 1].cycle);
+        }
+        if (strncmp(l[i].text, i < nb ? body[i] : "s_endpgm", strcspn(i < nb ? body[i] : "s_endpgm", " ")))
+            fail_msg("%s: timeline line %d is '%s', the program has '%s'", arch, i, l[i].text,
+                     i < nb ? body[i] : "s_endpgm");
+    }
+    for (int i = 3; i <= 4; i++) /* each v_add_f32 reads the one before */
+        assert_true(l[i].cycle - l[i - 1].cycle >= 4);
+    assert_true(l[n - 1].cycle <= (double)st.model_cycles);
+}
+
+static void test_timeline(void **state)
+{
+    (void)state;
+    each_target(timeline);
+    /* through the CLI: a launch's section names its kernel and target */
+    char path[] = "/tmp/igemm-timeline-XXXXXX";
+    temp_path(path);
+    const char *args[] = {"conv", "-n", "1", "-c", "16", "-H", "8", "-W", "8", "-k", "16", "-y", "1", "-x", "1",
+                          "-F", "2", "--arch", "gfx908", "--solution", "igemm_bwd_v4r1_mfma_fp32_nchw_32x32x8_t64_wt32x32x2",
+                          "-t", "1", "--timeline", path, NULL};
+    tc_result r;
+    tc_run_igemm(&r, args);
+    assert_int_equal(r.status, 0);
+    tc_result_free(&r);
+    static tl_line l[20000];
+    int n = read_timeline(path, "# kernel igemm_bwd_v4r1_mfma_fp32_nchw_32x32x8_t64_wt32x32x2 on gfx908, sampled CU 0: ",
+                          l, 20000);
+    unlink(path);
+    assert_true(n > 100);
+    int mfma = 0;
+    for (int i = 0; i < n; i++)
+        mfma += !strncmp(l[i].text, "v_mfma_", 7);
+    assert_true(mfma > 0);
+    const char *bad[] = {"conv", "-n", "1", "-c", "16", "-H", "8", "-W", "8", "-k", "16", "-y", "1", "-x", "1",
+                         "-F", "2", "--timeline", "/nonexistent-dir/timeline.txt", NULL};
+    tc_run_igemm(&r, bad);
+    assert_int_equal(r.status, 2);
+    assert_true(tc_one_line(r.err));
+    tc_expect_contains(r.err, "/nonexistent-dir/timeline.txt");
+    tc_result_free(&r);
+}
+
 static int open_table(void **state)
 {
     (void)state;
@@ -1021,7 +1140,7 @@ int main(void)
         cmocka_unit_test(test_lds_conflicts), cmocka_unit_test(test_launches), cmocka_unit_test(test_mixed_workgroups),
         cmocka_unit_test(test_l2_shared),   cmocka_unit_test(test_timing_only),
         cmocka_unit_test(test_roofline),    cmocka_unit_test(test_cli_reports_modeled_time),
-        cmocka_unit_test(test_cli_memory_view),
+        cmocka_unit_test(test_cli_memory_view), cmocka_unit_test(test_timeline),
     };
     return cmocka_run_group_tests(tests, open_table, close_table);
 }

@@ -25,7 +25,9 @@
  *                --device N, --json, --max-wave-insts N (emulator: per-wave instruction budget),
  *                --progress (find mode: each configuration on stderr with the time left; on by
  *                default when stderr is a terminal), --stats (emulator: the timing model's
- *                memory view of the run; --json always carries it as modeled_memory)
+ *                memory view of the run; --json always carries it as modeled_memory),
+ *                --timeline FILE (emulator: the timing model's issue timeline of sampled
+ *                CU 0 of each launch, through IGEMM_EMU_TIMELINE)
  */
 #include <limits.h>
 #include <math.h>
@@ -50,7 +52,7 @@
 typedef struct {
     int verify, time, iters, warmup, wall, json, batch, threads, find, device, progress, stats;
     unsigned long long seed, max_wave_insts;
-    const char *arch, *backend, *solution, *input, *codeobj_dir, *perfdb;
+    const char *arch, *backend, *solution, *input, *codeobj_dir, *perfdb, *timeline;
     const miopen_solver *miopen; /* -S: a MIOpen solver, resolved per problem */
 } conv_opts;
 
@@ -62,7 +64,7 @@ static void conv_help(void)
            "                  [-V 1] [-t 1 [-w 1]] [-i ITERS] [--warmup N] [-s 1 [--perfdb FILE]]\n"
            "                  [--arch TARGET] [--backend auto|emu|hip] [--device N]\n"
            "                  [--solution NAME|N|list] [--seed N] [--threads N] [--codeobj-dir DIR] [--json]\n"
-           "                  [--max-wave-insts N] [--progress] [--stats]\n"
+           "                  [--max-wave-insts N] [--progress] [--stats] [--timeline FILE]\n"
            "       igemm conv --input SHAPES.txt [--batch N] [same options]\n"
            "       igemm convfp16 ... / igemm convbfp16 ...  [--fp16_mode accurate|flush|alt]\n"
            "       igemm [./bin/]MIOpenDriver conv ...  (a pasted MIOpenDriver command line)\n"
@@ -77,6 +79,9 @@ static void conv_help(void)
            "loads and stores, L1 and L2 hit rates, HBM bytes against dx, dy and w once, LDS cycles\n"
            "against their conflict-free count (--json: modeled_memory; per launch and buffer:\n"
            "igemm emu-run --stats).\n"
+           "--timeline FILE (emulator) writes the timing model's issue timeline of sampled CU 0 of\n"
+           "each launch to FILE: one line per instruction its waves issue (cycle, workgroup, wave,\n"
+           "SIMD, PC, instruction; docs/TIMING.md \"Timeline\"), to see where a kernel's cycles go.\n"
            "-s 1 runs every applicable configuration (the naive kernel only where the heuristic\n"
            "gives it a chance), reports each one's cost (HIP: ms; emulator: modeled cycles), keeps\n"
            "the best in the --perfdb file and runs it. --solution list (or 'igemm solutions')\n"
@@ -108,7 +113,7 @@ static int parse_long_opt(conv_opts *o, const char *a, const char *v)
     } str[] = {
         {"--arch", offsetof(conv_opts, arch)},         {"--backend", offsetof(conv_opts, backend)},
         {"--input", offsetof(conv_opts, input)},       {"--codeobj-dir", offsetof(conv_opts, codeobj_dir)},
-        {"--perfdb", offsetof(conv_opts, perfdb)},
+        {"--perfdb", offsetof(conv_opts, perfdb)},     {"--timeline", offsetof(conv_opts, timeline)},
     };
     for (size_t i = 0; i < sizeof str / sizeof str[0]; i++)
         if (!strcmp(a, str[i].name)) {
@@ -714,6 +719,15 @@ int cmd_conv(int argc, char **argv)
         return usage_error("-s 1 (find) and --solution exclude each other");
     }
 
+    if (o.timeline) { /* a fresh file (the model appends a section per launch), named to the library */
+        FILE *f = fopen(o.timeline, "w");
+        if (!f) {
+            free(probs);
+            return usage_error("cannot write the timeline file '%s'", o.timeline);
+        }
+        fclose(f);
+        setenv(IGEMM_ENV_EMU_TIMELINE, o.timeline, 1);
+    }
     igemm_options opt = IGEMM_OPTIONS_INIT;
     opt.arch = o.arch;
     opt.codeobj_dir = o.codeobj_dir;

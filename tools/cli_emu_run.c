@@ -4,11 +4,13 @@
  *   igemm emu-run --co FILE.hsaco --kernel NAME --grid GX,GY,GZ --block BX,BY,BZ
  *                 [--arg NAME=INT | NAME=FLOATf | NAME=@input.bin | NAME=zeros:BYTES] ...
  *                 [--dump NAME=output.bin] ... [--stats] [--threads N] [--hazards error|warn]
- *                 [--max-wave-insts N] [--cus N] [--clock-mhz N]
+ *                 [--max-wave-insts N] [--cus N] [--clock-mhz N] [--timeline FILE]
  *
  * --stats also runs the timing model (docs/TIMING.md) and prints the
  * kernel's modeled time; --cus and --clock-mhz replace the target's
- * reference product (MI210: --cus 104, MI300A: --cus 228).
+ * reference product (MI210: --cus 104, MI300A: --cus 228); --timeline
+ * (which turns the model on too) writes its issue timeline of sampled CU 0
+ * to FILE (emu_options.timeline).
  *
  * Grid counts workgroups. A buffer argument gets a fresh allocation filled
  * from the file or with zeros; --dump writes it back after the run. By-value
@@ -90,7 +92,7 @@ static void emu_run_help(void)
     puts("usage: igemm emu-run --co FILE.hsaco --kernel NAME --grid GX,GY,GZ --block BX,BY,BZ\n"
          "                     [--arg NAME=INT|NAME=FLOATf|NAME=@FILE|NAME=zeros:BYTES]...\n"
          "                     [--dump NAME=FILE]... [--stats] [--threads N] [--hazards error|warn]\n"
-         "                     [--max-wave-insts N] [--cus N] [--clock-mhz N]\n"
+         "                     [--max-wave-insts N] [--cus N] [--clock-mhz N] [--timeline FILE]\n"
          "Runs one kernel of any gfx906/gfx908/gfx90a/gfx940/gfx941/gfx942 code object on the emulator.\n"
          "--hazards warn: hazard shortfalls are reported per rule at the end, the run goes on\n"
          "(default error: the first stops the run).\n"
@@ -100,6 +102,9 @@ static void emu_run_help(void)
          "(docs/TIMING.md; a model, not a measurement) on the target's reference product, or on\n"
          "--cus N compute units at --clock-mhz N, and its memory view: line bytes per useful byte\n"
          "(loads, stores, per buffer), L1 and L2 hit rates, HBM bytes, LDS bank-conflict cycles.\n"
+         "--timeline FILE writes the timing model's issue timeline of sampled CU 0 to FILE: one line\n"
+         "per instruction its waves issue (cycle, workgroup, wave, SIMD, PC, instruction;\n"
+         "docs/TIMING.md \"Timeline\"); it runs the model as --stats does.\n"
          "--arg: a buffer takes zeros:BYTES or @FILE (its contents); a by-value argument an integer,\n"
          "FLOATf (4 bytes) or @FILE of exactly its size (a struct: `igemm plan` prints our kernels').\n"
          "Exit status: 0 clean run, 1 fault or strictness report, 2 bad usage.");
@@ -190,7 +195,7 @@ static void print_hazard_findings(const emu_stats *st, const char *arch, const c
 
 /* The command line of emu-run, as parsed. */
 typedef struct {
-    const char *co, *kname;
+    const char *co, *kname, *timeline;
     unsigned grid[3], block[3];
     bool have_grid, have_block, stats;
     int threads, cus, mhz;
@@ -267,6 +272,12 @@ static int parse_value_flag(run_opts *o, const char *a, char *v)
         if (parse_num(a, v, 1, a[2] == 'c' && a[3] == 'u' ? 4096 : 10000, &x))
             return 2;
         *(a[3] == 'u' ? &o->cus : &o->mhz) = (int)x;
+    } else if (!strcmp(a, "--timeline")) {
+        FILE *f = fopen(v, "w"); /* a fresh file: the model appends a section per launch */
+        if (!f)
+            return usage_error("cannot write the timeline file '%s'", v);
+        fclose(f);
+        o->timeline = v;
     } else if (!strcmp(a, "--arg") || !strcmp(a, "--dump"))
         return add_named(o, a, v);
     else
@@ -347,7 +358,8 @@ static int load_kernel(const run_opts *o, run_state *s)
         return usage_error("'%s' is not a code object for %s", o->co, target_names());
     }
     emu_options eo = {.threads = o->threads, .hazards = o->hazards, .max_wave_insts = o->max_insts,
-                      .timing = o->stats, .num_cu = o->cus, .clock_ghz = o->mhz / 1e3};
+                      .timing = o->stats || o->timeline, .num_cu = o->cus, .clock_ghz = o->mhz / 1e3,
+                      .timeline = o->timeline};
     s->d = emu_create(s->t, &eo);
     char err[1024];
     int bad = !s->d || emu_load(s->d, image, size, &s->m, err, sizeof err);

@@ -123,7 +123,7 @@ static void run(char **argv, tally *t, const char *what)
 static const char *const flags[] = {"-n", "-c", "-H", "-W", "-k", "-y", "-x", "-p", "-q", "-u", "-v", "-l", "-j",
                                     "-g", "-F", "-V", "-i", "-w", "-s", "-t", "--warmup", "-S", "-m", "--batch", "--seed", "--threads",
                                     "--max-wave-insts", "--device", "--arch", "--backend", "--solution",
-                                    "--input", "--perfdb", "--codeobj-dir", "--json", "-Z", "--bogus"};
+                                    "--input", "--perfdb", "--codeobj-dir", "--json", "--timeline", "-Z", "--bogus"};
 static const char *const values[] = {"0", "-1", "1", "2", "3", "5", "-2147483648", "2147483647", "16777215",
                                      "16777216", "4294967296", "99999999999999999999", "abc", "", "1e3", "0x10",
                                      " 5", "5 ", "gfx\n906", "\x01\x7f", "-", "/dev/zero", "/", "/nonexistent",
