@@ -187,10 +187,9 @@ backend *backend_emu_create(const target *t, int threads, uint64_t max_wave_inst
     emu_backend *e = calloc(1, sizeof *e);
     /* find and -t use the modeled time */
     emu_options o = {.threads = threads, .max_wave_insts = max_wave_insts, .timing = timing};
-    const char *tl = getenv(IGEMM_ENV_EMU_TIMELINE);
-    if (e && timing && tl && *tl)
-        o.timeline = e->timeline = strdup(tl);
-    if (!e || (o.timeline == NULL && timing && tl && *tl) || !(e->dev = emu_create(t, &o))) {
+    const char *tl = timing ? getenv(IGEMM_ENV_EMU_TIMELINE) : NULL; /* the model writes it */
+    bool ok = e && (!tl || !*tl || (o.timeline = e->timeline = strdup(tl)));
+    if (!ok || !(e->dev = emu_create(t, &o))) {
         why_printf(why, len, "cannot create the %s emulator (out of memory or threads)", t ? t->name : "(null)");
         if (e)
             free(e->timeline);

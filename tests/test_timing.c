@@ -1067,9 +1067,9 @@ static void timeline(const char *arch)
             assert_true(l[i].pc > l[i - 1].pc);
             assert_true(l[i].cycle >= l[i - 1].cycle);
         }
-        if (strncmp(l[i].text, i < nb ? body[i] : "s_endpgm", strcspn(i < nb ? body[i] : "s_endpgm", " ")))
-            fail_msg("%s: timeline line %d is '%s', the program has '%s'", arch, i, l[i].text,
-                     i < nb ? body[i] : "s_endpgm");
+        const char *want = i < nb ? body[i] : "s_endpgm"; /* its mnemonic (the disassembler spells operands) */
+        if (strncmp(l[i].text, want, strcspn(want, " ")))
+            fail_msg("%s: timeline line %d is '%s', the program has '%s'", arch, i, l[i].text, want);
     }
     for (int i = 3; i <= 4; i++) /* each v_add_f32 reads the one before */
         assert_true(l[i].cycle - l[i - 1].cycle >= 4);

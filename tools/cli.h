@@ -34,6 +34,11 @@ void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * start with "igemm: "), one line as cli_error's. */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* --timeline FILE (conv, emu-run): FILE made empty, the timing model then
+ * appends a section per launch to it; returns 0, else the usage error's 2
+ * naming it. */
+int cli_timeline_file(const char *path);
+
 /* The decimal integer s, the value of flag, into *out when it lies in
  * [lo, hi]: returns 0, else the usage error's 2 (s NULL or empty included). */
 int parse_num(const char *flag, const char *s, long lo, long hi, long *out);

@@ -719,13 +719,11 @@ int cmd_conv(int argc, char **argv)
         return usage_error("-s 1 (find) and --solution exclude each other");
     }
 
-    if (o.timeline) { /* a fresh file (the model appends a section per launch), named to the library */
-        FILE *f = fopen(o.timeline, "w");
-        if (!f) {
+    if (o.timeline) { /* named to the library */
+        if (cli_timeline_file(o.timeline)) {
             free(probs);
-            return usage_error("cannot write the timeline file '%s'", o.timeline);
+            return 2;
         }
-        fclose(f);
         setenv(IGEMM_ENV_EMU_TIMELINE, o.timeline, 1);
     }
     igemm_options opt = IGEMM_OPTIONS_INIT;

@@ -273,10 +273,8 @@ static int parse_value_flag(run_opts *o, const char *a, char *v)
             return 2;
         *(a[3] == 'u' ? &o->cus : &o->mhz) = (int)x;
     } else if (!strcmp(a, "--timeline")) {
-        FILE *f = fopen(v, "w"); /* a fresh file: the model appends a section per launch */
-        if (!f)
-            return usage_error("cannot write the timeline file '%s'", v);
-        fclose(f);
+        if (cli_timeline_file(v))
+            return 2;
         o->timeline = v;
     } else if (!strcmp(a, "--arg") || !strcmp(a, "--dump"))
         return add_named(o, a, v);

@@ -107,6 +107,15 @@ void cli_note(const char *fmt, ...)
     va_end(ap);
 }
 
+int cli_timeline_file(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return usage_error("cannot write the timeline file '%s'", path);
+    fclose(f);
+    return 0;
+}
+
 int parse_num(const char *flag, const char *s, long lo, long hi, long *out)
 {
     if (parse_long(s, lo, hi, out))
