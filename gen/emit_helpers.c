@@ -115,18 +115,42 @@ void h_widen16(emit *e, igemm_dtype dt, opnd v) { h_widen16_to(e, dt, v, v); }
 void h_narrow16_nan(emit *e, igemm_dtype dt, opnd v_nan)
 {
     if (dt == IGEMM_BF16)
-        h_vmov(e, v_nan, imm(0x7fc0));
+        h_vmov(e, v_nan, imm((int)0x7fc00000)); /* in the high half, where the rounding keeps the value */
 }
 
-/* v_nan: the quiet NaN in the high half (the rounded values stay in the
- * high halves until the pack); s_k: the rounding bias 0x7fff and the
- * v_perm_b32 selector of the two high halves (bytes 2, 3 of src1, then 6,
- * 7: src0's 2, 3) */
+void h_narrow16x2_consts(emit *e, igemm_dtype dt, opnd s_k)
+{
+    h_smov(e, at(s_k, 0), imm(0x7fff));
+    /* bf16: bytes 3:2 of src1, then 3:2 of src0; fp16: bytes 1:0 of each */
+    h_smov(e, at(s_k, 1), imm(dt == IGEMM_BF16 ? 0x07060302 : 0x05040100));
+}
+
+/* fp32 t rounded to bf16 in its high half: + 0x7fff + the kept part's
+ * lowest bit, a NaN the quiet NaN */
+static void bf16_round_hi(emit *e, opnd t, opnd v_tmp, opnd v_nan, opnd s_m, opnd s_k)
+{
+    e_vopc(e, "v_cmp_u_f32", s_m, t, t);
+    e_vop3(e, "v_bfe_u32", v_tmp, t, imm(16), imm(1));
+    e_vop3(e, "v_add3_u32", t, t, v_tmp, at(s_k, 0));
+    e_cndmask(e, t, t, v_nan, s_m);
+}
+
+void h_narrow16x2(emit *e, igemm_dtype dt, opnd dst, opnd lo, opnd hi, opnd v_tmp, opnd v_nan, opnd s_m, opnd s_k)
+{
+    for (int i = 0; i < 2; i++) {
+        opnd t = i ? hi : lo;
+        if (dt == IGEMM_BF16)
+            bf16_round_hi(e, t, v_tmp, v_nan, s_m, s_k);
+        else
+            e_vop1(e, "v_cvt_f16_f32", t, t);
+    }
+    e_vop3(e, "v_perm_b32", dst, hi, lo, at(s_k, 1));
+}
+
 void h_f16x2_to_bf16x2_consts(emit *e, opnd v_nan, opnd s_k)
 {
-    h_vmov(e, v_nan, imm(0x7fc00000));
-    h_smov(e, at(s_k, 0), imm(0x7fff));
-    h_smov(e, at(s_k, 1), imm(0x07060302));
+    h_narrow16_nan(e, IGEMM_BF16, v_nan);
+    h_narrow16x2_consts(e, IGEMM_BF16, s_k);
 }
 
 void h_f16x2_to_bf16x2(emit *e, opnd v, opnd t0, opnd t1, opnd v_tmp, opnd v_nan, opnd s_m, opnd s_k)
@@ -134,14 +158,7 @@ void h_f16x2_to_bf16x2(emit *e, opnd v, opnd t0, opnd t1, opnd v_tmp, opnd v_nan
     e_vop1(e, "v_cvt_f32_f16", t0, v); /* the low half */
     e_vop2(e, "v_lshrrev_b32", t1, imm(16), v);
     e_vop1(e, "v_cvt_f32_f16", t1, t1);
-    for (int i = 0; i < 2; i++) { /* + 0x7fff + the kept part's lowest bit, NaN quiet */
-        opnd t = i ? t1 : t0;
-        e_vopc(e, "v_cmp_u_f32", s_m, t, t);
-        e_vop3(e, "v_bfe_u32", v_tmp, t, imm(16), imm(1));
-        e_vop3(e, "v_add3_u32", t, t, v_tmp, at(s_k, 0));
-        e_cndmask(e, t, t, v_nan, s_m);
-    }
-    e_vop3(e, "v_perm_b32", v, t1, t0, at(s_k, 1));
+    h_narrow16x2(e, IGEMM_BF16, v, t0, t1, v_tmp, v_nan, s_m, s_k);
 }
 
 void h_narrow16(emit *e, igemm_dtype dt, opnd v, opnd v_tmp, opnd v_nan, opnd s_m)
@@ -153,7 +170,7 @@ void h_narrow16(emit *e, igemm_dtype dt, opnd v, opnd v_tmp, opnd v_nan, opnd s_
         e_vop3(e, "v_bfe_u32", v_tmp, v, imm(16), imm(1));
         h_vadd(e, v, v, v_tmp);
         h_vadd(e, v, imm(0x7fff), v);
-        e_vop2(e, "v_lshrrev_b32", v, imm(16), v);
         e_cndmask(e, v, v, v_nan, s_m);
+        e_vop2(e, "v_lshrrev_b32", v, imm(16), v);
     }
 }

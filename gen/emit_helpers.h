@@ -42,8 +42,18 @@ void h_widen16_to(emit *e, igemm_dtype dt, opnd d, opnd src);
 /* fp32 v to dt in its low half, rounded to nearest even: fp16 by the
  * conversion (overflow to inf, subnormals kept); bf16 by adding 0x7fff plus
  * the result's lowest bit and keeping the top half, NaN kept a quiet NaN
- * (v_nan holds 0x7fc0; v_tmp and the SGPR pair s_m are scratch). */
+ * (v_nan holds h_narrow16_nan's; v_tmp and the SGPR pair s_m are scratch). */
 void h_narrow16(emit *e, igemm_dtype dt, opnd v, opnd v_tmp, opnd v_nan, opnd s_m);
+
+/* Two fp32 values narrowed to dt as h_narrow16 rounds them and packed:
+ * dst = (hi << 16) | lo (dst may be lo or hi; both are clobbered). bf16
+ * rounds each in its high half (four VALU a value, no shift) and packs
+ * the high halves; fp16 converts and packs the low halves. v_tmp is a
+ * scratch VGPR and s_m a scratch SGPR pair (bf16 only); the SGPR pair
+ * s_k holds h_narrow16x2_consts' (the rounding bias and the
+ * v_perm_b32 selector of the pack); v_nan is h_narrow16_nan's. */
+void h_narrow16x2_consts(emit *e, igemm_dtype dt, opnd s_k);
+void h_narrow16x2(emit *e, igemm_dtype dt, opnd dst, opnd lo, opnd hi, opnd v_tmp, opnd v_nan, opnd s_m, opnd s_k);
 
 /* Two fp16 values (the halves of v) rounded to bf16 in place, each to
  * nearest even through its exact fp32 value (fp16's subnormals become
@@ -55,7 +65,8 @@ void h_narrow16(emit *e, igemm_dtype dt, opnd v, opnd v_tmp, opnd v_nan, opnd s_
 void h_f16x2_to_bf16x2_consts(emit *e, opnd v_nan, opnd s_k);
 void h_f16x2_to_bf16x2(emit *e, opnd v, opnd t0, opnd t1, opnd v_tmp, opnd v_nan, opnd s_m, opnd s_k);
 
-/* v_nan = the quiet NaN h_narrow16 writes for bf16 (0x7fc0); nothing for
+/* v_nan = the quiet NaN h_narrow16 writes for bf16 (0x7fc0), in the high
+ * half (0x7fc00000: the rounding keeps its value there); nothing for
  * the other types, which do not read it. */
 void h_narrow16_nan(emit *e, igemm_dtype dt, opnd v_nan);
 

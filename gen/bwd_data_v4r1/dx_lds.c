@@ -44,7 +44,7 @@
  * path at run time (hands_on): every lane would store element by element
  * here, U lanes a pixel, more lines than the direct path's lanes along
  * pixels. The 16-bit
- * values are rounded as the direct path rounds them (h_narrow16) before
+ * values are rounded as the direct path rounds them (h_narrow16x2) before
  * they go to LDS. The accumulators are read, never written: they keep
  * their values. */
 #include "kw.h"
@@ -159,7 +159,7 @@ typedef struct {
     opnd v_pcl, v_u16, v_trow;      /* reads: round 0's pixel, unit * 16, tile row less the pass's */
     opnd v_d, v_a, v_b, v_n, v_poff, v_q; /* v_d: a batch's units; v_poff: the rounds' dx offsets */
     opnd v_tmp, v_nan;              /* bf16 rounding */
-    opnd s_rsc, s_exec, s_full, s_tail, s_part, s_vlim, s_sel;
+    opnd s_rsc, s_exec, s_full, s_tail, s_part, s_vlim, s_k;
     sv mlim;
     v4r1_pixels px;
 } lds_ctx;
@@ -221,9 +221,6 @@ static void read_consts(v4r1_kw *w, lds_ctx *x)
     e_vop2(e, "v_lshlrev_b32", x->v_u16, imm(4), x->v_u16);
 }
 
-/* fp32 accumulator v to the 16-bit type in its low half */
-static void narrow(v4r1_kw *w, const lds_ctx *x, opnd v) { h_narrow16(w->e, w->dt->id, v, x->v_tmp, x->v_nan, w->s_m); }
-
 /* A pass: column block k of the waves of wave column group wc, row blocks
  * rg*RB.. of the waves of wave row group wg. */
 typedef struct {
@@ -252,15 +249,14 @@ static void write_pass(v4r1_kw *w, lds_ctx *x, pass_id q)
             int i = bm * cd + gi;
             for (int r = 0; r < V4R1_ROW_GROUP; r++)
                 e_accvgpr_read(e, at(x->v_d, r), m->acc(w, i + r, q.k, 1));
-            if (half) {
-                for (int r = 0; r < V4R1_ROW_GROUP; r++)
-                    narrow(w, x, at(x->v_d, r));
-                e_vop3(e, "v_perm_b32", at(x->v_d, 0), at(x->v_d, 1), at(x->v_d, 0), x->s_sel);
-                e_vop3(e, "v_perm_b32", at(x->v_d, 1), at(x->v_d, 3), at(x->v_d, 2), x->s_sel);
-            }
+            if (half)
+                for (int r = 0; r < V4R1_ROW_GROUP / 2; r++)
+                    h_narrow16x2(e, w->dt->id, at(x->v_d, r), at(x->v_d, 2 * r), at(x->v_d, 2 * r + 1), x->v_tmp,
+                                 x->v_nan, w->s_m, x->s_k);
             int c = (bi * I + m->row_off(w, i) - bm * I) * p->bytes;
-            h_vadd(e, x->v_a, imm(c), x->v_wr);
-            e_vop3(e, "v_xad_u32", x->v_a, x->v_a, x->v_wx, x->v_wpc);
+            if (c)
+                h_vadd(e, x->v_a, imm(c), x->v_wr);
+            e_vop3(e, "v_xad_u32", x->v_a, c ? x->v_a : x->v_wr, x->v_wx, x->v_wpc);
             e_ds(e, half ? "ds_write_b64" : "ds_write_b128", NOOP, x->v_a, sub(x->v_d, 0, half ? 2 : 4), NOOP, 0, 0);
         }
     }
@@ -277,8 +273,14 @@ static void write_pass(v4r1_kw *w, lds_ctx *x, pass_id q)
  * then no longer under the pixel decode. */
 #define LDS_BATCH 1
 
-/* v_pc = round r's pixel of this thread */
-static void round_pixel(lds_ctx *x, emit *e, int r) { h_vadd(e, x->v_b, imm(r * (x->p.T / x->p.U)), x->v_pcl); }
+/* Round r's pixel of this thread: v_pcl itself for round 0, else in v_b */
+static opnd round_pixel(lds_ctx *x, emit *e, int r)
+{
+    if (!r)
+        return x->v_pcl;
+    h_vadd(e, x->v_b, imm(r * (x->p.T / x->p.U)), x->v_pcl);
+    return x->v_b;
+}
 
 /* The dx offset of round r's pixel in the passes of column block k of wave
  * column group wc (the same for every pass of them): tile column (wc*WNP +
@@ -290,12 +292,13 @@ static void decode_round(v4r1_kw *w, lds_ctx *x, pass_id q, int r)
     emit *e = w->e;
     const pass_geom *p = &x->p;
     const int I = p->g.inst;
-    opnd v_pc = x->v_b, off = at(x->v_poff, r);
-    round_pixel(x, e, r);
+    opnd v_pc = round_pixel(x, e, r), off = at(x->v_poff, r);
+    const int col = q.wc * p->wnp * p->g.wtn + q.k * I;
     e_vop2(e, "v_lshrrev_b32", x->v_n, imm(log2u((uint32_t)I)), v_pc);
     e_vop2(e, "v_lshlrev_b32", x->v_n, imm(log2u((uint32_t)p->g.wtn)), x->v_n);
     e_vop3(e, "v_and_or_b32", x->v_n, v_pc, imm(I - 1), x->v_n);
-    h_vadd(e, x->v_n, imm(q.wc * p->wnp * p->g.wtn + q.k * I), x->v_n);
+    if (col)
+        h_vadd(e, x->v_n, imm(col), x->v_n);
     h_vadd(e, x->v_n, sv_op(w->n0), x->v_n);
     v4r1_pixel_offset(w, &x->px, off, x->v_n, x->v_q, NOOP);
     if (p->NC * p->U < p->T) {
@@ -322,13 +325,13 @@ static void read_unit(lds_ctx *x, emit *e, int r, int b)
 {
     const pass_geom *p = &x->p;
     opnd d = sub(x->v_d, 4 * b, 4);
-    round_pixel(x, e, r);
+    opnd v_pc = round_pixel(x, e, r);
     if (p->NC * p->U < p->T) { /* a partial round: the lanes past the pass's pixels read nothing */
-        e_vopc(e, "v_cmp_gt_u32", VCC, imm(p->NC), x->v_b);
+        e_vopc(e, "v_cmp_gt_u32", VCC, imm(p->NC), v_pc);
         e_sop2(e, "s_and_b64", EXEC, x->s_exec, VCC);
     }
-    swizzle(e, p, x->v_a, x->v_b, x->v_n);
-    e_vop2(e, "v_lshlrev_b32", x->v_n, imm(p->lu + 4), x->v_b);
+    swizzle(e, p, x->v_a, v_pc, x->v_n);
+    e_vop2(e, "v_lshlrev_b32", x->v_n, imm(p->lu + 4), v_pc);
     e_vop3(e, "v_xad_u32", x->v_a, x->v_u16, x->v_a, x->v_n);
     if (p->bytes == 2) {
         e_ds(e, "ds_read_b64", sub(d, 0, 2), x->v_a, NOOP, NOOP, 0, 0);
@@ -421,7 +424,7 @@ static void lds_alloc(v4r1_kw *w, lds_ctx *x)
     }
     x->s_rsc = sreg(e, "s_rsc", 4, 4), x->s_exec = sreg(e, "s_lexec", 2, 2);
     x->s_full = sreg(e, "s_lfull", 2, 2), x->s_tail = sreg(e, "s_ltail", 2, 2), x->s_part = sreg(e, "s_lpart", 2, 2);
-    x->s_vlim = sreg(e, "s_vlim", 1, 1), x->s_sel = sreg(e, "s_sel", 1, 1);
+    x->s_vlim = sreg(e, "s_vlim", 1, 1), x->s_k = sreg(e, "s_k16", 2, 2);
 }
 
 static void lds_store(v4r1_kw *w)
@@ -444,7 +447,7 @@ static void lds_store(v4r1_kw *w)
     v4r1_dx_base(w, sub(x.s_rsc, 0, 2));
     x.mlim = sv_sub(e, "s_mlim2", w->a_cg, w->m0);
     vector_limit(w, &x);
-    h_smov(e, x.s_sel, imm(0x05040100)); /* v_perm_b32: bytes 1:0 of src1, then 1:0 of src0 */
+    h_narrow16x2_consts(e, w->dt->id, x.s_k);
     h_smov(e, x.s_exec, EXEC);
     write_consts(w, &x);
     read_consts(w, &x);

@@ -266,9 +266,9 @@ static opnd group_regs(v4r1_kw *w, int i, int j, opnd v_vec)
  * row when the shape's alignment refuses vectors), then the lanes left
  * with some of the four inside C/G element by element. fp32: one
  * buffer_store_dwordx4; 16-bit: the four rounded to nearest even, packed
- * in pairs by v_perm_b32 (selector s_sel: the low halves) into the first
- * two registers, one buffer_store_dwordx2. */
-static void store_group(v4r1_kw *w, const store_ctx *x, int i, opnd s_vlim, opnd s_full, opnd s_sel, opnd v_vec)
+ * in pairs (h_narrow16x2, its constants in s_k) into the first two
+ * registers, one buffer_store_dwordx2. */
+static void store_group(v4r1_kw *w, const store_ctx *x, int i, opnd s_vlim, opnd s_full, opnd s_k, opnd v_vec)
 {
     emit *e = w->e;
     const v4r1_math *m = w->math;
@@ -281,12 +281,10 @@ static void store_group(v4r1_kw *w, const store_ctx *x, int i, opnd s_vlim, opnd
     e_branch(e, "s_cbranch_execz", l_vec);
     for (int j = 0; j < m->cols(w); j++) {
         opnd t = group_regs(w, i, j, v_vec);
-        if (half) {
-            for (int r = 0; r < 4; r++)
-                narrow(w, at(t, r), x->v_tmp, x->v_nan);
-            e_vop3(e, "v_perm_b32", at(t, 0), at(t, 1), at(t, 0), s_sel);
-            e_vop3(e, "v_perm_b32", at(t, 1), at(t, 3), at(t, 2), s_sel);
-        }
+        if (half)
+            for (int r = 0; r < 2; r++)
+                h_narrow16x2(e, w->dt->id, at(t, r), at(t, 2 * r), at(t, 2 * r + 1), x->v_tmp, x->v_nan, w->s_m,
+                             s_k);
         e_mubuf(e, half ? "buffer_store_dwordx2" : "buffer_store_dwordx4", half ? sub(t, 0, 2) : t,
                 at(x->v_coff, j), x->s_rsc, imm(0), row * w->dt->bytes);
     }
@@ -341,7 +339,7 @@ static void store_groups(v4r1_kw *w, const store_ctx *x)
         return;
     }
     e_scope_begin(e, "store_groups"); /* its registers, released at its end */
-    opnd s_vlim = sreg(e, "s_vlim", 1, 1), s_full = sreg(e, "s_full", 2, 2), s_sel = NOOP, v_vec = NOOP;
+    opnd s_vlim = sreg(e, "s_vlim", 1, 1), s_full = sreg(e, "s_full", 2, 2), s_k = NOOP, v_vec = NOOP;
     e_sop2(e, "s_sub_u32", s_vlim, sv_op(x->mlim), imm(V4R1_ROW_GROUP - 1));
     if (half) {
         /* SCC: dx's pointer or C/G breaks the alignment */
@@ -351,13 +349,13 @@ static void store_groups(v4r1_kw *w, const store_ctx *x)
             e_sop2(e, "s_or_b32", at(w->s_t, 0), at(w->s_t, 0), at(w->s_t, 1));
         }
         e_sop2(e, "s_cselect_b32", s_vlim, imm(NO_VECTOR), s_vlim);
-        s_sel = sreg(e, "s_sel", 1, 1);
-        h_smov(e, s_sel, imm(0x05040100)); /* v_perm_b32: bytes 1:0 of src1, then 1:0 of src0 */
+        s_k = sreg(e, "s_k16", 2, 2);
+        h_narrow16x2_consts(e, w->dt->id, s_k);
     }
     if (!vgpr_tuple(m->acc(w, 0, 0, V4R1_ROW_GROUP)))
         v_vec = vreg(e, "v_vec", V4R1_ROW_GROUP, 2);
     for (int i = 0; i < m->rows(w); i += V4R1_ROW_GROUP)
-        store_group(w, x, i, s_vlim, s_full, s_sel, v_vec);
+        store_group(w, x, i, s_vlim, s_full, s_k, v_vec);
     e_scope_end(e, "store_groups", true);
 }
 
