@@ -126,12 +126,19 @@ void h_narrow16x2_consts(emit *e, igemm_dtype dt, opnd s_k)
 }
 
 /* fp32 t rounded to bf16 in its high half: + 0x7fff + the kept part's
- * lowest bit, a NaN the quiet NaN */
-static void bf16_round_hi(emit *e, opnd t, opnd v_tmp, opnd v_nan, opnd s_m, opnd s_k)
+ * lowest bit, a NaN the quiet NaN. s_bias: an SGPR holding 0x7fff (one
+ * v_add3_u32), or NOOP (two adds, the bias a literal: gfx9's VOP3 takes
+ * none) */
+static void bf16_round_hi(emit *e, opnd t, opnd v_tmp, opnd v_nan, opnd s_m, opnd s_bias)
 {
     e_vopc(e, "v_cmp_u_f32", s_m, t, t);
     e_vop3(e, "v_bfe_u32", v_tmp, t, imm(16), imm(1));
-    e_vop3(e, "v_add3_u32", t, t, v_tmp, at(s_k, 0));
+    if (s_bias.kind == OPK_NONE) {
+        h_vadd(e, t, t, v_tmp);
+        h_vadd(e, t, imm(0x7fff), t);
+    } else {
+        e_vop3(e, "v_add3_u32", t, t, v_tmp, s_bias);
+    }
     e_cndmask(e, t, t, v_nan, s_m);
 }
 
@@ -140,7 +147,7 @@ void h_narrow16x2(emit *e, igemm_dtype dt, opnd dst, opnd lo, opnd hi, opnd v_tm
     for (int i = 0; i < 2; i++) {
         opnd t = i ? hi : lo;
         if (dt == IGEMM_BF16)
-            bf16_round_hi(e, t, v_tmp, v_nan, s_m, s_k);
+            bf16_round_hi(e, t, v_tmp, v_nan, s_m, at(s_k, 0));
         else
             e_vop1(e, "v_cvt_f16_f32", t, t);
     }
@@ -166,11 +173,7 @@ void h_narrow16(emit *e, igemm_dtype dt, opnd v, opnd v_tmp, opnd v_nan, opnd s_
     if (dt == IGEMM_FP16) {
         e_vop1(e, "v_cvt_f16_f32", v, v);
     } else if (dt == IGEMM_BF16) {
-        e_vopc(e, "v_cmp_u_f32", s_m, v, v);
-        e_vop3(e, "v_bfe_u32", v_tmp, v, imm(16), imm(1));
-        h_vadd(e, v, v, v_tmp);
-        h_vadd(e, v, imm(0x7fff), v);
-        e_cndmask(e, v, v, v_nan, s_m);
+        bf16_round_hi(e, v, v_tmp, v_nan, s_m, NOOP);
         e_vop2(e, "v_lshrrev_b32", v, imm(16), v);
     }
 }
