@@ -50,10 +50,9 @@
  * before, a D-th of that; and a launch the setup's latencies
  * (lat_step, lat_fixed below; calibrated on the timing model, gfx906,
  * scaled by the target's HBM latency). Nor can it finish a step faster
- * than it issues it in order (mfma_cost's serial: the slice, then the
- * staging and the walk's scalar instructions, one after another; the busy
- * term lets the pipes of a SIMD's waves overlap, one wave's own order does
- * not). On small
+ * than it issues it in order (mfma_cost's serial: alone on its SIMD, a wave
+ * issues its slice, its staging and the walk's scalar instructions one
+ * after another, where the busy term lets the pipes overlap). On small
  * grouped and depthwise problems (a few channels a group: tiles mostly
  * padding, one wave per SIMD) and on grids of a few dozen workgroups with
  * long K walks this floor, not the issue cycles, is the time.
@@ -140,14 +139,11 @@ static wave_cost fma_cost(const v4r1_config *c)
  * walk): the matrix core runs a wave's MFMAs while the wave issues its other
  * instructions, so the step is the longer of the two, not their sum; once,
  * the accumulator reads and stores. */
-/* The instructions of a K step outside the slice, issued after it (the
- * walk's advance, the tail bounds, the waits, the barrier and the
- * data-path tests, about 40 scalar ones; the staging's loads, LDS writes
- * and packing; the buffer toggles): 55-65 in the generated MFMA loops,
- * whose steps the timing model runs at the slice plus 200-260 cycles
- * where a wave is alone on its SIMD (its timeline, docs/TIMING.md
- * "Timeline"; gfx942 and gfx90a, fp16 and fp32, tiles 32x32 to 256x128). */
-#define WALK_INSTS 60
+/* The scalar instructions of a K step outside the math (the walk's
+ * advance, the tail bounds, the waits, the barrier, the data-path tests):
+ * 35-52 in the generated MFMA loops (the timing model's timeline of one
+ * step, docs/TIMING.md "Timeline"). */
+#define WALK_SALU 42
 
 static wave_cost mfma_cost(const v4r1_config *c, const target *t, const igemm_shape *sh)
 {
@@ -166,15 +162,17 @@ static wave_cost mfma_cost(const v4r1_config *c, const target *t, const igemm_sh
     if (check > w.step)
         w.step = check;
     w.fixed = 600 + (double)c->bm * c->bn * cd * 8 + (double)c->bn * 90;
-    /* One wave issues its step in order: the slice, each MFMA behind the
-       fragment reads and test of the one after it (the matrix core takes
-       the longer of the two), then the rest of the step (WALK_INSTS), which
-       the busy term lets other waves' pipes overlap and a wave alone on its
-       SIMD does not. */
+    /* A wave alone on its SIMD (the small grids) runs its step in order:
+       the slice, each MFMA behind the fragment reads and test of the one
+       after it (the matrix core takes the longer of the two), then the
+       walk: the staging and the walk's scalar instructions (the K-block
+       and tap advance, the tail bounds, the tiles-in-flight waits, the
+       data-path tests: about WALK_SALU of them, counted in the generated
+       loops), and the first fragments' LDS latency after the barrier. */
     double mfmas = (double)kst * c->bm * c->bn * issues, per = mfmas ? mfmas : 1;
     double between = ((double)kst * (c->bm + c->bn) / per + 1 + (test ? v4r1_ftz_check_valu(c) + 2 : 0)) * 4;
     double mcyc = m ? m->cycles : 64;
-    w.serial = mfmas * (mcyc > between ? mcyc : between) + WALK_INSTS * 4;
+    w.serial = mfmas * (mcyc > between ? mcyc : between) + staging_cycles(c) + WALK_SALU * 4 + t->tm.lat_lds;
     return w;
 }
 
@@ -349,8 +347,7 @@ double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const ta
     /* with D tiles in flight (c->in_flight) a step waits for loads issued D
        steps before: the first tile pays the whole latency, every later step
        a D-th of it, and never less than its issue */
-    double serial = wc.serial > step ? wc.serial : step; /* a wave's step in order */
-    double lfirst = lat_step(c, t), lstep = lfirst / c->in_flight > serial ? lfirst / c->in_flight : serial;
+    double lfirst = lat_step(c, t), lstep = lfirst / c->in_flight > step ? lfirst / c->in_flight : step;
     double lfixed = fixed + lat_fixed(t);
     /* workgroups a CU holds (arch/occupancy.h), from the configuration's
        register estimate; SGPRs are not estimated */
@@ -385,6 +382,13 @@ double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const ta
        the launch's: a grid of a few long GEMM workgroups and many short
        zero-writing ones is as slow as CU 0's share of the long ones */
     double act = wgs_total < t->num_cu ? wgs_total : t->num_cu;
+    /* where a SIMD holds one wave at most (a grid of at most a workgroup a
+       CU, or one a CU fits), that wave issues its steps in order: a step
+       takes no less than mfma_cost's serial (with more waves a SIMD, the
+       others issue while one waits on its own order) */
+    double wg_cu = ceil_div(wgs_total, t->num_cu), on_cu = occ < wg_cu ? occ : wg_cu;
+    if (on_cu * waves <= t->simds_per_cu && wc.serial > lstep)
+        lstep = wc.serial;
     double w0 = 0, c0 = 0, g0 = 0; /* CU 0's waves, their cycles, its workgroups with K steps */
     double cycles_total = 0, longest = 0; /* longest: one wave with the latency floor */
     /* the tiles' bytes through the device's L2 (each workgroup loads its A

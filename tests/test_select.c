@@ -204,11 +204,11 @@ static void heuristic_16bit_depthwise(void **state)
  * of it; the estimate is within 1% of the model on 128x64 and 13% under it
  * on 128x128 (a cost of that tile's rounds the estimate does not see),
  * within the spread of its other MFMA tiles on this layer (-6% .. +16%).
- * 1.16 since the latency floor's in-order step (2026-12-07: a wave issues
- * its step in order, conv/heuristic.c mfma_cost's serial): gfx942's 3x3
- * layer had taken 64x128x8 (one workgroup a CU, 72 steps), whose floor is
- * now that step, and takes 64x64x8_kyxc at 1.152x, whose estimate (61188
- * cycles, bound by its issue term) is 10% under the model (67839). */
+ * 1.16 since the latency floor's in-order step (2026-12-07, a SIMD holding
+ * one wave): gfx942's 3x3 layer had taken 64x128x8 (one workgroup a CU, 72
+ * steps), whose floor is now its in-order step, and takes 64x64x8_kyxc at
+ * 1.152x, whose estimate (61188 cycles) is 10% under the model (67839): its
+ * CUs hold two workgroups, where the floor does not apply. */
 static void heuristic_nchw_memory_terms(void **state)
 {
     (void)state;
