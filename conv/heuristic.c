@@ -49,13 +49,9 @@
  * MFMA walk's three) every later step waits for loads issued D steps
  * before, a D-th of that; and a launch the setup's latencies
  * (lat_step, lat_fixed below; calibrated on the timing model, gfx906,
- * scaled by the target's HBM latency). Nor can it finish a step faster
- * than it issues it in order (mfma_cost's serial: alone on its SIMD, a wave
- * issues its slice, its staging and the walk's scalar instructions one
- * after another, where the busy term lets the pipes overlap). On small
- * grouped and depthwise problems (a few channels a group: tiles mostly
- * padding, one wave per SIMD) and on grids of a few dozen workgroups with
- * long K walks this floor, not the issue cycles, is the time.
+ * scaled by the target's HBM latency). On small grouped and depthwise
+ * problems (a few channels a group: tiles mostly padding, one wave per
+ * SIMD) this floor, not the issue cycles, is the time.
  *
  * A split along GEMM K (v4r1_config.ksplit, the _ks solvers) is scored the
  * same way with splits times the workgroups, each walking its range of the
@@ -103,7 +99,6 @@ static bool w_channels_contiguous(const v4r1_config *c, const igemm_shape *sh)
  * the configuration's math strategy. */
 typedef struct {
     double step, fixed;
-    double serial; /* one wave's K step issued in order, where nothing else hides it (0: step) */
 } wave_cost;
 
 /* The staging of one step: the thread's buffer loads and its LDS writes
@@ -125,7 +120,7 @@ static wave_cost fma_cost(const v4r1_config *c)
 {
     int tm = 4 * c->rm, tn = 4 * c->rn, kp = c->kpack ? c->kpack : 1, per = c->kpack ? 2 : 1;
     double rows = (double)c->kpb / kp;
-    wave_cost w = {0};
+    wave_cost w;
     w.step = rows * tm * tn * per * 4           /* v_fmac / v_dot2 */
              + rows * (c->rm + c->rn) * per * 8 /* ds_read_b128 */
              + staging_cycles(c) + 40;          /* scalar walk, waits, barrier */
@@ -139,18 +134,12 @@ static wave_cost fma_cost(const v4r1_config *c)
  * walk): the matrix core runs a wave's MFMAs while the wave issues its other
  * instructions, so the step is the longer of the two, not their sum; once,
  * the accumulator reads and stores. */
-/* The scalar instructions of a K step outside the math (the walk's
- * advance, the tail bounds, the waits, the barrier, the data-path tests):
- * 35-52 in the generated MFMA loops (the timing model's timeline of one
- * step, docs/TIMING.md "Timeline"). */
-#define WALK_SALU 42
-
 static wave_cost mfma_cost(const v4r1_config *c, const target *t, const igemm_shape *sh)
 {
     int issues;
     const mfma_info *m = v4r1_mfma_inst(c, t, &issues);
     int kst = c->kpb / v4r1_mfma_kstep(c), cd = c->inst * c->inst / 64;
-    wave_cost w = {0};
+    wave_cost w;
     double mfma = (double)kst * c->bm * c->bn * issues * (m ? m->cycles : 64);
     double other = (double)kst * (c->bm + c->bn) * 4 /* ds_read */ + staging_cycles(c) + 40; /* walk, waits, barrier */
     w.step = mfma > other ? mfma : other; /* the wave issues the rest while its MFMAs run */
@@ -162,17 +151,6 @@ static wave_cost mfma_cost(const v4r1_config *c, const target *t, const igemm_sh
     if (check > w.step)
         w.step = check;
     w.fixed = 600 + (double)c->bm * c->bn * cd * 8 + (double)c->bn * 90;
-    /* A wave alone on its SIMD (the small grids) runs its step in order:
-       the slice, each MFMA behind the fragment reads and test of the one
-       after it (the matrix core takes the longer of the two), then the
-       walk: the staging and the walk's scalar instructions (the K-block
-       and tap advance, the tail bounds, the tiles-in-flight waits, the
-       data-path tests: about WALK_SALU of them, counted in the generated
-       loops), and the first fragments' LDS latency after the barrier. */
-    double mfmas = (double)kst * c->bm * c->bn * issues, per = mfmas ? mfmas : 1;
-    double between = ((double)kst * (c->bm + c->bn) / per + 1 + (test ? v4r1_ftz_check_valu(c) + 2 : 0)) * 4;
-    double mcyc = m ? m->cycles : 64;
-    w.serial = mfmas * (mcyc > between ? mcyc : between) + staging_cycles(c) + WALK_SALU * 4 + t->tm.lat_lds;
     return w;
 }
 
@@ -382,13 +360,6 @@ double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const ta
        the launch's: a grid of a few long GEMM workgroups and many short
        zero-writing ones is as slow as CU 0's share of the long ones */
     double act = wgs_total < t->num_cu ? wgs_total : t->num_cu;
-    /* where a SIMD holds one wave at most (a grid of at most a workgroup a
-       CU, or one a CU fits), that wave issues its steps in order: a step
-       takes no less than mfma_cost's serial (with more waves a SIMD, the
-       others issue while one waits on its own order) */
-    double wg_cu = ceil_div(wgs_total, t->num_cu), on_cu = occ < wg_cu ? occ : wg_cu;
-    if (on_cu * waves <= t->simds_per_cu && wc.serial > lstep)
-        lstep = wc.serial;
     double w0 = 0, c0 = 0, g0 = 0; /* CU 0's waves, their cycles, its workgroups with K steps */
     double cycles_total = 0, longest = 0; /* longest: one wave with the latency floor */
     /* the tiles' bytes through the device's L2 (each workgroup loads its A

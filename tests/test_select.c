@@ -193,7 +193,7 @@ static void heuristic_16bit_depthwise(void **state)
 /* NCHW layers where the estimate's memory terms decide (conv/heuristic.c:
  * the L2 serves the lines of a lane's consecutive elements once; a CU
  * whose workgroups' lines of one tap overflow its share of the L2 re-reads
- * them from HBM): the pick within 1.16x of find's best. gfx908's 1x1 layer
+ * them from HBM): the pick within 1.15x of find's best. gfx908's 1x1 layer
  * at batch 32: charging every instruction's lines to the L2 picked the
  * 256x128 tile at 1.34x; gfx942's 3x3 layer at batch 8 and the 16x128
  * tile, whose CUs hold three workgroups and thrash their L2 share: 2.8x.
@@ -203,12 +203,7 @@ static void heuristic_16bit_depthwise(void **state)
  * the filter's misses), and the heuristic's pick, 128x128, is now 1.111x
  * of it; the estimate is within 1% of the model on 128x64 and 13% under it
  * on 128x128 (a cost of that tile's rounds the estimate does not see),
- * within the spread of its other MFMA tiles on this layer (-6% .. +16%).
- * 1.16 since the latency floor's in-order step (2026-12-07, a SIMD holding
- * one wave): gfx942's 3x3 layer had taken 64x128x8 (one workgroup a CU, 72
- * steps), whose floor is now its in-order step, and takes 64x64x8_kyxc at
- * 1.152x, whose estimate (61188 cycles) is 10% under the model (67839): its
- * CUs hold two workgroups, where the floor does not apply. */
+ * within the spread of its other MFMA tiles on this layer (-6% .. +16%). */
 static void heuristic_nchw_memory_terms(void **state)
 {
     (void)state;
@@ -225,10 +220,10 @@ static void heuristic_nchw_memory_terms(void **state)
         if (igemm_problem_parse_line(&p, cases[i].line, why, sizeof why) != 1)
             fail_msg("%s: %s", cases[i].line, why);
         bool naive;
-        bad += !check_problem(cases[i].arch, &p, cases[i].line, &naive, 1.16, false);
+        bad += !check_problem(cases[i].arch, &p, cases[i].line, &naive, 1.15, false);
     }
     if (bad)
-        fail_msg("%d NCHW layers over 1.16x find's best", bad);
+        fail_msg("%d NCHW layers over 1.15x find's best", bad);
 }
 
 /* NHWC dy through the FMA kernels' B path (lanes along pixels, K channels
@@ -248,25 +243,6 @@ static void heuristic_nhwc_fma_lines(void **state)
     bool naive;
     if (!check_problem("gfx906", &p, line, &naive, 1.10, false))
         fail_msg("gfx906 NHWC layer over 1.10x find's best");
-}
-
-/* A grid of a few dozen workgroups (one wave a SIMD) with a long K walk:
- * each wave runs its steps in order, slower than the longest of its
- * pipes, so the unsplit tile's walk is longer than its loads' latency
- * floor said and a split along GEMM K wins (gfx90a fp16 NHWC, ResNet-50's
- * 7x7 -k 2048 layer at batch 8: the pick before the serial step term, the
- * unsplit 64x64x32, was 1.19x find's best). */
-static void heuristic_small_grid_serial(void **state)
-{
-    (void)state;
-    const char *line = "convfp16 -n 8 -c 512 -H 7 -W 7 -k 2048 -y 1 -x 1 -I NHWC -O NHWC -f NHWC";
-    igemm_problem p;
-    char why[256];
-    if (igemm_problem_parse_line(&p, line, why, sizeof why) != 1)
-        fail_msg("%s: %s", line, why);
-    bool naive;
-    if (!check_problem("gfx90a", &p, line, &naive, 1.05, false))
-        fail_msg("gfx90a fp16 NHWC small-grid layer over 1.05x find's best");
 }
 
 /* igemm plan --estimates: every applicable configuration with the
@@ -387,7 +363,6 @@ int main(void)
         cmocka_unit_test(heuristic_16bit_depthwise),
         cmocka_unit_test(heuristic_nchw_memory_terms),
         cmocka_unit_test(heuristic_nhwc_fma_lines),
-        cmocka_unit_test(heuristic_small_grid_serial),
         cmocka_unit_test(plan_lists_estimates),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
