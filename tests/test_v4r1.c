@@ -1355,10 +1355,12 @@ static void nhwc_lds_store_tails(void **state)
 
 /* Shapes around the matrix-core tiles' dy channel vectors (docs/KERNELS.md:
  * KPB/WB lanes load WB consecutive channels k of one pixel, 4 fp32 or 8
- * halves, full channel blocks only; the last block of a tap and 16-bit
- * shapes with odd K or K/G load element by element under per-channel
- * masks): K/G = 3, 5 and 17 (odd: 16-bit vectors refused; 17 also a
- * partial block after whole ones), 20 (even, a partial block of 4 after 16),
+ * halves; the last block of a tap loads pieces of WB or WB/2 channels
+ * under per-lane masks where the channels left are a multiple of the
+ * piece, else, like 16-bit shapes with odd K or K/G, element by element
+ * under per-channel masks): K/G = 3, 5 and 17 (odd: 16-bit vectors
+ * refused; 17 also a partial block after whole ones), 20 (even, a partial
+ * block of 4 after 16: fp32 vectors, 16-bit half vectors),
  * 24 with 2 groups (the second group's channels 48 bytes into a pixel),
  * 40 (a partial block of 8 for KPB 16 and 32, whole blocks for KPB 8) and
  * 64 (whole blocks of every KPB); strides, dilations and pads so that taps

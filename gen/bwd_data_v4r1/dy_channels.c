@@ -16,9 +16,12 @@
  * of several k quads of the same few pixels, hit distinct banks; the math
  * reads rows of consecutive columns as before (one row per bank group).
  *
- * Full channel blocks load vectors; the last block of a tap (K/G not a
- * multiple of KPB) and, for 16-bit types, shapes whose vectors would not
- * be 4-byte aligned (K or K/G odd, dy's pointer not 4-byte aligned: the
+ * Full channel blocks load vectors. The last block of a tap (K/G not a
+ * multiple of KPB) loads them in pieces of P channels where the channels
+ * left, krem, are a multiple of P = WB or WB/2 (ResNeXt's 4, 8, 16 channels
+ * a group): each piece wholly before krem or wholly past it (its offset
+ * then past NUM_RECORDS: zeros). A last block whose krem is neither and,
+ * for 16-bit types, shapes whose vectors would not be 4-byte aligned (K or K/G odd, dy's pointer not 4-byte aligned: the
  * emulator, like gfx9's DWORD alignment mode, faults a multi-dword access
  * that is not) load element by element under per-channel masks, into the
  * registers where the vector would have landed. */
@@ -99,23 +102,70 @@ static void channels_elements(v4r1_kw *w)
         }
 }
 
+static const char *const vec_op[] = {NULL, "buffer_load_dword", "buffer_load_dwordx2", NULL, "buffer_load_dwordx4"};
+
+/* The vector path: pixel j's vector from its offset, v_boff[j]. */
+static void channels_vectors(v4r1_kw *w)
+{
+    for (int j = 0; j < w->vb; j++)
+        e_mubuf(w->e, vec_op[vec_dwords(w)], sub(w->v_gb, region(w, j) + packed_at(w), vec_dwords(w)),
+                at(w->v_boff, j), w->s_rsb, imm(0), 0);
+}
+
+/* The last channel block of a tap where krem is a multiple of P channels
+ * (P = WB or WB/2): each lane's vector as WB/P pieces of P channels, piece
+ * p loaded where kk_b + p*P < krem and zeros past it (its offset v_inv, past
+ * NUM_RECORDS), landing where the vector would have. */
+static void channels_pieces(v4r1_kw *w, int P)
+{
+    emit *e = w->e;
+    const int dw = P * w->dt->bytes / 4;
+    for (int p = 0; p < w->wb / P; p++) {
+        opnd left = w->s_krem;
+        if (p) {
+            left = at(w->s_t, 1);
+            e_sop2(e, "s_sub_u32", left, w->s_krem, imm(p * P));
+        }
+        e_vopc(e, "v_cmp_gt_i32", VCC, left, w->v_bkk);
+        for (int j = 0; j < w->vb; j++) {
+            opnd o = at(w->v_t, j % 4);
+            e_cndmask(e, o, w->v_inv, at(w->v_boff, j), VCC);
+            e_mubuf(e, vec_op[dw], sub(w->v_gb, region(w, j) + packed_at(w) + p * dw, dw), o, w->s_rsb, imm(0),
+                    p * P * w->dt->bytes);
+        }
+    }
+}
+
 static void channels_load(v4r1_kw *w)
 {
     emit *e = w->e;
-    static const char *vec_op[] = {NULL, "buffer_load_dword", "buffer_load_dwordx2", NULL, "buffer_load_dwordx4"};
-    label l_part = e_label_new(e, "dy_elements"), l_done = e_label_new(e, "dy_loaded");
+    label l_part = e_label_new(e, "dy_last_block"), l_elem = e_label_new(e, "dy_elements");
+    label l_done = e_label_new(e, "dy_loaded");
     e_sopc(e, "s_cmp_lt_u32", w->s_krem, imm(w->kpb));
     e_branch(e, "s_cbranch_scc1", l_part);
     if (channels_has_check(w))
-        v4r1_vec_branch_off(w, V4R1_VEC_B, l_part);
+        v4r1_vec_branch_off(w, V4R1_VEC_B, l_elem);
     e_comment(e, "a whole channel block: one %d-dword vector of %d channels per pixel", vec_dwords(w), w->wb);
-    for (int j = 0; j < w->vb; j++)
-        e_mubuf(e, vec_op[vec_dwords(w)], sub(w->v_gb, region(w, j) + packed_at(w), vec_dwords(w)), at(w->v_boff, j),
-                w->s_rsb, imm(0), 0);
+    channels_vectors(w);
     e_branch(e, "s_branch", l_done);
     e_label(e, l_part);
-    e_comment(e, "last channel block of the tap (channels kk >= krem load nothing)%s",
-              channels_has_check(w) ? ", or vectors that are not aligned" : "");
+    if (channels_has_check(w))
+        v4r1_vec_branch_off(w, V4R1_VEC_B, l_elem);
+    /* pieces of WB channels, then of WB/2 where those are a dword or more */
+    for (int P = w->wb; P >= w->wb / 2 && P * w->dt->bytes >= 4; P /= 2) {
+        label l_next = P / 2 >= w->wb / 2 && P / 2 * w->dt->bytes >= 4 ? e_label_new(e, "dy_half_pieces") : l_elem;
+        e_sop2(e, "s_and_b32", at(w->s_t, 1), w->s_krem, imm(P - 1));
+        e_branch(e, "s_cbranch_scc1", l_next);
+        e_comment(e, "last channel block of the tap, krem a multiple of %d: %d-channel pieces, each wholly before "
+                  "krem (loaded) or wholly past it (zeros)", P, P);
+        channels_pieces(w, P);
+        e_branch(e, "s_branch", l_done);
+        if (l_next.id != l_elem.id)
+            e_label(e, l_next);
+    }
+    e_label(e, l_elem);
+    e_comment(e, "last channel block of the tap, krem not a multiple of %d (channels kk >= krem load nothing)%s",
+              w->wb / 2, channels_has_check(w) ? ", or vectors that are not aligned" : "");
     channels_elements(w);
     e_label(e, l_done);
 }
