@@ -21,10 +21,11 @@
  * left, krem, are a multiple of P = WB or WB/2 (ResNeXt's 4, 8, 16 channels
  * a group): each piece wholly before krem or wholly past it (its offset
  * then past NUM_RECORDS: zeros). A last block whose krem is neither and,
- * for 16-bit types, shapes whose vectors would not be 4-byte aligned (K or K/G odd, dy's pointer not 4-byte aligned: the
- * emulator, like gfx9's DWORD alignment mode, faults a multi-dword access
- * that is not) load element by element under per-channel masks, into the
- * registers where the vector would have landed. */
+ * for 16-bit types, shapes whose vectors would not be 4-byte aligned (K or
+ * K/G odd, dy's pointer not 4-byte aligned: the emulator, like gfx9's
+ * DWORD alignment mode, faults a multi-dword access that is not) load
+ * element by element under per-channel masks, into the registers where
+ * the vector would have landed. */
 #include "kw.h"
 
 /* lanes per pixel */
@@ -136,6 +137,10 @@ static void channels_pieces(v4r1_kw *w, int P)
     }
 }
 
+/* Whether the last block takes pieces of P channels: WB or WB/2 (P a
+ * power of two, as WB is), each a dword or more. */
+static bool piece_ok(const v4r1_kw *w, int P) { return P >= 1 && P >= w->wb / 2 && P * w->dt->bytes >= 4; }
+
 static void channels_load(v4r1_kw *w)
 {
     emit *e = w->e;
@@ -152,8 +157,10 @@ static void channels_load(v4r1_kw *w)
     if (channels_has_check(w))
         v4r1_vec_branch_off(w, V4R1_VEC_B, l_elem);
     /* pieces of WB channels, then of WB/2 where those are a dword or more */
-    for (int P = w->wb; P >= w->wb / 2 && P * w->dt->bytes >= 4; P /= 2) {
-        label l_next = P / 2 >= w->wb / 2 && P / 2 * w->dt->bytes >= 4 ? e_label_new(e, "dy_half_pieces") : l_elem;
+    int smallest = w->wb;
+    for (int P = w->wb; piece_ok(w, P); P /= 2) {
+        label l_next = piece_ok(w, P / 2) ? e_label_new(e, "dy_half_pieces") : l_elem;
+        smallest = P;
         e_sop2(e, "s_and_b32", at(w->s_t, 1), w->s_krem, imm(P - 1));
         e_branch(e, "s_cbranch_scc1", l_next);
         e_comment(e, "last channel block of the tap, krem a multiple of %d: %d-channel pieces, each wholly before "
@@ -165,7 +172,7 @@ static void channels_load(v4r1_kw *w)
     }
     e_label(e, l_elem);
     e_comment(e, "last channel block of the tap, krem not a multiple of %d (channels kk >= krem load nothing)%s",
-              w->wb / 2, channels_has_check(w) ? ", or vectors that are not aligned" : "");
+              smallest, channels_has_check(w) ? ", or vectors that are not aligned" : "");
     channels_elements(w);
     e_label(e, l_done);
 }
