@@ -12,6 +12,7 @@ goals: <= 0.95 geomean and <= 1.05 every layer) and then every table under
 its own heading, ordered by target, type, variant and batch. Every time in
 them is modeled (docs/TIMING.md)."""
 import math
+import os
 import re
 import sys
 
@@ -76,25 +77,32 @@ def main():
     if len(sys.argv) < 3:
         sys.exit("usage: xdlops_report.py TITLE_NOTE TABLE.md...  (or TABLE.md.rows: a run cut short)")
     tabs = sorted((read(p) for p in sys.argv[2:]),
-                  key=lambda t: (TARGETS.get(t["arch"], 9), TYPES.get(t["dtype"], 9), t["variant"], t["batch"]))
+                  key=lambda t: (t["shapes"], TARGETS.get(t["arch"], 9), TYPES.get(t["dtype"], 9), t["variant"],
+                                 t["batch"]))
+    # several shape lists: a list column and the list in each heading
+    lists = len({t["shapes"] for t in tabs}) > 1
+    name = lambda t: os.path.splitext(os.path.basename(t["shapes"]))[0]
     print("# Our MFMA kernels against MIOpen's xdlops kernels, every table (modeled)\n")
     print(sys.argv[1] + "\n")
-    print("Issue 22's goals per target, type and layout at batch 8 and 32: ours / MIOpen <= 0.95 in geomean "
+    print("Issue 22's goals (and issue 23's for fp32) per target, type and layout at batch 8 and 32: ours / "
+          "MIOpen <= 0.95 in geomean "
           "and <= 1.05 on every layer MIOpen's rule admits. **All times modeled** by the timing model "
           "(docs/TIMING.md); no AMD GPU ran anything. How the tables are made, what the columns mean and "
           "what they say: [MIOPEN.md](MIOPEN.md#mfma-targets-against-miopens-xdlops-backward-data-kernels-modeled).\n")
-    print("| target | type | layout | variant | batch | layers | geomean | worst | layers > 1.05 | goals |")
-    print("|---|---|---|---|---:|---:|---:|---:|---:|---|")
+    print("| " + ("list | " if lists else "") + "target | type | layout | variant | batch | layers | geomean | worst "
+          "| layers > 1.05 | goals |")
+    print("|" + ("---|" if lists else "") + "---|---|---|---|---:|---:|---:|---:|---:|---|")
     for t in tabs:
         met = t["geo"] != "-" and float(t["geo"]) <= 0.95 and t["over"] == 0
         geo_ok = t["geo"] != "-" and float(t["geo"]) <= 0.95
         goal = "both met" if met else ("geomean met" if geo_ok else "not met")
         n = f"{t['n']} (run cut short)" if t["cut"] else f"{t['n']}"
-        print(f"| {t['arch']} | {t['dtype']} | {t['layout']} | {t['variant'] or '-'} | {t['batch']} | {n} | "
+        print(("| " + name(t) + " " if lists else "") +
+              f"| {t['arch']} | {t['dtype']} | {t['layout']} | {t['variant'] or '-'} | {t['batch']} | {n} | "
               f"{t['geo']} | {t['worst']} | {t['over']} | {goal + (' (so far)' if t['cut'] else '')} |")
     for t in tabs:
         v = f", {t['variant']}" if t["variant"] else ""
-        print(f"\n## {t['arch']} {t['dtype']} {t['layout']}{v}, batch {t['batch']}\n")
+        print(f"\n## {name(t) + ', ' if lists else ''}{t['arch']} {t['dtype']} {t['layout']}{v}, batch {t['batch']}\n")
         print(t["text"].rstrip())
 
 
