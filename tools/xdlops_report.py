@@ -73,6 +73,11 @@ def read(path):
             "n": len(ratios), "over": sum(1 for r in ratios if r > 1.05), "text": text, "cut": cut}
 
 
+def name(t):
+    """the table's shape list: tests/shapes/resnext101.txt -> resnext101"""
+    return os.path.splitext(os.path.basename(t["shapes"]))[0]
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit("usage: xdlops_report.py TITLE_NOTE TABLE.md...  (or TABLE.md.rows: a run cut short)")
@@ -81,7 +86,6 @@ def main():
                                  t["batch"]))
     # several shape lists: a list column and the list in each heading
     lists = len({t["shapes"] for t in tabs}) > 1
-    name = lambda t: os.path.splitext(os.path.basename(t["shapes"]))[0]
     print("# Our MFMA kernels against MIOpen's xdlops kernels, every table (modeled)\n")
     print(sys.argv[1] + "\n")
     print("Issue 22's goals (and issue 23's for fp32) per target, type and layout at batch 8 and 32: ours / "
