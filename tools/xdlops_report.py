@@ -9,8 +9,9 @@ variant (gfx90a fp16: MIOpen's alternate implementation on or off, our
 flags); the second its geomean and worst ratio. Writes to stdout a summary
 (one row per table: layers, geomean, worst, the layers over 1.05, issue 22's
 goals: <= 0.95 geomean and <= 1.05 every layer) and then every table under
-its own heading, ordered by target, type, variant and batch. Every time in
-them is modeled (docs/TIMING.md)."""
+its own heading, ordered by shape list, target, type, variant and batch
+(tables of several lists: a list column and the list in each heading).
+Every time in them is modeled (docs/TIMING.md)."""
 import math
 import os
 import re

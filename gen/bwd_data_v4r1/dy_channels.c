@@ -139,7 +139,7 @@ static void channels_pieces(v4r1_kw *w, int P)
 
 /* Whether the last block takes pieces of P channels: WB or WB/2 (P a
  * power of two, as WB is), each a dword or more. */
-static bool piece_ok(const v4r1_kw *w, int P) { return P >= 1 && P >= w->wb / 2 && P * w->dt->bytes >= 4; }
+static bool piece_ok(const v4r1_kw *w, int P) { return P >= w->wb / 2 && P * w->dt->bytes >= 4; }
 
 static void channels_load(v4r1_kw *w)
 {
