@@ -36,7 +36,12 @@
  * every lane (the A and B fragments hold the same k there) widened to f32
  * is one k of a 32x32x2 / 16x16x4 f32 MFMA, so four of them cover the quad,
  * their products exact like the 16-bit ones and accumulated into the same
- * accumulators (their D layout is the block's, whatever the type). No
+ * accumulators (their D layout is the block's, whatever the type). fp16
+ * sends only the quad elements j where some lane's fragments hold a small
+ * value (exact_elements: test_small leaves each fragment register's minima
+ * for that), zeroes them in both sides' fragments and runs the step's
+ * 16-bit MFMAs on the rest: a step with one subnormal costs one f32 MFMA
+ * per block more instead of four in place of one. No
  * accumulator a 16-bit MFMA reads or writes is subnormal: fp16 products
  * are multiples of 2^-48, and bf16 ones of values >= 2^-56 multiples of
  * 2^-126; a bf16 wave that took the f32 path once (its sums may now be
@@ -142,26 +147,72 @@ static void lds_reads(v4r1_kw *w, int s, int set)
 }
 
 /* VCC: the lanes whose fragments of register set `set` hold a small
- * value (v4r1_ftz_check_valu instructions). */
+ * value (v4r1_ftz_check_valu instructions). The packed minimum of each
+ * fragment register r (quad elements 2r, 2r + 1) is left in v_x32[r] for
+ * the out-of-line test of one element (small_at). */
 static void test_small(v4r1_kw *w, int set)
 {
     emit *e = w->e;
     const vop3p_mods twice_less_2 = {.op_sel_hi = 1}; /* both halves of src1, src2: the low ones (2, -2) */
-    opnd m = at(w->v_x32, 0), t = at(w->v_x32, 1);
-    int n = 0;
+    const int R = frag_regs(w);
+    opnd t = at(w->v_x32, R);
+    bool first[2] = {true, true};
     for (int side = 0; side < 2; side++) {
         int nb = side ? blocks_n(w) : blocks_m(w);
         for (int b = 0; b < nb; b++)
-            for (int r = 0; r < frag_regs(w); r++, n++) {
-                opnd x = at(frag(w, side ? w->v_lb : w->v_la, nb, set, b), r);
-                e_vop3p(e, "v_pk_mad_u16", n ? t : m, x, imm(2), imm(-2), &twice_less_2);
-                if (n)
+            for (int r = 0; r < R; r++) {
+                opnd x = at(frag(w, side ? w->v_lb : w->v_la, nb, set, b), r), m = at(w->v_x32, r);
+                e_vop3p(e, "v_pk_mad_u16", first[r] ? m : t, x, imm(2), imm(-2), &twice_less_2);
+                if (!first[r])
                     e_vop3p(e, "v_pk_min_u16", m, m, t, NOOP, NULL);
+                first[r] = false;
             }
     }
+    opnd m = at(w->v_x32, 0);
+    if (R == 2) {
+        e_vop3p(e, "v_pk_min_u16", t, m, at(w->v_x32, 1), NOOP, NULL);
+        m = t;
+    }
     /* low half: the lesser of the two halves */
-    e_vop3p(e, "v_pk_min_u16", m, m, m, NOOP, &(vop3p_mods){.op_sel = 2, .op_sel_hi = 1});
-    e_vopc(e, "v_cmp_gt_u16", VCC, sticky(w) ? w->s_small : imm((int)v4r1_ftz_small(w->cfg)), m);
+    e_vop3p(e, "v_pk_min_u16", t, m, m, NOOP, &(vop3p_mods){.op_sel = 2, .op_sel_hi = 1});
+    e_vopc(e, "v_cmp_gt_u16", VCC, sticky(w) ? w->s_small : imm((int)v4r1_ftz_small(w->cfg)), t);
+}
+
+/* VCC: the lanes whose element j of the quads test_small just tested is
+ * small (from its minima in v_x32). */
+static void small_at(v4r1_kw *w, int j)
+{
+    emit *e = w->e;
+    opnd m = at(w->v_x32, j / 2);
+    if (j & 1) {
+        opnd t = at(w->v_x32, frag_regs(w));
+        e_vop2(e, "v_lshrrev_b32", t, imm(16), m);
+        m = t;
+    }
+    e_vopc(e, "v_cmp_gt_u16", VCC, imm((int)v4r1_ftz_small(w->cfg)), m);
+}
+
+/* Quad element j of 16-bit register x (j: 0..3 of its pair) widened to an
+ * f32 in d. */
+static void widen_element(v4r1_kw *w, opnd d, opnd x, int j)
+{
+    emit *e = w->e;
+    if (!(j & 1))
+        h_widen16_to(e, w->dt->id, d, x);
+    else if (w->dt->id == IGEMM_BF16) /* the high half: already an f32's top half */
+        e_vop2(e, "v_and_b32", d, imm((int)0xffff0000), x);
+    else {
+        e_vop2(e, "v_lshrrev_b32", d, imm(16), x);
+        h_widen16(e, w->dt->id, d);
+    }
+}
+
+static const mfma_info *f32_mfma(v4r1_kw *w)
+{
+    const mfma_info *f = mfma_pick(w->e->t, inst(w), inst(w), 64 / inst(w), 1, MFMA_F32);
+    if (!f)
+        emit_fail(w->e, "no %dx%d f32 MFMA for the exact 16-bit steps on this target", inst(w), inst(w));
+    return f;
 }
 
 /* The block pairs of register set `set` on the f32 MFMA: quad element j
@@ -169,33 +220,62 @@ static void test_small(v4r1_kw *w, int set)
 static void exact_step(v4r1_kw *w, int set)
 {
     emit *e = w->e;
-    const mfma_info *f = mfma_pick(e->t, inst(w), inst(w), 64 / inst(w), 1, MFMA_F32);
-    if (!f) {
-        emit_fail(e, "no %dx%d f32 MFMA for the exact 16-bit steps on this target", inst(w), inst(w));
+    const mfma_info *f = f32_mfma(w);
+    if (!f)
         return;
-    }
     const int cd = cd_regs(w);
     opnd a32 = sub(w->v_x32, 0, 4), b32 = sub(w->v_x32, 4, 4);
     for (int bm = 0; bm < blocks_m(w); bm++)
         for (int bn = 0; bn < blocks_n(w); bn++) {
             opnd a = frag(w, w->v_la, blocks_m(w), set, bm), b = frag(w, w->v_lb, blocks_n(w), set, bn);
-            for (int side = 0; side < 2; side++) {
-                opnd x = side ? b : a, d = side ? b32 : a32;
-                for (int j = 0; j < 4; j++) {
-                    if (!(j & 1))
-                        h_widen16_to(e, w->dt->id, at(d, j), at(x, j / 2));
-                    else if (w->dt->id == IGEMM_BF16) /* the high half: already an f32's top half */
-                        e_vop2(e, "v_and_b32", at(d, j), imm((int)0xffff0000), at(x, j / 2));
-                    else {
-                        e_vop2(e, "v_lshrrev_b32", at(d, j), imm(16), at(x, j / 2));
-                        h_widen16(e, w->dt->id, at(d, j));
-                    }
-                }
+            for (int j = 0; j < 4; j++) {
+                widen_element(w, at(a32, j), at(a, j / 2), j);
+                widen_element(w, at(b32, j), at(b, j / 2), j);
             }
             opnd c = sub(w->c_regs, (bm * blocks_n(w) + bn) * cd, cd);
             for (int j = 0; j < 4; j++)
                 e_mfma(e, mfma_name(f), c, at(a32, j), at(b32, j), c, 0, 0, 0);
         }
+}
+
+/* fp16 (no accumulator ever subnormal, so the 16-bit MFMAs may follow f32
+ * ones): only the quad elements j where the wave holds a small value go
+ * to the f32 MFMA, one per block pair, after which element j of every
+ * fragment of the set is zeroed (both sides: a zero times an Inf of the
+ * other would be a NaN) and the step's 16-bit MFMAs, at l_mfma, multiply
+ * the rest. A step with one such element (nearly every one that has any)
+ * costs one f32 MFMA per block more, not four. */
+static void exact_elements(v4r1_kw *w, int set, label l_mfma)
+{
+    emit *e = w->e;
+    const mfma_info *f = f32_mfma(w);
+    if (!f)
+        return;
+    const int cd = cd_regs(w), R = frag_regs(w);
+    opnd a32 = at(w->v_x32, R), b32 = at(w->v_x32, R + 1);
+    for (int j = 0; j < 2 * R; j++) {
+        label l_clean = e_label_new(e, "ftz_clean");
+        small_at(w, j);
+        e_branch(e, "s_cbranch_vccz", l_clean);
+        for (int bm = 0; bm < blocks_m(w); bm++)
+            for (int bn = 0; bn < blocks_n(w); bn++) {
+                opnd a = frag(w, w->v_la, blocks_m(w), set, bm), b = frag(w, w->v_lb, blocks_n(w), set, bn);
+                widen_element(w, a32, at(a, j / 2), j);
+                widen_element(w, b32, at(b, j / 2), j);
+                e_mfma(e, mfma_name(f), sub(w->c_regs, (bm * blocks_n(w) + bn) * cd, cd), a32, b32,
+                       sub(w->c_regs, (bm * blocks_n(w) + bn) * cd, cd), 0, 0, 0);
+            }
+        const int keep = j & 1 ? 0x0000ffff : (int)0xffff0000;
+        for (int side = 0; side < 2; side++) {
+            int nb = side ? blocks_n(w) : blocks_m(w);
+            for (int b = 0; b < nb; b++) {
+                opnd x = at(frag(w, side ? w->v_lb : w->v_la, nb, set, b), j / 2);
+                e_vop2(e, "v_and_b32", x, imm(keep), x);
+            }
+        }
+        e_label(e, l_clean);
+    }
+    e_branch(e, "s_branch", l_mfma);
 }
 
 /* One K slice's matrix steps; checked: each tests its fragments first
@@ -210,6 +290,8 @@ static void slice_steps(v4r1_kw *w, bool checked)
     const char *op = mfma_name(m);
     const int steps = w->kpb / v4r1_mfma_kstep(w->cfg), nreads = blocks_m(w) + blocks_n(w), cd = cd_regs(w);
     label l_exact[64], l_back[64];
+    /* sticky types go all f32 once they met a small value */
+    const bool by_element = checked && !sticky(w);
     if (checked && steps > 64) {
         emit_fail(e, "%d matrix steps per K slice: more than 64 exact-step branches", steps);
         return;
@@ -227,6 +309,8 @@ static void slice_steps(v4r1_kw *w, bool checked)
             l_exact[s] = e_label_new(e, "ftz_exact"), l_back[s] = e_label_new(e, "ftz_fast");
             test_small(w, set);
             e_branch(e, "s_cbranch_vccnz", l_exact[s]);
+            if (by_element)
+                e_label(e, l_back[s]);
         }
         for (int bm = 0; bm < blocks_m(w); bm++)
             for (int bn = 0; bn < blocks_n(w); bn++) {
@@ -235,7 +319,7 @@ static void slice_steps(v4r1_kw *w, bool checked)
                 for (int r = 0; r < issues; r++)
                     e_mfma(e, op, c, sub(a, r * m->a_gprs, m->a_gprs), sub(b, r * m->b_gprs, m->b_gprs), c, 0, 0, 0);
             }
-        if (checked)
+        if (checked && !by_element)
             e_label(e, l_back[s]);
     }
     if (!checked)
@@ -245,6 +329,11 @@ static void slice_steps(v4r1_kw *w, bool checked)
     e_branch(e, "s_branch", l_done);
     for (int s = 0; s < steps; s++) {
         e_label(e, l_exact[s]);
+        if (by_element) {
+            e_comment(e, "matrix step %d has a small 16-bit value: its quad elements on f32 MFMAs", s);
+            exact_elements(w, s & 1, l_back[s]);
+            continue;
+        }
         e_comment(e, "matrix step %d has a small 16-bit value: f32 MFMAs", s);
         exact_step(w, s & 1);
         if (sticky(w)) /* and so has the rest of the walk */
