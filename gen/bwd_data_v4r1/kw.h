@@ -245,6 +245,7 @@ struct v4r1_kw {
     opnd v_x32;                /* MFMA checked for flushed values (v4r1_config_ftz_checked): the
                                   test's scratch, then a block pair's fragments as f32 */
     opnd s_small;              /* the test's bound where the f32 path is sticky (bf16) */
+    opnd s_sent;               /* where it is not (fp16): the quad elements a step sent to it */
 
     /* ---- epilogue.c: C (dx) per row (channel) and per dx pixel ---- */
     sv c_rowstride, c_pix;

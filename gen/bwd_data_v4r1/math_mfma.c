@@ -124,7 +124,8 @@ static void mfma_loop_alloc(v4r1_kw *w)
     if (sticky(w)) {
         w->s_small = sreg(w->e, "s_small", 1, 1);
         h_smov(w->e, w->s_small, imm((int)v4r1_ftz_small(w->cfg)));
-    }
+    } else if (ftz_checked(w))
+        w->s_sent = sreg(w->e, "s_sent", 1, 1);
 }
 
 /* Fragment b of register set `set` (blocks per set nb). */
@@ -243,9 +244,10 @@ static void exact_step(v4r1_kw *w, int set)
  * to the f32 MFMA, one per block pair, after which element j of every
  * fragment of the set is zeroed (both sides: a zero times an Inf of the
  * other would be a NaN) and the step's 16-bit MFMAs, at l_mfma, multiply
- * the rest. A step with one such element (nearly every one that has any)
- * costs one f32 MFMA per block more, not four. */
-static void exact_elements(v4r1_kw *w, int set, label l_mfma)
+ * the rest (unless every element went: then they would multiply zeros,
+ * and the step goes on at l_after). A step with one such element (nearly
+ * every one that has any) costs one f32 MFMA per block more, not four. */
+static void exact_elements(v4r1_kw *w, int set, label l_mfma, label l_after)
 {
     emit *e = w->e;
     const mfma_info *f = f32_mfma(w);
@@ -253,10 +255,12 @@ static void exact_elements(v4r1_kw *w, int set, label l_mfma)
         return;
     const int cd = cd_regs(w), R = frag_regs(w);
     opnd a32 = at(w->v_x32, R), b32 = at(w->v_x32, R + 1);
+    h_smov(e, w->s_sent, imm(0));
     for (int j = 0; j < 2 * R; j++) {
         label l_clean = e_label_new(e, "ftz_clean");
         small_at(w, j);
         e_branch(e, "s_cbranch_vccz", l_clean);
+        e_sop2(e, "s_add_u32", w->s_sent, w->s_sent, imm(1));
         for (int bm = 0; bm < blocks_m(w); bm++)
             for (int bn = 0; bn < blocks_n(w); bn++) {
                 opnd a = frag(w, w->v_la, blocks_m(w), set, bm), b = frag(w, w->v_lb, blocks_n(w), set, bn);
@@ -275,7 +279,9 @@ static void exact_elements(v4r1_kw *w, int set, label l_mfma)
         }
         e_label(e, l_clean);
     }
-    e_branch(e, "s_branch", l_mfma);
+    e_sopc(e, "s_cmp_lt_u32", w->s_sent, imm(2 * R));
+    e_branch(e, "s_cbranch_scc1", l_mfma);
+    e_branch(e, "s_branch", l_after);
 }
 
 /* One K slice's matrix steps; checked: each tests its fragments first
@@ -289,7 +295,7 @@ static void slice_steps(v4r1_kw *w, bool checked)
         return;
     const char *op = mfma_name(m);
     const int steps = w->kpb / v4r1_mfma_kstep(w->cfg), nreads = blocks_m(w) + blocks_n(w), cd = cd_regs(w);
-    label l_exact[64], l_back[64];
+    label l_exact[64], l_back[64], l_after[64];
     /* sticky types go all f32 once they met a small value */
     const bool by_element = checked && !sticky(w);
     if (checked && steps > 64) {
@@ -307,6 +313,7 @@ static void slice_steps(v4r1_kw *w, bool checked)
         }
         if (checked) {
             l_exact[s] = e_label_new(e, "ftz_exact"), l_back[s] = e_label_new(e, "ftz_fast");
+            l_after[s] = e_label_new(e, "ftz_after");
             test_small(w, set);
             e_branch(e, "s_cbranch_vccnz", l_exact[s]);
             if (by_element)
@@ -319,8 +326,8 @@ static void slice_steps(v4r1_kw *w, bool checked)
                 for (int r = 0; r < issues; r++)
                     e_mfma(e, op, c, sub(a, r * m->a_gprs, m->a_gprs), sub(b, r * m->b_gprs, m->b_gprs), c, 0, 0, 0);
             }
-        if (checked && !by_element)
-            e_label(e, l_back[s]);
+        if (checked)
+            e_label(e, by_element ? l_after[s] : l_back[s]);
     }
     if (!checked)
         return;
@@ -331,7 +338,7 @@ static void slice_steps(v4r1_kw *w, bool checked)
         e_label(e, l_exact[s]);
         if (by_element) {
             e_comment(e, "matrix step %d has a small 16-bit value: its quad elements on f32 MFMAs", s);
-            exact_elements(w, s & 1, l_back[s]);
+            exact_elements(w, s & 1, l_back[s], l_after[s]);
             continue;
         }
         e_comment(e, "matrix step %d has a small 16-bit value: f32 MFMAs", s);
@@ -377,6 +384,8 @@ static void mfma_loop_free(v4r1_kw *w)
         rfree(w->e, w->v_x32);
     if (sticky(w))
         rfree(w->e, w->s_small);
+    else if (ftz_checked(w))
+        rfree(w->e, w->s_sent);
     /* the epilogue reads a row's accumulators into these */
     w->v_out = vreg(w->e, "v_out", blocks_n(w), 1);
 }
