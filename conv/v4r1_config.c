@@ -199,7 +199,7 @@ bool v4r1_ftz_sticky(const v4r1_config *c) { return c->dtype == IGEMM_BF16; }
 int v4r1_ftz_check_valu(const v4r1_config *c)
 {
     int dwords = (c->bm + c->bn) * (c->kpack * 2 / 4); /* a fragment: one k quad, two dwords */
-    return 2 * dwords - 1 + 2;
+    return 2 * dwords - 2 + 3; /* the registers' fold, the halves' fold, the compare */
 }
 
 bool v4r1_config_runs_on(const v4r1_config *c, const target *t)

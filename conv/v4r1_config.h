@@ -127,8 +127,9 @@ int v4r1_mfma_kstep(const v4r1_config *c);
  * (mfma_16bit_ftz: gfx90a's f16 and bf16_1k MFMAs read a subnormal input,
  * and a subnormal fp32 C or D, as zero). Its kernel then stays exact: each
  * matrix step tests the wave's fragments for a value below
- * v4r1_ftz_small() and multiplies a step that has one on the f32 MFMAs
- * instead (gen/bwd_data_v4r1/math_mfma.c; docs/KERNELS.md "Exact 16-bit
+ * v4r1_ftz_small() and multiplies what holds one on the f32 MFMAs instead
+ * (fp16: the step's quad elements that do; bf16: the whole step;
+ * gen/bwd_data_v4r1/math_mfma.c; docs/KERNELS.md "Exact 16-bit
  * MFMAs on gfx90a"), so the fp16 mode need not be flush. (The fp16alt
  * configurations' bf16 values come from fp16 ones: never small.) */
 bool v4r1_config_ftz_checked(const v4r1_config *c, const target *t);
@@ -147,8 +148,10 @@ unsigned v4r1_ftz_small(const v4r1_config *c);
 bool v4r1_ftz_sticky(const v4r1_config *c);
 
 /* VALU instructions of that test: per matrix step, two per fragment dword
- * (a packed 2h - 2 and a packed minimum) less one, one to fold the two
- * halves and a compare; the heuristic charges them (conv/heuristic.c). */
+ * (a packed 2h - 2 and a packed minimum) less two (a minimum per quad
+ * register, kept apart for the fp16 exact path), one to fold the two
+ * registers' minima, one to fold the halves and a compare; the heuristic
+ * charges them (conv/heuristic.c). */
 int v4r1_ftz_check_valu(const v4r1_config *c);
 
 /* The matrix instruction of MFMA configuration c on target t, and how many

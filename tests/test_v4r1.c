@@ -1124,8 +1124,10 @@ static void sixteen_bit_exact_on_flushing_mfma(void **state)
 /* gfx90a's fp16 MFMA kernels send only the quad elements of a step that
  * hold a subnormal to the f32 MFMA (math_mfma.c exact_elements: element j
  * multiplied there, zeroed in both sides' fragments, the rest on the f16
- * MFMAs). Three subnormals in w, each alone in its step (so one element of
- * the quad is sent, the others not), among small normals (products of
+ * MFMAs). Three subnormals in w, in steps of their own on the 32x32 tiles
+ * (one element of the quad is sent, the others not; on the 16x16 tiles,
+ * whose steps cover 16 k, w's k = 20 and dy's k = 30 below meet in one
+ * step of some waves: two elements), among small normals (products of
  * 2^-15: a flushed one is a few percent of its dx elements, far over the
  * rule); an Inf in dy on the output channel of one of them (w of that
  * channel positive) and an Inf in w on a subnormal of dy (dy of that
