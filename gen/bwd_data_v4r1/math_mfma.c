@@ -134,6 +134,13 @@ static opnd frag(const v4r1_kw *w, opnd regs, int nb, int set, int b)
     return sub(regs, (set * nb + b) * frag_regs(w), frag_regs(w));
 }
 
+/* Blocks of side A (0) or B (1), and its fragment b of register set `set`. */
+static int side_blocks(const v4r1_kw *w, int side) { return side ? blocks_n(w) : blocks_m(w); }
+static opnd side_frag(const v4r1_kw *w, int side, int set, int b)
+{
+    return frag(w, side ? w->v_lb : w->v_la, side_blocks(w, side), set, b);
+}
+
 /* The fragments of matrix step s (LDS entry rows s*64/INST .. +64/INST-1:
  * one k or one k quad each) into register set `set`. */
 static void lds_reads(v4r1_kw *w, int s, int set)
@@ -158,17 +165,15 @@ static void test_small(v4r1_kw *w, int set)
     const int R = frag_regs(w);
     opnd t = at(w->v_x32, R);
     bool first[2] = {true, true};
-    for (int side = 0; side < 2; side++) {
-        int nb = side ? blocks_n(w) : blocks_m(w);
-        for (int b = 0; b < nb; b++)
+    for (int side = 0; side < 2; side++)
+        for (int b = 0; b < side_blocks(w, side); b++)
             for (int r = 0; r < R; r++) {
-                opnd x = at(frag(w, side ? w->v_lb : w->v_la, nb, set, b), r), m = at(w->v_x32, r);
+                opnd x = at(side_frag(w, side, set, b), r), m = at(w->v_x32, r);
                 e_vop3p(e, "v_pk_mad_u16", first[r] ? m : t, x, imm(2), imm(-2), &twice_less_2);
                 if (!first[r])
                     e_vop3p(e, "v_pk_min_u16", m, m, t, NOOP, NULL);
                 first[r] = false;
             }
-    }
     opnd m = at(w->v_x32, 0);
     if (R == 2) {
         e_vop3p(e, "v_pk_min_u16", t, m, at(w->v_x32, 1), NOOP, NULL);
@@ -228,7 +233,7 @@ static void exact_step(v4r1_kw *w, int set)
     opnd a32 = sub(w->v_x32, 0, 4), b32 = sub(w->v_x32, 4, 4);
     for (int bm = 0; bm < blocks_m(w); bm++)
         for (int bn = 0; bn < blocks_n(w); bn++) {
-            opnd a = frag(w, w->v_la, blocks_m(w), set, bm), b = frag(w, w->v_lb, blocks_n(w), set, bn);
+            opnd a = side_frag(w, 0, set, bm), b = side_frag(w, 1, set, bn);
             for (int j = 0; j < 4; j++) {
                 widen_element(w, at(a32, j), at(a, j / 2), j);
                 widen_element(w, at(b32, j), at(b, j / 2), j);
@@ -263,20 +268,17 @@ static void exact_elements(v4r1_kw *w, int set, label l_mfma, label l_after)
         e_sop2(e, "s_add_u32", w->s_sent, w->s_sent, imm(1));
         for (int bm = 0; bm < blocks_m(w); bm++)
             for (int bn = 0; bn < blocks_n(w); bn++) {
-                opnd a = frag(w, w->v_la, blocks_m(w), set, bm), b = frag(w, w->v_lb, blocks_n(w), set, bn);
-                widen_element(w, a32, at(a, j / 2), j);
-                widen_element(w, b32, at(b, j / 2), j);
-                e_mfma(e, mfma_name(f), sub(w->c_regs, (bm * blocks_n(w) + bn) * cd, cd), a32, b32,
-                       sub(w->c_regs, (bm * blocks_n(w) + bn) * cd, cd), 0, 0, 0);
+                opnd c = sub(w->c_regs, (bm * blocks_n(w) + bn) * cd, cd);
+                widen_element(w, a32, at(side_frag(w, 0, set, bm), j / 2), j);
+                widen_element(w, b32, at(side_frag(w, 1, set, bn), j / 2), j);
+                e_mfma(e, mfma_name(f), c, a32, b32, c, 0, 0, 0);
             }
         const int keep = j & 1 ? 0x0000ffff : (int)0xffff0000;
-        for (int side = 0; side < 2; side++) {
-            int nb = side ? blocks_n(w) : blocks_m(w);
-            for (int b = 0; b < nb; b++) {
-                opnd x = at(frag(w, side ? w->v_lb : w->v_la, nb, set, b), j / 2);
+        for (int side = 0; side < 2; side++)
+            for (int b = 0; b < side_blocks(w, side); b++) {
+                opnd x = at(side_frag(w, side, set, b), j / 2);
                 e_vop2(e, "v_and_b32", x, imm(keep), x);
             }
-        }
         e_label(e, l_clean);
     }
     e_sopc(e, "s_cmp_lt_u32", w->s_sent, imm(2 * R));
@@ -313,7 +315,8 @@ static void slice_steps(v4r1_kw *w, bool checked)
         }
         if (checked) {
             l_exact[s] = e_label_new(e, "ftz_exact"), l_back[s] = e_label_new(e, "ftz_fast");
-            l_after[s] = e_label_new(e, "ftz_after");
+            if (by_element)
+                l_after[s] = e_label_new(e, "ftz_after");
             test_small(w, set);
             e_branch(e, "s_cbranch_vccnz", l_exact[s]);
             if (by_element)
@@ -322,7 +325,7 @@ static void slice_steps(v4r1_kw *w, bool checked)
         for (int bm = 0; bm < blocks_m(w); bm++)
             for (int bn = 0; bn < blocks_n(w); bn++) {
                 opnd c = sub(w->c_regs, (bm * blocks_n(w) + bn) * cd, cd);
-                opnd a = frag(w, w->v_la, blocks_m(w), set, bm), b = frag(w, w->v_lb, blocks_n(w), set, bn);
+                opnd a = side_frag(w, 0, set, bm), b = side_frag(w, 1, set, bn);
                 for (int r = 0; r < issues; r++)
                     e_mfma(e, op, c, sub(a, r * m->a_gprs, m->a_gprs), sub(b, r * m->b_gprs, m->b_gprs), c, 0, 0, 0);
             }
