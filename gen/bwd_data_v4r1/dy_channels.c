@@ -206,19 +206,19 @@ static void channels_prepare(v4r1_kw *w)
  * (ds_write_b32 each) down its column, rows b_len entries apart. */
 static void channels_write(v4r1_kw *w)
 {
-    const int L = w->b_len;
+    const int L = w->b_len, buf = v4r1_lds_buf(w, 1, w->wr_buf);
     for (int j = 0; j < w->vb; j++) {
         int col = j * w->sb;
         if (w->kpack > 1) {
             w->cvt->convert(w, sub(w->v_gb, region(w, j), w->wb / 2), w->wb / 2);
             for (int h = 0; h < w->wb / w->kpack; h++)
                 e_ds(w->e, "ds_write_b64", NOOP, w->v_bwr, sub(w->v_gb, region(w, j) + 2 * h, 2), NOOP,
-                     (h * L + col) * V4R1_QUAD_BYTES, 0);
+                     buf + (h * L + col) * V4R1_QUAD_BYTES, 0);
             continue;
         }
         for (int c = 0; c < w->wb; c++)
             e_ds(w->e, "ds_write_b32", NOOP, w->v_bwr, at(w->v_gb, region(w, j) + c), NOOP,
-                 (c * L + col) * V4R1_LDS_BYTES, 0);
+                 buf + (c * L + col) * V4R1_LDS_BYTES, 0);
     }
 }
 

@@ -130,8 +130,6 @@ typedef struct {
     void (*loop_alloc)(v4r1_kw *w);
     /* one K slice (KPB rows of A and B) out of the current LDS buffers */
     void (*slice)(v4r1_kw *w);
-    /* point the LDS reads at the other buffer */
-    void (*toggle_reads)(v4r1_kw *w);
     /* after the loop: release what only the loop used */
     void (*loop_free)(v4r1_kw *w);
     /* the epilogue's mapping (col_base may emit the code that computes it) */
@@ -192,11 +190,16 @@ struct v4r1_kw {
                                   tensors' contiguous dimension where the tap allows) */
     int b_cols, b_vecs;        /* the thread's B columns and vectors per column (v4r1_dy_path) */
     int b_len;                 /* entries per row of the B tile in LDS: NPB + the config's pad */
-    /* LDS layout: byte offsets of buffer 0 of A and B; buffer 1 is at
-       offset ^ size (the larger tile goes first so both toggles are xors),
-       or, for a padded B tile (its size not a power of two, after A's two
-       buffers), at offset + size, toggled by adds (staging.c: s_vec) */
+    /* LDS layout: byte offsets of buffer 0 of A and B; buffer 1 at
+       offset + size (the larger tile goes first, or a padded B after A's
+       two buffers) */
     int a_lds, b_lds, a_size, b_size;
+    /* the LDS buffer (0, 1) that the code being emitted reads and writes:
+       the address registers always point into buffer 0 and the ds
+       instructions add buffer 1's distance in their offsets (v4r1_lds_buf),
+       so the walk unrolls its loop to an even number of copies and a
+       buffer swap costs no instruction (walk.c) */
+    int rd_buf, wr_buf;
 
     /* ---- setup.c: arguments, the workgroup's place, sizes, bases ---- */
     /* read by the epilogue (which releases them) */
@@ -223,13 +226,14 @@ struct v4r1_kw {
     opnd s_wbase, s_dybase, s_rsa, s_rsb; /* tile bases and buffer resources: staging, walk */
 
     /* ---- staging.c: load offsets, masks, LDS write addresses ---- */
-    opnd v_aoff, v_awr;                       /* A load offsets, LDS write address */
+    opnd v_aoff, v_awr;                       /* A load offsets, LDS write address (buffer 0) */
     opnd v_bht, v_bwt, v_bpre, v_boff, v_bkk, v_bwr; /* B columns (v_bht/v_bwt: the epilogue's too),
                                                         offsets, row, LDS address */
     opnd v_ga, v_gb;                          /* the tile in flight: the register set in use
                                                  (v4r1_use_set) */
     opnd v_sga[V4R1_MAX_SETS], v_sgb[V4R1_MAX_SETS]; /* the register sets (v4r1_in_flight) */
     opnd s_vec; /* NHWC: which tensors take the element path instead of vectors */
+    opnd s_sel; /* 16-bit w rows as vectors: the v_perm selectors that make them k quads */
 
     /* ---- walk.c: the K walk's position (s_xd, s_yd, s_krem: the staging's
        tap bounds read them; s_m: the epilogue's) ---- */
@@ -237,7 +241,7 @@ struct v4r1_kw {
     sv a_ystep, a_xstep;
 
     /* ---- the math strategy (math_*.c) ---- */
-    opnd v_ard, v_brd;         /* LDS read addresses (the staging toggles them) */
+    opnd v_ard, v_brd;         /* LDS read addresses in buffer 0 (w->rd_buf picks the buffer) */
     opnd v_tm4;                /* the thread's first tile row (FMA: 4 * its row group) */
     opnd c_regs;               /* the C tile's accumulators: VGPRs v_c (FMA), AGPRs a_c (MFMA) */
     opnd v_la, v_lb;           /* the fragments of one K slice */
@@ -281,10 +285,9 @@ void v4r1_set_tap(v4r1_kw *w);         /* tap (s_yd, s_xd): bases and dy bounds 
 void v4r1_set_first_tap(v4r1_kw *w);   /* the same for tap (0, 0) */
 void v4r1_load_tile(v4r1_kw *w);       /* the tile at the current step -> registers */
 void v4r1_write_tile(v4r1_kw *w);      /* registers -> LDS */
-void v4r1_toggle_writes(v4r1_kw *w);   /* point the LDS writes at the other buffer */
-/* point the LDS reads (v_ard, v_brd) at the other buffer: the toggle of
-   every math strategy that reads A and B through those two addresses */
-void v4r1_toggle_reads(v4r1_kw *w);
+/* the byte distance of side A's (0) or B's (1) buffer `buf` from its buffer 0:
+   what a ds instruction addressing that buffer adds to its offset */
+int v4r1_lds_buf(const v4r1_kw *w, int side, int buf);
 void v4r1_staging_free(v4r1_kw *w);    /* after the loop */
 /* staging helpers the data paths share: branch to `to` when the tensor of
    bit loads element by element; the element load of the tensors' type;

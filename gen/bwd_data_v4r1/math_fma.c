@@ -78,12 +78,14 @@ static opnd frag(const v4r1_kw *w, opnd regs, int n, int set, int i)
 }
 
 /* One group of 4 consecutive rows (or columns) of LDS entry row kk: 16
-   bytes per fp32 row, 32 per k quad (two reads). */
-static void read_group(v4r1_kw *w, opnd regs, int n, int set, int first, opnd addr, int entry)
+   bytes per fp32 row, 32 per k quad (two reads), from side A's (0) or
+   B's (1) read buffer. */
+static void read_group(v4r1_kw *w, opnd regs, int n, int set, int first, int side, int entry)
 {
+    opnd addr = side ? w->v_brd : w->v_ard;
     for (int h = 0; h < frag_regs(w); h++)
         e_ds(w->e, "ds_read_b128", sub(regs, (set * n + first) * frag_regs(w) + 4 * h, 4), addr, NOOP, NOOP,
-             (entry << entry_log2(w)) + 16 * h, 0);
+             v4r1_lds_buf(w, side, w->rd_buf) + (entry << entry_log2(w)) + 16 * h, 0);
 }
 
 /* The fragments of LDS entry row kk (a K row, or a k quad) into register
@@ -91,9 +93,9 @@ static void read_group(v4r1_kw *w, opnd regs, int n, int set, int first, opnd ad
 static int lds_reads(v4r1_kw *w, int kk, int set)
 {
     for (int r = 0; r < w->rm; r++)
-        read_group(w, w->v_la, w->tm, set, 4 * r, w->v_ard, kk * w->mpb + r * w->tx * 4);
+        read_group(w, w->v_la, w->tm, set, 4 * r, 0, kk * w->mpb + r * w->tx * 4);
     for (int r = 0; r < w->rn; r++)
-        read_group(w, w->v_lb, w->tn, set, 4 * r, w->v_brd, kk * w->b_len + r * w->ty * 4);
+        read_group(w, w->v_lb, w->tn, set, 4 * r, 1, kk * w->b_len + r * w->ty * 4);
     return (w->rm + w->rn) * frag_regs(w);
 }
 
@@ -181,7 +183,6 @@ const v4r1_math v4r1_math_fma = {
     .setup = fma_setup,
     .loop_alloc = fma_loop_alloc,
     .slice = fma_slice,
-    .toggle_reads = v4r1_toggle_reads,
     .loop_free = fma_loop_free,
     .rows = fma_rows,
     .cols = fma_cols,

@@ -148,10 +148,13 @@ static void lds_reads(v4r1_kw *w, int s, int set)
     emit *e = w->e;
     const int I = inst(w), K = 64 / I, esz = entry_bytes(w);
     const char *op = frag_regs(w) == 2 ? "ds_read_b64" : "ds_read_b32";
+    const int abuf = v4r1_lds_buf(w, 0, w->rd_buf), bbuf = v4r1_lds_buf(w, 1, w->rd_buf);
     for (int b = 0; b < blocks_m(w); b++)
-        e_ds(e, op, frag(w, w->v_la, blocks_m(w), set, b), w->v_ard, NOOP, NOOP, (s * K * w->mpb + b * I) * esz, 0);
+        e_ds(e, op, frag(w, w->v_la, blocks_m(w), set, b), w->v_ard, NOOP, NOOP,
+             abuf + (s * K * w->mpb + b * I) * esz, 0);
     for (int b = 0; b < blocks_n(w); b++)
-        e_ds(e, op, frag(w, w->v_lb, blocks_n(w), set, b), w->v_brd, NOOP, NOOP, (s * K * w->b_len + b * I) * esz, 0);
+        e_ds(e, op, frag(w, w->v_lb, blocks_n(w), set, b), w->v_brd, NOOP, NOOP,
+             bbuf + (s * K * w->b_len + b * I) * esz, 0);
 }
 
 /* VCC: the lanes whose fragments of register set `set` hold a small
@@ -287,8 +290,10 @@ static void exact_elements(v4r1_kw *w, int set, label l_mfma, label l_after)
 }
 
 /* One K slice's matrix steps; checked: each tests its fragments first
- * and takes the f32 path out of line when they hold a small value. */
-static void slice_steps(v4r1_kw *w, bool checked)
+ * and takes the f32 path out of line when they hold a small value (after
+ * the slice, which branches over it to *exit, or past it when exit is
+ * NULL). */
+static void slice_steps(v4r1_kw *w, bool checked, const label *exit)
 {
     emit *e = w->e;
     int issues;
@@ -335,7 +340,7 @@ static void slice_steps(v4r1_kw *w, bool checked)
     if (!checked)
         return;
     /* out of line: the steps whose fragments hold a small value, on f32 MFMAs */
-    label l_done = e_label_new(e, "ftz_slice_done");
+    label l_done = exit ? *exit : e_label_new(e, "ftz_slice_done");
     e_branch(e, "s_branch", l_done);
     for (int s = 0; s < steps; s++) {
         e_label(e, l_exact[s]);
@@ -350,7 +355,8 @@ static void slice_steps(v4r1_kw *w, bool checked)
             h_smov(e, w->s_small, imm(0xffff));
         e_branch(e, "s_branch", l_back[s]);
     }
-    e_label(e, l_done);
+    if (!exit)
+        e_label(e, l_done);
 }
 
 /* A flush problem (PH_GUARD_FLUSH: fp16 only) needs no test: a static twin
@@ -360,21 +366,20 @@ static void mfma_slice(v4r1_kw *w)
 {
     emit *e = w->e;
     if (!ftz_checked(w)) {
-        slice_steps(w, false);
+        slice_steps(w, false, NULL);
         return;
     }
     if (w->st || w->dt->id != IGEMM_FP16) {
-        slice_steps(w, !(w->st && (w->st->ph[0][PH_GUARD] & PH_GUARD_FLUSH)));
+        slice_steps(w, !(w->st && (w->st->ph[0][PH_GUARD] & PH_GUARD_FLUSH)), NULL);
         return;
     }
     label l_plain = e_label_new(e, "ftz_flush"), l_end = e_label_new(e, "ftz_slice_end");
     e_sopc(e, "s_bitcmp1_b32", sv_op(w->a_guard), imm(log2u(PH_GUARD_FLUSH)));
     e_branch(e, "s_cbranch_scc1", l_plain);
-    slice_steps(w, true);
-    e_branch(e, "s_branch", l_end);
+    slice_steps(w, true, &l_end); /* (its out-of-line steps after it) */
     e_label(e, l_plain);
     e_comment(e, "a flush problem: the 16-bit MFMAs as they are");
-    slice_steps(w, false);
+    slice_steps(w, false, NULL);
     e_label(e, l_end);
 }
 
@@ -449,7 +454,6 @@ const v4r1_math v4r1_math_mfma = {
     .setup = mfma_setup,
     .loop_alloc = mfma_loop_alloc,
     .slice = mfma_slice,
-    .toggle_reads = v4r1_toggle_reads,
     .loop_free = mfma_loop_free,
     .rows = mfma_rows,
     .cols = mfma_cols,

@@ -194,16 +194,8 @@ static bool a_row_vectors(const v4r1_kw *w)
 static int a_row_dwords(const v4r1_kw *w) { return w->wa * w->dt->bytes / 4; }
 
 /* The vector paths' shape conditions, once per kernel, as bits of s_vec
- * (kw.h): w's rows (a_row_vectors), dy's vectors (the data path's). A
- * padded B tile (its size no power of two: its two buffers are b_size
- * apart, not an xor apart) keeps in s_vec's bits from VEC_TOG_SHIFT up,
- * signed, what the next toggle adds to the LDS write address and
- * subtracts from the read address: +b_size, then -b_size, flipping at
- * each write toggle (reads and writes are in opposite buffers, and the
- * reads toggle first). */
-enum { VEC_A = V4R1_VEC_A, VEC_B = V4R1_VEC_B, VEC_TOG_SHIFT = 8 };
-
-static bool b_padded(const v4r1_kw *w) { return w->b_len != w->npb; }
+ * (kw.h): w's rows (a_row_vectors), dy's vectors (the data path's). */
+enum { VEC_A = V4R1_VEC_A, VEC_B = V4R1_VEC_B };
 
 static void vec_flag(v4r1_kw *w, opnd t, int bit)
 {
@@ -217,7 +209,7 @@ static void vector_checks(v4r1_kw *w)
     emit *e = w->e;
     opnd t0 = at(w->s_t, 0), t1 = at(w->s_t, 1);
     w->s_vec = sreg(e, "s_vec", 1, 1);
-    h_smov(e, w->s_vec, imm(b_padded(w) ? (int64_t)((uint32_t)w->b_size << VEC_TOG_SHIFT) : 0));
+    h_smov(e, w->s_vec, imm(0));
     if (a_row_vectors(w)) {
         bool half = w->dt->bytes == 2;
         e_comment(e, "w rows as %d-dword vectors when C/G %% %d == 0%s", a_row_dwords(w), w->wa,
@@ -250,11 +242,7 @@ void v4r1_vec_branch_off(v4r1_kw *w, int bit, label to)
 static void a_transpose_quads(v4r1_kw *w)
 {
     const int W = w->wa, half = W / 2;
-    /* the selectors (no literal in VOP3 on gfx9): the low halves of two
-       rows' dwords, then their high halves */
-    opnd sel_lo = at(w->s_t, 2), sel_hi = at(w->s_t, 3);
-    h_smov(w->e, sel_lo, imm(0x05040100));
-    h_smov(w->e, sel_hi, imm(0x07060302));
+    opnd sel_lo = at(w->s_sel, 0), sel_hi = at(w->s_sel, 1);
     for (int h = 0; h < 2; h++)
         for (int d = 0; d < half; d++) {
             opnd lo = at(w->v_ga, 2 * W + 2 * h * half + d), hi = at(w->v_ga, 2 * W + (2 * h + 1) * half + d);
@@ -263,12 +251,22 @@ static void a_transpose_quads(v4r1_kw *w)
         }
 }
 
+/* k quads from w's row vectors (a_transpose_quads) */
+static bool a_transposes(const v4r1_kw *w) { return w->kpack > 1 && a_row_vectors(w); }
+
 void v4r1_staging_setup(v4r1_kw *w)
 {
     a_offsets(w);
     b_offsets(w);
-    if (a_row_vectors(w) || w->bp->has_check(w) || b_padded(w))
+    if (a_row_vectors(w) || w->bp->has_check(w))
         vector_checks(w);
+    if (a_transposes(w)) {
+        /* the selectors, once (no literal in VOP3 on gfx9): the low halves
+           of two rows' dwords, then their high halves */
+        w->s_sel = sreg(w->e, "s_sel", 2, 2);
+        h_smov(w->e, at(w->s_sel, 0), imm(0x05040100));
+        h_smov(w->e, at(w->s_sel, 1), imm(0x07060302));
+    }
 }
 
 void v4r1_staging_alloc(v4r1_kw *w)
@@ -483,34 +481,35 @@ const v4r1_stage_cvt v4r1_stage_fp16_bf16 = {.name = "fp16-bf16", .convert = cvt
 
 /* k quads: write the thread's W packed quads, columns `step` apart: 8*W
  * contiguous bytes (step 1), or one quad per column (converted first:
- * w->cvt). */
-static void write_quads(v4r1_kw *w, opnd g, int width, opnd addr, int step)
+ * w->cvt), into the write buffer (buf: its distance from addr's). */
+static void write_quads(v4r1_kw *w, opnd g, int width, opnd addr, int buf, int step)
 {
     w->cvt->convert(w, g, 2 * width);
     if (step > 1) {
         for (int j = 0; j < width; j++)
-            e_ds(w->e, "ds_write_b64", NOOP, addr, sub(g, 2 * j, 2), NOOP, j * step * V4R1_QUAD_BYTES, 0);
+            e_ds(w->e, "ds_write_b64", NOOP, addr, sub(g, 2 * j, 2), NOOP, buf + j * step * V4R1_QUAD_BYTES, 0);
         return;
     }
     for (int x = 0, n; x < 2 * width; x += n) {
         n = 2 * width - x >= 4 ? 4 : 2 * width - x;
-        e_ds(w->e, ds_write_op(n), NOOP, addr, sub(g, x, n), NOOP, x * 4, 0);
+        e_ds(w->e, ds_write_op(n), NOOP, addr, sub(g, x, n), NOOP, buf + x * 4, 0);
     }
 }
 
 /* fp32 tiles: vector i of a thread's V vectors of W (rows dk apart, in rows
  * of len columns, elements `step` columns apart): one ds_write of W dwords,
  * or W of one. */
-static void write_vectors(v4r1_kw *w, opnd g, opnd addr, int nv, int width, int dk, int len, int step)
+static void write_vectors(v4r1_kw *w, opnd g, opnd addr, int buf, int nv, int width, int dk, int len, int step)
 {
     const int esz = V4R1_LDS_BYTES;
     for (int i = 0; i < nv; i++) {
         if (step == 1) {
-            e_ds(w->e, ds_write_op(width), NOOP, addr, sub(g, i * width, width), NOOP, i * dk * len * esz, 0);
+            e_ds(w->e, ds_write_op(width), NOOP, addr, sub(g, i * width, width), NOOP, buf + i * dk * len * esz, 0);
             continue;
         }
         for (int j = 0; j < width; j++)
-            e_ds(w->e, "ds_write_b32", NOOP, addr, at(g, i * width + j), NOOP, (i * dk * len + j * step) * esz, 0);
+            e_ds(w->e, "ds_write_b32", NOOP, addr, at(g, i * width + j), NOOP, buf + (i * dk * len + j * step) * esz,
+                 0);
     }
 }
 
@@ -548,16 +547,16 @@ static void pixels_prepare(v4r1_kw *w)
 static void pixels_write(v4r1_kw *w)
 {
     if (w->kpack > 1)
-        write_quads(w, w->v_gb, w->wb, w->v_bwr, w->sb);
+        write_quads(w, w->v_gb, w->wb, w->v_bwr, v4r1_lds_buf(w, 1, w->wr_buf), w->sb);
     else
-        write_vectors(w, w->v_gb, w->v_bwr, w->vb, w->wb, w->dkb, w->b_len, w->sb);
+        write_vectors(w, w->v_gb, w->v_bwr, v4r1_lds_buf(w, 1, w->wr_buf), w->vb, w->wb, w->dkb, w->b_len, w->sb);
 }
 
 void v4r1_write_tile(v4r1_kw *w)
 {
     if (w->kpack > 1) {
         a_quads(w);
-        write_quads(w, w->v_ga, w->wa, w->v_awr, w->sa);
+        write_quads(w, w->v_ga, w->wa, w->v_awr, v4r1_lds_buf(w, 0, w->wr_buf), w->sa);
         w->bp->prepare(w);
         w->bp->write(w);
         return;
@@ -566,7 +565,7 @@ void v4r1_write_tile(v4r1_kw *w)
         for (int x = 0; x < w->va * w->wa; x++)
             widen(w, at(w->v_ga, x));
     w->bp->prepare(w);
-    write_vectors(w, w->v_ga, w->v_awr, w->va, w->wa, w->dka, w->mpb, w->sa);
+    write_vectors(w, w->v_ga, w->v_awr, v4r1_lds_buf(w, 0, w->wr_buf), w->va, w->wa, w->dka, w->mpb, w->sa);
     w->bp->write(w);
 }
 
@@ -581,28 +580,9 @@ const v4r1_dy_path v4r1_dy_pixels = {
     .write = pixels_write,
 };
 
-void v4r1_toggle_reads(v4r1_kw *w)
+int v4r1_lds_buf(const v4r1_kw *w, int side, int buf)
 {
-    e_vop2(w->e, "v_xor_b32", w->v_ard, imm(w->a_size), w->v_ard);
-    if (b_padded(w)) {
-        e_sop2(w->e, "s_ashr_i32", at(w->s_t, 0), w->s_vec, imm(VEC_TOG_SHIFT));
-        e_vop2(w->e, "v_subrev_u32", w->v_brd, at(w->s_t, 0), w->v_brd);
-    } else {
-        e_vop2(w->e, "v_xor_b32", w->v_brd, imm(w->b_size), w->v_brd);
-    }
-}
-
-void v4r1_toggle_writes(v4r1_kw *w)
-{
-    e_vop2(w->e, "v_xor_b32", w->v_awr, imm(w->a_size), w->v_awr);
-    if (b_padded(w)) {
-        e_sop2(w->e, "s_ashr_i32", at(w->s_t, 0), w->s_vec, imm(VEC_TOG_SHIFT));
-        h_vadd(w->e, w->v_bwr, at(w->s_t, 0), w->v_bwr);
-        uint32_t flip = ((uint32_t)w->b_size << VEC_TOG_SHIFT) ^ ((uint32_t)-w->b_size << VEC_TOG_SHIFT);
-        e_sop2(w->e, "s_xor_b32", w->s_vec, w->s_vec, imm((int32_t)flip));
-    } else {
-        e_vop2(w->e, "v_xor_b32", w->v_bwr, imm(w->b_size), w->v_bwr);
-    }
+    return buf ? side ? w->b_size : w->a_size : 0;
 }
 
 void v4r1_staging_free(v4r1_kw *w)
@@ -614,6 +594,8 @@ void v4r1_staging_free(v4r1_kw *w)
     opnd regs[] = {w->v_sga[0], w->v_sgb[0], w->v_aoff, w->v_bpre, w->v_boff, w->v_awr, w->v_bwr, w->v_bkk};
     for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
         rfree(w->e, regs[i]);
-    if (a_row_vectors(w) || w->bp->has_check(w) || b_padded(w))
+    if (a_row_vectors(w) || w->bp->has_check(w))
         rfree(w->e, w->s_vec);
+    if (a_transposes(w))
+        rfree(w->e, w->s_sel);
 }

@@ -3,7 +3,12 @@
  *
  * Pipeline: the next tile is fetched from global memory into registers
  * while the current one is multiplied out of LDS (the math strategy's
- * slice); LDS is double buffered with one s_barrier per step. A walk
+ * slice); LDS is double buffered with one s_barrier per step. Which buffer
+ * a step reads and which it writes is known where the code is emitted
+ * (w->rd_buf, w->wr_buf: the ds instructions' offsets say it), so the
+ * main loop is unrolled to a multiple of two copies and swapping the
+ * buffers costs no instruction (a lone wave issues every instruction of
+ * its step in order: docs/KERNELS.md, "Tiles in flight"). A walk
  * with D tiles in flight (v4r1_in_flight: the configuration's, 3 for the
  * MFMA tiles) keeps the loads of the D tiles after the one being multiplied
  * outstanding, each in its own register set: a tile's loads have D slices
@@ -60,28 +65,74 @@ static void wait_tile(v4r1_kw *w)
     e_waitcnt(e, (ahead - 1) * v4r1_tile_min_loads(w), -1);
 }
 
-/* The tile in register set `set` -> LDS; unless the walk has no tile
- * v4r1_in_flight steps after it (s_iter <= v4r1_in_flight), step the walk
- * and fetch that one into the same set; then point the LDS writes at the
- * other buffer (and, in the loop, the reads at the one just written) and
- * synchronise. */
-static void next_tile(v4r1_kw *w, const char *hint, bool toggle_reads, int set)
+/* Swap the LDS write buffer (and, in the loop, the read buffer: the one
+ * just written) and synchronise. */
+static void swap_buffers(v4r1_kw *w, bool swap_reads)
+{
+    if (swap_reads)
+        w->rd_buf ^= 1;
+    w->wr_buf ^= 1;
+    e_waitcnt(w->e, -1, 0);
+    e_sopp(w->e, "s_barrier", 0);
+}
+
+/* The prologue's: the tile in register set `set` -> LDS; unless the walk
+ * has no tile v4r1_in_flight steps after it (s_iter <= v4r1_in_flight),
+ * step the walk and fetch that one into the same set. */
+static void first_tile(v4r1_kw *w, int set)
 {
     emit *e = w->e;
     wait_tile(w);
     v4r1_use_set(w, set);
     v4r1_write_tile(w);
-    label l_nofetch = e_label_new(e, hint);
+    label l_nofetch = e_label_new(e, "single_step");
     e_sopc(e, "s_cmp_lt_u32", w->s_iter, imm(v4r1_in_flight(w) + 1));
     e_branch(e, "s_cbranch_scc1", l_nofetch);
     advance(w);
     v4r1_load_tile(w);
     e_label(e, l_nofetch);
-    if (toggle_reads)
-        w->math->toggle_reads(w);
-    v4r1_toggle_writes(w);
-    e_waitcnt(e, -1, 0);
-    e_sopp(e, "s_barrier", 0);
+    swap_buffers(w, false);
+}
+
+/* A loop copy's last steps (s_iter <= v4r1_in_flight: fewer tiles in
+ * flight after this one, none to fetch), out of line after the loop: the
+ * copy's register set and LDS write buffer, and where it goes back to. */
+typedef struct {
+    label at, back;
+    int set, wr_buf;
+} tail_step;
+
+/* The loop's: in the steady state (the walk has the tile v4r1_in_flight
+ * steps after this one) the next tile's in_flight - 1 successors stay in
+ * flight, so one test sends the last steps out of line (tail_tile) and the
+ * rest wait, write the tile in register set `set` to LDS, step the walk and
+ * fetch into the same set. */
+static void next_tile(v4r1_kw *w, int set, tail_step *tail)
+{
+    emit *e = w->e;
+    const int ahead = v4r1_in_flight(w);
+    *tail = (tail_step){e_label_new(e, "last_steps"), e_label_new(e, "tile_written"), set, w->wr_buf};
+    e_sopc(e, "s_cmp_lt_u32", w->s_iter, imm(ahead + 1));
+    e_branch(e, "s_cbranch_scc1", tail->at);
+    e_waitcnt(e, (ahead - 1) * v4r1_tile_min_loads(w), -1);
+    v4r1_use_set(w, set);
+    v4r1_write_tile(w);
+    advance(w);
+    v4r1_load_tile(w);
+    e_label(e, tail->back);
+    swap_buffers(w, true);
+}
+
+static void tail_tile(v4r1_kw *w, const tail_step *t)
+{
+    const int wr_buf = w->wr_buf;
+    e_label(w->e, t->at);
+    wait_tile(w);
+    v4r1_use_set(w, t->set);
+    w->wr_buf = t->wr_buf;
+    v4r1_write_tile(w);
+    w->wr_buf = wr_buf;
+    e_branch(w->e, "s_branch", t->back);
 }
 
 void v4r1_walk(v4r1_kw *w)
@@ -117,6 +168,7 @@ void v4r1_walk(v4r1_kw *w)
     v4r1_load_tile(w);
     h_smov(e, w->s_iter, sv_op(steps));
     const int ahead = v4r1_in_flight(w);
+    w->rd_buf = w->wr_buf = 0;
     for (int k = 1; k < ahead; k++) {
         e_comment(e, "tile %d in flight into register set %d (when the walk has it)", k, k);
         label l_short = e_label_new(e, "short_walk");
@@ -127,23 +179,28 @@ void v4r1_walk(v4r1_kw *w)
         v4r1_load_tile(w);
         e_label(e, l_short);
     }
-    next_tile(w, "single_step", false, 0);
+    first_tile(w, 0);
 
-    /* ---- main loop: unrolled once per register set, so that tile t
-       is in set t % v4r1_in_flight ---- */
+    /* ---- main loop: tile t is in register set t % v4r1_in_flight and
+       LDS buffer t % 2, so the loop is unrolled lcm(in_flight, 2) times
+       and every copy knows both ---- */
+    const int copies = ahead % 2 ? 2 * ahead : ahead;
+    tail_step tails[2 * V4R1_MAX_SETS];
     w->math->loop_alloc(w);
     label l_loop = e_label_new(e, "k_loop"), l_end = e_label_new(e, "k_loop_end");
     e_label(e, l_loop);
     e_symbol(e, "__kloop_begin_%s", w->name);
-    for (int h = 0; h < ahead; h++) {
+    for (int h = 0; h < copies; h++) {
         w->math->slice(w);
         e_sop2(e, "s_sub_u32", w->s_iter, w->s_iter, imm(1));
         e_sopc(e, "s_cmp_eq_u32", w->s_iter, imm(0));
         e_branch(e, "s_cbranch_scc1", l_end);
         e_comment(e, "next tile: registers -> the other LDS buffer; fetch the one after");
-        next_tile(w, "no_fetch", true, (h + 1) % ahead);
+        next_tile(w, (h + 1) % ahead, &tails[h]);
     }
     e_branch(e, "s_branch", l_loop);
+    for (int h = 0; h < copies; h++)
+        tail_tile(w, &tails[h]);
     e_symbol(e, "__kloop_end_%s", w->name);
     e_label(e, l_end);
     if (may_be_empty)
