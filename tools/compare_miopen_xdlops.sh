@@ -15,6 +15,11 @@
 #   kernels into CO_CACHE (no emulator runs, no table): a cache filled on a
 #   machine with LLVM serves runs on one without it (llvm-mc is not called
 #   for a kernel the cache holds).
+#   MIOPEN_FROM=TABLE.md takes MIOpen's columns (kernels, launches, time,
+#   limit, verdict) from an earlier table of the same ARCH, DTYPE, BATCH and
+#   shapes instead of running MIOpen's kernels again: they depend only on
+#   the timing model and MIOpen's code, so after a change to our kernels
+#   alone only ours is re-timed (the plan still comes from the checkout).
 #
 # DIR is the user's own MIOpen checkout (its top directory); nothing of
 # MIOpen is fetched or kept. Per layer of SHAPES (its -n replaced by BATCH):
@@ -50,6 +55,7 @@ OURS_FLAGS=${OURS_FLAGS:-}
 SUFFIX=${SUFFIX:-}
 CO_CACHE=${CO_CACHE:-}
 ASSEMBLE_ONLY=${ASSEMBLE_ONLY:-0}
+MIOPEN_FROM=${MIOPEN_FROM:-}
 IGEMM=$B/bin/igemm
 HELPER=$B/bin/igemm-miopen
 
@@ -69,6 +75,7 @@ OUT=${OUT:-$B/miopen-xdlops-$(basename "$SHAPES" .txt)-$ARCH-$DTYPE-$(echo "$LAY
 KDIR=$MIOPEN_ROOT/src/kernels/dynamic_igemm
 [ -d "$KDIR" ] || die "$KDIR: no such directory (the argument must be a MIOpen checkout's top directory)"
 [ -f "$SHAPES" ] || die "$SHAPES: no such file"
+[ -z "$MIOPEN_FROM" ] || [ -f "$MIOPEN_FROM" ] || die "MIOPEN_FROM=$MIOPEN_FROM: no such file"
 for f in "$IGEMM" "$HELPER"; do [ -x "$f" ] || die "$f is missing (run: make B=$B $f)"; done
 [ -f "$B/co/$ARCH.hsaco" ] || die "$B/co/$ARCH.hsaco is missing (run: make B=$B)"
 
@@ -76,6 +83,7 @@ tmp=$(mktemp -d /tmp/igemm-miopen-xdlops.XXXXXX) || die "cannot create a tempora
 trap 'rm -rf "$tmp"' EXIT INT TERM
 COD=${CO_CACHE:-$tmp/co}
 mkdir -p "$COD" || die "cannot create $COD"
+[ -z "$MIOPEN_FROM" ] || cp "$MIOPEN_FROM" "$tmp/from.md" || die "cannot read $MIOPEN_FROM"
 
 EMU_FLAGS="--threads $THREADS --hazards $HAZARDS"
 . "$(dirname "$0")/compare_miopen_lib.sh"
@@ -141,9 +149,27 @@ run_miopen() {
     verify_dx $problem
 }
 
+# MIOPEN_FROM: MIOpen's columns of layer $1 (comment $2) from the earlier
+# table into m_k, m_n, m_us, m_lim and m_ver; 1 (with a row saying why, or
+# the earlier row where MIOpen did not run there) when there are none
+miopen_from() {
+    row=$(grep -F "| \`$1\` " "$tmp/from.md" | head -1)
+    if [ -z "$row" ]; then
+        echo "  FAIL   $1: no row in $MIOPEN_FROM" >&2
+        echo "| \`$1\` $2 | no row in $MIOPEN_FROM | | FAIL | | | |" >> "$OUT.rows"
+        return 1
+    fi
+    kn=$(printf '%s\n' "$row" | awk -F ' [|] ' '{ print $2 }')
+    usl=$(printf '%s\n' "$row" | awk -F ' [|] ' '{ print $3 }')
+    m_ver=$(printf '%s\n' "$row" | awk -F ' [|] ' '{ print $4 }')
+    case "$usl" in [0-9]*) ;; *) echo "$row" >> "$OUT.rows"; return 1 ;; esac
+    m_us=${usl%% (*} m_lim=${usl#* (} m_k=${kn%, *} m_n=${kn##*, }
+    m_lim=${m_lim%)}
+}
+
 lay="-I $LAYOUT -O $LAYOUT -f $LAYOUT"
 rows_begin "" ""
-echo "compare-miopen-xdlops: $SHAPES at batch $BATCH, $ARCH $DTYPE $LAYOUT, timing model (modeled, not measured), MIOpen from $MIOPEN_ROOT"
+echo "compare-miopen-xdlops: $SHAPES at batch $BATCH, $ARCH $DTYPE $LAYOUT, timing model (modeled, not measured), MIOpen from $MIOPEN_ROOT${MIOPEN_FROM:+ (its times from $MIOPEN_FROM)}"
 status=0 nrun=0 logsum=0 worst=0 worst_layer=- npass=0 logpass=0
 while IFS= read -r line; do
     layer_problem "$line" "$cmd" || continue
@@ -159,13 +185,17 @@ while IFS= read -r line; do
         continue
     fi
     plan_skipped "$short" "$note" "| | | | | |" && continue
-    miopen_ran "$prob" "$short" "$note" "| | | |" || { status=1; continue; }
-    miopen_result
-    [ "$m_ver" = FAIL ] && { status=1; m_ver="FAIL ($(sed -n 's/.*max err\/allowed \([^:]*\):.*/\1/p' "$tmp/verify")x allowed)"; }
-    hz=$(sort -u "$tmp/hazards" | tr '\n' ' ' | sed 's/ $//')
-    [ -n "$hz" ] && m_ver="$m_ver; hazard $hz"
-    m_k=$(sort -u "$tmp/kernels" | sed 's/^igemm_bwd_gtcx[0-9]*_n[a-z]*_[a-z0-9]*_//' | tr '\n' ' ' | sed 's/ $//')
-    m_n=$(grep -c '^zero\|^launch\|^cast' "$tmp/plan")
+    if [ -n "$MIOPEN_FROM" ]; then
+        miopen_from "$short" "$note" || { status=1; continue; }
+    else
+        miopen_ran "$prob" "$short" "$note" "| | | |" || { status=1; continue; }
+        miopen_result
+        [ "$m_ver" = FAIL ] && { status=1; m_ver="FAIL ($(sed -n 's/.*max err\/allowed \([^:]*\):.*/\1/p' "$tmp/verify")x allowed)"; }
+        hz=$(sort -u "$tmp/hazards" | tr '\n' ' ' | sed 's/ $//')
+        [ -n "$hz" ] && m_ver="$m_ver; hazard $hz"
+        m_k=$(sort -u "$tmp/kernels" | sed 's/^igemm_bwd_gtcx[0-9]*_n[a-z]*_[a-z0-9]*_//' | tr '\n' ' ' | sed 's/ $//')
+        m_n=$(grep -c '^zero\|^launch\|^cast' "$tmp/plan")
+    fi
     if ! ours_ran "$short" $prob --arch "$ARCH" --json --seed "$SEED" --threads "$THREADS" $OURS_FLAGS; then
         echo "| \`$short\` $note | $m_k, $m_n | $m_us ($m_lim) | $m_ver | failed: $(tail -1 "$tmp/ours.log" | cut -c1-200) | | |" >> "$OUT.rows"
         status=1
