@@ -699,11 +699,15 @@ static void edge_gfx942(void **state)
 /* The MFMA walk keeps up to three tiles in flight (v4r1_config.in_flight,
  * fewer where vmcnt cannot count their loads: fp32 NCHW 64x64x16_t64 keeps
  * two): its prologue, the waits that let the later tiles' loads stay
- * outstanding and the loop unrolled once per register set all depend on
- * how many K steps the walk has. 1x1 and 2x2 filters with K from one
- * partial block to 13 steps (K steps: taps x ceil(K / KPB)), walks shorter
- * than, as long as and longer than the depth, every residue of the unroll,
- * against the float64 reference on the strict emulator. */
+ * outstanding (the last steps' out of line), and the loop unrolled to six
+ * copies (three register sets, two LDS buffers named in the ds offsets)
+ * all depend on how many K steps the walk has. 1x1 and 2x2 filters with K
+ * from one partial block to 13 steps (K steps: taps x ceil(K / KPB)),
+ * walks shorter than, as long as and longer than the depth, every residue
+ * of the unroll (mod 6: 1-5 and 7 steps, 4 to 28 with four taps), against
+ * the float64 reference on the strict emulator (its LDS race detector
+ * catches a copy that writes the buffer the others read: seen failing so,
+ * and numerically with B read from the wrong buffer). */
 static void walks_around_the_pipeline_depth(void **state)
 {
     (void)state;
