@@ -83,7 +83,17 @@ tmp=$(mktemp -d /tmp/igemm-miopen-xdlops.XXXXXX) || die "cannot create a tempora
 trap 'rm -rf "$tmp"' EXIT INT TERM
 COD=${CO_CACHE:-$tmp/co}
 mkdir -p "$COD" || die "cannot create $COD"
-[ -z "$MIOPEN_FROM" ] || cp "$MIOPEN_FROM" "$tmp/from.md" || die "cannot read $MIOPEN_FROM"
+if [ -n "$MIOPEN_FROM" ]; then
+    # one table, of this target, type, layout, batch (and gfx90a fp16's
+    # implementation): MIOpen's columns depend on all of them, not on our flags
+    cp "$MIOPEN_FROM" "$tmp/from.md" || die "cannot read $MIOPEN_FROM"
+    [ "$(grep -c '^Batch ' "$tmp/from.md")" = 1 ] || die "MIOPEN_FROM=$MIOPEN_FROM: not one table (one 'Batch ...' line)"
+    head1=$(grep '^Batch ' "$tmp/from.md")
+    want_alt=""
+    [ "$ARCH $DTYPE" = "gfx90a fp16" ] && want_alt="alternate implementation $( [ "$FP16_ALT" = 1 ] && echo on || echo off)"
+    case "$head1" in "Batch $BATCH, "*", $ARCH $DTYPE $LAYOUT"*"$want_alt"*) ;;
+        *) die "MIOPEN_FROM=$MIOPEN_FROM: a table of another batch, target, type, layout or implementation ($head1)" ;; esac
+fi
 
 EMU_FLAGS="--threads $THREADS --hazards $HAZARDS"
 . "$(dirname "$0")/compare_miopen_lib.sh"
@@ -150,8 +160,8 @@ run_miopen() {
 }
 
 # MIOPEN_FROM: MIOpen's columns of layer $1 (comment $2) from the earlier
-# table into m_k, m_n, m_us, m_lim and m_ver; 1 (with a row saying why, or
-# the earlier row where MIOpen did not run there) when there are none
+# table into m_k, m_n, m_us, m_lim and m_ver (status=1 where that verdict
+# failed, as the run did); 1, with a row saying why, when there are none
 miopen_from() {
     row=$(grep -F "| \`$1\` " "$tmp/from.md" | head -1)
     if [ -z "$row" ]; then
@@ -162,9 +172,16 @@ miopen_from() {
     kn=$(printf '%s\n' "$row" | awk -F ' [|] ' '{ print $2 }')
     usl=$(printf '%s\n' "$row" | awk -F ' [|] ' '{ print $3 }')
     m_ver=$(printf '%s\n' "$row" | awk -F ' [|] ' '{ print $4 }')
-    case "$usl" in [0-9]*) ;; *) echo "$row" >> "$OUT.rows"; return 1 ;; esac
+    case "$usl" in
+    [0-9]*" ("*")") ;;
+    *)
+        echo "  FAIL   $1: MIOpen did not run in $MIOPEN_FROM" >&2
+        echo "| \`$1\` $2 | did not run in $MIOPEN_FROM: $kn | | FAIL | | | |" >> "$OUT.rows"
+        return 1 ;;
+    esac
     m_us=${usl%% (*} m_lim=${usl#* (} m_k=${kn%, *} m_n=${kn##*, }
     m_lim=${m_lim%)}
+    case "$m_ver" in FAIL*|error*) status=1 ;; esac
 }
 
 lay="-I $LAYOUT -O $LAYOUT -f $LAYOUT"

@@ -57,10 +57,7 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int n
     int lds_esz = w->kpack > 1 ? w->dt->bytes : V4R1_LDS_BYTES;
     w->a_size = w->kpb * w->mpb * lds_esz;
     w->b_size = w->kpb * w->b_len * lds_esz;
-    if (w->b_len != w->npb) { /* padded B after A's buffers, toggled by adds (staging.c) */
-        w->a_lds = 0;
-        w->b_lds = 2 * w->a_size;
-    } else if (w->a_size >= w->b_size) {
+    if (w->b_len != w->npb || w->a_size >= w->b_size) { /* a padded B after A's two buffers */
         w->a_lds = 0;
         w->b_lds = 2 * w->a_size;
     } else {

@@ -582,7 +582,9 @@ const v4r1_dy_path v4r1_dy_pixels = {
 
 int v4r1_lds_buf(const v4r1_kw *w, int side, int buf)
 {
-    return buf ? side ? w->b_size : w->a_size : 0;
+    if (!buf)
+        return 0;
+    return side ? w->b_size : w->a_size;
 }
 
 void v4r1_staging_free(v4r1_kw *w)

@@ -123,6 +123,8 @@ static void next_tile(v4r1_kw *w, int set, tail_step *tail)
     swap_buffers(w, true);
 }
 
+/* (It leaves v_ga/v_gb at the last tail's register set: nothing after the
+   loop reads them.) */
 static void tail_tile(v4r1_kw *w, const tail_step *t)
 {
     const int wr_buf = w->wr_buf;
