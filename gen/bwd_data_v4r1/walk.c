@@ -123,8 +123,10 @@ static void next_tile(v4r1_kw *w, int set, tail_step *tail)
     swap_buffers(w, true);
 }
 
-/* (It leaves v_ga/v_gb at the last tail's register set: nothing after the
-   loop reads them.) */
+/* A copy's last steps, out of line: wait for the tiles still outstanding
+ * (wait_tile), write the tile to the copy's write buffer, fetch nothing,
+ * and go back into the copy. (It leaves v_ga/v_gb at its register set:
+ * nothing after the loop reads them.) */
 static void tail_tile(v4r1_kw *w, const tail_step *t)
 {
     const int wr_buf = w->wr_buf;
