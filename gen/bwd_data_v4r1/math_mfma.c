@@ -148,13 +148,12 @@ static void lds_reads(v4r1_kw *w, int s, int set)
     emit *e = w->e;
     const int I = inst(w), K = 64 / I, esz = entry_bytes(w);
     const char *op = frag_regs(w) == 2 ? "ds_read_b64" : "ds_read_b32";
-    const int abuf = v4r1_lds_buf(w, 0, w->rd_buf), bbuf = v4r1_lds_buf(w, 1, w->rd_buf);
-    for (int b = 0; b < blocks_m(w); b++)
-        e_ds(e, op, frag(w, w->v_la, blocks_m(w), set, b), w->v_ard, NOOP, NOOP,
-             abuf + (s * K * w->mpb + b * I) * esz, 0);
-    for (int b = 0; b < blocks_n(w); b++)
-        e_ds(e, op, frag(w, w->v_lb, blocks_n(w), set, b), w->v_brd, NOOP, NOOP,
-             bbuf + (s * K * w->b_len + b * I) * esz, 0);
+    for (int side = 0; side < 2; side++) {
+        opnd addr = side ? w->v_brd : w->v_ard;
+        const int row = side ? w->b_len : w->mpb, buf = v4r1_lds_buf(w, side, w->rd_buf);
+        for (int b = 0; b < side_blocks(w, side); b++)
+            e_ds(e, op, side_frag(w, side, set, b), addr, NOOP, NOOP, buf + (s * K * row + b * I) * esz, 0);
+    }
 }
 
 /* VCC: the lanes whose fragments of register set `set` hold a small
