@@ -1,11 +1,15 @@
 /* The reduction kernels of the split along GEMM K (the _ks solvers,
  * arch/kargs.h IGEMM_KSUM_ARGS): work-item i loads element i of partial
- * slice 0, adds slice 1, 2, ... in that order (one scalar loop, the same
- * order on every run and every lane: the sum is deterministic), and stores
+ * slice 0, adds slice 1, 2, ... in that order (the same order on every run
+ * and every lane: the sum is deterministic), and stores
  * it once in the kernel's type (16-bit: rounded to nearest even as the v4r1
  * epilogue rounds; NaN stays NaN, an infinite partial stays infinite),
  * after the non-finite guard (guard below) has recomputed the border's NaN
- * sums. */
+ * sums. The loads are not a chain: the slices after the first go in
+ * batches of KSUM_BATCH, 4, 2 and 1 (the binary digits of what is left),
+ * every load of a batch issued before the first add waits for its own, so
+ * a sum of S slices waits for about log2(S) + S / KSUM_BATCH memory
+ * latencies instead of S. */
 #include <stddef.h>
 
 #include "../arch/kargs.h"
@@ -14,6 +18,7 @@
 
 #define ARG(field) (int)(offsetof(igemm_ksum_args, field) / 4)
 
+#define KSUM_BATCH 8 /* slices a lane loads at once (and the VGPRs it holds them in) */
 #define HEAD_WORDS ARG(p_dy) /* what the sum itself reads; the guard loads the rest */
 #define NF(f) at(s_nf, (int)(offsetof(igemm_nonfinite_args, f) / 4))
 
@@ -99,6 +104,23 @@ static void guard(emit *e, igemm_dtype dt, opnd s_ka, opnd v_i, opnd v_acc)
     e_label(e, l_done);
 }
 
+/* acc += the next n slices in order (s_left of them still to add, n at
+ * least; s_o the byte offset of the last slice loaded): their n loads,
+ * then each add once its own load is back. */
+static void add_slices(emit *e, int n, opnd v_acc, opnd v_p, opnd v_off, opnd s_rws, opnd s_o, opnd s_slice,
+                       opnd s_left)
+{
+    for (int j = 0; j < n; j++) {
+        e_sop2(e, "s_add_u32", s_o, s_o, s_slice);
+        e_mubuf(e, "buffer_load_dword", at(v_p, j), v_off, s_rws, s_o, 0);
+    }
+    for (int j = 0; j < n; j++) {
+        e_waitcnt(e, n - 1 - j, -1);
+        e_vop2(e, "v_add_f32", v_acc, v_acc, at(v_p, j));
+    }
+    e_sop2(e, "s_sub_u32", s_left, s_left, imm(n));
+}
+
 static void ksum(emit *e, const char *name, igemm_dtype dt)
 {
     const int esz = dt == IGEMM_FP32 ? 4 : 2;
@@ -114,11 +136,11 @@ static void ksum(emit *e, const char *name, igemm_dtype dt)
     opnd p_out = alias(e, "s_p_out", sub(s_args, 0, 2)), p_ws = alias(e, "s_p_ws", sub(s_args, 2, 2));
     opnd v_tid = h_workitem_id(e);
     opnd s_rout = sreg(e, "s_rout", 4, 4), s_rws = sreg(e, "s_rws", 4, 4), s_t = sreg(e, "s_t", 2, 2);
-    opnd s_s = sreg(e, "s_split", 1, 1), s_save = sreg(e, "s_save", 2, 2);
+    opnd s_s = sreg(e, "s_left", 1, 1), s_o = sreg(e, "s_soff", 1, 1), s_save = sreg(e, "s_save", 2, 2);
     opnd v_i = vreg(e, "v_i", 1, 1), v_off = vreg(e, "v_off", 1, 1), v_acc = vreg(e, "v_acc", 1, 1);
-    opnd v_p = vreg(e, "v_part", 1, 1), v_tmp = vreg(e, "v_tmp", 1, 1), v_nan = vreg(e, "v_nan", 1, 1);
+    opnd v_p = vreg(e, "v_part", KSUM_BATCH, 1), v_tmp = vreg(e, "v_tmp", 1, 1), v_nan = vreg(e, "v_nan", 1, 1);
     opnd s_m = sreg(e, "s_m", 2, 2);
-    label l_end = e_label_new(e, "done"), l_loop = e_label_new(e, "splits"), l_sum = e_label_new(e, "summed");
+    label l_end = e_label_new(e, "done"), l_loop = e_label_new(e, "batches");
 
     e_comment(e, "element i = block * %d + tid; lanes past elems do nothing", KSUM_BLOCK);
     e_sop2(e, "s_lshl_b32", at(s_t, 0), s_bx, imm(8));
@@ -134,19 +156,20 @@ static void ksum(emit *e, const char *name, igemm_dtype dt)
     h_buffer_rsrc(e, s_rout, p_out, at(s_t, 1));
     e_vop2(e, "v_lshlrev_b32", v_off, imm(2), v_i);
     e_mubuf(e, "buffer_load_dword", v_acc, v_off, s_rws, imm(0), 0);
-    e_comment(e, "acc += slice s, s = 1 .. splits-1 in order");
-    h_smov(e, s_s, imm(1));
-    e_sopc(e, "s_cmp_ge_u32", s_s, at(s_args, ARG(splits)));
-    e_branch(e, "s_cbranch_scc1", l_sum);
+    e_comment(e, "acc += slices 1 .. splits-1 in order: batches of %d while that many are left, then 4, 2, 1",
+              KSUM_BATCH);
+    e_sop2(e, "s_sub_u32", s_s, at(s_args, ARG(splits)), imm(1));
+    h_smov(e, s_o, imm(0));
     e_label(e, l_loop);
-    h_vadd(e, v_off, at(s_args, ARG(slice_bytes)), v_off);
-    e_mubuf(e, "buffer_load_dword", v_p, v_off, s_rws, imm(0), 0);
-    e_waitcnt(e, 0, -1);
-    e_vop2(e, "v_add_f32", v_acc, v_acc, v_p);
-    e_sop2(e, "s_add_u32", s_s, s_s, imm(1));
-    e_sopc(e, "s_cmp_lt_u32", s_s, at(s_args, ARG(splits)));
-    e_branch(e, "s_cbranch_scc1", l_loop);
-    e_label(e, l_sum);
+    for (int n = KSUM_BATCH; n >= 1; n /= 2) {
+        label l_skip = e_label_new(e, "fewer");
+        e_sopc(e, "s_cmp_lt_u32", s_s, imm(n));
+        e_branch(e, "s_cbranch_scc1", l_skip);
+        add_slices(e, n, v_acc, v_p, v_off, s_rws, s_o, at(s_args, ARG(slice_bytes)), s_s);
+        if (n == KSUM_BATCH)
+            e_branch(e, "s_branch", l_loop);
+        e_label(e, l_skip);
+    }
     e_waitcnt(e, 0, -1);
     guard(e, dt, s_ka, v_i, v_acc);
     h_narrow16_nan(e, dt, v_nan);
@@ -154,7 +177,7 @@ static void ksum(emit *e, const char *name, igemm_dtype dt)
     e_vop2(e, "v_lshlrev_b32", v_off, imm(esz == 4 ? 2 : 1), v_i);
     e_mubuf(e, esz == 4 ? "buffer_store_dword" : "buffer_store_short", v_acc, v_off, s_rout, imm(0), 0);
     e_label(e, l_end);
-    opnd all[] = {s_m, v_nan, v_tmp, v_p, v_acc, v_off, v_i, s_save, s_s, s_t, s_rws, s_rout, v_tid, s_args, s_bx, s_ka};
+    opnd all[] = {s_m, v_nan, v_tmp, v_p, v_acc, v_off, v_i, s_save, s_o, s_s, s_t, s_rws, s_rout, v_tid, s_args, s_bx, s_ka};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         rfree(e, all[i]);
     e_kernel_end(e);
