@@ -251,15 +251,20 @@ static void split_ranges(const v4r1_config *c, const igemm_shape *sh, double *pe
 
 /* What a split along GEMM K adds: its reduction launch (one work-item per
  * dx element reading `splits` fp32 partials and writing dx in its type:
- * those bytes through the L2 and the HBM, behind a memory latency for the
- * first slice and one per batch of the rest, gen/kern_ksum.c: batches of
- * 8 while 8 are left, then the binary digits of what is; a wave issues
+ * those bytes and the partial sums' writes through the L2 and the HBM,
+ * behind a memory latency for the first slice and one per batch of the
+ * rest, gen/kern_ksum.c: batches of 8 while 8 are left, then the binary
+ * digits of what is; a wave issues
  * about 20 instructions once, 2 for the non-finite guard's check, 4 per
  * slice and 3 per batch) and the reduction's dispatch (the splits of every
  * phase share the GEMM launch: rows of its phase table; the workspace's
  * zero fill, where there is one, is the fill dispatch v4r1_estimate
- * charges anyway). The partial sums' writes are the GEMM's, a bound on
- * its time (v4r1_estimate_terms), not a cost added here. */
+ * charges anyway). The partial sums' writes are charged here too, after
+ * the GEMM: the timing model overlaps them with the GEMM's steps, but
+ * charging them as a bound on the GEMM instead (tried) picked splits
+ * where find mode's best is unsplit on gfx942 (16-bit ResNet-50 at batch
+ * 8: pick = best on 15 layers of 23 instead of 18), whose unsplit GEMMs
+ * the latency floor overestimates (docs/TIMING.md, "At b58ba58"). */
 static double split_extra(const v4r1_config *c, const igemm_shape *sh, const target *t)
 {
     double per, splits;
@@ -267,7 +272,7 @@ static double split_extra(const v4r1_config *c, const igemm_shape *sh, const tar
     if (!c->ksplit)
         return 0;
     double elems = (double)sh->dx_elems, esz = igemm_dtype_get(sh->p.dtype)->bytes;
-    double bytes = elems * (splits * 4 /* partials read */ + esz /* dx */);
+    double bytes = elems * (splits * 4 /* partials written */ + splits * 4 /* read */ + esz /* dx */);
     double hbm = bytes / hbm_per_clk(t);
     double l2 = bytes / t->tm.l2_bytes_per_clk;
     int rest = (int)splits - 1, batches = rest / 8;
@@ -456,10 +461,6 @@ double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const ta
     if (!w_channels_contiguous(c, sh) && taps_max > 1 && tap_a * line > cu_l2 && w_bytes > t->tm.l2_bytes / inst &&
         l2_a * line / hbm_clk > tm.hbm)
         tm.hbm = l2_a * line / hbm_clk;
-    /* a split's GEMM writes its partial sums (fp32, every split's) back
-       through the HBM while it computes: a bound, not a serial cost */
-    if (c->ksplit && (double)sh->dx_elems * splits * 4 / hbm_clk > tm.hbm)
-        tm.hbm = (double)sh->dx_elems * splits * 4 / hbm_clk;
     if (tm.hbm > mem)
         mem = tm.hbm;
     if (mem > busy)
