@@ -421,6 +421,21 @@ typedef struct {
     uint64_t lds_cycles, lds_ideal;
 } igemm_memory_view;
 
+/* One launch of a run as the timing model saw it (emulator; all 0 when the
+ * launch was not timed): its kernel, workgroups and workgroup size, modeled
+ * time (its dispatch included) and the resource the model found busiest,
+ * as igemm_run_info.limit names them. */
+typedef struct {
+    char kernel[96];
+    unsigned grid, block;
+    double modeled_us;
+    char limit[12];
+} igemm_launch_time;
+
+/* Launches whose igemm_launch_time a run keeps (the first ones, in launch
+ * order; igemm_run_info.launches counts them all). */
+#define IGEMM_RUN_LAUNCHES 8
+
 /* What a run did. */
 typedef struct {
     char solution[96];
@@ -440,6 +455,10 @@ typedef struct {
     uint64_t modeled_busy[4]; /* busy cycles: vector ALU, matrix, LDS, memory */
     char limit[12];       /* "compute", "matrix", "LDS", "memory" or "latency" */
     igemm_memory_view memory; /* emulator: the model's memory view (above) */
+    /* emulator: each launch on its own (the first IGEMM_RUN_LAUNCHES): where
+       a multi-launch plan's time goes (a split's GEMM and reduction, a zero
+       fill, a copy of w); their modeled_us add up to modeled_us above */
+    igemm_launch_time launch[IGEMM_RUN_LAUNCHES];
 } igemm_run_info;
 
 /* dx = backward data of (dy, w) with the selected configuration.

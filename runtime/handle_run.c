@@ -127,6 +127,17 @@ igemm_status handle_run(igemm_handle *h, const igemm_shape *sh, const solver *s,
         ri->loop_fma_cycles += bs.loop_fma_cycles;
         ri->global_bytes += bs.global_bytes;
         ri->lds_bytes += bs.lds_bytes;
+        if (ri->launches <= IGEMM_RUN_LAUNCHES) {
+            igemm_launch_time *lt = &ri->launch[ri->launches - 1];
+            snprintf(lt->kernel, sizeof lt->kernel, "%s", d->kernel);
+            lt->grid = d->grid;
+            lt->block = d->block;
+            if (bs.model_cycles) {
+                lt->modeled_us = bs.model_us;
+                if (h->b->ops->model_limit)
+                    snprintf(lt->limit, sizeof lt->limit, "%s", h->b->ops->model_limit(bs.model_cycles, bs.model_busy));
+            }
+        }
         if (bs.model_cycles && (ri->launches == 1 || ri->modeled_cycles)) {
             ri->modeled_cycles += bs.model_cycles;
             ri->modeled_us += bs.model_us;

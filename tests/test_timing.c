@@ -10,6 +10,7 @@
  *   - a VGPR-heavy kernel holds fewer waves and exposes more latency.
  * With IGEMM_TIMING_TABLE=FILE the suite also writes the microkernel table
  * of docs/TIMING.md to FILE (make timing-table). */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -948,6 +949,74 @@ static void test_cli_reports_modeled_time(void **state)
     tc_result_free(&r);
 }
 
+/* Each launch of a multi-launch plan on its own (igemm_run_info.launch):
+ * a split along GEMM K runs its GEMM kernel and its reduction. `igemm conv
+ * --json` lists them (modeled_launches) with the kernels, grids and blocks
+ * `igemm plan` prints for the same plan, their times add up to the run's
+ * modeled_us, and --stats prints a line per launch. */
+#define LT_ARGS "conv", "-n", "1", "-c", "64", "-H", "8", "-W", "8", "-k", "256", "-y", "1", "-x", "1", "-F", "2", \
+                "-I", "NHWC", "-O", "NHWC", "-f", "NHWC", "--arch", "gfx942", "--solution",                       \
+                "igemm_bwd_v4r1_mfma_fp32_nhwc_64x64x8_t256_wt32x32x2_ks4"
+static void test_cli_launch_times(void **state)
+{
+    (void)state;
+    tc_result r;
+    const char *plan[] = {"plan", LT_ARGS, NULL};
+    tc_run_igemm(&r, plan);
+    assert_int_equal(r.status, 0);
+    char kern[2][128];
+    unsigned grid[2], block[2];
+    const char *at = r.out;
+    for (int i = 0; i < 2; i++) {
+        char want[8];
+        snprintf(want, sizeof want, "  %d: ", i + 1);
+        at = strstr(at, want);
+        assert_non_null(at);
+        assert_int_equal(sscanf(at + strlen(want), "%127s grid %u block %u", kern[i], &grid[i], &block[i]), 3);
+        at++;
+    }
+    tc_result_free(&r);
+    assert_string_equal(kern[1], "igemm_ksplit_sum_fp32");
+    const char *json[] = {LT_ARGS, "-V", "0", "--json", NULL};
+    tc_run_igemm(&r, json);
+    assert_int_equal(r.status, 0);
+    const char *mu = strstr(r.out, "\"modeled_us\": "), *ml = strstr(r.out, "\"modeled_launches\": [");
+    assert_non_null(mu);
+    assert_non_null(ml);
+    double total = 0, sum = 0;
+    assert_int_equal(sscanf(mu, "\"modeled_us\": %lf", &total), 1);
+    at = ml;
+    for (int i = 0; i < 2; i++) {
+        char k[128], lim[16];
+        unsigned g, b;
+        double us;
+        at = strstr(at, "{\"kernel\": \"");
+        assert_non_null(at);
+        assert_int_equal(sscanf(at, "{\"kernel\": \"%127[^\"]\", \"grid\": %u, \"block\": %u, \"modeled_us\": %lf, "
+                                    "\"limit\": \"%15[^\"]\"}",
+                                k, &g, &b, &us, lim),
+                         5);
+        assert_string_equal(k, kern[i]);
+        assert_int_equal(g, grid[i]);
+        assert_int_equal(b, block[i]);
+        assert_true(us > 0);
+        assert_true(lim[0]);
+        sum += us;
+        at++;
+    }
+    assert_null(strstr(at, "{\"kernel\": ")); /* two launches, no more */
+    assert_true(total > 0 && fabs(sum - total) <= 1e-4 * total);
+    tc_result_free(&r);
+    const char *stats[] = {LT_ARGS, "-V", "0", "--stats", NULL};
+    tc_run_igemm(&r, stats);
+    assert_int_equal(r.status, 0);
+    char line[256];
+    snprintf(line, sizeof line, "  modeled launch 2 of 2: igemm_ksplit_sum_fp32, %u workgroups of %u: ", grid[1], block[1]);
+    tc_expect_contains(r.out, line);
+    tc_expect_contains(r.out, "  modeled launch 1 of 2: ");
+    tc_result_free(&r);
+}
+
 /* `igemm conv --json` carries the model's memory view of the run
  * (modeled_memory) and --stats prints it. A 1x1 stride-1 layer whose tiles
  * all are whole: every dx element is stored once (useful stored bytes = dx's
@@ -1140,7 +1209,8 @@ int main(void)
         cmocka_unit_test(test_lds_conflicts), cmocka_unit_test(test_launches), cmocka_unit_test(test_mixed_workgroups),
         cmocka_unit_test(test_l2_shared),   cmocka_unit_test(test_timing_only),
         cmocka_unit_test(test_roofline),    cmocka_unit_test(test_cli_reports_modeled_time),
-        cmocka_unit_test(test_cli_memory_view), cmocka_unit_test(test_timeline),
+        cmocka_unit_test(test_cli_memory_view), cmocka_unit_test(test_cli_launch_times),
+        cmocka_unit_test(test_timeline),
     };
     return cmocka_run_group_tests(tests, open_table, close_table);
 }

@@ -78,7 +78,8 @@ static void conv_help(void)
            "--stats (emulator) adds the timing model's memory view: line bytes per useful byte of\n"
            "loads and stores, L1 and L2 hit rates, HBM bytes against dx, dy and w once, LDS cycles\n"
            "against their conflict-free count (--json: modeled_memory; per launch and buffer:\n"
-           "igemm emu-run --stats).\n"
+           "igemm emu-run --stats), and where a plan has several launches each one's modeled time\n"
+           "and limit (--json: modeled_launches, always).\n"
            "--timeline FILE (emulator) writes the timing model's issue timeline of sampled CU 0 of\n"
            "each launch to FILE: one line per instruction its waves issue (cycle, workgroup, wave,\n"
            "SIMD, PC, instruction; docs/TIMING.md \"Timeline\"), to see where a kernel's cycles go.\n"
@@ -492,6 +493,31 @@ static void print_memory(const igemm_memory_view *m, const igemm_shape *sh)
            m->lds_ideal ? ratio_of(m->lds_cycles, m->lds_ideal) : 1.0);
 }
 
+/* --stats: each launch's modeled time and limit (igemm_run_info.launch),
+ * where a plan has more than one: which of them the time goes to */
+static void print_launch_times(const igemm_run_info *ri)
+{
+    int n = ri->launches < IGEMM_RUN_LAUNCHES ? ri->launches : IGEMM_RUN_LAUNCHES;
+    for (int i = 0; ri->launches > 1 && i < n; i++)
+        printf("  modeled launch %d of %d: %s, %u workgroups of %u: %.3f us (limit: %s)\n", i + 1, ri->launches,
+               ri->launch[i].kernel, ri->launch[i].grid, ri->launch[i].block, ri->launch[i].modeled_us,
+               ri->launch[i].limit);
+    if (ri->launches > n)
+        printf("  modeled launches %d to %d: not listed (the run keeps the first %d)\n", n + 1, ri->launches, n);
+}
+
+/* --json: the same, every kept launch */
+static void json_launch_times(const igemm_run_info *ri)
+{
+    int n = ri->launches < IGEMM_RUN_LAUNCHES ? ri->launches : IGEMM_RUN_LAUNCHES;
+    printf(", \"modeled_launches\": [");
+    for (int i = 0; i < n; i++)
+        printf("%s{\"kernel\": \"%s\", \"grid\": %u, \"block\": %u, \"modeled_us\": %.6g, \"limit\": \"%s\"}",
+               i ? ", " : "", ri->launch[i].kernel, ri->launch[i].grid, ri->launch[i].block, ri->launch[i].modeled_us,
+               ri->launch[i].limit);
+    printf("]");
+}
+
 static void report(const igemm_handle *h, const igemm_problem *p, const conv_opts *o, const conv_result *r)
 {
     char args[256];
@@ -528,6 +554,7 @@ static void report(const igemm_handle *h, const igemm_problem *p, const conv_opt
                    (unsigned long long)m->l2_hits, (unsigned long long)m->hbm_bytes,
                    (unsigned long long)tensor_bytes(&sh), (unsigned long long)m->lds_cycles,
                    (unsigned long long)m->lds_ideal);
+            json_launch_times(&r->ri);
         } else
             printf(", \"ms\": %.6f, \"tflops\": %.4f", r->ri.ms, tflops(&sh, r->ri.ms));
         if (o->find) {
@@ -569,8 +596,10 @@ static void report(const igemm_handle *h, const igemm_problem *p, const conv_opt
         if (r->ri.modeled_us > 0) { /* docs/TIMING.md */
             printf("  modeled time: %.3f us, %.3f TFLOP/s (limit: %s)\n", r->ri.modeled_us,
                    tflops(&sh, r->ri.modeled_us / 1e3), r->ri.limit);
-            if (o->stats)
+            if (o->stats) {
                 print_memory(&r->ri.memory, &sh);
+                print_launch_times(&r->ri);
+            }
         } else
             printf("  modeled time: not available (the timing model could not time a launch)\n");
     }

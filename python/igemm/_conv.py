@@ -31,7 +31,10 @@ class RunInfo:
     and memory its memory view (igemm_memory_view's fields: line and useful
     bytes of loads and stores, L1 and L2 lookups and hits, HBM bytes, LDS
     cycles and their conflict-free count); both None on HIP, and when the
-    model could not time a launch.
+    model could not time a launch. launch_times: on the emulator, each launch
+    (the first 8) as (kernel, modeled_us, limit), where a multi-launch plan's
+    time goes (a split's GEMM and reduction, a zero fill); None where
+    modeled_us is.
     """
     solution: str
     source: str
@@ -44,6 +47,7 @@ class RunInfo:
     instructions: Optional[int]
     modeled_us: Optional[float] = None
     memory: Optional[Dict[str, int]] = None
+    launch_times: Optional[Tuple[Tuple[str, float, str], ...]] = None
 
 
 @dataclass(frozen=True)
@@ -194,7 +198,9 @@ def _run_info(h, ri, timed):
                    kernels=tuple(k for k in ri.kernels.decode().split(",") if k), backend=h.backend, arch=h.arch,
                    time_ms=None if emu or not timed else ri.ms, modeled_cycles=ri.cycles if emu else None,
                    instructions=ri.insts if emu else None, modeled_us=ri.modeled_us if modeled else None,
-                   memory={f: getattr(ri.memory, f) for f, _ in ri.memory._fields_} if modeled else None)
+                   memory={f: getattr(ri.memory, f) for f, _ in ri.memory._fields_} if modeled else None,
+                   launch_times=tuple((t.kernel.decode(), t.modeled_us, t.limit.decode())
+                                      for t in ri.launch[:min(ri.launches, _lib.RUN_LAUNCHES)]) if modeled else None)
 
 
 def _staged(h, bdx, bdy, bw, call):

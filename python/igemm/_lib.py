@@ -69,6 +69,20 @@ class MemoryViewC(ctypes.Structure):
         "l2_hits", "hbm_bytes", "lds_cycles", "lds_ideal")]
 
 
+class LaunchTimeC(ctypes.Structure):
+    """include/igemm.h's igemm_launch_time: one launch as the timing model saw it."""
+    _fields_ = [
+        ("kernel", ctypes.c_char * 96),
+        ("grid", ctypes.c_uint),
+        ("block", ctypes.c_uint),
+        ("modeled_us", ctypes.c_double),
+        ("limit", ctypes.c_char * 12),
+    ]
+
+
+RUN_LAUNCHES = 8  # include/igemm.h IGEMM_RUN_LAUNCHES
+
+
 class RunInfoC(ctypes.Structure):
     _fields_ = [
         ("solution", ctypes.c_char * 96),
@@ -89,6 +103,7 @@ class RunInfoC(ctypes.Structure):
         ("modeled_busy", ctypes.c_uint64 * 4),
         ("limit", ctypes.c_char * 12),
         ("memory", MemoryViewC),
+        ("launch", LaunchTimeC * RUN_LAUNCHES),
     ]
 
 

@@ -45,6 +45,12 @@ class EdgeShapes(unittest.TestCase):
                 self.assertLessEqual(m["l1_hits"], m["l1_lookups"])
                 self.assertLessEqual(m["l2_hits"], m["l2_reads"])
                 self.assertGreaterEqual(m["lds_cycles"], m["lds_ideal"])
+                # each launch on its own: the plan's kernels, times adding up
+                lt = info.launch_times
+                self.assertEqual(len(lt), min(info.launches, 8))
+                self.assertEqual({k for k, _, _ in lt}, set(info.kernels))
+                self.assertAlmostEqual(sum(us for _, us, _ in lt), info.modeled_us, delta=1e-6 * info.modeled_us)
+                self.assertTrue(all(us > 0 and lim for _, us, lim in lt))
 
     def test_the_library_has_every_target(self):
         """The tests below run per igemm.targets: it must be the Makefile's list of
