@@ -30,6 +30,10 @@
 #define FILL_BLOCK 256
 #define KSUM_BLOCK 256
 #define W_KYXC_BLOCK 256
+/* The slices a lane of the reduction loads at once, at most (gen/kern_ksum.c:
+ * batches of KSUM_BATCH while that many are left, then the binary digits of
+ * the rest; conv/heuristic.c prices its latencies by them). */
+#define KSUM_BATCH 8
 
 #define KARG_PTR uint64_t
 #define KARG_U32 uint32_t

@@ -75,6 +75,7 @@
 
 #include <math.h>
 
+#include "../arch/kargs.h"
 #include "../arch/mfma.h"
 #include "../arch/occupancy.h"
 #include "v4r1_config.h"
@@ -253,10 +254,10 @@ static void split_ranges(const v4r1_config *c, const igemm_shape *sh, double *pe
  * dx element reading `splits` fp32 partials and writing dx in its type:
  * those bytes and the partial sums' writes through the L2 and the HBM,
  * behind a memory latency for the first slice and one per batch of the
- * rest, gen/kern_ksum.c: batches of 8 while 8 are left, then the binary
- * digits of what is; a wave issues
- * about 20 instructions once, 2 for the non-finite guard's check, 4 per
- * slice and 3 per batch) and the reduction's dispatch (the splits of every
+ * rest, gen/kern_ksum.c: batches of KSUM_BATCH while that many are left,
+ * then the binary digits of the rest; a wave issues about 20 instructions
+ * once, 2 for the non-finite guard's check, 4 per slice and 3 per batch)
+ * and the reduction's dispatch (the splits of every
  * phase share the GEMM launch: rows of its phase table; the workspace's
  * zero fill, where there is one, is the fill dispatch v4r1_estimate
  * charges anyway). The partial sums' writes are charged here too, after
@@ -275,9 +276,9 @@ static double split_extra(const v4r1_config *c, const igemm_shape *sh, const tar
     double bytes = elems * (splits * 4 /* partials written */ + splits * 4 /* read */ + esz /* dx */);
     double hbm = bytes / hbm_per_clk(t);
     double l2 = bytes / t->tm.l2_bytes_per_clk;
-    int rest = (int)splits - 1, batches = rest / 8;
-    for (int b = 4; b >= 1; b /= 2)
-        batches += (rest % 8) & b ? 1 : 0;
+    int rest = (int)splits - 1, batches = rest / KSUM_BATCH;
+    for (int b = KSUM_BATCH / 2; b >= 1; b /= 2)
+        batches += (rest % KSUM_BATCH) & b ? 1 : 0;
     double waves = ceil_div(elems, 64), issue = (22 + 4 * splits + 3 * batches) * 4;
     double busy = ceil_div(waves, (double)t->simds_per_cu * t->num_cu) * issue;
     double chain = (batches + 1) * t->tm.lat_hbm + issue;

@@ -6,10 +6,10 @@
  * epilogue rounds; NaN stays NaN, an infinite partial stays infinite),
  * after the non-finite guard (guard below) has recomputed the border's NaN
  * sums. The loads are not a chain: the slices after the first go in
- * batches of KSUM_BATCH, 4, 2 and 1 (the binary digits of what is left),
- * every load of a batch issued before the first add waits for its own, so
- * a sum of S slices waits for about log2(S) + S / KSUM_BATCH memory
- * latencies instead of S. */
+ * batches (arch/kargs.h KSUM_BATCH while that many are left, then the
+ * binary digits of the rest: 4, 2, 1), every load of a batch issued before
+ * its first add and each add waiting for its own slice only, so a sum of S
+ * slices waits for about log2(S) + S / KSUM_BATCH memory latencies, not S. */
 #include <stddef.h>
 
 #include "../arch/kargs.h"
@@ -18,7 +18,6 @@
 
 #define ARG(field) (int)(offsetof(igemm_ksum_args, field) / 4)
 
-#define KSUM_BATCH 8 /* slices a lane loads at once (and the VGPRs it holds them in) */
 #define HEAD_WORDS ARG(p_dy) /* what the sum itself reads; the guard loads the rest */
 #define NF(f) at(s_nf, (int)(offsetof(igemm_nonfinite_args, f) / 4))
 
@@ -156,8 +155,8 @@ static void ksum(emit *e, const char *name, igemm_dtype dt)
     h_buffer_rsrc(e, s_rout, p_out, at(s_t, 1));
     e_vop2(e, "v_lshlrev_b32", v_off, imm(2), v_i);
     e_mubuf(e, "buffer_load_dword", v_acc, v_off, s_rws, imm(0), 0);
-    e_comment(e, "acc += slices 1 .. splits-1 in order: batches of %d while that many are left, then 4, 2, 1",
-              KSUM_BATCH);
+    e_comment(e, "acc += slices 1 .. splits-1 in order: batches of %d while that many are left, then the rest's "
+                 "binary digits", KSUM_BATCH);
     e_sop2(e, "s_sub_u32", s_s, at(s_args, ARG(splits)), imm(1));
     h_smov(e, s_o, imm(0));
     e_label(e, l_loop);
