@@ -493,11 +493,17 @@ static void print_memory(const igemm_memory_view *m, const igemm_shape *sh)
            m->lds_ideal ? ratio_of(m->lds_cycles, m->lds_ideal) : 1.0);
 }
 
+/* The launches whose igemm_launch_time the run kept (the first ones) */
+static int launches_kept(const igemm_run_info *ri)
+{
+    return ri->launches < IGEMM_RUN_LAUNCHES ? ri->launches : IGEMM_RUN_LAUNCHES;
+}
+
 /* --stats: each launch's modeled time and limit (igemm_run_info.launch),
  * where a plan has more than one: which of them the time goes to */
 static void print_launch_times(const igemm_run_info *ri)
 {
-    int n = ri->launches < IGEMM_RUN_LAUNCHES ? ri->launches : IGEMM_RUN_LAUNCHES;
+    int n = launches_kept(ri);
     for (int i = 0; ri->launches > 1 && i < n; i++)
         printf("  modeled launch %d of %d: %s, %u workgroups of %u: %.3f us (limit: %s)\n", i + 1, ri->launches,
                ri->launch[i].kernel, ri->launch[i].grid, ri->launch[i].block, ri->launch[i].modeled_us,
@@ -509,7 +515,7 @@ static void print_launch_times(const igemm_run_info *ri)
 /* --json: the same, every kept launch */
 static void json_launch_times(const igemm_run_info *ri)
 {
-    int n = ri->launches < IGEMM_RUN_LAUNCHES ? ri->launches : IGEMM_RUN_LAUNCHES;
+    int n = launches_kept(ri);
     printf(", \"modeled_launches\": [");
     for (int i = 0; i < n; i++)
         printf("%s{\"kernel\": \"%s\", \"grid\": %u, \"block\": %u, \"modeled_us\": %.6g, \"limit\": \"%s\"}",
