@@ -64,7 +64,7 @@ typedef struct {
 
 static bool geometry(const v4r1_kw *w, pass_geom *p)
 {
-    if (!w->nhwc || !w->math->wave_grid)
+    if (w->lay->dx_inner != V4R1_DIM_M || !w->math->wave_grid)
         return false;
     w->math->wave_grid(w, &p->g);
     p->bytes = w->dt->bytes, p->V = 16 / p->bytes, p->T = w->block;
@@ -439,7 +439,7 @@ static void lds_store(v4r1_kw *w)
     e_scope_begin(e, "dx_lds");
     sv hiwi = sv_mul(e, "s_hiwi", w->a_hi, w->a_wi);
     sv hiwi_bytes = sv_shl(e, "s_hiwi_bytes", hiwi, w->dt->log2_bytes);
-    v4r1_dx_strides(w, hiwi_bytes);
+    w->lay->dx_strides(w, hiwi_bytes);
     lds_alloc(w, &x);
     v4r1_pixels_begin(w, &x.px, hiwi_bytes);
     v4r1_pixels_consts(w, &x.px, NOOP);

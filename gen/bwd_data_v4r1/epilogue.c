@@ -1,5 +1,5 @@
 /* v4r1 epilogue: the C tile -> dx (NCHW: a row's pixels are contiguous;
- * NHWC: a pixel's channels are). A column j is the pixel (image, hi, wi)
+ * NHWC: a pixel's channels are: the layout's v4r1_dx_rows, below). A column j is the pixel (image, hi, wi)
  * of tile column n0 + col_base + col_off(j) (hi = htilda * stride_h +
  * iy*dil_h - pad_h, likewise wi); a row is channel m0 + row_base +
  * row_off(i) of the group. Pixels outside dx, columns past gemm_n and rows
@@ -103,16 +103,18 @@ static void column_offsets(v4r1_kw *w, opnd v_coff, opnd v_q, sv hiwi_bytes, opn
  * (h_narrow16). */
 static void narrow(v4r1_kw *w, opnd v, opnd v_tmp, opnd v_nan) { h_narrow16(w->e, w->dt->id, v, v_tmp, v_nan, w->s_m); }
 
-/* What the stores of the C tile share: dx's buffer resource (NCHW: its
- * base moves per row from s_dxbase; NHWC: it stays at the tile's first
- * channel and a row is the stores' immediate offset), the exec save pair,
- * rows left in the group from the tile's first row (mlim = C/G - m0), and
- * the 16-bit rounding's registers. */
-typedef struct {
+/* What the stores of the C tile share: dx's buffer resource (the
+ * layout's v4r1_dx_rows: NCHW's base moves per row from s_dxbase; NHWC's
+ * stays at the tile's first channel, s_dxbase its words 0-1, and a row is
+ * the stores' immediate offset), the exec save pair, rows left in the
+ * group from the tile's first row (mlim = C/G - m0), and the 16-bit
+ * rounding's registers. */
+struct v4r1_store_ctx {
     opnd v_coff, v_row0, s_rsc, s_dxbase, s_save, v_tmp, v_nan;
     opnd s_cvec, s_rmask; /* NCHW column vectors (column_vectors), or NOOP */
     sv mlim;
-} store_ctx;
+};
+typedef v4r1_store_ctx store_ctx;
 
 /* Registers r .. r+3 of one file, consecutive, as one range (NOOP where
  * they are not, or not 64-bit aligned: gfx90a+ memory data must be) */
@@ -133,7 +135,7 @@ static opnd consecutive4(const opnd *r)
 static bool column_groups(v4r1_kw *w)
 {
     const v4r1_math *m = w->math;
-    if (w->nhwc || w->dt->bytes != 4 || m->cols(w) % 4)
+    if (w->lay->dx_inner != V4R1_DIM_N || w->dt->bytes != 4 || m->cols(w) % 4)
         return false;
     for (int j = 0; j < m->cols(w); j++)
         if (m->col_off(w, j) != m->col_off(w, j - j % 4) + j % 4)
@@ -211,15 +213,7 @@ static void store_row(v4r1_kw *w, const store_ctx *x, int i, opnd s_not)
         e_sop2(e, "s_andn2_b64", VCC, VCC, s_not);
     e_sop1(e, "s_and_saveexec_b64", x->s_save, VCC);
     e_branch(e, "s_cbranch_execz", l_skip);
-    if (!w->nhwc) {
-        if (w->c_rowstride.known) /* a static twin: one literal, not two */
-            h_smov(e, at(s_t, 1), imm((int64_t)(w->c_rowstride.k * (uint32_t)row)));
-        else
-            e_sop2(e, "s_mul_i32", at(s_t, 1), sv_op(w->c_rowstride), imm(row));
-        e_sop2(e, "s_add_u32", at(x->s_rsc, 0), at(x->s_dxbase, 0), at(s_t, 1));
-        e_sop2(e, "s_addc_u32", at(x->s_rsc, 1), at(x->s_dxbase, 1), imm(0));
-    }
-    int off = w->nhwc ? row * w->dt->bytes : 0;
+    int off = w->lay->dx_rows->row_address(w, x, row);
     opnd vals[V4R1_MAX_COLS];
     m->read_row(w, i, vals);
     if (x->s_cvec.kind == OPK_SGPR) {
@@ -359,11 +353,11 @@ static void store_groups(v4r1_kw *w, const store_ctx *x)
     e_scope_end(e, "store_groups", true);
 }
 
-/* NCHW row by row; NHWC in groups of 4 rows (store_groups). */
+/* The thread's rows as the layout stores them (v4r1_dx_rows: NCHW row by
+ * row, NHWC in groups of 4 rows). */
 static void store_rows(v4r1_kw *w, opnd v_coff, opnd v_row0)
 {
     emit *e = w->e;
-    const v4r1_math *m = w->math;
     e_scope_begin(e, "store_rows"); /* x's registers, released at its end */
     store_ctx x = {.v_coff = v_coff, .v_row0 = v_row0, .v_tmp = NOOP, .v_nan = NOOP, .s_dxbase = NOOP,
                    .s_cvec = column_vectors(w, v_coff), .s_rmask = NOOP};
@@ -375,19 +369,64 @@ static void store_rows(v4r1_kw *w, opnd v_coff, opnd v_row0)
         h_narrow16_nan(e, w->dt->id, x.v_nan);
     }
     x.s_rsc = sreg(e, "s_rsc", 4, 4);
-    if (!w->nhwc)
-        x.s_dxbase = sreg(e, "s_dxbase", 2, 2);
+    x.s_dxbase = w->lay->dx_rows->base(w, &x);
     x.s_save = sreg(e, "s_save", 2, 2);
     v4r1_rsrc_words(e, x.s_rsc, V4R1_OPEN_RECORDS);
-    v4r1_dx_base(w, w->nhwc ? sub(x.s_rsc, 0, 2) : x.s_dxbase);
+    v4r1_dx_base(w, x.s_dxbase);
     x.mlim = sv_sub(e, "s_mlim2", w->a_cg, w->m0);
-    if (w->nhwc)
-        store_groups(w, &x);
-    else
-        for (int i = 0; i < m->rows(w); i++)
-            store_row(w, &x, i, NOOP);
+    w->lay->dx_rows->store(w, &x);
     e_scope_end(e, "store_rows", true);
 }
+
+/* NCHW: a row (channel) of dx at a time; the resource's base moves to the
+ * row from the tile's, s_dxbase, before its stores. */
+static opnd rows_each_base(v4r1_kw *w, store_ctx *x)
+{
+    (void)x;
+    return sreg(w->e, "s_dxbase", 2, 2);
+}
+
+static int rows_each_address(v4r1_kw *w, const store_ctx *x, int row)
+{
+    emit *e = w->e;
+    opnd s_t = w->s_t;
+    if (w->c_rowstride.known) /* a static twin: one literal, not two */
+        h_smov(e, at(s_t, 1), imm((int64_t)(w->c_rowstride.k * (uint32_t)row)));
+    else
+        e_sop2(e, "s_mul_i32", at(s_t, 1), sv_op(w->c_rowstride), imm(row));
+    e_sop2(e, "s_add_u32", at(x->s_rsc, 0), at(x->s_dxbase, 0), at(s_t, 1));
+    e_sop2(e, "s_addc_u32", at(x->s_rsc, 1), at(x->s_dxbase, 1), imm(0));
+    return 0;
+}
+
+static void rows_each_store(v4r1_kw *w, store_ctx *x)
+{
+    for (int i = 0; i < w->math->rows(w); i++)
+        store_row(w, x, i, NOOP);
+}
+
+const v4r1_dx_rows v4r1_dx_rows_each = {
+    .name = "each", .base = rows_each_base, .row_address = rows_each_address, .store = rows_each_store};
+
+/* NHWC: the resource stays at the tile's first channel (the base is its
+ * words 0-1) and a row is the stores' immediate offset; rows in groups of
+ * 4 as vectors (store_groups). */
+static opnd rows_grouped_base(v4r1_kw *w, store_ctx *x)
+{
+    (void)w;
+    return sub(x->s_rsc, 0, 2);
+}
+
+static int rows_grouped_address(v4r1_kw *w, const store_ctx *x, int row)
+{
+    (void)x;
+    return row * w->dt->bytes;
+}
+
+static void rows_grouped_store(v4r1_kw *w, store_ctx *x) { store_groups(w, x); }
+
+const v4r1_dx_rows v4r1_dx_rows_grouped = {
+    .name = "grouped", .base = rows_grouped_base, .row_address = rows_grouped_address, .store = rows_grouped_store};
 
 void v4r1_dx_base(v4r1_kw *w, opnd dst)
 {
@@ -399,17 +438,6 @@ void v4r1_dx_base(v4r1_kw *w, opnd dst)
     sv_free(e, dxo);
     sv_free(e, cm0);
     sv_free(e, gcg);
-}
-
-void v4r1_dx_strides(v4r1_kw *w, sv hiwi_bytes)
-{
-    if (w->nhwc) {
-        w->c_rowstride = sv_const((uint32_t)w->dt->bytes);
-        w->c_pix = sv_shl(w->e, "s_c_bytes", w->a_c, w->dt->log2_bytes);
-    } else {
-        w->c_rowstride = sv_borrow(hiwi_bytes);
-        w->c_pix = sv_const((uint32_t)w->dt->bytes);
-    }
 }
 
 static bool direct_takes(const v4r1_kw *w)
@@ -426,7 +454,7 @@ static void direct_store(v4r1_kw *w)
     opnd v_q = vreg(e, "v_q2", 2, 1); /* scratch of the column decode */
     sv hiwi = sv_mul(e, "s_hiwi", w->a_hi, w->a_wi);
     sv hiwi_bytes = sv_shl(e, "s_hiwi_bytes", hiwi, w->dt->log2_bytes);
-    v4r1_dx_strides(w, hiwi_bytes);
+    w->lay->dx_strides(w, hiwi_bytes);
     opnd v_row0 = w->math->row_base(w);
     column_offsets(w, v_coff, v_q, hiwi_bytes, v_row0);
     rfree(e, v_q);

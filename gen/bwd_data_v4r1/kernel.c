@@ -4,6 +4,15 @@
 #include "../kern.h"
 #include "kw.h"
 
+static const v4r1_layout *layout_of(igemm_layout l)
+{
+    switch (l) {
+    case IGEMM_LAYOUT_NCHW: return &v4r1_layout_nchw;
+    case IGEMM_LAYOUT_NHWC: return &v4r1_layout_nhwc;
+    default: return NULL;
+    }
+}
+
 static const v4r1_math *math_of(igemm_math m)
 {
     switch (m) {
@@ -17,16 +26,16 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int n
 {
     v4r1_kw W = {
         .e = e, .cfg = cfg, .st = st, .nph = nph, .name = name,
-        .math = math_of(cfg->math), .dt = igemm_dtype_get(cfg->dtype), .nhwc = cfg->layout == IGEMM_LAYOUT_NHWC,
+        .math = math_of(cfg->math), .dt = igemm_dtype_get(cfg->dtype), .lay = layout_of(cfg->layout),
         .mpb = cfg->mpb, .npb = cfg->npb, .kpb = cfg->kpb, .block = cfg->block,
         .tx = cfg->tx, .ty = cfg->ty, .rm = cfg->rm, .rn = cfg->rn,
         .wa = cfg->wa, .va = cfg->va, .wb = cfg->wb, .vb = cfg->vb,
         .cvt = cfg->stage ? &v4r1_stage_fp16_bf16 : &v4r1_stage_as_is,
     };
     v4r1_kw *w = &W;
-    if (!w->math || !w->dt) {
-        emit_fail(e, "kernel %s: no math strategy or data type for configuration %d/%d", name, (int)cfg->math,
-               (int)cfg->dtype);
+    if (!w->math || !w->dt || !w->lay) {
+        emit_fail(e, "kernel %s: no math strategy, data type or layout for configuration %d/%d/%d", name,
+                  (int)cfg->math, (int)cfg->dtype, (int)cfg->layout);
         return;
     }
     w->tm = 4 * w->rm, w->tn = 4 * w->rn;
@@ -42,7 +51,7 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int n
     } else {
         w->dka = w->block * w->wa / w->mpb, w->dkb = w->block * w->wb / w->npb;
     }
-    w->sa = w->nhwc ? 1 : w->mpb / w->wa;
+    w->sa = w->lay->vec_stride(w->mpb, w->wa);
     w->b_len = w->npb + cfg->bpad;
     if (cfg->bpath == V4R1_B_CHANNELS) {
         /* a thread's VB pixels, KPB/WB lanes each: block*WB/KPB columns apart */
@@ -52,7 +61,7 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int n
     } else {
         w->bp = &v4r1_dy_pixels;
         w->b_cols = w->wb, w->b_vecs = w->vb;
-        w->sb = w->nhwc ? 1 : w->npb / w->wb;
+        w->sb = w->lay->vec_stride(w->npb, w->wb);
     }
     int lds_esz = w->kpack > 1 ? w->dt->bytes : V4R1_LDS_BYTES;
     w->a_size = w->kpb * w->mpb * lds_esz;

@@ -1,5 +1,6 @@
 /* The v4r1 backward-data kernel writer: one state struct shared by its
- * stages, and the math strategy interface.
+ * stages, and the strategy interfaces (the dy data path, the staging
+ * conversion, the layout, the math, the dx store path).
  *
  * A workgroup computes (part of) one phase (iy, ix) of the v4r1
  * decomposition (docs/KERNELS.md); one launch covers every non-empty phase
@@ -21,6 +22,8 @@
  *   fixup.c     the non-finite guard (unsplit kernels): NaN accumulators
  *               of the border band recomputed from the valid taps
  *   epilogue.c  accumulators -> dx with masked stores
+ * and the layout (layout.c: NCHW, NHWC), which every stage asks what lies
+ * contiguous and at which strides instead of testing which it is.
  *
  * Every stage reads and writes this one struct; registers are allocated
  * where a stage first needs them and released where the last user is done
@@ -97,6 +100,58 @@ extern const v4r1_stage_cvt v4r1_stage_as_is;
 /* fp16 rounded to bf16 (fp16_mode alt; staging.c) */
 extern const v4r1_stage_cvt v4r1_stage_fp16_bf16;
 
+/* The GEMM dimensions (kw.h's top comment): M the channels of dx (w's
+ * columns), N the dx pixels of a phase (dy's columns), K dy's channels
+ * and the taps. */
+typedef enum { V4R1_DIM_M, V4R1_DIM_N, V4R1_DIM_K } v4r1_dim;
+
+/* How the epilogue addresses the rows (channels) of the tile in dx
+ * (epilogue.c; store_ctx there). */
+typedef struct v4r1_store_ctx v4r1_store_ctx;
+typedef struct {
+    const char *name;
+    /* where the tile's dx base goes (v4r1_dx_base): a register pair it
+       allocates, or words 0-1 of the stores' resource x's s_rsc */
+    opnd (*base)(v4r1_kw *w, v4r1_store_ctx *x);
+    /* before the stores of tile row `row`: what moves the resource there,
+       and the stores' immediate offset */
+    int (*row_address)(v4r1_kw *w, const v4r1_store_ctx *x, int row);
+    /* every row of the thread (rows the layout keeps contiguous as vectors) */
+    void (*store)(v4r1_kw *w, v4r1_store_ctx *x);
+} v4r1_dx_rows;
+/* row by row, the resource's base moving to each channel (epilogue.c) */
+extern const v4r1_dx_rows v4r1_dx_rows_each;
+/* a pixel's channels side by side: 4 rows a vector, a row an offset (epilogue.c) */
+extern const v4r1_dx_rows v4r1_dx_rows_grouped;
+
+/* A tensor layout (every tensor of a problem has the problem's): what the
+ * stages ask of it, by what it means, instead of testing its name
+ * (layout.c: NCHW, pixels innermost; NHWC, channels innermost). */
+typedef struct {
+    const char *name;
+    /* the GEMM dimension along which consecutive elements are contiguous
+       in dx (M: a pixel's channels; N: a channel's pixels) and in dy (K or N) */
+    v4r1_dim dx_inner, dy_inner;
+    /* a row of w's tile (consecutive channels m of one k and tap) lies
+       contiguous in the w the layout gives (KYXC; KCYX puts them Y*X
+       elements apart, and its KYXC copy, w_kyxc, keeps the lane mapping
+       below) */
+    bool w_rows_contiguous;
+    /* the column distance between the elements of a thread's load vector
+       of `width` over a tile of `cols` columns (w->sa, w->sb) */
+    int (*vec_stride)(int cols, int width);
+    /* the byte strides the staging and the walk use: w->a_mstride,
+       w->b_rowstride, w->b_pix (esz: the element size) */
+    void (*strides)(v4r1_kw *w, sv esz);
+    /* dx's: w->c_rowstride, w->c_pix (hiwi_bytes: dx's H*W in bytes) */
+    void (*dx_strides)(v4r1_kw *w, sv hiwi_bytes);
+    const v4r1_dx_rows *dx_rows;
+    /* the address formulas, for the generated code's comments */
+    const char *(*w_base_note)(const v4r1_kw *w);
+    const char *a_offset_note, *tap_note;
+} v4r1_layout;
+extern const v4r1_layout v4r1_layout_nchw, v4r1_layout_nhwc;
+
 /* The shape conditions of the vector paths, bits of s_vec (set: that
  * tensor loads element by element): w's rows, dy's vectors. */
 enum { V4R1_VEC_A = 0, V4R1_VEC_B = 1 };
@@ -172,7 +227,7 @@ struct v4r1_kw {
     const v4r1_math *math;
     const igemm_dtype_desc *dt; /* the tensors' type in memory; from the epilogue on, the type
                                    it stores (fp32 for a split's partial sums: kernel.c) */
-    bool nhwc;                 /* channels innermost (else NCHW) */
+    const v4r1_layout *lay;    /* the tensors' layout */
     const igemm_v4r1_args *st; /* static twin: the shape's values; NULL: dynamic */
     int nph;                   /* static twin: phases in st */
     const char *name;
@@ -232,7 +287,7 @@ struct v4r1_kw {
     opnd v_ga, v_gb;                          /* the tile in flight: the register set in use
                                                  (v4r1_use_set) */
     opnd v_sga[V4R1_MAX_SETS], v_sgb[V4R1_MAX_SETS]; /* the register sets (v4r1_in_flight) */
-    opnd s_vec; /* NHWC: which tensors take the element path instead of vectors */
+    opnd s_vec; /* which tensors take the element path instead of vectors */
     opnd s_sel; /* 16-bit w rows as vectors: the v_perm selectors that make them k quads */
 
     /* ---- walk.c: the K walk's position (s_xd, s_yd, s_krem: the staging's
@@ -350,7 +405,5 @@ opnd v4r1_pixels_consts(v4r1_kw *w, v4r1_pixels *p, opnd v_row0);
 void v4r1_pixel_offset(v4r1_kw *w, const v4r1_pixels *p, opnd off, opnd v_n, opnd v_q, opnd v_rowoff);
 void v4r1_pixels_end(v4r1_kw *w, v4r1_pixels *p);
 void v4r1_dx_base(v4r1_kw *w, opnd dst);
-/* w->c_rowstride and w->c_pix of the layout (hiwi_bytes: dx's H*W in bytes) */
-void v4r1_dx_strides(v4r1_kw *w, sv hiwi_bytes);
 
 #endif

@@ -20,10 +20,12 @@
  * VALU instructions and the LDS bytes of the fp32 tiles per K row. */
 #include "kw.h"
 
-/* accumulator (i, j)'s register in v_c */
+/* accumulator (i, j)'s register in v_c: where dx runs along M (a pixel's
+   channels) the 4 rows of a group of each column in consecutive registers,
+   the epilogue's vectors; else row by row */
 static int acc_index(const v4r1_kw *w, int i, int j)
 {
-    return w->nhwc ? ((i / 4) * w->tn + j) * 4 + i % 4 : i * w->tn + j;
+    return w->lay->dx_inner == V4R1_DIM_M ? ((i / 4) * w->tn + j) * 4 + i % 4 : i * w->tn + j;
 }
 
 /* k quads: registers per fragment row or column (one per k pair) and the
@@ -40,8 +42,9 @@ static int entry_log2(const v4r1_kw *w) { return quad(w) ? log2u(V4R1_QUAD_BYTES
 static void grid_index(v4r1_kw *w, opnd d, bool m)
 {
     emit *e = w->e;
-    int fast = w->nhwc ? w->tx : w->ty; /* threads along the fast dimension */
-    if (m == w->nhwc)
+    bool along_m = w->lay->dx_inner == V4R1_DIM_M;
+    int fast = along_m ? w->tx : w->ty; /* threads along the fast dimension */
+    if (m == along_m)
         e_vop2(e, "v_and_b32", d, imm(fast - 1), w->v_tid);
     else
         e_vop2(e, "v_lshrrev_b32", d, imm(log2u((uint32_t)fast)), w->v_tid);
@@ -168,7 +171,7 @@ static void fma_read_row(v4r1_kw *w, int i, opnd *vals)
 
 static opnd fma_acc(const v4r1_kw *w, int i, int j, int n)
 {
-    return w->nhwc || n == 1 ? sub(w->c_regs, acc_index(w, i, j), n) : NOOP;
+    return w->lay->dx_inner == V4R1_DIM_M || n == 1 ? sub(w->c_regs, acc_index(w, i, j), n) : NOOP;
 }
 
 static void fma_release(v4r1_kw *w)

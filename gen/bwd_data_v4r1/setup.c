@@ -157,10 +157,7 @@ static sv split_range(v4r1_kw *w, sv split)
 static void tensor_bases(v4r1_kw *w, sv a_tap, sv k0)
 {
     emit *e = w->e;
-    if (w->nhwc || (w->st && w->st->w_kyxc))
-        e_comment(e, "w base: p_w + (g*kg*yx*cg + (iy*x + ix)*cg + m0) * 4; dy base: p_dy + g*kg*4");
-    else
-        e_comment(e, "w base: p_w + (g*kg*cg*yx + m0*yx + iy*x + ix) * 4; dy base: p_dy + g*kg*ho*wo*4");
+    e_comment(e, "%s", w->lay->w_base_note(w));
     w->s_wbase = sreg(e, "s_wbase", 2, 2), w->s_dybase = sreg(e, "s_dybase", 2, 2);
     sv gk0 = sv_mul(e, "s_gk", w->g, w->a_kg);
     sv gk = sv_add(e, "s_gk0", gk0, k0); /* gk0 itself when unsplit */
@@ -218,20 +215,12 @@ void v4r1_setup(v4r1_kw *w)
 
     e_comment(e, "byte strides (arguments: the host computes them)");
     w->w_sk = V4R1_ARG(w, w_sk), w->dy_sn = V4R1_ARG(w, dy_sn);
-    /* the layout's strides: NCHW walks pixels innermost, NHWC channels; an
-       NCHW problem's w as given (K, C/G, Y, X: channels Y*X elements apart)
-       or its K, Y, X, C/G copy (w_kyxc, the _kyxc solvers: channels
-       contiguous like NHWC's, so that the lanes' loads along m coalesce) */
-    sv esz = sv_const((uint32_t)w->dt->bytes);
-    if (w->nhwc) {
-        w->a_mstride = esz;
-        w->b_rowstride = esz;
-        w->b_pix = V4R1_ARG(w, dy_sw);
-    } else {
-        w->a_mstride = V4R1_ARG(w, w_sc);
-        w->b_rowstride = V4R1_ARG(w, dy_sk);
-        w->b_pix = esz;
-    }
+    /* the layout's strides (layout.c): NCHW walks pixels innermost, NHWC
+       channels; an NCHW problem's w as given (K, C/G, Y, X: channels Y*X
+       elements apart) or its K, Y, X, C/G copy (w_kyxc, the _kyxc solvers:
+       channels contiguous like NHWC's, so that the lanes' loads along m
+       coalesce) */
+    w->lay->strides(w, sv_const((uint32_t)w->dt->bytes));
     w->a_kstep = sv_mul(e, "s_a_kstep", w->w_sk, sv_const((uint32_t)w->kpb));
     w->b_kstep = sv_mul(e, "s_b_kstep", w->b_rowstride, sv_const((uint32_t)w->kpb));
 

@@ -48,7 +48,7 @@ static void a_offsets(v4r1_kw *w)
     const int MPB = w->mpb, WA = w->wa, VA = w->va;
     e_comment(e, "A loads: m_a = (tid %% %d) * %d, kk_a = tid / %d, element j at m_a + %d j; byte offset %s, 0x%x past "
               "cg", MPB / WA, w->sa == 1 ? WA : 1, MPB / WA, w->sa,
-              w->nhwc ? "(kk*y*x*cg + m) * esz" : "kk*cg*y*x*esz + m*mstride (mstride: y*x*esz, or esz for w_kyxc)",
+              w->lay->a_offset_note,
               V4R1_INVALID_OFFSET);
     w->v_aoff = vreg(e, "v_aoff", VA * WA, 1);
     opnd v_ma = at(w->v_t, 0), v_kka = at(w->v_t, 1);
@@ -162,7 +162,7 @@ static void b_offsets(v4r1_kw *w)
  * 8-byte aligned: K and K/G multiples of 4 and dy's base pointer 8-byte
  * aligned (the channel block and the tap's shift keep the alignment
  * then). */
-static bool b_quad_vectors(const v4r1_kw *w) { return w->kpack > 1 && w->nhwc; }
+static bool b_quad_vectors(const v4r1_kw *w) { return w->kpack > 1 && w->lay->dy_inner == V4R1_DIM_K; }
 
 static void quads_check(v4r1_kw *w, opnd t0, opnd t1)
 {
@@ -189,7 +189,7 @@ static void quads_check(v4r1_kw *w, opnd t0, opnd t1)
  * into quads with v_perm_b32. */
 static bool a_row_vectors(const v4r1_kw *w)
 {
-    return w->nhwc && w->wa > 1 && (w->dt->bytes == 4 || w->kpack > 1);
+    return w->lay->w_rows_contiguous && w->wa > 1 && (w->dt->bytes == 4 || w->kpack > 1);
 }
 static int a_row_dwords(const v4r1_kw *w) { return w->wa * w->dt->bytes / 4; }
 
@@ -325,7 +325,7 @@ void v4r1_set_tap(v4r1_kw *w)
     emit *e = w->e;
     opnd s_t = w->s_t, s_rsa = w->s_rsa, s_rsb = w->s_rsb, s_yd = w->s_yd, s_xd = w->s_xd;
     e_comment(e, "tap (ydot, xdot): A base = w base + %s, dy base moves back",
-              w->nhwc ? "(ydot*ytilda*x + xdot*xtilda)*cg*4" : "ydot*ytilda*x*4 + xdot*xtilda*4");
+              w->lay->tap_note);
     e_sop2(e, "s_mul_i32", at(s_t, 0), s_yd, sv_op(w->a_ystep));
     e_sop2(e, "s_mul_i32", at(s_t, 1), s_xd, sv_op(w->a_xstep));
     e_sop2(e, "s_add_u32", at(s_t, 0), at(s_t, 0), at(s_t, 1));
