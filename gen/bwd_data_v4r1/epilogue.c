@@ -1,5 +1,6 @@
 /* v4r1 epilogue: the C tile -> dx (NCHW: a row's pixels are contiguous;
- * NHWC: a pixel's channels are: the layout's v4r1_dx_rows, below). A column j is the pixel (image, hi, wi)
+ * NHWC: a pixel's channels are; the direct path addresses the rows as the
+ * layout's v4r1_dx_rows, below, says). A column j is the pixel (image, hi, wi)
  * of tile column n0 + col_base + col_off(j) (hi = htilda * stride_h +
  * iy*dil_h - pad_h, likewise wi); a row is channel m0 + row_base +
  * row_off(i) of the group. Pixels outside dx, columns past gemm_n and rows
@@ -114,7 +115,7 @@ struct v4r1_store_ctx {
     opnd s_cvec, s_rmask; /* NCHW column vectors (column_vectors), or NOOP */
     sv mlim;
 };
-typedef v4r1_store_ctx store_ctx;
+
 
 /* Registers r .. r+3 of one file, consecutive, as one range (NOOP where
  * they are not, or not 64-bit aligned: gfx90a+ memory data must be) */
@@ -171,10 +172,11 @@ static opnd column_vectors(v4r1_kw *w, opnd v_coff)
     return s_cv;
 }
 
-/* NCHW with column vectors, row i's values (exec: the row's lanes): per
+/* NCHW with column vectors, row i's values (exec: the row's lanes; off:
+ * the stores' immediate offset, v4r1_dx_rows's row_address): per
  * group, the lanes of its mask as one vector, the others element by
  * element; each part skipped by a scalar branch where no lane has it. */
-static void store_row_vectors(v4r1_kw *w, const store_ctx *x, const opnd *vals)
+static void store_row_vectors(v4r1_kw *w, const v4r1_store_ctx *x, const opnd *vals, int off)
 {
     emit *e = w->e;
     h_smov(e, x->s_rmask, EXEC);
@@ -184,7 +186,7 @@ static void store_row_vectors(v4r1_kw *w, const store_ctx *x, const opnd *vals)
         if (v4.kind != OPK_NONE) {
             e_sop2(e, "s_and_b64", EXEC, x->s_rmask, mk);
             e_branch(e, "s_cbranch_scc0", l_vec);
-            e_mubuf(e, "buffer_store_dwordx4", v4, at(x->v_coff, 4 * g), x->s_rsc, imm(0), 0);
+            e_mubuf(e, "buffer_store_dwordx4", v4, at(x->v_coff, 4 * g), x->s_rsc, imm(0), off);
             e_label(e, l_vec);
             e_sop2(e, "s_andn2_b64", EXEC, x->s_rmask, mk);
             e_branch(e, "s_cbranch_scc0", l_el);
@@ -192,14 +194,14 @@ static void store_row_vectors(v4r1_kw *w, const store_ctx *x, const opnd *vals)
             h_smov(e, EXEC, x->s_rmask);
         }
         for (int k = 0; k < 4; k++)
-            e_mubuf(e, "buffer_store_dword", vals[4 * g + k], at(x->v_coff, 4 * g + k), x->s_rsc, imm(0), 0);
+            e_mubuf(e, "buffer_store_dword", vals[4 * g + k], at(x->v_coff, 4 * g + k), x->s_rsc, imm(0), off);
         e_label(e, l_el);
     }
 }
 
 /* Row i under an exec mask of the lanes whose row is inside C/G, less the
  * lanes of s_not where it is a register (NHWC: those stored by a vector). */
-static void store_row(v4r1_kw *w, const store_ctx *x, int i, opnd s_not)
+static void store_row(v4r1_kw *w, const v4r1_store_ctx *x, int i, opnd s_not)
 {
     emit *e = w->e;
     const v4r1_math *m = w->math;
@@ -217,7 +219,7 @@ static void store_row(v4r1_kw *w, const store_ctx *x, int i, opnd s_not)
     opnd vals[V4R1_MAX_COLS];
     m->read_row(w, i, vals);
     if (x->s_cvec.kind == OPK_SGPR) {
-        store_row_vectors(w, x, vals);
+        store_row_vectors(w, x, vals, off);
         e_label(e, l_skip);
         h_smov(e, EXEC, x->s_save);
         return;
@@ -262,7 +264,7 @@ static opnd group_regs(v4r1_kw *w, int i, int j, opnd v_vec)
  * buffer_store_dwordx4; 16-bit: the four rounded to nearest even, packed
  * in pairs (h_narrow16x2, its constants in s_k) into the first two
  * registers, one buffer_store_dwordx2. */
-static void store_group(v4r1_kw *w, const store_ctx *x, int i, opnd s_vlim, opnd s_full, opnd s_k, opnd v_vec)
+static void store_group(v4r1_kw *w, const v4r1_store_ctx *x, int i, opnd s_vlim, opnd s_full, opnd s_k, opnd v_vec)
 {
     emit *e = w->e;
     const v4r1_math *m = w->math;
@@ -273,6 +275,7 @@ static void store_group(v4r1_kw *w, const store_ctx *x, int i, opnd s_vlim, opnd
     e_vopc(e, "v_cmp_gt_i32", s_full, at(w->s_t, 0), x->v_row0);
     e_sop1(e, "s_and_saveexec_b64", x->s_save, s_full);
     e_branch(e, "s_cbranch_execz", l_vec);
+    int off = w->lay->dx_rows->row_address(w, x, row);
     for (int j = 0; j < m->cols(w); j++) {
         opnd t = group_regs(w, i, j, v_vec);
         if (half)
@@ -280,7 +283,7 @@ static void store_group(v4r1_kw *w, const store_ctx *x, int i, opnd s_vlim, opnd
                 h_narrow16x2(e, w->dt->id, at(t, r), at(t, 2 * r), at(t, 2 * r + 1), x->v_tmp, x->v_nan, w->s_m,
                              s_k);
         e_mubuf(e, half ? "buffer_store_dwordx2" : "buffer_store_dwordx4", half ? sub(t, 0, 2) : t,
-                at(x->v_coff, j), x->s_rsc, imm(0), row * w->dt->bytes);
+                at(x->v_coff, j), x->s_rsc, imm(0), off);
     }
     e_label(e, l_vec);
     h_smov(e, EXEC, x->s_save);
@@ -320,7 +323,7 @@ static bool rows_in_groups(v4r1_kw *w)
  * DWORD alignment mode; an unaligned-access mode would ask less), fp32 elements
  * always are; 4 halves at channel g*C/G + 4k of a pixel start at a dword
  * when C/G is even (then C is too) and dx's pointer is 4-byte aligned. */
-static void store_groups(v4r1_kw *w, const store_ctx *x)
+static void store_groups(v4r1_kw *w, const v4r1_store_ctx *x)
 {
     emit *e = w->e;
     const v4r1_math *m = w->math;
@@ -359,7 +362,7 @@ static void store_rows(v4r1_kw *w, opnd v_coff, opnd v_row0)
 {
     emit *e = w->e;
     e_scope_begin(e, "store_rows"); /* x's registers, released at its end */
-    store_ctx x = {.v_coff = v_coff, .v_row0 = v_row0, .v_tmp = NOOP, .v_nan = NOOP, .s_dxbase = NOOP,
+    v4r1_store_ctx x = {.v_coff = v_coff, .v_row0 = v_row0, .v_tmp = NOOP, .v_nan = NOOP, .s_dxbase = NOOP,
                    .s_cvec = column_vectors(w, v_coff), .s_rmask = NOOP};
     if (x.s_cvec.kind == OPK_SGPR)
         x.s_rmask = sreg(e, "s_rmask", 2, 2);
@@ -380,13 +383,13 @@ static void store_rows(v4r1_kw *w, opnd v_coff, opnd v_row0)
 
 /* NCHW: a row (channel) of dx at a time; the resource's base moves to the
  * row from the tile's, s_dxbase, before its stores. */
-static opnd rows_each_base(v4r1_kw *w, store_ctx *x)
+static opnd rows_each_base(v4r1_kw *w, const v4r1_store_ctx *x)
 {
     (void)x;
     return sreg(w->e, "s_dxbase", 2, 2);
 }
 
-static int rows_each_address(v4r1_kw *w, const store_ctx *x, int row)
+static int rows_each_address(v4r1_kw *w, const v4r1_store_ctx *x, int row)
 {
     emit *e = w->e;
     opnd s_t = w->s_t;
@@ -399,7 +402,7 @@ static int rows_each_address(v4r1_kw *w, const store_ctx *x, int row)
     return 0;
 }
 
-static void rows_each_store(v4r1_kw *w, store_ctx *x)
+static void rows_each_store(v4r1_kw *w, const v4r1_store_ctx *x)
 {
     for (int i = 0; i < w->math->rows(w); i++)
         store_row(w, x, i, NOOP);
@@ -411,19 +414,23 @@ const v4r1_dx_rows v4r1_dx_rows_each = {
 /* NHWC: the resource stays at the tile's first channel (the base is its
  * words 0-1) and a row is the stores' immediate offset; rows in groups of
  * 4 as vectors (store_groups). */
-static opnd rows_grouped_base(v4r1_kw *w, store_ctx *x)
+static opnd rows_grouped_base(v4r1_kw *w, const v4r1_store_ctx *x)
 {
     (void)w;
     return sub(x->s_rsc, 0, 2);
 }
 
-static int rows_grouped_address(v4r1_kw *w, const store_ctx *x, int row)
+static int rows_grouped_address(v4r1_kw *w, const v4r1_store_ctx *x, int row)
 {
     (void)x;
-    return row * w->dt->bytes;
+    if (!w->c_rowstride.known) { /* the layout's dx strides put channels a known distance apart */
+        emit_fail(w->e, "dx rows %s: the channel stride is not a constant", v4r1_dx_rows_grouped.name);
+        return 0;
+    }
+    return row * (int)w->c_rowstride.k;
 }
 
-static void rows_grouped_store(v4r1_kw *w, store_ctx *x) { store_groups(w, x); }
+static void rows_grouped_store(v4r1_kw *w, const v4r1_store_ctx *x) { store_groups(w, x); }
 
 const v4r1_dx_rows v4r1_dx_rows_grouped = {
     .name = "grouped", .base = rows_grouped_base, .row_address = rows_grouped_address, .store = rows_grouped_store};

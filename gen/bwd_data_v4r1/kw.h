@@ -100,24 +100,25 @@ extern const v4r1_stage_cvt v4r1_stage_as_is;
 /* fp16 rounded to bf16 (fp16_mode alt; staging.c) */
 extern const v4r1_stage_cvt v4r1_stage_fp16_bf16;
 
-/* The GEMM dimensions (kw.h's top comment): M the channels of dx (w's
+/* The GEMM dimensions (the top comment above): M the channels of dx (w's
  * columns), N the dx pixels of a phase (dy's columns), K dy's channels
  * and the taps. */
 typedef enum { V4R1_DIM_M, V4R1_DIM_N, V4R1_DIM_K } v4r1_dim;
 
-/* How the epilogue addresses the rows (channels) of the tile in dx
- * (epilogue.c; store_ctx there). */
+/* How the direct store path (epilogue.c; its v4r1_store_ctx there)
+ * addresses the rows (channels) of the tile in dx; the LDS store path
+ * (dx_lds.c) has its own mapping. */
 typedef struct v4r1_store_ctx v4r1_store_ctx;
 typedef struct {
     const char *name;
     /* where the tile's dx base goes (v4r1_dx_base): a register pair it
        allocates, or words 0-1 of the stores' resource x's s_rsc */
-    opnd (*base)(v4r1_kw *w, v4r1_store_ctx *x);
-    /* before the stores of tile row `row`: what moves the resource there,
-       and the stores' immediate offset */
+    opnd (*base)(v4r1_kw *w, const v4r1_store_ctx *x);
+    /* before the stores of tile row `row`: emits what moves the resource
+       there, and returns the stores' immediate offset */
     int (*row_address)(v4r1_kw *w, const v4r1_store_ctx *x, int row);
     /* every row of the thread (rows the layout keeps contiguous as vectors) */
-    void (*store)(v4r1_kw *w, v4r1_store_ctx *x);
+    void (*store)(v4r1_kw *w, const v4r1_store_ctx *x);
 } v4r1_dx_rows;
 /* row by row, the resource's base moving to each channel (epilogue.c) */
 extern const v4r1_dx_rows v4r1_dx_rows_each;
@@ -130,21 +131,28 @@ extern const v4r1_dx_rows v4r1_dx_rows_grouped;
 typedef struct {
     const char *name;
     /* the GEMM dimension along which consecutive elements are contiguous
-       in dx (M: a pixel's channels; N: a channel's pixels) and in dy (K or N) */
+       in dx (M: a pixel's channels; N: a channel's pixels) and in dy (K or N).
+       dx's must agree with dx_rows (kernel.c checks): `grouped` stores
+       consecutive channels, `each` a channel at a time */
     v4r1_dim dx_inner, dy_inner;
-    /* a row of w's tile (consecutive channels m of one k and tap) lies
-       contiguous in the w the layout gives (KYXC; KCYX puts them Y*X
-       elements apart, and its KYXC copy, w_kyxc, keeps the lane mapping
-       below) */
-    bool w_rows_contiguous;
-    /* the column distance between the elements of a thread's load vector
-       of `width` over a tile of `cols` columns (w->sa, w->sb) */
+    /* a thread's elements of a w row (consecutive channels m of one k and
+       tap) load as one vector: they are side by side in the thread
+       (vec_stride 1) and in the w the layout gives (KYXC). NCHW's lanes
+       run along the row instead (vec_stride MPB/WA), whether w is KCYX
+       (channels Y*X elements apart) or its KYXC copy (w_kyxc) */
+    bool w_row_vectors;
+    /* the column distance between the elements of a thread's `width`
+       elements of a row over a tile of `cols` columns (w->sa; w->sb on
+       dy's pixel path, the channel path sets its own): NCHW cols/width,
+       so that consecutive lanes take consecutive columns (the tensors'
+       contiguous pixels, and w's channels in the KYXC copy); NHWC 1 */
     int (*vec_stride)(int cols, int width);
     /* the byte strides the staging and the walk use: w->a_mstride,
        w->b_rowstride, w->b_pix (esz: the element size) */
     void (*strides)(v4r1_kw *w, sv esz);
     /* dx's: w->c_rowstride, w->c_pix (hiwi_bytes: dx's H*W in bytes) */
     void (*dx_strides)(v4r1_kw *w, sv hiwi_bytes);
+    /* how the direct store path addresses dx's rows */
     const v4r1_dx_rows *dx_rows;
     /* the address formulas, for the generated code's comments */
     const char *(*w_base_note)(const v4r1_kw *w);
@@ -239,10 +247,8 @@ struct v4r1_kw {
     int kpack;                 /* 4: 16-bit k-quad LDS tiles; 1: fp32 tiles */
     int dka, dkb;              /* kk distance between a thread's load vectors */
     int sa, sb;                /* column distance between the elements of one of a thread's
-                                  load vectors: 1 (consecutive columns, NHWC: w's rows load as
-                                  vectors), or NCHW MPB/WA and NPB/WB, so that consecutive lanes
-                                  load consecutive columns (w's channels, dy's pixels, the
-                                  tensors' contiguous dimension where the tap allows) */
+                                  load vectors: the layout's vec_stride (sb on dy's pixel path;
+                                  the channel path sets its own) */
     int b_cols, b_vecs;        /* the thread's B columns and vectors per column (v4r1_dy_path) */
     int b_len;                 /* entries per row of the B tile in LDS: NPB + the config's pad */
     /* LDS layout: byte offsets of buffer 0 of A and B; buffer 1 at

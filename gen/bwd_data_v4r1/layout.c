@@ -1,16 +1,19 @@
 /* The tensor layouts of the v4r1 writer (kw.h, v4r1_layout).
  *
- * NCHW keeps a channel's pixels contiguous: dy's and dx's GEMM N, so the
+ * NCHW keeps a channel's pixels contiguous: dy's and dx's GEMM N. The
  * lanes of a load run along the tile's columns (a thread's elements lie
- * tile/width columns apart) and the epilogue stores dx a row (channel) at a
- * time, the buffer resource's base moving to each. Its w (K, C/G, Y, X)
- * puts a row's channels Y*X elements apart (the w_sc argument), or its
- * KYXC copy (w_kyxc, the _kyxc solvers) one element apart.
+ * cols/width columns apart), so that dy's loads take consecutive pixels,
+ * and the epilogue stores dx a row (channel) at a time, the buffer
+ * resource's base moving to each. Its w (K, C/G, Y, X) puts a row's
+ * channels Y*X elements apart (the w_sc argument), its KYXC copy (w_kyxc,
+ * the _kyxc solvers) one element apart: consecutive lanes, consecutive
+ * channels.
  *
  * NHWC keeps a pixel's channels contiguous: dx's M and dy's K, and w's
- * (K, Y, X, C/G) rows; a thread's elements are side by side (one vector
- * load along the channels) and the epilogue stores four rows (channels)
- * of a pixel as one vector, a row being the stores' immediate offset. */
+ * (K, Y, X, C/G) rows. A thread's elements of a row are side by side (w:
+ * one vector load along the channels; dy's pixel path: pixels K elements
+ * apart, one LDS write), and the epilogue stores four rows (channels) of a
+ * pixel as one vector, a row being the stores' immediate offset. */
 #include "kw.h"
 
 /* the comments' address formulas */
@@ -38,7 +41,7 @@ const v4r1_layout v4r1_layout_nchw = {
     .name = "NCHW",
     .dx_inner = V4R1_DIM_N,
     .dy_inner = V4R1_DIM_N,
-    .w_rows_contiguous = false,
+    .w_row_vectors = false,
     .vec_stride = nchw_vec_stride,
     .strides = nchw_strides,
     .dx_strides = nchw_dx_strides,
@@ -78,7 +81,7 @@ const v4r1_layout v4r1_layout_nhwc = {
     .name = "NHWC",
     .dx_inner = V4R1_DIM_M,
     .dy_inner = V4R1_DIM_K,
-    .w_rows_contiguous = true,
+    .w_row_vectors = true,
     .vec_stride = nhwc_vec_stride,
     .strides = nhwc_strides,
     .dx_strides = nhwc_dx_strides,

@@ -153,7 +153,8 @@ static sv split_range(v4r1_kw *w, sv split)
     return k0;
 }
 
-/* w base: p_w + ((g*kg + k0)*cg*yx + m0*yx) * 4 + the phase's tap offset; dy base: p_dy + (g*kg + k0)*ho*wo*4 */
+/* w base: p_w + (g*kg + k0)*w_sk + m0*a_mstride + the phase's tap offset;
+ * dy base: p_dy + (g*kg + k0)*b_rowstride (the layout's strides) */
 static void tensor_bases(v4r1_kw *w, sv a_tap, sv k0)
 {
     emit *e = w->e;
@@ -215,11 +216,7 @@ void v4r1_setup(v4r1_kw *w)
 
     e_comment(e, "byte strides (arguments: the host computes them)");
     w->w_sk = V4R1_ARG(w, w_sk), w->dy_sn = V4R1_ARG(w, dy_sn);
-    /* the layout's strides (layout.c): NCHW walks pixels innermost, NHWC
-       channels; an NCHW problem's w as given (K, C/G, Y, X: channels Y*X
-       elements apart) or its K, Y, X, C/G copy (w_kyxc, the _kyxc solvers:
-       channels contiguous like NHWC's, so that the lanes' loads along m
-       coalesce) */
+    /* the layout's strides (layout.c says which) */
     w->lay->strides(w, sv_const((uint32_t)w->dt->bytes));
     w->a_kstep = sv_mul(e, "s_a_kstep", w->w_sk, sv_const((uint32_t)w->kpb));
     w->b_kstep = sv_mul(e, "s_b_kstep", w->b_rowstride, sv_const((uint32_t)w->kpb));

@@ -189,7 +189,7 @@ static void quads_check(v4r1_kw *w, opnd t0, opnd t1)
  * into quads with v_perm_b32. */
 static bool a_row_vectors(const v4r1_kw *w)
 {
-    return w->lay->w_rows_contiguous && w->wa > 1 && (w->dt->bytes == 4 || w->kpack > 1);
+    return w->lay->w_row_vectors && w->wa > 1 && (w->dt->bytes == 4 || w->kpack > 1);
 }
 static int a_row_dwords(const v4r1_kw *w) { return w->wa * w->dt->bytes / 4; }
 
