@@ -1,6 +1,6 @@
 /* v4r1 epilogue: the C tile -> dx (NCHW: a row's pixels are contiguous;
- * NHWC: a pixel's channels are; the direct path addresses the rows as the
- * layout's v4r1_dx_rows, below, says). A column j is the pixel (image, hi, wi)
+ * NHWC: a pixel's channels are; the direct path addresses the rows by the
+ * layout's dx_inner: dx_rows, below). A column j is the pixel (image, hi, wi)
  * of tile column n0 + col_base + col_off(j) (hi = htilda * stride_h +
  * iy*dil_h - pad_h, likewise wi); a row is channel m0 + row_base +
  * row_off(i) of the group. Pixels outside dx, columns past gemm_n and rows
@@ -104,17 +104,33 @@ static void column_offsets(v4r1_kw *w, opnd v_coff, opnd v_q, sv hiwi_bytes, opn
  * (h_narrow16). */
 static void narrow(v4r1_kw *w, opnd v, opnd v_tmp, opnd v_nan) { h_narrow16(w->e, w->dt->id, v, v_tmp, v_nan, w->s_m); }
 
-/* What the stores of the C tile share: dx's buffer resource (the
- * layout's v4r1_dx_rows: NCHW's base moves per row from s_dxbase; NHWC's
+/* What the stores of the C tile share: dx's buffer resource (its
+ * dx_rows: NCHW's base moves per row from s_dxbase; NHWC's
  * stays at the tile's first channel, s_dxbase its words 0-1, and a row is
  * the stores' immediate offset), the exec save pair, rows left in the
  * group from the tile's first row (mlim = C/G - m0), and the 16-bit
  * rounding's registers. */
-struct v4r1_store_ctx {
+typedef struct {
     opnd v_coff, v_row0, s_rsc, s_dxbase, s_save, v_tmp, v_nan;
     opnd s_cvec, s_rmask; /* NCHW column vectors (column_vectors), or NOOP */
     sv mlim;
-};
+} store_ctx;
+
+/* How the direct path addresses the tile's rows (channels) in dx, by the
+ * layout's dx_inner (rows_each, rows_grouped below). */
+typedef struct {
+    const char *name;
+    /* where the tile's dx base goes (v4r1_dx_base): a register pair it
+       allocates, or words 0-1 of the stores' resource x->s_rsc */
+    opnd (*base)(v4r1_kw *w, const store_ctx *x);
+    /* before the stores of tile row `row`: emits what moves the resource
+       there, and returns the stores' immediate offset */
+    int (*row_address)(v4r1_kw *w, const store_ctx *x, int row);
+    /* every row of the thread (rows kept contiguous as vectors where dx
+       runs along M) */
+    void (*store)(v4r1_kw *w, const store_ctx *x);
+} dx_rows;
+static const dx_rows *dx_rows_of(const v4r1_kw *w);
 
 
 /* Registers r .. r+3 of one file, consecutive, as one range (NOOP where
@@ -173,10 +189,10 @@ static opnd column_vectors(v4r1_kw *w, opnd v_coff)
 }
 
 /* NCHW with column vectors, row i's values (exec: the row's lanes; off:
- * the stores' immediate offset, v4r1_dx_rows's row_address): per
+ * the stores' immediate offset, dx_rows's row_address): per
  * group, the lanes of its mask as one vector, the others element by
  * element; each part skipped by a scalar branch where no lane has it. */
-static void store_row_vectors(v4r1_kw *w, const v4r1_store_ctx *x, const opnd *vals, int off)
+static void store_row_vectors(v4r1_kw *w, const store_ctx *x, const opnd *vals, int off)
 {
     emit *e = w->e;
     h_smov(e, x->s_rmask, EXEC);
@@ -201,7 +217,7 @@ static void store_row_vectors(v4r1_kw *w, const v4r1_store_ctx *x, const opnd *v
 
 /* Row i under an exec mask of the lanes whose row is inside C/G, less the
  * lanes of s_not where it is a register (NHWC: those stored by a vector). */
-static void store_row(v4r1_kw *w, const v4r1_store_ctx *x, int i, opnd s_not)
+static void store_row(v4r1_kw *w, const store_ctx *x, int i, opnd s_not)
 {
     emit *e = w->e;
     const v4r1_math *m = w->math;
@@ -215,7 +231,7 @@ static void store_row(v4r1_kw *w, const v4r1_store_ctx *x, int i, opnd s_not)
         e_sop2(e, "s_andn2_b64", VCC, VCC, s_not);
     e_sop1(e, "s_and_saveexec_b64", x->s_save, VCC);
     e_branch(e, "s_cbranch_execz", l_skip);
-    int off = w->lay->dx_rows->row_address(w, x, row);
+    int off = dx_rows_of(w)->row_address(w, x, row);
     opnd vals[V4R1_MAX_COLS];
     m->read_row(w, i, vals);
     if (x->s_cvec.kind == OPK_SGPR) {
@@ -264,7 +280,7 @@ static opnd group_regs(v4r1_kw *w, int i, int j, opnd v_vec)
  * buffer_store_dwordx4; 16-bit: the four rounded to nearest even, packed
  * in pairs (h_narrow16x2, its constants in s_k) into the first two
  * registers, one buffer_store_dwordx2. */
-static void store_group(v4r1_kw *w, const v4r1_store_ctx *x, int i, opnd s_vlim, opnd s_full, opnd s_k, opnd v_vec)
+static void store_group(v4r1_kw *w, const store_ctx *x, int i, opnd s_vlim, opnd s_full, opnd s_k, opnd v_vec)
 {
     emit *e = w->e;
     const v4r1_math *m = w->math;
@@ -275,7 +291,7 @@ static void store_group(v4r1_kw *w, const v4r1_store_ctx *x, int i, opnd s_vlim,
     e_vopc(e, "v_cmp_gt_i32", s_full, at(w->s_t, 0), x->v_row0);
     e_sop1(e, "s_and_saveexec_b64", x->s_save, s_full);
     e_branch(e, "s_cbranch_execz", l_vec);
-    int off = w->lay->dx_rows->row_address(w, x, row);
+    int off = dx_rows_of(w)->row_address(w, x, row);
     for (int j = 0; j < m->cols(w); j++) {
         opnd t = group_regs(w, i, j, v_vec);
         if (half)
@@ -323,7 +339,7 @@ static bool rows_in_groups(v4r1_kw *w)
  * DWORD alignment mode; an unaligned-access mode would ask less), fp32 elements
  * always are; 4 halves at channel g*C/G + 4k of a pixel start at a dword
  * when C/G is even (then C is too) and dx's pointer is 4-byte aligned. */
-static void store_groups(v4r1_kw *w, const v4r1_store_ctx *x)
+static void store_groups(v4r1_kw *w, const store_ctx *x)
 {
     emit *e = w->e;
     const v4r1_math *m = w->math;
@@ -356,13 +372,13 @@ static void store_groups(v4r1_kw *w, const v4r1_store_ctx *x)
     e_scope_end(e, "store_groups", true);
 }
 
-/* The thread's rows as the layout stores them (v4r1_dx_rows: NCHW row by
+/* The thread's rows as the layout stores them (dx_rows: NCHW row by
  * row, NHWC in groups of 4 rows). */
 static void store_rows(v4r1_kw *w, opnd v_coff, opnd v_row0)
 {
     emit *e = w->e;
     e_scope_begin(e, "store_rows"); /* x's registers, released at its end */
-    v4r1_store_ctx x = {.v_coff = v_coff, .v_row0 = v_row0, .v_tmp = NOOP, .v_nan = NOOP, .s_dxbase = NOOP,
+    store_ctx x = {.v_coff = v_coff, .v_row0 = v_row0, .v_tmp = NOOP, .v_nan = NOOP, .s_dxbase = NOOP,
                    .s_cvec = column_vectors(w, v_coff), .s_rmask = NOOP};
     if (x.s_cvec.kind == OPK_SGPR)
         x.s_rmask = sreg(e, "s_rmask", 2, 2);
@@ -372,24 +388,24 @@ static void store_rows(v4r1_kw *w, opnd v_coff, opnd v_row0)
         h_narrow16_nan(e, w->dt->id, x.v_nan);
     }
     x.s_rsc = sreg(e, "s_rsc", 4, 4);
-    x.s_dxbase = w->lay->dx_rows->base(w, &x);
+    x.s_dxbase = dx_rows_of(w)->base(w, &x);
     x.s_save = sreg(e, "s_save", 2, 2);
     v4r1_rsrc_words(e, x.s_rsc, V4R1_OPEN_RECORDS);
     v4r1_dx_base(w, x.s_dxbase);
     x.mlim = sv_sub(e, "s_mlim2", w->a_cg, w->m0);
-    w->lay->dx_rows->store(w, &x);
+    dx_rows_of(w)->store(w, &x);
     e_scope_end(e, "store_rows", true);
 }
 
 /* NCHW: a row (channel) of dx at a time; the resource's base moves to the
  * row from the tile's, s_dxbase, before its stores. */
-static opnd rows_each_base(v4r1_kw *w, const v4r1_store_ctx *x)
+static opnd rows_each_base(v4r1_kw *w, const store_ctx *x)
 {
     (void)x;
     return sreg(w->e, "s_dxbase", 2, 2);
 }
 
-static int rows_each_address(v4r1_kw *w, const v4r1_store_ctx *x, int row)
+static int rows_each_address(v4r1_kw *w, const store_ctx *x, int row)
 {
     emit *e = w->e;
     opnd s_t = w->s_t;
@@ -402,38 +418,44 @@ static int rows_each_address(v4r1_kw *w, const v4r1_store_ctx *x, int row)
     return 0;
 }
 
-static void rows_each_store(v4r1_kw *w, const v4r1_store_ctx *x)
+static void rows_each_store(v4r1_kw *w, const store_ctx *x)
 {
     for (int i = 0; i < w->math->rows(w); i++)
         store_row(w, x, i, NOOP);
 }
 
-const v4r1_dx_rows v4r1_dx_rows_each = {
+static const dx_rows rows_each = {
     .name = "each", .base = rows_each_base, .row_address = rows_each_address, .store = rows_each_store};
 
 /* NHWC: the resource stays at the tile's first channel (the base is its
  * words 0-1) and a row is the stores' immediate offset; rows in groups of
  * 4 as vectors (store_groups). */
-static opnd rows_grouped_base(v4r1_kw *w, const v4r1_store_ctx *x)
+static opnd rows_grouped_base(v4r1_kw *w, const store_ctx *x)
 {
     (void)w;
     return sub(x->s_rsc, 0, 2);
 }
 
-static int rows_grouped_address(v4r1_kw *w, const v4r1_store_ctx *x, int row)
+static int rows_grouped_address(v4r1_kw *w, const store_ctx *x, int row)
 {
     (void)x;
     if (!w->c_rowstride.known) { /* the layout's dx strides put channels a known distance apart */
-        emit_fail(w->e, "dx rows %s: the channel stride is not a constant", v4r1_dx_rows_grouped.name);
+        emit_fail(w->e, "dx rows grouped: the channel stride is not a constant");
         return 0;
     }
     return row * (int)w->c_rowstride.k;
 }
 
-static void rows_grouped_store(v4r1_kw *w, const v4r1_store_ctx *x) { store_groups(w, x); }
+static void rows_grouped_store(v4r1_kw *w, const store_ctx *x) { store_groups(w, x); }
 
-const v4r1_dx_rows v4r1_dx_rows_grouped = {
+static const dx_rows rows_grouped = {
     .name = "grouped", .base = rows_grouped_base, .row_address = rows_grouped_address, .store = rows_grouped_store};
+
+/* grouped where dx runs along M (the channels of a pixel contiguous), each elsewhere */
+static const dx_rows *dx_rows_of(const v4r1_kw *w)
+{
+    return w->lay->dx_inner == V4R1_DIM_M ? &rows_grouped : &rows_each;
+}
 
 void v4r1_dx_base(v4r1_kw *w, opnd dst)
 {

@@ -38,13 +38,6 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int n
                   (int)cfg->math, (int)cfg->dtype, (int)cfg->layout);
         return;
     }
-    /* the layout's dx facts agree: its row addressing stores consecutive
-       channels as vectors (grouped) exactly where dx runs along M */
-    if ((w->lay->dx_rows == &v4r1_dx_rows_grouped) != (w->lay->dx_inner == V4R1_DIM_M)) {
-        emit_fail(e, "kernel %s: layout %s: dx rows %s do not fit its dx dimension", name, w->lay->name,
-                  w->lay->dx_rows->name);
-        return;
-    }
     w->tm = 4 * w->rm, w->tn = 4 * w->rn;
     if (w->math->cols(w) > V4R1_MAX_COLS) {
         emit_fail(e, "kernel %s: %d accumulator columns per thread exceed %d", name, w->math->cols(w), V4R1_MAX_COLS);

@@ -105,26 +105,6 @@ extern const v4r1_stage_cvt v4r1_stage_fp16_bf16;
  * and the taps. */
 typedef enum { V4R1_DIM_M, V4R1_DIM_N, V4R1_DIM_K } v4r1_dim;
 
-/* How the direct store path (epilogue.c; its v4r1_store_ctx there)
- * addresses the rows (channels) of the tile in dx; the LDS store path
- * (dx_lds.c) has its own mapping. */
-typedef struct v4r1_store_ctx v4r1_store_ctx;
-typedef struct {
-    const char *name;
-    /* where the tile's dx base goes (v4r1_dx_base): a register pair it
-       allocates, or words 0-1 of the stores' resource x's s_rsc */
-    opnd (*base)(v4r1_kw *w, const v4r1_store_ctx *x);
-    /* before the stores of tile row `row`: emits what moves the resource
-       there, and returns the stores' immediate offset */
-    int (*row_address)(v4r1_kw *w, const v4r1_store_ctx *x, int row);
-    /* every row of the thread (rows the layout keeps contiguous as vectors) */
-    void (*store)(v4r1_kw *w, const v4r1_store_ctx *x);
-} v4r1_dx_rows;
-/* row by row, the resource's base moving to each channel (epilogue.c) */
-extern const v4r1_dx_rows v4r1_dx_rows_each;
-/* a pixel's channels side by side: 4 rows a vector, a row an offset (epilogue.c) */
-extern const v4r1_dx_rows v4r1_dx_rows_grouped;
-
 /* A tensor layout (every tensor of a problem has the problem's): what the
  * stages ask of it, by what it means, instead of testing its name
  * (layout.c: NCHW, pixels innermost; NHWC, channels innermost). */
@@ -132,8 +112,9 @@ typedef struct {
     const char *name;
     /* the GEMM dimension along which consecutive elements are contiguous
        in dx (M: a pixel's channels; N: a channel's pixels) and in dy (K or N).
-       dx's must agree with dx_rows (kernel.c checks): `grouped` stores
-       consecutive channels, `each` a channel at a time */
+       dx's picks how the direct store path addresses the rows (epilogue.c:
+       along M a pixel's channels side by side, 4 rows a vector, a row an
+       offset; along N a channel at a time, the base moving to each) */
     v4r1_dim dx_inner, dy_inner;
     /* a thread's elements of a w row (consecutive channels m of one k and
        tap) load as one vector: they are side by side in the thread
@@ -152,8 +133,6 @@ typedef struct {
     void (*strides)(v4r1_kw *w, sv esz);
     /* dx's: w->c_rowstride, w->c_pix (hiwi_bytes: dx's H*W in bytes) */
     void (*dx_strides)(v4r1_kw *w, sv hiwi_bytes);
-    /* how the direct store path addresses dx's rows */
-    const v4r1_dx_rows *dx_rows;
     /* the address formulas, for the generated code's comments */
     const char *(*w_base_note)(const v4r1_kw *w);
     const char *a_offset_note, *tap_note;
