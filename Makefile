@@ -70,7 +70,7 @@ GEN_SRC  := gen/main.c gen/emit.c gen/emit_op.c gen/emit_fmt.c gen/emit_mem.c ge
             gen/emit_helpers.c gen/values.c gen/kern_naive.c gen/kern_ksum.c gen/kern_wkyxc.c \
             gen/bwd_data_v4r1/kernel.c gen/bwd_data_v4r1/setup.c gen/bwd_data_v4r1/staging.c gen/bwd_data_v4r1/walk.c gen/bwd_data_v4r1/epilogue.c \
             gen/bwd_data_v4r1/math_fma.c gen/bwd_data_v4r1/math_mfma.c gen/bwd_data_v4r1/dy_channels.c \
-            gen/bwd_data_v4r1/fixup.c gen/bwd_data_v4r1/dx_lds.c gen/bwd_data_v4r1/layout.c
+            gen/bwd_data_v4r1/fixup.c gen/bwd_data_v4r1/dx_lds.c gen/bwd_data_v4r1/layout.c gen/bwd_data_v4r1/lds_format.c
 EMU_SRC  := emu/decode.c emu/disasm.c emu/inst.c emu/loader.c emu/msgpack.c emu/device.c emu/exec.c \
             emu/exec_valu.c emu/exec_mem.c emu/lds.c emu/mfma.c emu/hazard.c emu/launch.c emu/host_cpu.c \
             emu/timing.c emu/timing_occ.c emu/timing_cu.c emu/timing_trace.c emu/timing_cache.c

@@ -33,10 +33,11 @@ static int lanes(const v4r1_kw *w) { return w->kpb / w->wb; }
 static bool half(const v4r1_kw *w) { return w->dt->bytes == 2; }
 
 /* Pixel j's WB registers; a 16-bit vector (WB/2 dwords of packed halves)
- * lands at their start for k quads (written as they are) and in their
- * upper half for fp32 tiles (prepare unpacks it downwards). */
+ * lands at their start where the LDS format keeps the values in their type
+ * (k quads, written as they are) and in their upper half where it widens
+ * them (prepare unpacks it downwards). */
 static int region(const v4r1_kw *w, int j) { return j * w->wb; }
-static int packed_at(const v4r1_kw *w) { return half(w) && w->kpack == 1 ? w->wb / 2 : 0; }
+static int packed_at(const v4r1_kw *w) { return half(w) && w->fmt->widens ? w->wb / 2 : 0; }
 static int vec_dwords(const v4r1_kw *w) { return w->wb * w->dt->bytes / 4; }
 
 static void channels_map(v4r1_kw *w, opnd v_nb)
@@ -181,13 +182,13 @@ static void channels_load(v4r1_kw *w)
  * (WB per pixel). */
 static int channels_min_loads(const v4r1_kw *w) { return w->vb; }
 
-/* fp32 tiles of a 16-bit type: the packed halves of each pixel unpacked
- * into WB registers (channel c in register c; upwards, so that no source
- * is overwritten before it is read) and widened. */
+/* A format that widens 16-bit values: the packed halves of each pixel
+ * unpacked into WB registers (channel c in register c; upwards, so that no
+ * source is overwritten before it is read) and widened. */
 static void channels_prepare(v4r1_kw *w)
 {
     emit *e = w->e;
-    if (!half(w) || w->kpack > 1)
+    if (!half(w) || !w->fmt->widens)
         return;
     const int hw = w->wb / 2;
     for (int j = 0; j < w->vb; j++) {
@@ -201,25 +202,14 @@ static void channels_prepare(v4r1_kw *w)
     }
 }
 
-/* Pixel j's vector as WB/4 k quads (ds_write_b64 each; converted first:
- * w->cvt) or WB fp32 entries
- * (ds_write_b32 each) down its column, rows b_len entries apart. */
+/* Pixel j's vector down its column as the format's entries (WB/4 k
+ * quads, or WB fp32 entries), rows b_len entries apart. */
 static void channels_write(v4r1_kw *w)
 {
-    const int L = w->b_len, buf = v4r1_lds_buf(w, 1, w->wr_buf);
-    for (int j = 0; j < w->vb; j++) {
-        int col = j * w->sb;
-        if (w->kpack > 1) {
-            w->cvt->convert(w, sub(w->v_gb, region(w, j), w->wb / 2), w->wb / 2);
-            for (int h = 0; h < w->wb / w->kpack; h++)
-                e_ds(w->e, "ds_write_b64", NOOP, w->v_bwr, sub(w->v_gb, region(w, j) + 2 * h, 2), NOOP,
-                     buf + (h * L + col) * V4R1_QUAD_BYTES, 0);
-            continue;
-        }
-        for (int c = 0; c < w->wb; c++)
-            e_ds(w->e, "ds_write_b32", NOOP, w->v_bwr, at(w->v_gb, region(w, j) + c), NOOP,
-                 buf + (c * L + col) * V4R1_LDS_BYTES, 0);
-    }
+    const int buf = v4r1_lds_buf(w, 1, w->wr_buf);
+    for (int j = 0; j < w->vb; j++)
+        v4r1_write_column(w, sub(w->v_gb, region(w, j), w->wb), w->wb, w->v_bwr,
+                          buf + j * w->sb * w->fmt->entry_bytes, w->b_len);
 }
 
 const v4r1_dy_path v4r1_dy_channels = {

@@ -43,10 +43,14 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int n
         emit_fail(e, "kernel %s: %d accumulator columns per thread exceed %d", name, w->math->cols(w), V4R1_MAX_COLS);
         return;
     }
-    /* fp32 tiles: the threads of one row cover it, rows DKA apart; k quads:
-       a thread's 4 vectors are the 4 consecutive rows of its quad */
-    w->kpack = cfg->kpack ? cfg->kpack : 1;
-    if (w->kpack > 1) {
+    /* fp32 entries: the threads of one row cover it, rows DKA apart; k
+       quads: a thread's 4 vectors are the 4 consecutive rows of its quads */
+    w->fmt = cfg->kpack == 4 ? &v4r1_lds_quads : &v4r1_lds_fp32;
+    if ((cfg->kpack != 0 && cfg->kpack != 4) || (!w->fmt->widens && w->dt->bytes != 2)) {
+        emit_fail(e, "kernel %s: no LDS tile format for kpack %d of %s", name, cfg->kpack, w->dt->name);
+        return;
+    }
+    if (w->fmt->kpack > 1) {
         w->dka = w->dkb = 1;
     } else {
         w->dka = w->block * w->wa / w->mpb, w->dkb = w->block * w->wb / w->npb;
@@ -63,7 +67,7 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int n
         w->b_cols = w->wb, w->b_vecs = w->vb;
         w->sb = w->lay->vec_stride(w->npb, w->wb);
     }
-    int lds_esz = w->kpack > 1 ? w->dt->bytes : V4R1_LDS_BYTES;
+    int lds_esz = w->fmt->entry_bytes / w->fmt->kpack;
     w->a_size = w->kpb * w->mpb * lds_esz;
     w->b_size = w->kpb * w->b_len * lds_esz;
     if (w->b_len != w->npb || w->a_size >= w->b_size) { /* a padded B after A's two buffers */

@@ -1,6 +1,7 @@
 /* The v4r1 backward-data kernel writer: one state struct shared by its
  * stages, and the strategy interfaces (the dy data path, the staging
- * conversion, the layout, the math, the dx store path).
+ * conversion, the LDS tile format, the layout, the math, the dx store
+ * path).
  *
  * A workgroup computes (part of) one phase (iy, ix) of the v4r1
  * decomposition (docs/KERNELS.md); one launch covers every non-empty phase
@@ -23,7 +24,9 @@
  *               of the border band recomputed from the valid taps
  *   epilogue.c  accumulators -> dx with masked stores
  * and the layout (layout.c: NCHW, NHWC), which every stage asks what lies
- * contiguous and at which strides instead of testing which it is.
+ * contiguous and at which strides instead of testing which it is, and the
+ * LDS tile format (lds_format.c: fp32 entries, k quads), which the staging
+ * and the math ask how the tiles lie in LDS.
  *
  * Every stage reads and writes this one struct; registers are allocated
  * where a stage first needs them and released where the last user is done
@@ -43,14 +46,9 @@
 #define V4R1_INVALID_OFFSET 0x80000000u
 /* NUM_RECORDS of the dy and dx resources (their offsets are masked instead) */
 #define V4R1_OPEN_RECORDS 0x7fffffffu
-/* The LDS tiles are fp32 whatever the tensors' type (16-bit elements are
- * widened when the staging writes them to LDS), or, for the 16-bit matrix
- * instructions (cfg->kpack = 4), 16-bit k quads: element (k, m) of a tile
- * with row length L at byte ((k/4) * L + m) * 8 + (k%4) * 2. Accumulation
- * is fp32 either way; dx is rounded to nearest even when the epilogue
- * stores it. */
+/* The bytes of the LDS tile formats' entries (v4r1_lds_format below): one
+ * fp32 value, or one k quad of 16-bit values. */
 #define V4R1_LDS_BYTES 4
-#define V4R1_LDS_LOG2 2
 #define V4R1_QUAD_BYTES 8 /* one k quad of 16-bit values */
 
 typedef struct v4r1_kw v4r1_kw;
@@ -99,6 +97,48 @@ typedef struct {
 extern const v4r1_stage_cvt v4r1_stage_as_is;
 /* fp16 rounded to bf16 (fp16_mode alt; staging.c) */
 extern const v4r1_stage_cvt v4r1_stage_fp16_bf16;
+
+/* An LDS tile format (the configuration's kpack; lds_format.c): how the
+ * A and B tiles lie in LDS, and how the staging makes the registers a
+ * tile loaded into entries and writes them. An entry holds kpack
+ * consecutive tile rows (GEMM K) of one column, entry_bytes wide: element
+ * (k, m) of a tile whose rows hold L entries lies at byte
+ *   ((k / kpack) * L + m) * entry_bytes + (k % kpack) * entry_bytes / kpack.
+ * fp32 entries (kpack 1, 4 bytes; 16-bit values widened): the FMA and f32
+ * MFMA math. k quads (kpack 4, 8 bytes: four 16-bit values of consecutive
+ * k): the 16-bit MFMAs (a fragment is one ds_read_b64) and the FMA's
+ * v_dot2_f32_f16. Accumulation is fp32 either way; dx is rounded to
+ * nearest even when the epilogue stores it. A thread's load vectors are
+ * rows dka (dkb) apart, or with kpack > 1 the kpack consecutive rows of
+ * its entries (kernel.c). */
+typedef struct {
+    const char *name;
+    int kpack, entry_bytes;
+    /* 16-bit values become fp32 entries (true), or stay in their type (the
+       staging conversion, w->cvt, may round them on the way) */
+    bool widens;
+    /* the register that element (row i, column j) of a thread's vectors of
+       `width` columns loads into, and the first register of w's rows where
+       they load as vectors (the row vectors' path) */
+    int (*slot)(int i, int j, int width);
+    int (*row_vectors_at)(int width);
+    /* the format's own registers: at the end of the staging's setup, and
+       at its release */
+    void (*setup)(v4r1_kw *w);
+    void (*release)(v4r1_kw *w);
+    /* nv vectors of `width` columns at g, as loaded (slot), made entries
+       in place */
+    void (*entries)(v4r1_kw *w, opnd g, int nv, int width);
+    /* their entries written to LDS at addr + buf: rows dk apart in rows of
+       len entries, a vector's columns `step` apart */
+    void (*write)(v4r1_kw *w, opnd g, opnd addr, int buf, int nv, int width, int dk, int len, int step);
+    /* the tile in flight, A's registers and B's (through w->bp), to LDS */
+    void (*write_tile)(v4r1_kw *w);
+} v4r1_lds_format;
+extern const v4r1_lds_format v4r1_lds_fp32, v4r1_lds_quads;
+/* One column's `rows` consecutive tile rows (rows / kpack entries at g,
+ * converted first: w->cvt) to LDS at addr + buf, rows len entries apart. */
+void v4r1_write_column(v4r1_kw *w, opnd g, int rows, opnd addr, int buf, int len);
 
 /* The GEMM dimensions (the top comment above): M the channels of dx (w's
  * columns), N the dx pixels of a phase (dy's columns), K dy's channels
@@ -220,10 +260,10 @@ struct v4r1_kw {
     const char *name;
     const v4r1_dy_path *bp;    /* the B data path */
     const v4r1_stage_cvt *cvt; /* the staging conversion of the k-quad tiles */
+    const v4r1_lds_format *fmt; /* the LDS tile format */
     /* the tile and the derived thread mapping (v4r1_config.h) */
     int mpb, npb, kpb, block, tx, ty, rm, rn, wa, va, wb, vb;
     int tm, tn;                /* thread tile */
-    int kpack;                 /* 4: 16-bit k-quad LDS tiles; 1: fp32 tiles */
     int dka, dkb;              /* kk distance between a thread's load vectors */
     int sa, sb;                /* column distance between the elements of one of a thread's
                                   load vectors: the layout's vec_stride (sb on dy's pixel path;
@@ -334,6 +374,8 @@ void v4r1_staging_free(v4r1_kw *w);    /* after the loop */
    dst = v * len for a known row length (a shift when a power of two) */
 void v4r1_vec_branch_off(v4r1_kw *w, int bit, label to);
 const char *v4r1_load_op(const v4r1_kw *w);
+/* whether w's rows load as vectors where the shape allows (s_vec's V4R1_VEC_A) */
+bool v4r1_a_row_vectors(const v4r1_kw *w);
 void v4r1_row_mul(v4r1_kw *w, opnd dst, opnd v, int len);
 
 /* walk.c: the whole K walk, prologue to the end of the main loop */

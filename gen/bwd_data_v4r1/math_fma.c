@@ -12,7 +12,7 @@
  * fp32 LDS tiles: per K row, its rows of A and columns of B as ds_read_b128
  * (4 consecutive rows or columns) and TM x TN v_fmac_f32.
  *
- * fp16 k-quad tiles (kpack 4, kw.h): per k quad, entry (q, m) holds rows
+ * fp16 k-quad tiles (v4r1_lds_quads, kw.h): per k quad, entry (q, m) holds rows
  * 4q..4q+3 of column m as 4 halves in 2 registers (k pair 0 and k pair 1),
  * so a group of 4 consecutive rows or columns is 32 contiguous bytes, two
  * ds_read_b128; each accumulator takes two v_dot2_f32_f16 per quad
@@ -28,11 +28,10 @@ static int acc_index(const v4r1_kw *w, int i, int j)
     return w->lay->dx_inner == V4R1_DIM_M ? ((i / 4) * w->tn + j) * 4 + i % 4 : i * w->tn + j;
 }
 
-/* k quads: registers per fragment row or column (one per k pair) and the
-   log2 of the bytes of an LDS entry (one fp32, or one quad of halves) */
-static int quad(const v4r1_kw *w) { return w->kpack > 1; }
-static int frag_regs(const v4r1_kw *w) { return quad(w) ? 2 : 1; }
-static int entry_log2(const v4r1_kw *w) { return quad(w) ? log2u(V4R1_QUAD_BYTES) : V4R1_LDS_LOG2; }
+/* registers per fragment row or column (an LDS entry: one fp32, or a k
+   quad's two k pairs of halves) and the log2 of an entry's bytes */
+static int frag_regs(const v4r1_kw *w) { return w->fmt->entry_bytes / 4; }
+static int entry_log2(const v4r1_kw *w) { return log2u((uint32_t)w->fmt->entry_bytes); }
 
 /* The thread's position in the TX x TY grid, d = its row index tx (m) or
  * column index ty (n). Consecutive lanes run along the dimension dx
@@ -113,7 +112,7 @@ static void entry_math(v4r1_kw *w, int set)
             for (int j = 0; j < w->tn; j++) {
                 opnd c = at(w->c_regs, acc_index(w, i, j));
                 opnd a = at(frag(w, w->v_la, w->tm, set, i), p), b = at(frag(w, w->v_lb, w->tn, set, j), p);
-                if (quad(w))
+                if (!w->fmt->widens) /* a register holds a k pair of halves */
                     e_vop3p(e, "v_dot2_f32_f16", c, a, b, c, NULL);
                 else
                     e_vop2(e, "v_fmac_f32", c, a, b);
@@ -123,7 +122,7 @@ static void entry_math(v4r1_kw *w, int set)
 static void fma_slice(v4r1_kw *w)
 {
     emit *e = w->e;
-    int rows = w->kpb / w->kpack;
+    int rows = w->kpb / w->fmt->kpack;
     /* LDS returns in order: waiting until at most the next row's reads are
        outstanding (or fewer, where the counter cannot say that many) has
        this row's in registers */

@@ -57,8 +57,8 @@ static int blocks_n(const v4r1_kw *w) { return w->cfg->bn; }
 static int inst(const v4r1_kw *w) { return w->cfg->inst; }
 static int cd_regs(const v4r1_kw *w) { return inst(w) * inst(w) / 64; }
 /* registers per fragment and bytes per LDS entry (one k, or one k quad) */
-static int frag_regs(const v4r1_kw *w) { return w->kpack > 1 ? 2 : 1; }
-static int entry_bytes(const v4r1_kw *w) { return w->kpack > 1 ? V4R1_QUAD_BYTES : V4R1_LDS_BYTES; }
+static int frag_regs(const v4r1_kw *w) { return w->fmt->entry_bytes / 4; }
+static int entry_bytes(const v4r1_kw *w) { return w->fmt->entry_bytes; }
 
 static const mfma_info *pick(v4r1_kw *w, int *issues)
 {

@@ -9,11 +9,6 @@
  * rows (A by shrinking NUM_RECORDS, B by a scalar-branched masked load). */
 #include "kw.h"
 
-static const char *ds_write_op(int dwords)
-{
-    return dwords == 4 ? "ds_write_b128" : dwords == 2 ? "ds_write_b64" : "ds_write_b32";
-}
-
 void v4r1_row_mul(v4r1_kw *w, opnd dst, opnd v, int len)
 {
     if (is_pow2((uint32_t)len))
@@ -22,22 +17,29 @@ void v4r1_row_mul(v4r1_kw *w, opnd dst, opnd v, int len)
         e_vop2(w->e, "v_mul_u32_u24", dst, imm(len), v);
 }
 
-/* The LDS byte address of tile element (kk, m), kk a multiple of the k
- * packing, in a tile of rows of len entries: (kk*len + m*kpack) * element
- * size (kw.h). */
+/* The LDS byte address of tile element (kk, m), kk a multiple of the
+ * format's kpack, in a tile of rows of len entries: (kk*len + m*kpack) *
+ * the bytes of one element (kw.h, v4r1_lds_format). */
 static void lds_address(v4r1_kw *w, opnd dst, opnd v_kk, opnd v_m, int len, int base)
 {
     emit *e = w->e;
+    const int kpack = w->fmt->kpack;
     v4r1_row_mul(w, dst, v_kk, len);
-    if (w->kpack > 1) {
-        e_vop3(e, "v_lshl_add_u32", dst, v_m, imm(log2u((uint32_t)w->kpack)), dst);
-        e_vop2(e, "v_lshlrev_b32", dst, imm(log2u((uint32_t)w->dt->bytes)), dst);
-    } else {
+    if (kpack > 1)
+        e_vop3(e, "v_lshl_add_u32", dst, v_m, imm(log2u((uint32_t)kpack)), dst);
+    else
         h_vadd(e, dst, dst, v_m);
-        e_vop2(e, "v_lshlrev_b32", dst, imm(V4R1_LDS_LOG2), dst);
-    }
+    e_vop2(e, "v_lshlrev_b32", dst, imm(log2u((uint32_t)(w->fmt->entry_bytes / kpack))), dst);
     if (base)
         h_vadd(e, dst, imm(base), dst);
+}
+
+/* v *= kpack: a thread's first tile row from the index of its first
+ * entry row */
+static void entry_rows(v4r1_kw *w, opnd v)
+{
+    if (w->fmt->kpack > 1)
+        e_vop2(w->e, "v_lshlrev_b32", v, imm(log2u((uint32_t)w->fmt->kpack)), v);
 }
 
 /* A (w) loads: thread -> (kk_a, m_a), vector i at kk_a + i*DKA (k quads:
@@ -56,8 +58,7 @@ static void a_offsets(v4r1_kw *w)
     if (w->sa == 1)
         e_vop2(e, "v_lshlrev_b32", v_ma, imm(log2u((uint32_t)WA)), v_ma);
     e_vop2(e, "v_lshrrev_b32", v_kka, imm(log2u((uint32_t)(MPB / WA))), w->v_tid);
-    if (w->kpack > 1)
-        e_vop2(e, "v_lshlrev_b32", v_kka, imm(log2u((uint32_t)w->kpack)), v_kka);
+    entry_rows(w, v_kka);
     /* base = kk_a*cg*y*x*4 + m_a*mstride; element (i, j) adds j*mstride +
        i*DKA*cg*y*x*4 */
     sv mlim = sv_sub(e, "s_mlim", w->a_cg, w->m0);
@@ -100,8 +101,7 @@ static void pixels_map(v4r1_kw *w, opnd v_nb)
     if (w->sb == 1)
         e_vop2(e, "v_lshlrev_b32", v_nb, imm(log2u((uint32_t)WB)), v_nb);
     e_vop2(e, "v_lshrrev_b32", w->v_bkk, imm(log2u((uint32_t)(NPB / WB))), w->v_tid);
-    if (w->kpack > 1)
-        e_vop2(e, "v_lshlrev_b32", w->v_bkk, imm(log2u((uint32_t)w->kpack)), w->v_bkk);
+    entry_rows(w, w->v_bkk);
 }
 
 /* B (dy) loads: thread -> (kk_b, n_b) by the data path; column j of the
@@ -162,7 +162,7 @@ static void b_offsets(v4r1_kw *w)
  * 8-byte aligned: K and K/G multiples of 4 and dy's base pointer 8-byte
  * aligned (the channel block and the tap's shift keep the alignment
  * then). */
-static bool b_quad_vectors(const v4r1_kw *w) { return w->kpack > 1 && w->lay->dy_inner == V4R1_DIM_K; }
+static bool b_quad_vectors(const v4r1_kw *w) { return w->fmt->kpack == 4 && w->lay->dy_inner == V4R1_DIM_K; }
 
 static void quads_check(v4r1_kw *w, opnd t0, opnd t1)
 {
@@ -183,13 +183,14 @@ static void quads_check(v4r1_kw *w, opnd t0, opnd t1)
  * contiguous: one vector load per row when no vector straddles C/G (C/G a
  * multiple of WA; m_a and the tile's m0 are multiples of WA, so a vector is
  * then wholly inside or wholly past C/G, whose offset is the invalid one)
- * and, for 16-bit, w is 4-byte aligned (a row is WA/2 dwords). fp32: the
- * rows are the LDS write's registers as loaded. k quads: the 4 rows land in
- * the upper half of the tile's registers and write_tile transposes them
- * into quads with v_perm_b32. */
-static bool a_row_vectors(const v4r1_kw *w)
+ * and, for 16-bit, w is 4-byte aligned (a row is WA/2 dwords) and the
+ * LDS format keeps the values in their type. fp32: the rows are the LDS
+ * write's registers as loaded. k quads: the 4 rows land in the upper half
+ * of the tile's registers and the format's write_tile transposes them into
+ * quads with v_perm_b32. */
+bool v4r1_a_row_vectors(const v4r1_kw *w)
 {
-    return w->lay->w_row_vectors && w->wa > 1 && (w->dt->bytes == 4 || w->kpack > 1);
+    return w->lay->w_row_vectors && w->wa > 1 && (w->dt->bytes == 4 || !w->fmt->widens);
 }
 static int a_row_dwords(const v4r1_kw *w) { return w->wa * w->dt->bytes / 4; }
 
@@ -210,7 +211,7 @@ static void vector_checks(v4r1_kw *w)
     opnd t0 = at(w->s_t, 0), t1 = at(w->s_t, 1);
     w->s_vec = sreg(e, "s_vec", 1, 1);
     h_smov(e, w->s_vec, imm(0));
-    if (a_row_vectors(w)) {
+    if (v4r1_a_row_vectors(w)) {
         bool half = w->dt->bytes == 2;
         e_comment(e, "w rows as %d-dword vectors when C/G %% %d == 0%s", a_row_dwords(w), w->wa,
                   half ? " and p_w %% 4 == 0" : "");
@@ -236,37 +237,13 @@ void v4r1_vec_branch_off(v4r1_kw *w, int bit, label to)
     e_branch(w->e, "s_cbranch_scc1", to);
 }
 
-/* k quads, vector path: row i's dword d (columns 2d, 2d+1) is register
- * 2W + i*W/2 + d; quad register 2j + h (rows 2h, 2h+1 of column j) takes
- * the halves of column j from rows 2h and 2h+1. */
-static void a_transpose_quads(v4r1_kw *w)
-{
-    const int W = w->wa, half = W / 2;
-    opnd sel_lo = at(w->s_sel, 0), sel_hi = at(w->s_sel, 1);
-    for (int h = 0; h < 2; h++)
-        for (int d = 0; d < half; d++) {
-            opnd lo = at(w->v_ga, 2 * W + 2 * h * half + d), hi = at(w->v_ga, 2 * W + (2 * h + 1) * half + d);
-            e_vop3(w->e, "v_perm_b32", at(w->v_ga, 2 * (2 * d) + h), hi, lo, sel_lo);
-            e_vop3(w->e, "v_perm_b32", at(w->v_ga, 2 * (2 * d + 1) + h), hi, lo, sel_hi);
-        }
-}
-
-/* k quads from w's row vectors (a_transpose_quads) */
-static bool a_transposes(const v4r1_kw *w) { return w->kpack > 1 && a_row_vectors(w); }
-
 void v4r1_staging_setup(v4r1_kw *w)
 {
     a_offsets(w);
     b_offsets(w);
-    if (a_row_vectors(w) || w->bp->has_check(w))
+    if (v4r1_a_row_vectors(w) || w->bp->has_check(w))
         vector_checks(w);
-    if (a_transposes(w)) {
-        /* the selectors, once (no literal in VOP3 on gfx9): the low halves
-           of two rows' dwords, then their high halves */
-        w->s_sel = sreg(w->e, "s_sel", 2, 2);
-        h_smov(w->e, at(w->s_sel, 0), imm(0x05040100));
-        h_smov(w->e, at(w->s_sel, 1), imm(0x07060302));
-    }
+    w->fmt->setup(w);
 }
 
 void v4r1_staging_alloc(v4r1_kw *w)
@@ -341,36 +318,18 @@ void v4r1_set_tap(v4r1_kw *w)
     tap_bounds(w, at(s_t, 2), at(s_t, 3));
 }
 
-/* The register of the tile in flight that element (row i, column j) of a
- * thread's W-column vectors loads into. fp32 tiles: i*W + j. k quads: rows
- * 2h and 2h+1 of column j go to registers 2j + h and 2W + 2j + h, so that
- * packing the second into the high half of the first leaves column j's
- * quad in registers 2j, 2j+1 (write_tile). */
-static int slot(const v4r1_kw *w, int i, int j, int width)
-{
-    return w->kpack > 1 ? (i % 2) * 2 * width + 2 * j + i / 2 : i * width + j;
-}
-
 /* The global load of one element of the tensors' type (zero-extended to 32
  * bits for 16-bit types). */
 const char *v4r1_load_op(const v4r1_kw *w) { return w->dt->bytes == 2 ? "buffer_load_ushort" : "buffer_load_dword"; }
 
 
-/* k quads: rows 2h+1 of each column into the high halves of rows 2h
- * (slot()), leaving the thread's quads in registers 0 .. 2W-1. */
-static void pack_quads(v4r1_kw *w, opnd g, int width)
-{
-    for (int x = 0; x < 2 * width; x++)
-        e_vop3(w->e, "v_lshl_or_b32", at(g, x), at(g, 2 * width + x), imm(16), at(g, x));
-}
-
 /* A tile (g, offsets off, resource rs, V vectors of W) one element per lane,
- * 16-bit ones into their k-quad slots. */
+ * each into its register of the LDS format (slot). */
 static void element_loads(v4r1_kw *w, const char *ld, opnd g, opnd off, opnd rs, int nv, int width)
 {
     for (int i = 0; i < nv; i++)
         for (int j = 0; j < width; j++)
-            e_mubuf(w->e, ld, at(g, slot(w, i, j, width)), at(off, i * width + j), rs, imm(0), 0);
+            e_mubuf(w->e, ld, at(g, w->fmt->slot(i, j, width)), at(off, i * width + j), rs, imm(0), 0);
 }
 
 void v4r1_load_tile(v4r1_kw *w)
@@ -382,11 +341,11 @@ void v4r1_load_tile(v4r1_kw *w)
     e_comment(e, "A rows past the channel block are past NUM_RECORDS = min(krem, KPB) * cg*y*x*4");
     e_sop2(e, "s_min_u32", at(s_t, 0), w->s_krem, imm(KPB));
     e_sop2(e, "s_mul_i32", at(w->s_rsa, 2), at(s_t, 0), sv_op(w->w_sk));
-    if (a_row_vectors(w)) {
+    if (v4r1_a_row_vectors(w)) {
         label l_aelem = e_label_new(e, "a_elements"), l_adone = e_label_new(e, "a_loaded");
         v4r1_vec_branch_off(w, VEC_A, l_aelem);
         static const char *vec_op[] = {NULL, "buffer_load_dword", "buffer_load_dwordx2", NULL, "buffer_load_dwordx4"};
-        const int nd = a_row_dwords(w), base = w->kpack > 1 ? 2 * WA : 0;
+        const int nd = a_row_dwords(w), base = w->fmt->row_vectors_at(WA);
         for (int i = 0; i < VA; i++)
             e_mubuf(e, vec_op[nd], sub(w->v_ga, base + i * nd, nd), at(w->v_aoff, i * WA), w->s_rsa, imm(0), 0);
         e_branch(e, "s_branch", l_adone);
@@ -401,7 +360,7 @@ void v4r1_load_tile(v4r1_kw *w)
 
 /* A's fewest loads: its vector path's (one per vector) or, without it,
  * the element path's. */
-static int a_min_loads(const v4r1_kw *w) { return a_row_vectors(w) ? w->va : w->va * w->wa; }
+static int a_min_loads(const v4r1_kw *w) { return v4r1_a_row_vectors(w) ? w->va : w->va * w->wa; }
 
 int v4r1_tile_min_loads(const v4r1_kw *w) { return a_min_loads(w) + w->bp->min_loads(w); }
 
@@ -449,7 +408,7 @@ static void pixels_load(v4r1_kw *w)
         e_vopc(e, "v_cmp_gt_i32", VCC, at(s_t, 1), w->v_bkk);
         for (int j = 0; j < WB; j++) {
             e_cndmask(e, at(w->v_t, j % 4), w->v_inv, at(w->v_boff, i * WB + j), VCC);
-            e_mubuf(e, ld, at(w->v_gb, slot(w, i, j, WB)), at(w->v_t, j % 4), w->s_rsb, imm(0), 0);
+            e_mubuf(e, ld, at(w->v_gb, w->fmt->slot(i, j, WB)), at(w->v_t, j % 4), w->s_rsb, imm(0), 0);
         }
     }
     if (b_quad_vectors(w)) {
@@ -457,13 +416,10 @@ static void pixels_load(v4r1_kw *w)
            (a wait the vector path does not have: only partial or unaligned
            channel blocks take it) */
         e_waitcnt(e, 0, -1);
-        pack_quads(w, w->v_gb, WB);
+        w->fmt->entries(w, w->v_gb, VB, WB);
     }
     e_label(e, l_done);
 }
-
-/* A 16-bit element (low half of v) widened to fp32 in place (h_widen16). */
-static void widen(v4r1_kw *w, opnd v) { h_widen16(w->e, w->dt->id, v); }
 
 static void cvt_as_is(v4r1_kw *w, opnd regs, int n) { (void)w, (void)regs, (void)n; }
 
@@ -479,95 +435,21 @@ static void cvt_fp16_bf16(v4r1_kw *w, opnd regs, int n)
 const v4r1_stage_cvt v4r1_stage_as_is = {.name = "as-is", .convert = cvt_as_is};
 const v4r1_stage_cvt v4r1_stage_fp16_bf16 = {.name = "fp16-bf16", .convert = cvt_fp16_bf16};
 
-/* k quads: write the thread's W packed quads, columns `step` apart: 8*W
- * contiguous bytes (step 1), or one quad per column (converted first:
- * w->cvt), into the write buffer (buf: its distance from addr's). */
-static void write_quads(v4r1_kw *w, opnd g, int width, opnd addr, int buf, int step)
-{
-    w->cvt->convert(w, g, 2 * width);
-    if (step > 1) {
-        for (int j = 0; j < width; j++)
-            e_ds(w->e, "ds_write_b64", NOOP, addr, sub(g, 2 * j, 2), NOOP, buf + j * step * V4R1_QUAD_BYTES, 0);
-        return;
-    }
-    for (int x = 0, n; x < 2 * width; x += n) {
-        n = 2 * width - x >= 4 ? 4 : 2 * width - x;
-        e_ds(w->e, ds_write_op(n), NOOP, addr, sub(g, x, n), NOOP, buf + x * 4, 0);
-    }
-}
-
-/* fp32 tiles: vector i of a thread's V vectors of W (rows dk apart, in rows
- * of len columns, elements `step` columns apart): one ds_write of W dwords,
- * or W of one. */
-static void write_vectors(v4r1_kw *w, opnd g, opnd addr, int buf, int nv, int width, int dk, int len, int step)
-{
-    const int esz = V4R1_LDS_BYTES;
-    for (int i = 0; i < nv; i++) {
-        if (step == 1) {
-            e_ds(w->e, ds_write_op(width), NOOP, addr, sub(g, i * width, width), NOOP, buf + i * dk * len * esz, 0);
-            continue;
-        }
-        for (int j = 0; j < width; j++)
-            e_ds(w->e, "ds_write_b32", NOOP, addr, at(g, i * width + j), NOOP, buf + (i * dk * len + j * step) * esz,
-                 0);
-    }
-}
-
-/* k quads: w's rows into quads, by the path load_tile took (vector rows
- * are transposed, elements packed). */
-static void a_quads(v4r1_kw *w)
-{
-    emit *e = w->e;
-    if (!a_row_vectors(w)) {
-        pack_quads(w, w->v_ga, w->wa);
-        return;
-    }
-    label l_apack = e_label_new(e, "a_pack"), l_apacked = e_label_new(e, "a_packed");
-    v4r1_vec_branch_off(w, VEC_A, l_apack);
-    a_transpose_quads(w);
-    e_branch(e, "s_branch", l_apacked);
-    e_label(e, l_apack);
-    pack_quads(w, w->v_ga, w->wa);
-    e_label(e, l_apacked);
-}
-
-/* The pixel path's registers as LDS entries: k quads packed (unless
- * load_tile's paths left them packed), 16-bit elements widened. */
+/* The pixel path's registers as LDS entries (unless load_tile's quad
+ * vectors left them so), and their writes. */
 static void pixels_prepare(v4r1_kw *w)
 {
-    if (w->kpack > 1) {
-        if (!b_quad_vectors(w))
-            pack_quads(w, w->v_gb, w->wb);
-    } else if (w->dt->bytes == 2) {
-        for (int x = 0; x < w->vb * w->wb; x++)
-            widen(w, at(w->v_gb, x));
-    }
+    if (!b_quad_vectors(w))
+        w->fmt->entries(w, w->v_gb, w->vb, w->wb);
 }
 
 static void pixels_write(v4r1_kw *w)
 {
-    if (w->kpack > 1)
-        write_quads(w, w->v_gb, w->wb, w->v_bwr, v4r1_lds_buf(w, 1, w->wr_buf), w->sb);
-    else
-        write_vectors(w, w->v_gb, w->v_bwr, v4r1_lds_buf(w, 1, w->wr_buf), w->vb, w->wb, w->dkb, w->b_len, w->sb);
+    w->fmt->write(w, w->v_gb, w->v_bwr, v4r1_lds_buf(w, 1, w->wr_buf), w->vb, w->wb, w->dkb, w->b_len, w->sb);
 }
 
-void v4r1_write_tile(v4r1_kw *w)
-{
-    if (w->kpack > 1) {
-        a_quads(w);
-        write_quads(w, w->v_ga, w->wa, w->v_awr, v4r1_lds_buf(w, 0, w->wr_buf), w->sa);
-        w->bp->prepare(w);
-        w->bp->write(w);
-        return;
-    }
-    if (w->dt->bytes == 2)
-        for (int x = 0; x < w->va * w->wa; x++)
-            widen(w, at(w->v_ga, x));
-    w->bp->prepare(w);
-    write_vectors(w, w->v_ga, w->v_awr, v4r1_lds_buf(w, 0, w->wr_buf), w->va, w->wa, w->dka, w->mpb, w->sa);
-    w->bp->write(w);
-}
+/* The tile in flight to LDS, as the format writes it (lds_format.c). */
+void v4r1_write_tile(v4r1_kw *w) { w->fmt->write_tile(w); }
 
 const v4r1_dy_path v4r1_dy_pixels = {
     .name = "pixels",
@@ -596,8 +478,7 @@ void v4r1_staging_free(v4r1_kw *w)
     opnd regs[] = {w->v_sga[0], w->v_sgb[0], w->v_aoff, w->v_bpre, w->v_boff, w->v_awr, w->v_bwr, w->v_bkk};
     for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
         rfree(w->e, regs[i]);
-    if (a_row_vectors(w) || w->bp->has_check(w))
+    if (v4r1_a_row_vectors(w) || w->bp->has_check(w))
         rfree(w->e, w->s_vec);
-    if (a_transposes(w))
-        rfree(w->e, w->s_sel);
+    w->fmt->release(w);
 }
