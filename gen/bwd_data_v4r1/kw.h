@@ -210,7 +210,10 @@ typedef struct {
     void (*setup)(v4r1_kw *w);
     /* before the main loop's label: the fragment registers */
     void (*loop_alloc)(v4r1_kw *w);
-    /* one K slice (KPB rows of A and B) out of the current LDS buffers */
+    /* one K slice (KPB rows of A and B) out of the current LDS buffers;
+       where w->slice_fill is set, the slice emits it once on every path
+       through it, where the wave would otherwise wait (between its first
+       LDS reads and the wait for them) */
     void (*slice)(v4r1_kw *w);
     /* after the loop: release what only the loop used */
     void (*loop_free)(v4r1_kw *w);
@@ -280,6 +283,10 @@ struct v4r1_kw {
        so the walk unrolls its loop to an even number of copies and a
        buffer swap costs no instruction (walk.c) */
     int rd_buf, wr_buf;
+    /* the walk's work for the next fetch that the slice may place among
+       its instructions (walk.c: the advance to the next tile's bases), or
+       NULL */
+    void (*slice_fill)(v4r1_kw *w);
 
     /* ---- setup.c: arguments, the workgroup's place, sizes, bases ---- */
     /* read by the epilogue (which releases them) */

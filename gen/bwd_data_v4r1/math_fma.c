@@ -127,6 +127,8 @@ static void fma_slice(v4r1_kw *w)
        outstanding (or fewer, where the counter cannot say that many) has
        this row's in registers */
     int nreads = lds_reads(w, 0, 0);
+    if (w->slice_fill) /* while the first fragments are on their way */
+        w->slice_fill(w);
     if (nreads > e->t->lgkmcnt_max)
         nreads = e->t->lgkmcnt_max;
     for (int kk = 0; kk < rows; kk++) {

@@ -309,6 +309,8 @@ static void slice_steps(v4r1_kw *w, bool checked, const label *exit)
         return;
     }
     lds_reads(w, 0, 0);
+    if (w->slice_fill) /* while the first fragments are on their way */
+        w->slice_fill(w);
     for (int s = 0; s < steps; s++) {
         int set = s & 1;
         if (s + 1 < steps) {

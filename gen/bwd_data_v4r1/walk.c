@@ -117,8 +117,7 @@ static void next_tile(v4r1_kw *w, int set, tail_step *tail)
     e_waitcnt(e, (ahead - 1) * v4r1_tile_min_loads(w), -1);
     v4r1_use_set(w, set);
     v4r1_write_tile(w);
-    advance(w);
-    v4r1_load_tile(w);
+    v4r1_load_tile(w); /* at the bases the slice advanced to (v4r1_walk) */
     e_label(e, tail->back);
     swap_buffers(w, true);
 }
@@ -195,7 +194,13 @@ void v4r1_walk(v4r1_kw *w)
     e_label(e, l_loop);
     e_symbol(e, "__kloop_begin_%s", w->name);
     for (int h = 0; h < copies; h++) {
+        /* the step to the next fetch's tile, inside the slice, where a lone
+           wave would wait for its first fragments: the tile written next
+           is in registers already, and the last steps (no fetch) step past
+           the walk's end harmlessly (bases and masks, no access) */
+        w->slice_fill = advance;
         w->math->slice(w);
+        w->slice_fill = NULL;
         e_sop2(e, "s_sub_u32", w->s_iter, w->s_iter, imm(1));
         e_sopc(e, "s_cmp_eq_u32", w->s_iter, imm(0));
         e_branch(e, "s_cbranch_scc1", l_end);
