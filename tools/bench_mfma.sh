@@ -61,7 +61,7 @@ done
 nlayers=$(sed 's/#.*//' "$LIST" | grep -c conv)
 [ "$nlayers" -gt 0 ] || { echo "bench-mfma: $LIST holds no conv lines" >&2; exit 2; }
 
-field() { printf '%s\n' "$1" | sed -n "s/.*\"$2\": \"\{0,1\}\([^\",}]*\).*/\1/p"; }
+. "$(dirname "$0")/json_field.sh"
 
 # One run's --json line: MODE (mfma: the default selection; fma: with
 # IGEMM_DISABLE_MATH=mfma) and igemm's arguments; from the JOBS prefetch when
@@ -159,13 +159,13 @@ for t in $TARGETS; do
         m=$(run_json mfma "$cmd" $args --batch "$BATCH" --arch "$t" $lf $EXTRA)
         # shellcheck disable=SC2086
         f=$(run_json fma "$cmd" $args --batch "$BATCH" --arch "$t" $lf $EXTRA)
-        mu=$(field "$m" modeled_us)
-        fu=$(field "$f" modeled_us)
-        flops=$(field "$m" flops)
+        mu=$(json_field "$m" modeled_us)
+        fu=$(json_field "$f" modeled_us)
+        flops=$(json_field "$m" flops)
         [ -n "$mu" ] && [ -n "$fu" ] || { echo "bench-mfma: $t $dt $lay layer $i: no modeled time ($cmd$args)" >&2; exit 1; }
-        tf=$(field "$m" modeled_tflops)
-        row=$(awk -v i="$i" -v ms="$(field "$m" solution)" -v mu="$mu" -v tf="$tf" \
-            -v pk="$peak_tf" -v lim="$(field "$m" limit)" -v fs="$(field "$f" solution)" -v fu="$fu" 'BEGIN {
+        tf=$(json_field "$m" modeled_tflops)
+        row=$(awk -v i="$i" -v ms="$(json_field "$m" solution)" -v mu="$mu" -v tf="$tf" \
+            -v pk="$peak_tf" -v lim="$(json_field "$m" limit)" -v fs="$(json_field "$f" solution)" -v fu="$fu" 'BEGIN {
                 sub(/^igemm_bwd_v4r1_/, "", ms); sub(/^igemm_bwd_v4r1_/, "", fs)
                 printf "| %d | %s | %.1f | %.2f | %.1f%% | %s | %s | %.1f | %.2f |", i, ms, mu, tf, 100 * tf / pk, lim, fs, fu, fu / mu }')
         echo "$row" >> "$tmp"

@@ -42,8 +42,7 @@ done
 
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
-# the value of a "key": "string" or "key": number field of a JSON line
-field() { printf '%s\n' "$1" | sed -n "s/.*\"$2\": \"\{0,1\}\([^\",}]*\).*/\1/p"; }
+. "$(dirname "$0")/json_field.sh"
 
 echo "check-networks: $NETWORKS at batch $BATCH in $LAYOUT on the $ARCH emulator, $CMD, default selection, verified (rel err <= 1e-5, plus half an ulp for 16-bit types)"
 start=$(now)
@@ -67,12 +66,12 @@ for net in $NETWORKS; do
             --fil_layout "$LAYOUT" --codeobj-dir "$B/co" -V 1 --json 2>&1)
         rc=$?
         json=$(printf '%s\n' "$out" | grep '^{' | tail -n 1)
-        verdict=$(field "$json" verify)
-        shape=$(field "$json" problem)
+        verdict=$(json_field "$json" verify)
+        shape=$(json_field "$json" problem)
         [ -n "$shape" ] || shape="$(printf '%s' "$args" | sed 's/^[[:space:]]*conv[[:space:]]*//; s/[[:space:]]*$//') --batch $BATCH"
         if [ "$rc" -eq 0 ] && [ "$verdict" = PASS ]; then
             printf '[%s %d/%d] PASS %s  %s  rel err %s  (%s s)\n' "$net" "$i" "$n" "$shape" \
-                "$(field "$json" solution)" "$(field "$json" max_rel_err)" "$(since "$t0")"
+                "$(json_field "$json" solution)" "$(json_field "$json" max_rel_err)" "$(since "$t0")"
         else
             nfail=$((nfail + 1))
             printf '[%s %d/%d] FAIL %s  (exit %d, %s s)\n' "$net" "$i" "$n" "$shape" "$rc" "$(since "$t0")"

@@ -4,8 +4,7 @@
 # emu-run flags, may be empty) and, for miopen_assemble, $LLVM_BIN. The kernels' argument names are read from
 # the user's kernel files, never written here.
 
-# the value of a "key": "string" or "key": number field of a JSON line
-jfield() { printf '%s\n' "$1" | sed -n "s/.*\"$2\": \"\{0,1\}\([^\",}]*\).*/\1/p"; }
+. "$(dirname "$0")/json_field.sh"
 # the first "modeled time: X us ..., limit: L" line of emu-run --stats: "X L"
 # (other lines of --stats, before or after it, are left alone)
 modeled() { sed -n 's/^[[:space:]]*modeled time: \([0-9.]*\) us.*limit: \([A-Za-z0-9_-]*\).*/\1 \2/p' "$1" | head -1; }
@@ -168,8 +167,8 @@ ours_ran() {
         echo "  FAIL   $label: igemm conv failed: $(tail -1 "$tmp/ours.log")" >&2
         return 1
     fi
-    o_us=$(jfield "$js" modeled_us)
-    o_sol=$(jfield "$js" solution)
-    o_n=$(jfield "$js" launches)
-    o_lim=$(jfield "$js" limit)
+    o_us=$(json_field "$js" modeled_us)
+    o_sol=$(json_field "$js" solution)
+    o_n=$(json_field "$js" launches)
+    o_lim=$(json_field "$js" limit)
 }
