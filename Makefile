@@ -334,7 +334,7 @@ update-digests: all $(B)/tests/test_digests
 	$(B)/tests/test_digests --write tests/kernel_digests.txt
 
 # Every s_nop the emitter inserted, lowered by one wait state, must be a
-# hazard on the emulator (make test samples three per kernel; ~2 min).
+# hazard on the emulator (make test samples one per kernel, the first, middle or last in turn; ~2 min).
 .PHONY: check-hazards
 check-hazards: $(B)/tests/test_gen all
 	IGEMM_GEN_ALL_NOPS=1 $(B)/tests/test_gen

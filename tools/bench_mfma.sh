@@ -27,6 +27,11 @@
 # JOBS (default 1): runs of igemm at once; with more, every run is made
 # first, JOBS at a time (xargs -P), and the tables are written from their
 # results (the same document, sooner on a machine with many cores).
+# CACHE=DIR keeps every run's --json line in DIR (one file per run, named by
+# its arguments) and skips the runs already there: the runs can be made in
+# parts (e.g. TARGETS=gfx942 on another machine) and the document written
+# from the union. Empty DIR whenever a kernel, the heuristic or the model
+# changes. Without CACHE the runs go to a temporary directory.
 set -u
 
 B=${B:-build}
@@ -68,15 +73,18 @@ nlayers=$(sed 's/#.*//' "$LIST" | grep -c conv)
 # it made the run.
 JOBS=${JOBS:-1}
 EXTRA=${EXTRA:-}
-CACHE=$(mktemp -d)
+KEEP_CACHE=${CACHE:+1}
+CACHE=${CACHE:-$(mktemp -d)}
+mkdir -p "$CACHE" || { echo "bench-mfma: CACHE: cannot make $CACHE" >&2; exit 2; }
 export IGEMM CACHE
 run_key() { printf '%s\n' "$*" | cksum | tr ' ' _; }
 run_one='k=$1; mode=$2; shift 2
+    [ -s "$CACHE/$k" ] && exit 0
     if [ "$mode" = fma ]; then IGEMM_DISABLE_MATH=mfma "$IGEMM" "$@" --json; else "$IGEMM" "$@" --json; fi 2>/dev/null |
         grep "^{" | tail -n 1 > "$CACHE/$k.tmp" && mv "$CACHE/$k.tmp" "$CACHE/$k"'
 run_json() {
     k=$(run_key "$@")
-    [ -f "$CACHE/$k" ] || sh -c "$run_one" _ "$k" "$@"
+    sh -c "$run_one" _ "$k" "$@"
     cat "$CACHE/$k"
 }
 # every layer's arguments after the list's command word (conv, convfp16, ...)
@@ -108,7 +116,11 @@ fi
 head=$(mktemp)
 tmp=$(mktemp)
 times=$(mktemp)
-trap 'rm -rf "$head" "$tmp" "$times" "$CACHE"' EXIT
+if [ -n "$KEEP_CACHE" ]; then
+    trap 'rm -f "$head" "$tmp" "$times"' EXIT
+else
+    trap 'rm -rf "$head" "$tmp" "$times" "$CACHE"' EXIT
+fi
 {
     echo "# Matrix-core (MFMA) kernels against the FMA kernels, in the timing model"
     echo
