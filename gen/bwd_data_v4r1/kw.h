@@ -113,7 +113,9 @@ extern const v4r1_stage_cvt v4r1_stage_fp16_bf16;
  * its entries (kernel.c). */
 typedef struct {
     const char *name;
-    int kpack, entry_bytes;
+    /* entry_regs: entry_bytes / 4, the VGPRs of an entry and of a math
+       fragment read from one */
+    int kpack, entry_bytes, entry_regs;
     /* 16-bit values become fp32 entries (true), or stay in their type (the
        staging conversion, w->cvt, may round them on the way) */
     bool widens;

@@ -67,6 +67,7 @@ const v4r1_lds_format v4r1_lds_fp32 = {
     .name = "fp32 entries",
     .kpack = 1,
     .entry_bytes = V4R1_LDS_BYTES,
+    .entry_regs = V4R1_LDS_BYTES / 4,
     .widens = true,
     .slot = fp32_slot,
     .row_vectors_at = fp32_row_vectors_at,
@@ -172,6 +173,7 @@ const v4r1_lds_format v4r1_lds_quads = {
     .name = "k quads",
     .kpack = 4,
     .entry_bytes = V4R1_QUAD_BYTES,
+    .entry_regs = V4R1_QUAD_BYTES / 4,
     .widens = false,
     .slot = quads_slot,
     .row_vectors_at = quads_row_vectors_at,
@@ -186,7 +188,7 @@ const v4r1_lds_format v4r1_lds_quads = {
 
 void v4r1_write_column(v4r1_kw *w, opnd g, int rows, opnd addr, int buf, int len)
 {
-    const int R = w->fmt->entry_bytes / 4, n = rows / w->fmt->kpack;
+    const int R = w->fmt->entry_regs, n = rows / w->fmt->kpack;
     w->cvt->convert(w, sub(g, 0, n * R), n * R);
     for (int h = 0; h < n; h++)
         e_ds(w->e, ds_write_op(R), NOOP, addr, R == 1 ? at(g, h) : sub(g, h * R, R), NOOP,

@@ -28,9 +28,8 @@ static int acc_index(const v4r1_kw *w, int i, int j)
     return w->lay->dx_inner == V4R1_DIM_M ? ((i / 4) * w->tn + j) * 4 + i % 4 : i * w->tn + j;
 }
 
-/* registers per fragment row or column (an LDS entry: one fp32, or a k
-   quad's two k pairs of halves) and the log2 of an entry's bytes */
-static int frag_regs(const v4r1_kw *w) { return w->fmt->entry_bytes / 4; }
+/* the log2 of an LDS entry's bytes (a fragment row or column is an entry:
+   one fp32, or a k quad's two k pairs of halves: w->fmt->entry_regs) */
 static int entry_log2(const v4r1_kw *w) { return log2u((uint32_t)w->fmt->entry_bytes); }
 
 /* The thread's position in the TX x TY grid, d = its row index tx (m) or
@@ -69,14 +68,14 @@ static void fma_setup(v4r1_kw *w)
 
 static void fma_loop_alloc(v4r1_kw *w)
 {
-    w->v_la = vreg(w->e, "v_la", 2 * w->tm * frag_regs(w), 4);
-    w->v_lb = vreg(w->e, "v_lb", 2 * w->tn * frag_regs(w), 4);
+    w->v_la = vreg(w->e, "v_la", 2 * w->tm * w->fmt->entry_regs, 4);
+    w->v_lb = vreg(w->e, "v_lb", 2 * w->tn * w->fmt->entry_regs, 4);
 }
 
-/* Row i of a fragment set of n rows (or columns): frag_regs registers. */
+/* Row i of a fragment set of n rows (or columns): an entry's registers. */
 static opnd frag(const v4r1_kw *w, opnd regs, int n, int set, int i)
 {
-    return sub(regs, (set * n + i) * frag_regs(w), frag_regs(w));
+    return sub(regs, (set * n + i) * w->fmt->entry_regs, w->fmt->entry_regs);
 }
 
 /* One group of 4 consecutive rows (or columns) of LDS entry row kk: 16
@@ -85,8 +84,8 @@ static opnd frag(const v4r1_kw *w, opnd regs, int n, int set, int i)
 static void read_group(v4r1_kw *w, opnd regs, int n, int set, int first, int side, int entry)
 {
     opnd addr = side ? w->v_brd : w->v_ard;
-    for (int h = 0; h < frag_regs(w); h++)
-        e_ds(w->e, "ds_read_b128", sub(regs, (set * n + first) * frag_regs(w) + 4 * h, 4), addr, NOOP, NOOP,
+    for (int h = 0; h < w->fmt->entry_regs; h++)
+        e_ds(w->e, "ds_read_b128", sub(regs, (set * n + first) * w->fmt->entry_regs + 4 * h, 4), addr, NOOP, NOOP,
              v4r1_lds_buf(w, side, w->rd_buf) + (entry << entry_log2(w)) + 16 * h, 0);
 }
 
@@ -98,7 +97,7 @@ static int lds_reads(v4r1_kw *w, int kk, int set)
         read_group(w, w->v_la, w->tm, set, 4 * r, 0, kk * w->mpb + r * w->tx * 4);
     for (int r = 0; r < w->rn; r++)
         read_group(w, w->v_lb, w->tn, set, 4 * r, 1, kk * w->b_len + r * w->ty * 4);
-    return (w->rm + w->rn) * frag_regs(w);
+    return (w->rm + w->rn) * w->fmt->entry_regs;
 }
 
 /* The math of one entry row out of register set `set`: per accumulator a
@@ -107,7 +106,7 @@ static int lds_reads(v4r1_kw *w, int kk, int set)
 static void entry_math(v4r1_kw *w, int set)
 {
     emit *e = w->e;
-    for (int p = 0; p < frag_regs(w); p++)
+    for (int p = 0; p < w->fmt->entry_regs; p++)
         for (int i = 0; i < w->tm; i++)
             for (int j = 0; j < w->tn; j++) {
                 opnd c = at(w->c_regs, acc_index(w, i, j));

@@ -56,8 +56,7 @@ static int blocks_m(const v4r1_kw *w) { return w->cfg->bm; }
 static int blocks_n(const v4r1_kw *w) { return w->cfg->bn; }
 static int inst(const v4r1_kw *w) { return w->cfg->inst; }
 static int cd_regs(const v4r1_kw *w) { return inst(w) * inst(w) / 64; }
-/* registers per fragment and bytes per LDS entry (one k, or one k quad) */
-static int frag_regs(const v4r1_kw *w) { return w->fmt->entry_bytes / 4; }
+/* bytes per LDS entry (one k, or one k quad) */
 static int entry_bytes(const v4r1_kw *w) { return w->fmt->entry_bytes; }
 
 static const mfma_info *pick(v4r1_kw *w, int *issues)
@@ -117,8 +116,8 @@ static bool sticky(const v4r1_kw *w) { return ftz_checked(w) && v4r1_ftz_sticky(
 
 static void mfma_loop_alloc(v4r1_kw *w)
 {
-    w->v_la = vreg(w->e, "v_la", 2 * blocks_m(w) * frag_regs(w), frag_regs(w));
-    w->v_lb = vreg(w->e, "v_lb", 2 * blocks_n(w) * frag_regs(w), frag_regs(w));
+    w->v_la = vreg(w->e, "v_la", 2 * blocks_m(w) * w->fmt->entry_regs, w->fmt->entry_regs);
+    w->v_lb = vreg(w->e, "v_lb", 2 * blocks_n(w) * w->fmt->entry_regs, w->fmt->entry_regs);
     if (ftz_checked(w))
         w->v_x32 = vreg(w->e, "v_x32", 4 * 2, 1);
     if (sticky(w)) {
@@ -131,7 +130,7 @@ static void mfma_loop_alloc(v4r1_kw *w)
 /* Fragment b of register set `set` (blocks per set nb). */
 static opnd frag(const v4r1_kw *w, opnd regs, int nb, int set, int b)
 {
-    return sub(regs, (set * nb + b) * frag_regs(w), frag_regs(w));
+    return sub(regs, (set * nb + b) * w->fmt->entry_regs, w->fmt->entry_regs);
 }
 
 /* Blocks of side A (0) or B (1), and its fragment b of register set `set`. */
@@ -147,7 +146,7 @@ static void lds_reads(v4r1_kw *w, int s, int set)
 {
     emit *e = w->e;
     const int I = inst(w), K = 64 / I, esz = entry_bytes(w);
-    const char *op = frag_regs(w) == 2 ? "ds_read_b64" : "ds_read_b32";
+    const char *op = w->fmt->entry_regs == 2 ? "ds_read_b64" : "ds_read_b32";
     for (int side = 0; side < 2; side++) {
         opnd addr = side ? w->v_brd : w->v_ard;
         const int row = side ? w->b_len : w->mpb, buf = v4r1_lds_buf(w, side, w->rd_buf);
@@ -164,7 +163,7 @@ static void test_small(v4r1_kw *w, int set)
 {
     emit *e = w->e;
     const vop3p_mods twice_less_2 = {.op_sel_hi = 1}; /* both halves of src1, src2: the low ones (2, -2) */
-    const int R = frag_regs(w);
+    const int R = w->fmt->entry_regs;
     opnd t = at(w->v_x32, R);
     bool first[2] = {true, true};
     for (int side = 0; side < 2; side++)
@@ -193,7 +192,7 @@ static void small_at(v4r1_kw *w, int j)
     emit *e = w->e;
     opnd m = at(w->v_x32, j / 2);
     if (j & 1) {
-        opnd t = at(w->v_x32, frag_regs(w));
+        opnd t = at(w->v_x32, w->fmt->entry_regs);
         e_vop2(e, "v_lshrrev_b32", t, imm(16), m);
         m = t;
     }
@@ -260,7 +259,7 @@ static void exact_elements(v4r1_kw *w, int set, label l_mfma, label l_after)
     const mfma_info *f = f32_mfma(w);
     if (!f)
         return;
-    const int cd = cd_regs(w), R = frag_regs(w);
+    const int cd = cd_regs(w), R = w->fmt->entry_regs;
     opnd a32 = at(w->v_x32, R), b32 = at(w->v_x32, R + 1);
     h_smov(e, w->s_sent, imm(0));
     for (int j = 0; j < 2 * R; j++) {
