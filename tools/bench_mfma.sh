@@ -98,16 +98,16 @@ layers() {
 }
 if [ "$JOBS" -gt 1 ]; then
     runs=$(mktemp)
-    for dt in $DTYPES; do for lay in $LAYOUTS; do for t in $TARGETS; do
+    # every MFMA run first (the picks' times), then the FMA ones (the slow
+    # 16-bit FMA kernels): a run cut short keeps the main column (CACHE)
+    for mode in mfma fma; do for dt in $DTYPES; do for lay in $LAYOUTS; do for t in $TARGETS; do
         layers | while IFS= read -r args; do
-            for mode in mfma fma; do
-                # shellcheck disable=SC2086 # the layer's flags are split on purpose
-                set -- "$mode" "$(command_of "$dt")" $args --batch "$BATCH" --arch "$t" \
-                    --in_layout "$lay" --out_layout "$lay" --fil_layout "$lay" $EXTRA
-                printf '%s' "$(run_key "$@")"; printf ' %s' "$@"; echo
-            done
+            # shellcheck disable=SC2086 # the layer's flags are split on purpose
+            set -- "$mode" "$(command_of "$dt")" $args --batch "$BATCH" --arch "$t" \
+                --in_layout "$lay" --out_layout "$lay" --fil_layout "$lay" $EXTRA
+            printf '%s' "$(run_key "$@")"; printf ' %s' "$@"; echo
         done
-    done; done; done > "$runs"
+    done; done; done; done > "$runs"
     echo "bench-mfma: $(wc -l < "$runs") runs, $JOBS at a time" >&2
     xargs -P "$JOBS" -L 1 sh -c "$run_one" _ < "$runs"
     rm -f "$runs"
