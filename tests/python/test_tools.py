@@ -2,10 +2,14 @@
 sourced by bench_mfma.sh, check_networks.sh and the MIOpen comparisons):
 a run's modeled time and limit are the run's, not its last launch's, on a
 plan of several launches (a split along GEMM K: its GEMM, then its
-reduction), whose `modeled_launches` records repeat those keys."""
+reduction), whose `modeled_launches` records repeat those keys; and
+bench_mfma.sh's CACHE, which keeps its runs so that they can be made in
+parts (a document written from a kept run, not from a new one)."""
+import glob
 import json
 import os
 import subprocess
+import tempfile
 import unittest
 
 from reference import ROOT
@@ -33,6 +37,35 @@ class JsonField(unittest.TestCase):
         self.assertEqual(json_field(js, "limit"), run["limit"])
         self.assertEqual(json_field(js, "solution"), run["solution"])
         self.assertEqual(json_field(js, "launches"), str(run["launches"]))
+
+
+class BenchCache(unittest.TestCase):
+    def test_kept_runs_are_read_not_rerun(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            lst = os.path.join(tmp, "one.txt")
+            with open(lst, "w") as f:
+                f.write("conv -n 1 -c 64 -H 7 -W 7 -k 64 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -g 1\n")
+            cache, out = os.path.join(tmp, "cache"), os.path.join(tmp, "out.md")
+            env = dict(os.environ, B=B, CACHE=cache, LIST=lst, TARGETS="gfx942", DTYPES="fp32", LAYOUTS="NHWC",
+                       BATCH="2", JOBS="2", EXTRA="-V 0", OUT=out, COMMIT="test")
+
+            def bench():
+                subprocess.run(["sh", "tools/bench_mfma.sh"], cwd=ROOT, env=env, check=True, capture_output=True)
+                with open(out) as f:
+                    return f.read()
+
+            first = bench()
+            runs = sorted(glob.glob(os.path.join(cache, "*")))
+            self.assertEqual(len(runs), 2, "the MFMA and the FMA run of the one layer, kept")
+            # a kept run's time changed by hand: the document must quote it
+            mfma = [r for r in runs if "_mfma_" in open(r).read()]
+            self.assertEqual(len(mfma), 1)
+            run = json.loads(open(mfma[0]).read())
+            self.assertIn("| %.1f |" % run["modeled_us"], first)
+            run["modeled_us"] = 12345.6
+            with open(mfma[0], "w") as f:
+                f.write(json.dumps(run) + "\n")
+            self.assertIn("| 12345.6 |", bench())
 
 
 if __name__ == "__main__":
