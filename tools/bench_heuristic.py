@@ -10,7 +10,9 @@ configuration timed by the timing model). FINDS=DIR keeps each layer's
 find ranking in DIR (one JSON file per target, type, layout and layer)
 and reads it from there when it is present: a ranking depends only on the
 timing model and the kernels, so the heuristic can be re-scored against
-it in seconds; empty DIR whenever the model or a kernel changes. Per (target, type,
+it in seconds; empty DIR whenever the model or a kernel changes. With
+KEPT_ONLY=1 only the layers whose ranking DIR keeps are scored (a run cut
+short elsewhere; the rows say how many of the list's layers that is). Per (target, type,
 layout) and list: the layers, how many picks are find's best, the geomean
 and the worst of pick / best in modeled cycles; then every layer where the
 pick is more than 5% off. JOBS runs that many layers at once (one emulator
@@ -33,6 +35,7 @@ DTYPES = os.environ.get("DTYPES", "fp32 fp16 bf16").split()
 LAYOUTS = os.environ.get("LAYOUTS", "NCHW NHWC").split()
 JOBS = int(os.environ.get("JOBS", "1"))
 FINDS = os.environ.get("FINDS")
+KEPT_ONLY = os.environ.get("KEPT_ONLY") == "1"
 WHO = "bench-heuristic"
 
 
@@ -44,6 +47,8 @@ def find(arch, dt, lay, args, full):
         if os.path.exists(path):
             with open(path) as f:
                 return json.load(f)
+        if KEPT_ONLY:
+            return None
     found = run(CMD[dt], full, arch, ["-V", "0", "-s", "1"], WHO)["find"]
     if path:
         with open(path + ".tmp", "w") as f:
@@ -56,8 +61,10 @@ def one(job):
     """(pick, pick's cycles, best, best's cycles) of one layer."""
     arch, dt, lay, args = job
     full = list(args) + ["-I", lay, "-O", lay, "-f", lay]
-    pick = run("plan", [CMD[dt]] + full, arch, [], WHO)
     found = find(arch, dt, lay, args, full)
+    if found is None:
+        return None
+    pick = run("plan", [CMD[dt]] + full, arch, [], WHO)
     cost = {f["solution"]: f["cost"] for f in found if f["status"] == "IGEMM_OK"}
     best = min(cost, key=cost.get)
     if pick["solution"] not in cost:
@@ -92,11 +99,15 @@ def main():
             for l in LAYOUTS:
                 for name in lists:
                     rs = [(args, res[(a, d, l, tuple(args))]) for args, _ in lists[name]]
+                    rs = [(args, r) for args, r in rs if r is not None]
+                    if not rs:
+                        continue
                     ratios = [r[1] / r[3] for _, r in rs]
                     geo = math.exp(sum(map(math.log, ratios)) / len(ratios))
                     hit = sum(1 for _, r in rs if r[0] == r[2] or r[1] == r[3])
                     wi = max(range(len(rs)), key=lambda i: ratios[i])
-                    print(f"| {a} | {d} | {l} | {name} | {len(rs)} | {hit} | {geo:.3f} | {ratios[wi]:.3f} "
+                    n = f"{len(rs)} of {len(lists[name])}" if len(rs) < len(lists[name]) else f"{len(rs)}"
+                    print(f"| {a} | {d} | {l} | {name} | {n} | {hit} | {geo:.3f} | {ratios[wi]:.3f} "
                           f"(`{short(rs[wi][0])}`) |")
                     off += [(a, d, l, args, r) for args, r in rs if r[1] > 1.05 * r[3]]
     print("\nLayers where the pick is more than 5% off find's best:\n")
