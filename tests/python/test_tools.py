@@ -4,11 +4,14 @@ a run's modeled time and limit are the run's, not its last launch's, on a
 plan of several launches (a split along GEMM K: its GEMM, then its
 reduction), whose `modeled_launches` records repeat those keys; and
 bench_mfma.sh's CACHE, which keeps its runs so that they can be made in
-parts (a document written from a kept run, not from a new one)."""
+parts (a document written from a kept run, not from a new one); and
+bench_heuristic.py's KEPT_ONLY, which scores only the layers whose find
+ranking is kept."""
 import glob
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -66,6 +69,34 @@ class BenchCache(unittest.TestCase):
             with open(mfma[0], "w") as f:
                 f.write(json.dumps(run) + "\n")
             self.assertIn("| 12345.6 |", bench())
+
+
+class HeuristicKeptOnly(unittest.TestCase):
+    def test_scores_the_kept_rankings_only(self):
+        layers = ["-n 1 -c 64 -H 7 -W 7 -k 64 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -g 1 -F 2",
+                  "-n 1 -c 32 -H 7 -W 7 -k 32 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -g 1 -F 2"]
+        with tempfile.TemporaryDirectory() as tmp:
+            lst, finds = os.path.join(tmp, "two.txt"), os.path.join(tmp, "finds")
+            os.makedirs(finds)
+            with open(lst, "w") as f:
+                f.write("".join("conv %s\n" % l for l in layers))
+            args = layers[0].split()
+            full = args + ["-I", "NHWC", "-O", "NHWC", "-f", "NHWC"]
+            pick = json.loads(subprocess.run([os.path.join(B, "bin", "igemm"), "plan", "conv"] + full +
+                                             ["--arch", "gfx942", "--json"], cwd=ROOT, check=True,
+                                             capture_output=True, text=True).stdout)["solution"]
+            # the first layer's ranking, made up: the pick 1.25x another configuration
+            ranking = [{"solution": pick, "status": "IGEMM_OK", "cost": 125},
+                       {"solution": "other", "status": "IGEMM_OK", "cost": 100}]
+            name = "_".join(["gfx942", "fp32", "NHWC"] + [a.lstrip("-") for a in args]) + ".json"
+            with open(os.path.join(finds, name), "w") as f:
+                json.dump(ranking, f)
+            env = dict(os.environ, B=B, FINDS=finds, KEPT_ONLY="1", LISTS=lst, SAMPLE="1", BATCH="1",
+                       TARGETS="gfx942", DTYPES="fp32", LAYOUTS="NHWC", JOBS="1")
+            out = subprocess.run([sys.executable, "tools/bench_heuristic.py"], cwd=ROOT, env=env, check=True,
+                                 capture_output=True, text=True).stdout
+            self.assertIn("| gfx942 | fp32 | NHWC | two | 1 of 2 | 0 | 1.250 | 1.250", out)
+            self.assertEqual(os.listdir(finds), [name], "the second layer's ranking was not made")
 
 
 if __name__ == "__main__":
