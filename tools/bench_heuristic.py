@@ -80,6 +80,8 @@ def short(args):
 
 def main():
     os.environ.pop("IGEMM_USER_DB_PATH", None)  # the pick is the heuristic's, never a perf-db's
+    if KEPT_ONLY and not FINDS:
+        sys.exit(f"{WHO}: KEPT_ONLY=1 scores the rankings kept in FINDS=DIR: set FINDS")
     if FINDS:
         os.makedirs(FINDS, exist_ok=True)
     lists = {os.path.basename(p)[:-4]: layers(p, BATCH)[::SAMPLE] for p in LISTS}
