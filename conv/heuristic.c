@@ -205,7 +205,7 @@ static op_lines step_lines(const v4r1_config *c, const igemm_shape *sh, const ta
     bool nhwc = c->layout == IGEMM_LAYOUT_NHWC;
     double ra = c->mpb / c->wa < 64 ? c->mpb / c->wa : 64, rb = c->npb / c->wb < 64 ? c->npb / c->wb : 64;
     double yx = (double)sh->p.y * sh->p.x;
-    bool vec_a = nhwc && c->wa > 1 && (esz == 4 || c->kpack > 1);
+    bool vec_a = v4r1_config_w_row_vectors(c);
     bool w_channels = w_channels_contiguous(c, sh);
     double ea = esz * (w_channels ? 1 : yx); /* from one of a lane's A elements to the next */
     double eb = esz * (nhwc ? sh->p.k : 1);  /* B's, pixel to pixel */

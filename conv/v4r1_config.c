@@ -476,6 +476,11 @@ bool v4r1_config_zfill(const v4r1_config *c)
     return kept(c, keep, sizeof keep / sizeof keep[0]);
 }
 
+bool v4r1_config_w_row_vectors(const v4r1_config *c)
+{
+    return c->layout == IGEMM_LAYOUT_NHWC && c->wa > 1 && (igemm_dtype_get(c->dtype)->bytes == 4 || c->kpack > 1);
+}
+
 bool v4r1_config_kyxc(const v4r1_config *c)
 {
     static const int keep[][6] = {

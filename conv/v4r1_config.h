@@ -176,6 +176,15 @@ void v4r1_config_name(const v4r1_config *c, char *buf, size_t len);
 #define V4R1_KSPLITS {2, 4, 8}
 bool v4r1_config_splits(const v4r1_config *c);
 
+/* Whether a thread's WA elements of a w row (consecutive channels of one k
+ * and tap) load as one vector: NHWC (KYXC: the channels side by side), WA >
+ * 1, and the values kept in their type in LDS (fp32, or 16-bit k quads;
+ * fp32 entries widen 16-bit values one by one). The heuristic counts the
+ * loads' lines by it; the kernel writer's layout and LDS format strategies
+ * give the same answer (gen/bwd_data_v4r1/staging.c v4r1_a_row_vectors,
+ * checked against this one for every kernel it writes). */
+bool v4r1_config_w_row_vectors(const v4r1_config *c);
+
 /* Whether family configuration c gets a _kyxc solver (the w copy in K, Y,
  * X, C/G order): the NCHW tiles that the 3x3 layers pick, FMA and MFMA,
  * fp32 tiles for fp32 and k-quad ones (MFMA, fp16 _dot2) for 16-bit; no
