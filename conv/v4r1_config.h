@@ -177,12 +177,13 @@ void v4r1_config_name(const v4r1_config *c, char *buf, size_t len);
 bool v4r1_config_splits(const v4r1_config *c);
 
 /* Whether a thread's WA elements of a w row (consecutive channels of one k
- * and tap) load as one vector: NHWC (KYXC: the channels side by side), WA >
- * 1, and the values kept in their type in LDS (fp32, or 16-bit k quads;
- * fp32 entries widen 16-bit values one by one). The heuristic counts the
- * loads' lines by it; the kernel writer's layout and LDS format strategies
- * give the same answer (gen/bwd_data_v4r1/staging.c v4r1_a_row_vectors,
- * checked against this one for every kernel it writes). */
+ * and tap) load as one vector: NHWC (KYXC: the channels side by side in the
+ * thread, vec_stride 1, and in memory; NCHW's lanes run along the row
+ * instead, whether w is KCYX or its KYXC copy), WA > 1, and the values kept
+ * in their type in LDS (fp32, or 16-bit k quads; fp32 entries widen 16-bit
+ * values one by one). The one home of this fact: the heuristic counts the
+ * loads' lines by it, the kernel writer's staging loads by it
+ * (gen/bwd_data_v4r1/staging.c v4r1_a_row_vectors). */
 bool v4r1_config_w_row_vectors(const v4r1_config *c);
 
 /* Whether family configuration c gets a _kyxc solver (the w copy in K, Y,

@@ -55,11 +55,6 @@ void kern_v4r1(emit *e, const v4r1_config *cfg, const igemm_v4r1_args *st, int n
     } else {
         w->dka = w->block * w->wa / w->mpb, w->dkb = w->block * w->wb / w->npb;
     }
-    if (v4r1_a_row_vectors(w) != v4r1_config_w_row_vectors(cfg)) { /* the heuristic counts lines by the latter */
-        emit_fail(e, "kernel %s: the layout and LDS format load w's rows %s, the configuration says %s", name,
-                  v4r1_a_row_vectors(w) ? "as vectors" : "by element", v4r1_config_w_row_vectors(cfg) ? "vectors" : "elements");
-        return;
-    }
     w->sa = w->lay->vec_stride(w->mpb, w->wa);
     w->b_len = w->npb + cfg->bpad;
     if (cfg->bpath == V4R1_B_CHANNELS) {

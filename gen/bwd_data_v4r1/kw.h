@@ -158,12 +158,6 @@ typedef struct {
        along M a pixel's channels side by side, 4 rows a vector, a row an
        offset; along N a channel at a time, the base moving to each) */
     v4r1_dim dx_inner, dy_inner;
-    /* a thread's elements of a w row (consecutive channels m of one k and
-       tap) load as one vector: they are side by side in the thread
-       (vec_stride 1) and in the w the layout gives (KYXC). NCHW's lanes
-       run along the row instead (vec_stride MPB/WA), whether w is KCYX
-       (channels Y*X elements apart) or its KYXC copy (w_kyxc) */
-    bool w_row_vectors;
     /* the column distance between the elements of a thread's `width`
        elements of a row over a tile of `cols` columns (w->sa; w->sb on
        dy's pixel path, the channel path sets its own): NCHW cols/width,

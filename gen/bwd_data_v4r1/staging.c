@@ -187,12 +187,10 @@ static void quads_check(v4r1_kw *w, opnd t0, opnd t1)
  * LDS format keeps the values in their type. fp32: the rows are the LDS
  * write's registers as loaded. k quads: the 4 rows land in the upper half
  * of the tile's registers and the format's write_tile transposes them into
- * quads with v_perm_b32. The heuristic asks conv/v4r1_config.c
- * (v4r1_config_w_row_vectors), which kernel.c checks gives the same answer. */
-bool v4r1_a_row_vectors(const v4r1_kw *w)
-{
-    return w->lay->w_row_vectors && w->wa > 1 && (w->dt->bytes == 4 || !w->fmt->widens);
-}
+ * quads with v_perm_b32. Whether the rows load as vectors at all is the
+ * configuration's fact (conv/v4r1_config.c v4r1_config_w_row_vectors),
+ * which the heuristic's line counts read too. */
+bool v4r1_a_row_vectors(const v4r1_kw *w) { return v4r1_config_w_row_vectors(w->cfg); }
 static int a_row_dwords(const v4r1_kw *w) { return w->wa * w->dt->bytes / 4; }
 
 /* The vector paths' shape conditions, once per kernel, as bits of s_vec
