@@ -84,7 +84,7 @@ run_one='k=$1; mode=$2; shift 2
         grep "^{" | tail -n 1 > "$CACHE/$k.tmp" && mv "$CACHE/$k.tmp" "$CACHE/$k"'
 run_json() {
     k=$(run_key "$@")
-    sh -c "$run_one" _ "$k" "$@"
+    [ -s "$CACHE/$k" ] || sh -c "$run_one" _ "$k" "$@"
     cat "$CACHE/$k"
 }
 # every layer's arguments after the list's command word (conv, convfp16, ...)
