@@ -165,6 +165,31 @@ igemm_dtype v4r1_stage_type(const v4r1_config *c) { return c->stage ? c->stage :
 
 int v4r1_mfma_kstep(const v4r1_config *c) { return (c->kpack ? c->kpack : 1) * 64 / c->inst; }
 
+/* entry rows of a B vector, lanes of a pixel (the channel path) */
+static int bswz_rows(const v4r1_config *c) { return c->kpack ? c->wb / c->kpack : c->wb; }
+static int bswz_lanes(const v4r1_config *c) { return c->kpb / c->wb; }
+
+int v4r1_bswz_xor(const v4r1_config *c, int row)
+{
+    return c->bswz ? c->bswz * ((row / bswz_rows(c)) % bswz_lanes(c)) : 0;
+}
+
+int v4r1_bswz_bases(const v4r1_config *c)
+{
+    if (!c->bswz)
+        return 1;
+    const int k = 64 / c->inst, steps = c->kpb / (c->kpack ? c->kpack : 1) / k;
+    for (int p = 1; p < steps; p++) {
+        bool same = steps % p == 0;
+        for (int s = p; same && s < steps; s++)
+            for (int l = 0; l < k; l++)
+                same = same && v4r1_bswz_xor(c, s * k + l) == v4r1_bswz_xor(c, (s % p) * k + l);
+        if (same)
+            return p;
+    }
+    return steps;
+}
+
 const mfma_info *v4r1_mfma_inst(const v4r1_config *c, const target *t, int *issues)
 {
     int k = v4r1_mfma_kstep(c);
@@ -229,17 +254,34 @@ static int quad_width(int elems, int block, int *w, int *v)
     return 0;
 }
 
+/* The LDS of a CU (what one workgroup may use, shared out among those a
+ * CU holds), the least of the targets' (arch/target.c): the family is
+ * every target's */
+static int lds_per_cu(void)
+{
+    int least = igemm_targets[0]->lds_bytes;
+    for (int i = 1; i < igemm_target_count; i++)
+        if (igemm_targets[i]->lds_bytes < least)
+            least = igemm_targets[i]->lds_bytes;
+    return least;
+}
+
 /* The channel path of B (v4r1_bpath): a vector is the widest power of two
  * of channels one dwordx4 holds (4 fp32, 8 halves), at most the thread's
  * share of the tile and KPB (k quads: whole quads, the share is a multiple
- * of 4); KPB/WB consecutive lanes load one pixel's KPB channels. The B
- * rows are padded so that the LDS writes of one bank group (the timing
- * model's: 128 bytes of data, 32 lanes of 4-byte entries or 16 of k
- * quads) hit distinct banks: lane l writes entry row q*R + h, column
- * p + n, q = l % (KPB/WB), n = l / (KPB/WB), R = the entry rows of a
- * vector; with row length L the entry is (q*R + h)*L + p + n, distinct
- * modulo the group's G entries (32 banks) when R*L = P (mod G), P = the
- * pixels of a group: the smallest pad that gives that. */
+ * of 4); KPB/WB consecutive lanes load one pixel's KPB channels. The LDS
+ * writes of one bank group (the timing model's: 128 bytes of data, 32
+ * lanes of 4-byte entries or 16 of k quads) must hit distinct banks: lane
+ * l writes entry row q*R + h, column p + n, q = l % (KPB/WB), n = l /
+ * (KPB/WB), R = the entry rows of a vector, P = G*WB/KPB the pixels of a
+ * group of G entries. Rows of L = NPB entries (a multiple of G) put all Q
+ * = KPB/WB lanes of a pixel in one bank. The swizzle (bswz = P) stores
+ * column n of row r at n ^ P*((r / R) % Q): lane l's at (p + n) ^ P*q,
+ * P*Q = G distinct values over a group. Where the reads' immediate offsets
+ * would cross the XOR's bits, the rows are padded instead: with row
+ * length L the entry is (q*R + h)*L + p + n, distinct modulo G when R*L =
+ * P (mod G): the smallest pad that gives that (a tile whose LDS then
+ * crosses a workgroups-a-CU boundary loses occupancy: docs/KERNELS.md). */
 static void derive_channels(v4r1_config *c)
 {
     int esz = igemm_dtype_get(c->dtype)->bytes, per = c->kpb * c->npb / c->block;
@@ -249,13 +291,25 @@ static void derive_channels(v4r1_config *c)
     c->bpath = V4R1_B_CHANNELS;
     c->wb = wb, c->vb = per / wb;
     int lanes = c->kpb / wb, group = c->kpack ? 16 : 32, rows = c->kpack ? wb / c->kpack : wb;
-    int pix = group / lanes;
-    c->bpad = 0;
+    int pix = group / lanes, wtn = c->npb / (c->block / 64 / c->wgm);
+    c->bpad = 0, c->bswz = 0;
     for (int pad = 0; pix >= 1 && pad < group; pad++)
         if ((rows * (c->npb + pad) - pix) % group == 0) {
             c->bpad = pad;
             break;
         }
+    /* the swizzle instead where the pad would cost workgroups a CU (its
+       LDS over a boundary of lds_per_cu() / n that the tiles without it
+       are under; where it costs none, the pad is free and the swizzle's
+       read addresses would cost VGPRs), and where its XOR (below `group`)
+       leaves the multiples of `group` that the immediate offsets add
+       alone: the rows (NPB), a thread's pixels (block*WB/KPB apart), the
+       waves' and blocks' columns (the wave tile, INST) */
+    int tile = 2 * (c->kpack ? 2 : 4) * c->kpb * (c->mpb + c->npb);
+    int pad_bytes = 2 * (c->kpack ? 2 : 4) * c->kpb * c->bpad;
+    if (c->bpad && lds_per_cu() / (tile + pad_bytes) < lds_per_cu() / tile && c->npb % group == 0 &&
+        c->block * wb / c->kpb % group == 0 && wtn % group == 0 && c->inst >= group)
+        c->bpad = 0, c->bswz = pix;
 }
 
 /* What every math strategy shares: the global-load vectors of the A and B
@@ -271,11 +325,11 @@ static int derive_staging(v4r1_config *c, char *why, size_t len)
                    c->mpb, c->kpb, c->npb, c->kpack ? "k quads of 1, 2, 4 or 8 columns" : "elements", c->block);
         return -1;
     }
-    c->bpath = V4R1_B_PIXELS, c->bpad = 0;
+    c->bpath = V4R1_B_PIXELS, c->bpad = 0, c->bswz = 0;
     if (c->math == IGEMM_MATH_MFMA && c->layout == IGEMM_LAYOUT_NHWC)
         derive_channels(c);
     c->lds_bytes = 2 * (c->kpack ? 2 : 4) * c->kpb * (c->mpb + c->npb + c->bpad);
-    if (c->lds_bytes > 65536) {
+    if (c->lds_bytes > lds_per_cu()) {
         why_printf(why, len, "needs %d bytes of LDS", c->lds_bytes);
         return -1;
     }
@@ -332,7 +386,7 @@ static int derive_mfma(v4r1_config *c, char *why, size_t len)
        the B column state, addresses and scratch, the epilogue's row of
        outputs and column offsets, slack */
     c->vgprs = 2 * (c->kpack ? 2 : 1) * (c->bm + c->bn) + 2 * c->va * c->wa + 3 * c->vb * c->wb + 2 * c->wb +
-               2 * c->bn + 14 + 8 + (c->in_flight - 1) * tile_loads;
+               2 * c->bn + 14 + 8 + (c->in_flight - 1) * tile_loads + v4r1_bswz_bases(c) - 1;
     return 0;
 }
 

@@ -79,7 +79,11 @@ typedef struct {
                             vector, VB pixels per thread) */
     v4r1_bpath bpath;    /* how the threads load dy (B) */
     int bpad;            /* entries past NPB in each row of the B tile in LDS (the
-                            channel path's writes free of bank conflicts), or 0 */
+                            channel path's writes free of bank conflicts where bswz
+                            cannot be), or 0 */
+    int bswz;            /* the channel path's B tile swizzled instead of padded: column n
+                            of entry row r at n ^ v4r1_bswz_xor(c, r), bswz the pixels of
+                            one bank group (v4r1_bswz_xor); 0: none */
     int lds_bytes;       /* both tiles, double buffered */
     int in_flight;       /* the most tiles whose global loads the K walk keeps outstanding
                             at once, each in its own register set (FMA 1, MFMA
@@ -117,6 +121,21 @@ bool v4r1_config_runs_on(const v4r1_config *c, const target *t);
 /* The type of c's LDS tiles and matrix instructions: c->stage, or the
  * tensors' type where stage is zero. */
 igemm_dtype v4r1_stage_type(const v4r1_config *c);
+
+/* The channel path's B swizzle (docs/KERNELS.md, "the channel path"):
+ * the XOR of entry row r's columns, bswz * ((r / R) % Q), R the entry
+ * rows of a lane's vector, Q the lanes of a pixel (c->bswz 0: none). A
+ * lane's vector lands in rows its lane-in-pixel index c picks, so the
+ * bank group's P = bswz pixels, each written by Q lanes into Q row
+ * blocks, fall on P*Q distinct columns modulo the group; the matrix
+ * reads stay a row of consecutive columns, permuted within aligned blocks
+ * of P*Q. */
+int v4r1_bswz_xor(const v4r1_config *c, int row);
+
+/* The read address registers the swizzle needs (1 without it): the
+ * period, in matrix steps, of the XOR a lane's fragment rows take (row
+ * s*64/INST + l/INST of matrix step s, lane l). */
+int v4r1_bswz_bases(const v4r1_config *c);
 
 /* An MFMA configuration's K rows per matrix step: 64/INST with fp32 LDS
  * tiles (32x32x2, 16x16x4 f32), 4*64/INST with k quads (32x32x8, 16x16x16). */

@@ -216,7 +216,8 @@ static void tile(json *j, const v4r1_config *c)
         int v;
     } d[] = {{"tx", c->tx},   {"ty", c->ty},   {"rm", c->rm},       {"rn", c->rn},           {"wgm", c->wgm},
              {"bm", c->bm},   {"bn", c->bn},   {"agprs", c->agprs}, {"wa", c->wa},           {"va", c->va},
-             {"wb", c->wb},   {"vb", c->vb},   {"lds_bytes", c->lds_bytes}, {"vgprs", c->vgprs}};
+             {"wb", c->wb},   {"vb", c->vb},   {"bpad", c->bpad},   {"bswz", c->bswz},
+             {"lds_bytes", c->lds_bytes}, {"vgprs", c->vgprs}};
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
         jkv_int(j, d[i].k, d[i].v);
     jkv_str(j, "stage", igemm_dtype_get(v4r1_stage_type(c))->name); /* the LDS tiles' and MFMAs' type */

@@ -68,6 +68,45 @@ static const mfma_info *pick(v4r1_kw *w, int *issues)
     return m;
 }
 
+/* The B read addresses (buffer 0), k = l / INST, i = l % INST, n0_wave in
+ * v_wave: (k*L + n0_wave + i) * size + the tile's base, or on a swizzled
+ * tile one per step t of the XOR's period, its column i ^
+ * v4r1_bswz_xor(row t*64/INST + k), the XOR a multiple of bswz below
+ * bswz * Q (conv/v4r1_config.h): a row of lanes keeps reading
+ * consecutive columns, permuted within aligned blocks. tmp: scratch. */
+static void b_read_bases(v4r1_kw *w, opnd tmp, opnd v_wave, opnd v_k, opnd v_i)
+{
+    emit *e = w->e;
+    const v4r1_config *c = w->cfg;
+    const int n = v4r1_bswz_bases(c), K = 64 / inst(w), lb = log2u((uint32_t)entry_bytes(w));
+    const int rows = c->kpack ? c->wb / c->kpack : c->wb, lanes = c->kpb / c->wb;
+    if (c->bswz) {
+        e_comment(e, "B swizzled: column i ^ %d * (((t*%d + k) / %d) %% %d), the step's t of %d", c->bswz, K, rows,
+                  lanes, n);
+        v4r1_row_mul(w, tmp, v_k, w->b_len); /* k*L + n0_wave */
+        h_vadd(e, tmp, tmp, v_wave);
+    }
+    for (int t = 0; t < n; t++) {
+        opnd d = at(w->v_brd, t);
+        if (c->bswz) {
+            if (t)
+                h_vadd(e, d, imm(t * K), v_k);
+            e_vop2(e, "v_lshrrev_b32", d, imm(log2u((uint32_t)rows)), t ? d : v_k);
+            e_vop2(e, "v_and_b32", d, imm(lanes - 1), d);
+            e_vop2(e, "v_lshlrev_b32", d, imm(log2u((uint32_t)c->bswz)), d);
+            e_vop2(e, "v_xor_b32", d, d, v_i);
+            h_vadd(e, d, d, tmp);
+        } else {
+            v4r1_row_mul(w, d, v_k, w->b_len);
+            h_vadd(e, d, d, v_wave);
+            h_vadd(e, d, d, v_i);
+        }
+        e_vop2(e, "v_lshlrev_b32", d, imm(lb), d);
+        if (w->b_lds)
+            h_vadd(e, d, imm(w->b_lds), d);
+    }
+}
+
 static void mfma_setup(v4r1_kw *w)
 {
     emit *e = w->e;
@@ -75,7 +114,8 @@ static void mfma_setup(v4r1_kw *w)
     const int wtm = w->mpb / waves_m(w), wtn = w->npb / (w->block / 64 / waves_m(w));
     e_comment(e, "MFMA %dx%d: %d waves as %dx%d, wave tile %dx%d = %dx%d blocks, accumulators in AGPRs", I, I,
               w->block / 64, waves_m(w), w->block / 64 / waves_m(w), wtm, wtn, blocks_m(w), blocks_n(w));
-    w->v_ard = vreg(e, "v_ard", 1, 1), w->v_brd = vreg(e, "v_brd", 1, 1), w->v_tm4 = vreg(e, "v_row0", 1, 1);
+    w->v_ard = vreg(e, "v_ard", 1, 1), w->v_brd = vreg(e, "v_brd", v4r1_bswz_bases(w->cfg), 1);
+    w->v_tm4 = vreg(e, "v_row0", 1, 1);
     opnd v_lane = at(w->v_t, 0), v_wave = at(w->v_t, 1), v_k = at(w->v_t, 2), v_i = at(w->v_t, 3);
     e_vop2(e, "v_and_b32", v_lane, imm(63), w->v_tid);
     e_vop2(e, "v_lshrrev_b32", v_wave, imm(6), w->v_tid);
@@ -97,14 +137,9 @@ static void mfma_setup(v4r1_kw *w)
     if (w->a_lds)
         h_vadd(e, w->v_ard, imm(w->a_lds), w->v_ard);
     /* B read: (k*L + n0_wave + i) * 4 (L: the B tile's row, NPB and its
-       pad); v_brd's column part, n0_wave + i,
-       is recomputed for the epilogue (col_base) */
-    v4r1_row_mul(w, w->v_brd, v_k, w->b_len);
-    h_vadd(e, w->v_brd, w->v_brd, v_wave);
-    h_vadd(e, w->v_brd, w->v_brd, v_i);
-    e_vop2(e, "v_lshlrev_b32", w->v_brd, imm(lb), w->v_brd);
-    if (w->b_lds)
-        h_vadd(e, w->v_brd, imm(w->b_lds), w->v_brd);
+       pad), one register per XOR of a swizzled tile (b_read_bases); the
+       column part, n0_wave + i, is recomputed for the epilogue (col_base) */
+    b_read_bases(w, v_wm, v_wave, v_k, v_i);
     int nacc = blocks_m(w) * blocks_n(w) * cd_regs(w);
     w->c_regs = areg(e, "a_c", nacc, 4);
     for (int i = 0; i < nacc; i++)
@@ -148,7 +183,7 @@ static void lds_reads(v4r1_kw *w, int s, int set)
     const int I = inst(w), K = 64 / I, esz = entry_bytes(w);
     const char *op = w->fmt->entry_regs == 2 ? "ds_read_b64" : "ds_read_b32";
     for (int side = 0; side < 2; side++) {
-        opnd addr = side ? w->v_brd : w->v_ard;
+        opnd addr = side ? at(w->v_brd, s % v4r1_bswz_bases(w->cfg)) : w->v_ard;
         const int row = side ? w->b_len : w->mpb, buf = v4r1_lds_buf(w, side, w->rd_buf);
         for (int b = 0; b < side_blocks(w, side); b++)
             e_ds(e, op, side_frag(w, side, set, b), addr, NOOP, NOOP, buf + (s * K * row + b * I) * esz, 0);
@@ -407,7 +442,7 @@ static opnd mfma_col_base(v4r1_kw *w)
 {
     emit *e = w->e;
     const int wtn = w->npb / (w->block / 64 / waves_m(w));
-    opnd v = w->v_brd;
+    opnd v = at(w->v_brd, 0);
     e_vop2(e, "v_lshrrev_b32", v, imm(6 + log2u((uint32_t)waves_m(w))), w->v_tid);
     e_vop2(e, "v_lshlrev_b32", v, imm(log2u((uint32_t)wtn)), v);
     e_vop2(e, "v_and_b32", at(w->v_t, 0), imm(inst(w) - 1), w->v_tid);

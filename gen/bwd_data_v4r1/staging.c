@@ -104,6 +104,23 @@ static void pixels_map(v4r1_kw *w, opnd v_nb)
     entry_rows(w, w->v_bkk);
 }
 
+/* The LDS column of B's column v_nb (into tmp): v_nb, or on the
+ * swizzled channel path v_nb ^ v4r1_bswz_xor of the thread's first entry
+ * row, bswz * (kk_b / WB) (its vectors' other rows share the lane's XOR;
+ * the columns j*sb further on keep it: sb is a multiple of the XOR's
+ * span, conv/v4r1_config.c derive_channels) */
+static opnd b_swizzled(v4r1_kw *w, opnd v_nb, opnd tmp)
+{
+    if (!w->cfg->bswz)
+        return v_nb;
+    emit *e = w->e;
+    e_comment(e, "B's LDS column swizzled: n_b ^ %d * (kk_b / %d)", w->cfg->bswz, w->wb);
+    e_vop2(e, "v_lshrrev_b32", tmp, imm(log2u((uint32_t)w->wb)), w->v_bkk);
+    e_vop2(e, "v_lshlrev_b32", tmp, imm(log2u((uint32_t)w->cfg->bswz)), tmp);
+    e_vop2(e, "v_xor_b32", tmp, tmp, v_nb);
+    return tmp;
+}
+
 /* B (dy) loads: thread -> (kk_b, n_b) by the data path; column j of the
  * thread is n0 + n_b + j*sb, the same for every vector: its (htilda,
  * wtilda) and the offset of row kk_b + i*DKB (vector i) before the tap's
@@ -118,7 +135,7 @@ static void b_offsets(v4r1_kw *w)
     opnd v_nb = at(w->v_t, 0);
     w->bp->map(w, v_nb);
     w->v_bwr = vreg(e, "v_bwr", 1, 1);
-    lds_address(w, w->v_bwr, w->v_bkk, v_nb, w->b_len, w->b_lds);
+    lds_address(w, w->v_bwr, w->v_bkk, b_swizzled(w, v_nb, at(w->v_t, 1)), w->b_len, w->b_lds);
 
     opnd v_n = at(w->v_t, 1), v_img = at(w->v_t, 2), v_r = at(w->v_t, 3);
     opnd v_q = vreg(e, "v_q", 2, 1);
