@@ -165,13 +165,12 @@ igemm_dtype v4r1_stage_type(const v4r1_config *c) { return c->stage ? c->stage :
 
 int v4r1_mfma_kstep(const v4r1_config *c) { return (c->kpack ? c->kpack : 1) * 64 / c->inst; }
 
-/* entry rows of a B vector, lanes of a pixel (the channel path) */
-static int bswz_rows(const v4r1_config *c) { return c->kpack ? c->wb / c->kpack : c->wb; }
-static int bswz_lanes(const v4r1_config *c) { return c->kpb / c->wb; }
+int v4r1_bswz_rows(const v4r1_config *c) { return c->kpack ? c->wb / c->kpack : c->wb; }
+int v4r1_bswz_lanes(const v4r1_config *c) { return c->kpb / c->wb; }
 
 int v4r1_bswz_xor(const v4r1_config *c, int row)
 {
-    return c->bswz ? c->bswz * ((row / bswz_rows(c)) % bswz_lanes(c)) : 0;
+    return c->bswz ? c->bswz * ((row / v4r1_bswz_rows(c)) % v4r1_bswz_lanes(c)) : 0;
 }
 
 int v4r1_bswz_bases(const v4r1_config *c)

@@ -132,6 +132,10 @@ igemm_dtype v4r1_stage_type(const v4r1_config *c);
  * of P*Q. */
 int v4r1_bswz_xor(const v4r1_config *c, int row);
 
+/* Its R (entry rows of a lane's B vector) and Q (lanes of a pixel). */
+int v4r1_bswz_rows(const v4r1_config *c);
+int v4r1_bswz_lanes(const v4r1_config *c);
+
 /* The read address registers the swizzle needs (1 without it): the
  * period, in matrix steps, of the XOR a lane's fragment rows take (row
  * s*64/INST + l/INST of matrix step s, lane l). */

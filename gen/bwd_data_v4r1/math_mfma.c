@@ -79,7 +79,12 @@ static void b_read_bases(v4r1_kw *w, opnd tmp, opnd v_wave, opnd v_k, opnd v_i)
     emit *e = w->e;
     const v4r1_config *c = w->cfg;
     const int n = v4r1_bswz_bases(c), K = 64 / inst(w), lb = log2u((uint32_t)entry_bytes(w));
-    const int rows = c->kpack ? c->wb / c->kpack : c->wb, lanes = c->kpb / c->wb;
+    const int rows = v4r1_bswz_rows(c), lanes = v4r1_bswz_lanes(c);
+    /* the shifts and mask below are v4r1_bswz_xor's division and modulo */
+    for (int r = 0; c->bswz && r < c->kpb; r++)
+        if ((((r >> log2u((uint32_t)rows)) & (lanes - 1)) << log2u((uint32_t)c->bswz)) != v4r1_bswz_xor(c, r))
+            emit_fail(e, "B swizzle of row %d: the shifts give no v4r1_bswz_xor (R %d, Q %d, P %d)", r, rows, lanes,
+                      c->bswz);
     if (c->bswz) {
         e_comment(e, "B swizzled: column i ^ %d * (((t*%d + k) / %d) %% %d), the step's t of %d", c->bswz, K, rows,
                   lanes, n);

@@ -114,6 +114,9 @@ static opnd b_swizzled(v4r1_kw *w, opnd v_nb, opnd tmp)
     if (!w->cfg->bswz)
         return v_nb;
     emit *e = w->e;
+    /* kk_b / WB: the lane's entry rows over R, less than Q */
+    if (w->wb != v4r1_bswz_rows(w->cfg) * w->fmt->kpack)
+        emit_fail(e, "B swizzle: %d channels a vector, %d entry rows", w->wb, v4r1_bswz_rows(w->cfg));
     e_comment(e, "B's LDS column swizzled: n_b ^ %d * (kk_b / %d)", w->cfg->bswz, w->wb);
     e_vop2(e, "v_lshrrev_b32", tmp, imm(log2u((uint32_t)w->wb)), w->v_bkk);
     e_vop2(e, "v_lshlrev_b32", tmp, imm(log2u((uint32_t)w->cfg->bswz)), tmp);
