@@ -204,6 +204,10 @@ typedef struct {
     /* after the staging setup: per-thread LDS read addresses, zeroed
        accumulators */
     void (*setup)(v4r1_kw *w);
+    /* after the walk's first tile loads are issued, under their latency:
+       what setup leaves for then (NULL: nothing); the scratch registers
+       are free */
+    void (*late_setup)(v4r1_kw *w);
     /* before the main loop's label: the fragment registers */
     void (*loop_alloc)(v4r1_kw *w);
     /* one K slice (KPB rows of A and B) out of the current LDS buffers;

@@ -142,13 +142,34 @@ static void mfma_setup(v4r1_kw *w)
     if (w->a_lds)
         h_vadd(e, w->v_ard, imm(w->a_lds), w->v_ard);
     /* B read: (k*L + n0_wave + i) * 4 (L: the B tile's row, NPB and its
-       pad), one register per XOR of a swizzled tile (b_read_bases); the
-       column part, n0_wave + i, is recomputed for the epilogue (col_base) */
-    b_read_bases(w, v_wm, v_wave, v_k, v_i);
+       pad); a swizzled tile's one register per XOR after the first loads
+       (mfma_late_setup); the column part, n0_wave + i, is recomputed for
+       the epilogue (col_base) */
+    if (!w->cfg->bswz)
+        b_read_bases(w, v_wm, v_wave, v_k, v_i);
     int nacc = blocks_m(w) * blocks_n(w) * cd_regs(w);
     w->c_regs = areg(e, "a_c", nacc, 4);
     for (int i = 0; i < nacc; i++)
         e_accvgpr_write(e, at(w->c_regs, i), imm(0));
+}
+
+/* A swizzled B tile's read bases (b_read_bases: about five VALU each),
+ * where the first tile's loads hide them: k, i and n0_wave again from the
+ * thread id into the scratch registers */
+static void mfma_late_setup(v4r1_kw *w)
+{
+    if (!w->cfg->bswz)
+        return;
+    emit *e = w->e;
+    const int I = inst(w), wtn = w->npb / (w->block / 64 / waves_m(w));
+    opnd v_row = at(w->v_t, 0), v_wave = at(w->v_t, 1), v_k = at(w->v_t, 2), v_i = at(w->v_t, 3);
+    e_comment(e, "B's swizzled read bases, under the first loads");
+    e_vop2(e, "v_lshrrev_b32", v_wave, imm(6 + log2u((uint32_t)waves_m(w))), w->v_tid);
+    e_vop2(e, "v_lshlrev_b32", v_wave, imm(log2u((uint32_t)wtn)), v_wave); /* n0_wave */
+    e_vop2(e, "v_and_b32", v_i, imm(63), w->v_tid);
+    e_vop2(e, "v_lshrrev_b32", v_k, imm(log2u((uint32_t)I)), v_i);
+    e_vop2(e, "v_and_b32", v_i, imm(I - 1), v_i);
+    b_read_bases(w, v_row, v_wave, v_k, v_i);
 }
 
 static bool ftz_checked(const v4r1_kw *w) { return v4r1_config_ftz_checked(w->cfg, w->e->t); }
@@ -492,6 +513,7 @@ static void mfma_wave_grid(const v4r1_kw *w, v4r1_wave_grid *g)
 const v4r1_math v4r1_math_mfma = {
     .name = "mfma",
     .setup = mfma_setup,
+    .late_setup = mfma_late_setup,
     .loop_alloc = mfma_loop_alloc,
     .slice = mfma_slice,
     .loop_free = mfma_loop_free,

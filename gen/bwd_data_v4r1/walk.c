@@ -169,6 +169,8 @@ void v4r1_walk(v4r1_kw *w)
     h_smov(e, w->s_krem, sv_op(w->a_kn));
     v4r1_set_first_tap(w);
     v4r1_load_tile(w);
+    if (w->math->late_setup)
+        w->math->late_setup(w);
     h_smov(e, w->s_iter, sv_op(steps));
     const int ahead = v4r1_in_flight(w);
     w->rd_buf = w->wr_buf = 0;
