@@ -91,8 +91,23 @@ static void b_read_bases(v4r1_kw *w, opnd tmp, opnd v_wave, opnd v_k, opnd v_i)
         v4r1_row_mul(w, tmp, v_k, w->b_len); /* k*L + n0_wave */
         h_vadd(e, tmp, tmp, v_wave);
     }
+    /* where step t's XOR is step 0's XOR a constant c_t for every k (R a
+       multiple of 64/INST), base t is base 0 ^ c_t * size: c_t is below
+       the swizzle's span G = bswz * Q, under which k*L + n0_wave and the
+       tile's base (a multiple of G entries) have no bits */
+    int ct[V4R1_MAX_BSWZ_BASES] = {0};
+    bool uniform = c->bswz && n <= V4R1_MAX_BSWZ_BASES && w->b_lds % (c->bswz * lanes * entry_bytes(w)) == 0;
+    for (int t = 1; uniform && t < n; t++) {
+        ct[t] = v4r1_bswz_xor(c, t * K) ^ v4r1_bswz_xor(c, 0);
+        for (int k = 1; k < K; k++)
+            uniform = uniform && (v4r1_bswz_xor(c, t * K + k) ^ v4r1_bswz_xor(c, k)) == ct[t];
+    }
     for (int t = 0; t < n; t++) {
         opnd d = at(w->v_brd, t);
+        if (uniform && t) {
+            e_vop2(e, "v_xor_b32", d, imm(ct[t] * entry_bytes(w)), at(w->v_brd, 0));
+            continue;
+        }
         if (c->bswz) {
             if (t)
                 h_vadd(e, d, imm(t * K), v_k);
