@@ -281,6 +281,13 @@ static int lds_per_cu(void)
  * length L the entry is (q*R + h)*L + p + n, distinct modulo G when R*L =
  * P (mod G): the smallest pad that gives that (a tile whose LDS then
  * crosses a workgroups-a-CU boundary loses occupancy: docs/KERNELS.md). */
+/* Both tiles' LDS, double buffered, B's rows padded by `pad` entries:
+ * fp32 entries, or 16-bit values in k quads */
+static int lds_tiles_bytes(const v4r1_config *c, int pad)
+{
+    return 2 * (c->kpack ? 2 : 4) * c->kpb * (c->mpb + c->npb + pad);
+}
+
 static void derive_channels(v4r1_config *c)
 {
     int esz = igemm_dtype_get(c->dtype)->bytes, per = c->kpb * c->npb / c->block;
@@ -304,10 +311,8 @@ static void derive_channels(v4r1_config *c)
        leaves the multiples of `group` that the immediate offsets add
        alone: the rows (NPB), a thread's pixels (block*WB/KPB apart), the
        waves' and blocks' columns (the wave tile, INST) */
-    int tile = 2 * (c->kpack ? 2 : 4) * c->kpb * (c->mpb + c->npb);
-    int pad_bytes = 2 * (c->kpack ? 2 : 4) * c->kpb * c->bpad;
-    if (c->bpad && lds_per_cu() / (tile + pad_bytes) < lds_per_cu() / tile && c->npb % group == 0 &&
-        c->block * wb / c->kpb % group == 0 && wtn % group == 0 && c->inst >= group)
+    if (c->bpad && lds_per_cu() / lds_tiles_bytes(c, c->bpad) < lds_per_cu() / lds_tiles_bytes(c, 0) &&
+        c->npb % group == 0 && c->block * wb / c->kpb % group == 0 && wtn % group == 0 && c->inst >= group)
         c->bpad = 0, c->bswz = pix;
 }
 
@@ -327,7 +332,7 @@ static int derive_staging(v4r1_config *c, char *why, size_t len)
     c->bpath = V4R1_B_PIXELS, c->bpad = 0, c->bswz = 0;
     if (c->math == IGEMM_MATH_MFMA && c->layout == IGEMM_LAYOUT_NHWC)
         derive_channels(c);
-    c->lds_bytes = 2 * (c->kpack ? 2 : 4) * c->kpb * (c->mpb + c->npb + c->bpad);
+    c->lds_bytes = lds_tiles_bytes(c, c->bpad);
     if (c->lds_bytes > lds_per_cu()) {
         why_printf(why, len, "needs %d bytes of LDS", c->lds_bytes);
         return -1;
