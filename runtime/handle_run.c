@@ -129,7 +129,9 @@ igemm_status handle_run(igemm_handle *h, const igemm_shape *sh, const solver *s,
         ri->lds_bytes += bs.lds_bytes;
         if (ri->launches <= IGEMM_RUN_LAUNCHES) {
             igemm_launch_time *lt = &ri->launch[ri->launches - 1];
-            snprintf(lt->kernel, sizeof lt->kernel, "%s", d->kernel);
+            /* the plan's names fit (igemm_launch.kernel is longer: at -O1 gcc
+               warns of the truncation unless the precision bounds it) */
+            snprintf(lt->kernel, sizeof lt->kernel, "%.*s", (int)sizeof lt->kernel - 1, d->kernel);
             lt->grid = d->grid;
             lt->block = d->block;
             if (bs.model_cycles) {
