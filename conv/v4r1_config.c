@@ -173,11 +173,23 @@ int v4r1_bswz_xor(const v4r1_config *c, int row)
     return c->bswz ? c->bswz * ((row / v4r1_bswz_rows(c)) % v4r1_bswz_lanes(c)) : 0;
 }
 
+/* the fragment rows of matrix step t (64/INST a step) */
+static int step_rows(const v4r1_config *c) { return 64 / c->inst; }
+
+int v4r1_bswz_step_xor(const v4r1_config *c, int t)
+{
+    const int k = step_rows(c), ct = v4r1_bswz_xor(c, t * k) ^ v4r1_bswz_xor(c, 0);
+    for (int l = 1; l < k; l++)
+        if ((v4r1_bswz_xor(c, t * k + l) ^ v4r1_bswz_xor(c, l)) != ct)
+            return -1;
+    return ct;
+}
+
 int v4r1_bswz_bases(const v4r1_config *c)
 {
     if (!c->bswz)
         return 1;
-    const int k = 64 / c->inst, steps = c->kpb / (c->kpack ? c->kpack : 1) / k;
+    const int k = step_rows(c), steps = c->kpb / (c->kpack ? c->kpack : 1) / k;
     for (int p = 1; p < steps; p++) {
         bool same = steps % p == 0;
         for (int s = p; same && s < steps; s++)
@@ -311,9 +323,18 @@ static void derive_channels(v4r1_config *c)
        leaves the multiples of `group` that the immediate offsets add
        alone: the rows (NPB), a thread's pixels (block*WB/KPB apart), the
        waves' and blocks' columns (the wave tile, INST) */
-    if (c->bpad && lds_per_cu() / lds_tiles_bytes(c, c->bpad) < lds_per_cu() / lds_tiles_bytes(c, 0) &&
-        c->npb % group == 0 && c->block * wb / c->kpb % group == 0 && wtn % group == 0 && c->inst >= group)
-        c->bpad = 0, c->bswz = pix;
+    if (!c->bpad || lds_per_cu() / lds_tiles_bytes(c, c->bpad) >= lds_per_cu() / lds_tiles_bytes(c, 0) ||
+        c->npb % group || c->block * wb / c->kpb % group || wtn % group || c->inst < group)
+        return;
+    /* and where every step's XOR is step 0's XOR a constant for every lane
+       (the kernel writer's read bases past the first are the first XOR it) */
+    const int pad = c->bpad;
+    c->bpad = 0, c->bswz = pix;
+    for (int t = 1; t < v4r1_bswz_bases(c); t++)
+        if (v4r1_bswz_step_xor(c, t) < 0) {
+            c->bpad = pad, c->bswz = 0;
+            return;
+        }
 }
 
 /* What every math strategy shares: the global-load vectors of the A and B

@@ -141,6 +141,12 @@ int v4r1_bswz_lanes(const v4r1_config *c);
  * s*64/INST + l/INST of matrix step s, lane l). */
 int v4r1_bswz_bases(const v4r1_config *c);
 
+/* The XOR matrix step t's fragment rows take beyond step 0's, the same for
+ * every lane (l/INST), or -1 where it is not; a tile swizzles only where
+ * every step's is (derive_channels), so its read bases past the first are
+ * the first XOR a constant. */
+int v4r1_bswz_step_xor(const v4r1_config *c, int t);
+
 /* An MFMA configuration's K rows per matrix step: 64/INST with fp32 LDS
  * tiles (32x32x2, 16x16x4 f32), 4*64/INST with k quads (32x32x8, 16x16x16). */
 int v4r1_mfma_kstep(const v4r1_config *c);

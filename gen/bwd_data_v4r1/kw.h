@@ -40,10 +40,6 @@
 #include "../emit_helpers.h"
 #include "../values.h"
 
-/* the most read base registers of a swizzled B tile whose steps' XORs
- * differ by constants (math_mfma.c; v4r1_bswz_bases) */
-#define V4R1_MAX_BSWZ_BASES 16
-
 /* Lanes with nothing to load or store use this offset: past NUM_RECORDS
  * under every reading of the gfx9 range check, so loads read 0 and stores
  * are dropped. */

@@ -70,68 +70,66 @@ static const mfma_info *pick(v4r1_kw *w, int *issues)
 
 /* The B read addresses (buffer 0), k = l / INST, i = l % INST, n0_wave in
  * v_wave: (k*L + n0_wave + i) * size + the tile's base, or on a swizzled
- * tile one per step t of the XOR's period, its column i ^
- * v4r1_bswz_xor(row t*64/INST + k), the XOR a multiple of bswz below
- * bswz * Q (conv/v4r1_config.h): a row of lanes keeps reading
- * consecutive columns, permuted within aligned blocks. tmp: scratch. */
+ * tile one per step t of the XOR's period: base 0's column i ^
+ * v4r1_bswz_xor(k), base t base 0 XOR v4r1_bswz_step_xor(t) * size (a
+ * constant below the swizzle's span G = bswz * Q, where k*L + n0_wave and
+ * the tile's base, multiples of G entries, have no bits): a row of lanes
+ * keeps reading consecutive columns, permuted within aligned blocks.
+ * tmp: scratch. */
 static void b_read_bases(v4r1_kw *w, opnd tmp, opnd v_wave, opnd v_k, opnd v_i)
 {
     emit *e = w->e;
     const v4r1_config *c = w->cfg;
-    const int n = v4r1_bswz_bases(c), K = 64 / inst(w), lb = log2u((uint32_t)entry_bytes(w));
+    const int n = v4r1_bswz_bases(c), lb = log2u((uint32_t)entry_bytes(w));
     const int rows = v4r1_bswz_rows(c), lanes = v4r1_bswz_lanes(c);
-    /* the shifts and mask below are v4r1_bswz_xor's division and modulo */
-    for (int r = 0; c->bswz && r < c->kpb; r++)
-        if ((((r >> log2u((uint32_t)rows)) & (lanes - 1)) << log2u((uint32_t)c->bswz)) != v4r1_bswz_xor(c, r))
-            emit_fail(e, "B swizzle of row %d: the shifts give no v4r1_bswz_xor (R %d, Q %d, P %d)", r, rows, lanes,
-                      c->bswz);
+    opnd d = at(w->v_brd, 0);
     if (c->bswz) {
-        e_comment(e, "B swizzled: column i ^ %d * (((t*%d + k) / %d) %% %d), the step's t of %d", c->bswz, K, rows,
-                  lanes, n);
+        /* the shifts and mask below are v4r1_bswz_xor's division and modulo */
+        for (int r = 0; r < c->kpb; r++)
+            if ((((r >> log2u((uint32_t)rows)) & (lanes - 1)) << log2u((uint32_t)c->bswz)) != v4r1_bswz_xor(c, r))
+                emit_fail(e, "B swizzle of row %d: the shifts give no v4r1_bswz_xor (R %d, Q %d, P %d)", r, rows,
+                          lanes, c->bswz);
+        if (w->b_lds % (c->bswz * lanes * entry_bytes(w)))
+            emit_fail(e, "B swizzle: the tile's base %d is not a multiple of its span", w->b_lds);
+        e_comment(e, "B swizzled: column i ^ %d * (((t*%d + k) / %d) %% %d), the step's t of %d", c->bswz,
+                  64 / inst(w), rows, lanes, n);
         v4r1_row_mul(w, tmp, v_k, w->b_len); /* k*L + n0_wave */
         h_vadd(e, tmp, tmp, v_wave);
+        e_vop2(e, "v_lshrrev_b32", d, imm(log2u((uint32_t)rows)), v_k);
+        e_vop2(e, "v_and_b32", d, imm(lanes - 1), d);
+        e_vop2(e, "v_lshlrev_b32", d, imm(log2u((uint32_t)c->bswz)), d);
+        e_vop2(e, "v_xor_b32", d, d, v_i);
+        h_vadd(e, d, d, tmp);
+    } else {
+        v4r1_row_mul(w, d, v_k, w->b_len);
+        h_vadd(e, d, d, v_wave);
+        h_vadd(e, d, d, v_i);
     }
-    /* where step t's XOR is step 0's XOR a constant c_t for every k (R a
-       multiple of 64/INST), base t is base 0 ^ c_t * size: c_t is below
-       the swizzle's span G = bswz * Q, under which k*L + n0_wave and the
-       tile's base (a multiple of G entries) have no bits */
-    int ct[V4R1_MAX_BSWZ_BASES] = {0};
-    bool uniform = c->bswz && n <= V4R1_MAX_BSWZ_BASES && w->b_lds % (c->bswz * lanes * entry_bytes(w)) == 0;
-    for (int t = 1; uniform && t < n; t++) {
-        ct[t] = v4r1_bswz_xor(c, t * K) ^ v4r1_bswz_xor(c, 0);
-        for (int k = 1; k < K; k++)
-            uniform = uniform && (v4r1_bswz_xor(c, t * K + k) ^ v4r1_bswz_xor(c, k)) == ct[t];
+    e_vop2(e, "v_lshlrev_b32", d, imm(lb), d);
+    if (w->b_lds)
+        h_vadd(e, d, imm(w->b_lds), d);
+    for (int t = 1; t < n; t++) {
+        const int ct = v4r1_bswz_step_xor(c, t);
+        if (ct < 0) /* derive_channels swizzles only where every step's is a constant */
+            emit_fail(e, "B swizzle: step %d's XOR differs from step 0's by no constant", t);
+        e_vop2(e, "v_xor_b32", at(w->v_brd, t), imm(ct * entry_bytes(w)), d);
     }
-    for (int t = 0; t < n; t++) {
-        opnd d = at(w->v_brd, t);
-        if (uniform && t) {
-            e_vop2(e, "v_xor_b32", d, imm(ct[t] * entry_bytes(w)), at(w->v_brd, 0));
-            continue;
-        }
-        if (c->bswz) {
-            if (t)
-                h_vadd(e, d, imm(t * K), v_k);
-            e_vop2(e, "v_lshrrev_b32", d, imm(log2u((uint32_t)rows)), t ? d : v_k);
-            e_vop2(e, "v_and_b32", d, imm(lanes - 1), d);
-            e_vop2(e, "v_lshlrev_b32", d, imm(log2u((uint32_t)c->bswz)), d);
-            e_vop2(e, "v_xor_b32", d, d, v_i);
-            h_vadd(e, d, d, tmp);
-        } else {
-            v4r1_row_mul(w, d, v_k, w->b_len);
-            h_vadd(e, d, d, v_wave);
-            h_vadd(e, d, d, v_i);
-        }
-        e_vop2(e, "v_lshlrev_b32", d, imm(lb), d);
-        if (w->b_lds)
-            h_vadd(e, d, imm(w->b_lds), d);
-    }
+}
+
+/* The columns of a wave's tile along N (its share of the tile's), and its
+ * first column n0_wave = (wave / WGM) * wtn into dst, from the thread id */
+static int wave_cols(const v4r1_kw *w) { return w->npb / (w->block / 64 / waves_m(w)); }
+static void wave_n0(v4r1_kw *w, opnd dst)
+{
+    e_vop2(w->e, "v_lshrrev_b32", dst, imm(6 + log2u((uint32_t)waves_m(w))), w->v_tid);
+    e_vop2(w->e, "v_lshlrev_b32", dst, imm(log2u((uint32_t)wave_cols(w))), dst);
 }
 
 static void mfma_setup(v4r1_kw *w)
 {
     emit *e = w->e;
     const int I = inst(w), lb = log2u((uint32_t)entry_bytes(w));
-    const int wtm = w->mpb / waves_m(w), wtn = w->npb / (w->block / 64 / waves_m(w));
+    const int wtm = w->mpb / waves_m(w), wtn = wave_cols(w);
     e_comment(e, "MFMA %dx%d: %d waves as %dx%d, wave tile %dx%d = %dx%d blocks, accumulators in AGPRs", I, I,
               w->block / 64, waves_m(w), w->block / 64 / waves_m(w), wtm, wtn, blocks_m(w), blocks_n(w));
     w->v_ard = vreg(e, "v_ard", 1, 1), w->v_brd = vreg(e, "v_brd", v4r1_bswz_bases(w->cfg), 1);
@@ -176,11 +174,10 @@ static void mfma_late_setup(v4r1_kw *w)
     if (!w->cfg->bswz)
         return;
     emit *e = w->e;
-    const int I = inst(w), wtn = w->npb / (w->block / 64 / waves_m(w));
+    const int I = inst(w);
     opnd v_row = at(w->v_t, 0), v_wave = at(w->v_t, 1), v_k = at(w->v_t, 2), v_i = at(w->v_t, 3);
     e_comment(e, "B's swizzled read bases, under the first loads");
-    e_vop2(e, "v_lshrrev_b32", v_wave, imm(6 + log2u((uint32_t)waves_m(w))), w->v_tid);
-    e_vop2(e, "v_lshlrev_b32", v_wave, imm(log2u((uint32_t)wtn)), v_wave); /* n0_wave */
+    wave_n0(w, v_wave);
     e_vop2(e, "v_and_b32", v_i, imm(63), w->v_tid);
     e_vop2(e, "v_lshrrev_b32", v_k, imm(log2u((uint32_t)I)), v_i);
     e_vop2(e, "v_and_b32", v_i, imm(I - 1), v_i);
@@ -482,10 +479,8 @@ static opnd mfma_row_base(v4r1_kw *w) { return w->v_tm4; }
 static opnd mfma_col_base(v4r1_kw *w)
 {
     emit *e = w->e;
-    const int wtn = w->npb / (w->block / 64 / waves_m(w));
     opnd v = at(w->v_brd, 0);
-    e_vop2(e, "v_lshrrev_b32", v, imm(6 + log2u((uint32_t)waves_m(w))), w->v_tid);
-    e_vop2(e, "v_lshlrev_b32", v, imm(log2u((uint32_t)wtn)), v);
+    wave_n0(w, v);
     e_vop2(e, "v_and_b32", at(w->v_t, 0), imm(inst(w) - 1), w->v_tid);
     h_vadd(e, v, v, at(w->v_t, 0));
     return v;
