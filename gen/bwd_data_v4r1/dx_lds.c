@@ -34,6 +34,12 @@
  * swizzled places), 16 consecutive lanes covering two pixels of opposite
  * t where a pixel has more than 8 units.
  *
+ * Pixels: the thread's first is decoded in full and kept; every other one
+ * is a constant number of tile columns past it (round_step) and steps from
+ * it without a division (v4r1_pixel_offset_step). Where the swizzle is the
+ * same for every round of a thread (reads_invariant), round r reads at
+ * round 0's address plus r*T*16 bytes (an immediate offset).
+ *
  * Stores: a unit whose V channels are inside C/G as one dwordx4; the lanes
  * of the last, partial unit of C/G element by element (buffer_store_dword,
  * or buffer_store_short / _d16_hi for the two halves of a dword); pixels
@@ -151,6 +157,51 @@ static void swizzle(emit *e, const pass_geom *p, opnd dst, opnd v_pc, opnd tmp)
     }
 }
 
+/* Tile column of pass pixel pc in the passes of column block k and wave
+ * column group wc (less n0): (wc*WNP + pc / INST) * WTN + k*INST + pc % INST */
+static int pass_column(const pass_geom *p, int k, int wc, int pc)
+{
+    const int I = p->g.inst;
+    return (wc * p->wnp + pc / I) * p->g.wtn + k * I + pc % I;
+}
+
+/* Round r of the passes of (k, wc) lies a constant d columns past round 0
+ * of the first passes for every thread (the rounds' pixels are pcl + r*T/U,
+ * pcl < T/U, and T/U and INST are powers of two): d, or -1 where it is not
+ * (then the round is decoded in full). */
+static int round_step(const pass_geom *p, int k, int wc, int r)
+{
+    const int S = p->T / p->U;
+    int d = pass_column(p, k, wc, r * S) - pass_column(p, 0, 0, 0);
+    for (int pcl = 1; pcl < S; pcl++)
+        if (pass_column(p, k, wc, pcl + r * S) - pass_column(p, 0, 0, pcl) != d)
+            return -1;
+    return d;
+}
+
+/* X(pc) of the swizzle below, at generation time */
+static int swizzle_of(const pass_geom *p, int pc)
+{
+    int x = ((pc >> p->sw_shift) & ((1 << p->sw_bits) - 1)) << 4;
+    if (p->t_shift >= 0)
+        x |= ((pc >> p->t_shift) & 1) << 3;
+    return x;
+}
+
+/* Whether every round reads at round 0's address plus r*T*16 bytes (an
+ * immediate offset): X(pcl + r*T/U) = X(pcl) for every thread and round. */
+static bool reads_invariant(const pass_geom *p)
+{
+    const int S = p->T / p->U;
+    if ((p->rounds - 1) * p->T * 16 > 65535)
+        return false;
+    for (int r = 1; r < p->rounds; r++)
+        for (int pcl = 0; pcl < S; pcl++)
+            if (swizzle_of(p, pcl + r * S) != swizzle_of(p, pcl))
+                return false;
+    return true;
+}
+
 /* The registers of the path (lane constants and scratch). */
 typedef struct {
     pass_geom p;
@@ -159,6 +210,9 @@ typedef struct {
     opnd v_pcl, v_u16, v_trow;      /* reads: round 0's pixel, unit * 16, tile row less the pass's */
     opnd v_d, v_a, v_b, v_n, v_poff, v_q; /* v_d: a batch's units; v_poff: the rounds' dx offsets */
     opnd v_tmp, v_nan;              /* bf16 rounding */
+    v4r1_column base;               /* round 0's column of the first passes, decoded */
+    opnd v_rd;                      /* invariant reads: round 0's LDS address (16-bit: and its
+                                       other half's), or NOOP */
     opnd s_rsc, s_exec, s_full, s_tail, s_part, s_vlim, s_k;
     sv mlim;
     v4r1_pixels px;
@@ -219,6 +273,13 @@ static void read_consts(v4r1_kw *w, lds_ctx *x)
     e_vop2(e, "v_lshlrev_b32", x->v_trow, imm(log2u((uint32_t)p->g.wtm)), x->v_trow);
     e_vop3(e, "v_and_or_b32", x->v_trow, x->v_a, imm(rbi - 1), x->v_trow);
     e_vop2(e, "v_lshlrev_b32", x->v_u16, imm(4), x->v_u16);
+    if (x->v_rd.kind != OPK_NONE) {
+        swizzle(e, p, x->v_a, x->v_pcl, x->v_n);
+        e_vop2(e, "v_lshlrev_b32", x->v_n, imm(p->lu + 4), x->v_pcl);
+        e_vop3(e, "v_xad_u32", at(x->v_rd, 0), x->v_u16, x->v_a, x->v_n);
+        if (p->bytes == 2)
+            e_vop2(e, "v_xor_b32", at(x->v_rd, 1), imm(8), at(x->v_rd, 0));
+    }
 }
 
 /* A pass: column block k of the waves of wave column group wc, row blocks
@@ -286,22 +347,36 @@ static opnd round_pixel(lds_ctx *x, emit *e, int r)
  * column group wc (the same for every pass of them): tile column (wc*WNP +
  * pc / INST) * WTN + k*INST + pc % INST, plus the thread's channel part;
  * the invalid offset (and anything past it, at least 0x80000000) where the
- * pixel is outside dx, past gemm_n or, in a partial round, past the pass. */
+ * pixel is outside dx, past gemm_n or, in a partial round, past the pass.
+ * Round 0 of the first passes is decoded in full and kept (x->base); the
+ * others step from it by their constant column distance (round_step,
+ * v4r1_pixel_offset_step: no division). */
 static void decode_round(v4r1_kw *w, lds_ctx *x, pass_id q, int r)
 {
     emit *e = w->e;
     const pass_geom *p = &x->p;
     const int I = p->g.inst;
-    opnd v_pc = round_pixel(x, e, r), off = at(x->v_poff, r);
-    const int col = q.wc * p->wnp * p->g.wtn + q.k * I;
-    e_vop2(e, "v_lshrrev_b32", x->v_n, imm(log2u((uint32_t)I)), v_pc);
-    e_vop2(e, "v_lshlrev_b32", x->v_n, imm(log2u((uint32_t)p->g.wtn)), x->v_n);
-    e_vop3(e, "v_and_or_b32", x->v_n, v_pc, imm(I - 1), x->v_n);
-    if (col)
-        h_vadd(e, x->v_n, imm(col), x->v_n);
-    h_vadd(e, x->v_n, sv_op(w->n0), x->v_n);
-    v4r1_pixel_offset(w, &x->px, off, x->v_n, x->v_q, NOOP);
+    opnd off = at(x->v_poff, r);
+    const int d = round_step(p, q.k, q.wc, r);
+    const bool first = !q.k && !q.wc && !r;
+    if (d > 0) {
+        v4r1_pixel_offset_step(w, &x->px, off, &x->base, d, x->v_q);
+    } else {
+        opnd v_pc = round_pixel(x, e, r), v_n = first ? x->base.v_n : x->v_n;
+        const int col = q.wc * p->wnp * p->g.wtn + q.k * I;
+        e_vop2(e, "v_lshrrev_b32", v_n, imm(log2u((uint32_t)I)), v_pc);
+        e_vop2(e, "v_lshlrev_b32", v_n, imm(log2u((uint32_t)p->g.wtn)), v_n);
+        e_vop3(e, "v_and_or_b32", v_n, v_pc, imm(I - 1), v_n);
+        if (col)
+            h_vadd(e, v_n, imm(col), v_n);
+        h_vadd(e, v_n, sv_op(w->n0), v_n);
+        if (first)
+            v4r1_pixel_offset_base(w, &x->px, off, &x->base, x->v_q);
+        else
+            v4r1_pixel_offset(w, &x->px, off, v_n, x->v_q, NOOP);
+    }
     if (p->NC * p->U < p->T) {
+        opnd v_pc = round_pixel(x, e, r);
         e_vopc(e, "v_cmp_gt_u32", VCC, imm(p->NC), v_pc);
         e_cndmask(e, off, w->v_inv, off, VCC);
     }
@@ -320,27 +395,37 @@ static void pass_rows(v4r1_kw *w, lds_ctx *x, int cst)
     e_sop2(e, "s_andn2_b64", x->s_tail, x->s_tail, x->s_full);
 }
 
-/* Round r's unit out of LDS into its place in the batch (v_d + 4*b). */
+/* Round r's unit out of LDS into its place in the batch (v_d + 4*b): at
+ * round 0's address plus r*T*16 where the swizzle allows (x->v_rd), else
+ * at the address of the round's pixel. */
 static void read_unit(lds_ctx *x, emit *e, int r, int b)
 {
     const pass_geom *p = &x->p;
+    const bool partial = p->NC * p->U < p->T, half = p->bytes == 2;
     opnd d = sub(x->v_d, 4 * b, 4);
-    opnd v_pc = round_pixel(x, e, r);
-    if (p->NC * p->U < p->T) { /* a partial round: the lanes past the pass's pixels read nothing */
+    opnd v_pc = partial || x->v_rd.kind == OPK_NONE ? round_pixel(x, e, r) : NOOP;
+    if (partial) { /* a partial round: the lanes past the pass's pixels read nothing */
         e_vopc(e, "v_cmp_gt_u32", VCC, imm(p->NC), v_pc);
         e_sop2(e, "s_and_b64", EXEC, x->s_exec, VCC);
     }
-    swizzle(e, p, x->v_a, v_pc, x->v_n);
-    e_vop2(e, "v_lshlrev_b32", x->v_n, imm(p->lu + 4), v_pc);
-    e_vop3(e, "v_xad_u32", x->v_a, x->v_u16, x->v_a, x->v_n);
-    if (p->bytes == 2) {
-        e_ds(e, "ds_read_b64", sub(d, 0, 2), x->v_a, NOOP, NOOP, 0, 0);
-        e_vop2(e, "v_xor_b32", x->v_a, imm(8), x->v_a);
-        e_ds(e, "ds_read_b64", sub(d, 2, 2), x->v_a, NOOP, NOOP, 0, 0);
+    opnd a0 = x->v_a, a1 = x->v_a;
+    int o = 0;
+    if (x->v_rd.kind != OPK_NONE) {
+        a0 = at(x->v_rd, 0), a1 = half ? at(x->v_rd, 1) : NOOP, o = r * p->T * 16;
     } else {
-        e_ds(e, "ds_read_b128", d, x->v_a, NOOP, NOOP, 0, 0);
+        swizzle(e, p, x->v_a, v_pc, x->v_n);
+        e_vop2(e, "v_lshlrev_b32", x->v_n, imm(p->lu + 4), v_pc);
+        e_vop3(e, "v_xad_u32", x->v_a, x->v_u16, x->v_a, x->v_n);
     }
-    if (p->NC * p->U < p->T)
+    if (half) {
+        e_ds(e, "ds_read_b64", sub(d, 0, 2), a0, NOOP, NOOP, o, 0);
+        if (x->v_rd.kind == OPK_NONE)
+            e_vop2(e, "v_xor_b32", x->v_a, imm(8), x->v_a);
+        e_ds(e, "ds_read_b64", sub(d, 2, 2), a1, NOOP, NOOP, o, 0);
+    } else {
+        e_ds(e, "ds_read_b128", d, a0, NOOP, NOOP, o, 0);
+    }
+    if (partial)
         h_smov(e, EXEC, x->s_exec);
 }
 
@@ -416,6 +501,9 @@ static void lds_alloc(v4r1_kw *w, lds_ctx *x)
     for (size_t i = 0; i < sizeof vr / sizeof vr[0]; i++)
         *vr[i] = vreg(e, vn[i], 1, 1);
     x->v_q = vreg(e, "v_lq", 2, 1);
+    x->base.v_n = vreg(e, "v_lbn", 1, 1), x->base.v_img = vreg(e, "v_lbimg", 1, 1);
+    x->base.v_t = vreg(e, "v_lbt", 2, 1);
+    x->v_rd = reads_invariant(&x->p) ? vreg(e, "v_lrd", x->p.bytes == 2 ? 2 : 1, 1) : NOOP;
     x->v_tmp = x->v_nan = NOOP;
     if (w->dt->id == IGEMM_BF16) {
         x->v_tmp = vreg(e, "v_round", 1, 1);

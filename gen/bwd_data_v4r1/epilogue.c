@@ -21,21 +21,75 @@ void v4r1_column_consts(v4r1_kw *w, opnd v_ch, opnd v_cw)
     sv_free(e, tw);
 }
 
-void v4r1_column_pixel(v4r1_kw *w, opnd v_n, opnd v_img, opnd v_q, sv hwts, opnd v_ch, opnd v_cw)
+void v4r1_column_tilde(v4r1_kw *w, opnd v_n, opnd v_img, opnd v_q, sv hwts)
 {
     emit *e = w->e;
     opnd v_r = at(w->v_t, 2), s_t0 = at(w->s_t, 0);
-    sv a_sh = V4R1_ARG(w, stride_h), a_sw = V4R1_ARG(w, stride_w);
     vx_divmod(e, v_img, v_r, v_n, hwts, w->a_mdiv_hwts, w->a_shift_hwts, s_t0);
     vx_divmod(e, at(v_q, 0), at(v_q, 1), v_r, w->a_wts, w->a_mdiv_wts, w->a_shift_wts, s_t0);
+}
+
+/* Tilde coordinates v_t (hts_i, wts_i) -> dx pixel v_q (hi, wi; v_q may be
+ * v_t), and VCC = the lanes whose column v_n is below lim and whose pixel is
+ * inside dx. */
+static void tilde_pixel(v4r1_kw *w, opnd v_q, opnd v_t, opnd v_ch, opnd v_cw, opnd v_n, sv lim)
+{
+    emit *e = w->e;
+    opnd s_t0 = at(w->s_t, 0);
+    sv a_sh = V4R1_ARG(w, stride_h), a_sw = V4R1_ARG(w, stride_w);
     /* hi = hts_i * stride_h + (htl * stride_h + hi_off), all below 2^24 */
-    vx_mad24(e, at(v_q, 0), at(v_q, 0), a_sh, v_ch, s_t0);
-    vx_mad24(e, at(v_q, 1), at(v_q, 1), a_sw, v_cw, s_t0);
-    e_vopc(e, "v_cmp_gt_u32", VCC, sv_op(w->a_gemm_n), v_n);
+    vx_mad24(e, at(v_q, 0), at(v_t, 0), a_sh, v_ch, s_t0);
+    vx_mad24(e, at(v_q, 1), at(v_t, 1), a_sw, v_cw, s_t0);
+    e_vopc(e, "v_cmp_gt_u32", VCC, sv_op(lim), v_n);
     e_vopc(e, "v_cmp_gt_u32", w->s_m, sv_sgpr(e, w->a_hi, at(w->s_t, 1)), at(v_q, 0));
     e_sop2(e, "s_and_b64", VCC, VCC, w->s_m);
     e_vopc(e, "v_cmp_gt_u32", w->s_m, sv_sgpr(e, w->a_wi, at(w->s_t, 1)), at(v_q, 1));
     e_sop2(e, "s_and_b64", VCC, VCC, w->s_m);
+}
+
+void v4r1_column_pixel(v4r1_kw *w, opnd v_n, opnd v_img, opnd v_q, sv hwts, opnd v_ch, opnd v_cw)
+{
+    v4r1_column_tilde(w, v_n, v_img, v_q, hwts);
+    tilde_pixel(w, v_q, v_q, v_ch, v_cw, v_n, w->a_gemm_n);
+}
+
+void v4r1_column_step(v4r1_kw *w, const v4r1_pixels *p, const v4r1_column *base, int d, opnd v_img, opnd v_q)
+{
+    emit *e = w->e;
+    opnd v_d = at(w->v_t, 2), s_t0 = at(w->s_t, 0);
+    sv qh, r1, rh, rw;
+    /* (the quotients in scalars as they are needed: SGPRs are short here) */
+    sv_divmod(e, "s_step_qh", "s_step_r1", sv_const((uint32_t)d), p->hwts, w->a_mdiv_hwts, w->a_shift_hwts, &qh, &r1);
+    h_vadd(e, v_img, sv_op(qh), base->v_img);
+    sv_free(e, qh);
+    sv_divmod(e, "s_step_rh", "s_step_rw", r1, w->a_wts, w->a_mdiv_wts, w->a_shift_wts, &rh, &rw);
+    sv_free(e, r1);
+    /* wts_i + rw < 2 wts: at most one carry (s_m) into hts_i */
+    h_vadd(e, at(v_q, 1), sv_op(rw), at(base->v_t, 1));
+    sv_free(e, rw);
+    e_vopc(e, "v_cmp_le_u32", w->s_m, sv_sgpr(e, w->a_wts, s_t0), at(v_q, 1));
+    e_vop2(e, "v_subrev_u32", v_d, sv_op(w->a_wts), at(v_q, 1));
+    e_cndmask(e, at(v_q, 1), at(v_q, 1), v_d, w->s_m);
+    /* hts_i + rh + carry < 2 hts: at most one (VCC) into the image */
+    h_vadd(e, at(v_q, 0), sv_op(rh), at(base->v_t, 0));
+    sv_free(e, rh);
+    e_vop2c(e, "v_addc_co_u32", at(v_q, 0), VCC, imm(0), at(v_q, 0), w->s_m);
+    e_vopc(e, "v_cmp_le_u32", VCC, sv_sgpr(e, w->a_hts, s_t0), at(v_q, 0));
+    e_vop2(e, "v_subrev_u32", v_d, sv_op(w->a_hts), at(v_q, 0));
+    e_cndmask(e, at(v_q, 0), at(v_q, 0), v_d, VCC);
+    e_vop2c(e, "v_addc_co_u32", v_img, VCC, imm(0), v_img, VCC);
+    /* column n + d below gemm_n: n below gemm_n - d (0 where d is more) */
+    sv lim;
+    if (w->a_gemm_n.known) {
+        lim = sv_const(w->a_gemm_n.k > (uint32_t)d ? w->a_gemm_n.k - (uint32_t)d : 0);
+    } else {
+        lim = sv_reg(sreg(e, "s_step_lim", 1, 1));
+        e_sop2(e, "s_sub_u32", lim.r, w->a_gemm_n.r, imm(d));
+        e_sop2(e, "s_cselect_b32", lim.r, imm(0), lim.r);
+    }
+    tilde_pixel(w, v_q, v_q, p->v_ch, p->v_cw, base->v_n, lim);
+    if (!lim.known)
+        rfree(e, lim.r);
 }
 
 void v4r1_pixels_begin(v4r1_kw *w, v4r1_pixels *p, sv hiwi_bytes)
@@ -57,11 +111,11 @@ opnd v4r1_pixels_consts(v4r1_kw *w, v4r1_pixels *p, opnd v_row0)
     return v_rowoff;
 }
 
-void v4r1_pixel_offset(v4r1_kw *w, const v4r1_pixels *p, opnd off, opnd v_n, opnd v_q, opnd v_rowoff)
+/* off = the offset of pixel v_q (hi, wi) of image v_img (VCC: valid) */
+static void offset_of(v4r1_kw *w, const v4r1_pixels *p, opnd off, opnd v_img, opnd v_q, opnd v_rowoff)
 {
     emit *e = w->e;
-    opnd v_img = at(w->v_t, 1), s_t0 = at(w->s_t, 0);
-    v4r1_column_pixel(w, v_n, v_img, v_q, p->hwts, p->v_ch, p->v_cw);
+    opnd s_t0 = at(w->s_t, 0);
     /* off = image*c*hi*wi*4 + (hi*wi_ + wi)*pixel stride + row_base*row stride */
     vx_mad24(e, at(v_q, 0), at(v_q, 0), w->a_wi, at(v_q, 1), s_t0);
     vx_mul(e, at(v_q, 0), at(v_q, 0), w->c_pix, s_t0);
@@ -70,6 +124,27 @@ void v4r1_pixel_offset(v4r1_kw *w, const v4r1_pixels *p, opnd off, opnd v_n, opn
     if (v_rowoff.kind != OPK_NONE)
         h_vadd(e, off, off, v_rowoff);
     e_cndmask(e, off, w->v_inv, off, VCC);
+}
+
+void v4r1_pixel_offset(v4r1_kw *w, const v4r1_pixels *p, opnd off, opnd v_n, opnd v_q, opnd v_rowoff)
+{
+    opnd v_img = at(w->v_t, 1);
+    v4r1_column_pixel(w, v_n, v_img, v_q, p->hwts, p->v_ch, p->v_cw);
+    offset_of(w, p, off, v_img, v_q, v_rowoff);
+}
+
+void v4r1_pixel_offset_base(v4r1_kw *w, const v4r1_pixels *p, opnd off, const v4r1_column *base, opnd v_q)
+{
+    v4r1_column_tilde(w, base->v_n, base->v_img, base->v_t, p->hwts);
+    tilde_pixel(w, v_q, base->v_t, p->v_ch, p->v_cw, base->v_n, w->a_gemm_n);
+    offset_of(w, p, off, base->v_img, v_q, NOOP);
+}
+
+void v4r1_pixel_offset_step(v4r1_kw *w, const v4r1_pixels *p, opnd off, const v4r1_column *base, int d, opnd v_q)
+{
+    opnd v_img = at(w->v_t, 1);
+    v4r1_column_step(w, p, base, d, v_img, v_q);
+    offset_of(w, p, off, v_img, v_q, NOOP);
 }
 
 void v4r1_pixels_end(v4r1_kw *w, v4r1_pixels *p)

@@ -397,6 +397,9 @@ void v4r1_epilogue(v4r1_kw *w);
    below gemm_n (scratch: v_t[2], s_t[0..1], s_m) */
 void v4r1_column_consts(v4r1_kw *w, opnd v_ch, opnd v_cw);
 void v4r1_column_pixel(v4r1_kw *w, opnd v_n, opnd v_img, opnd v_q, sv hwts, opnd v_ch, opnd v_cw);
+/* tile column v_n -> its image (v_img) and tilde coordinates (v_q: hts_i,
+   wts_i), the two divisions of v4r1_column_pixel */
+void v4r1_column_tilde(v4r1_kw *w, opnd v_n, opnd v_img, opnd v_q, sv hwts);
 
 /* fixup.c: the non-finite guard before the epilogue's stores (unsplit
    kernels): where an accumulator is NaN, the border-band elements are
@@ -437,6 +440,20 @@ void v4r1_pixels_begin(v4r1_kw *w, v4r1_pixels *p, sv hiwi_bytes);
    NOOP) */
 opnd v4r1_pixels_consts(v4r1_kw *w, v4r1_pixels *p, opnd v_row0);
 void v4r1_pixel_offset(v4r1_kw *w, const v4r1_pixels *p, opnd off, opnd v_n, opnd v_q, opnd v_rowoff);
+/* A decoded column, for the columns a constant d past it: v_n (n0
+ * included), its image and tilde coordinates (v_t: hts_i, wts_i). */
+typedef struct {
+    opnd v_n, v_img, v_t;
+} v4r1_column;
+/* v4r1_pixel_offset without the row part for the column base->v_n, keeping
+   its decode in base; and for the column d (> 0, a constant) past it,
+   without a division: d = qh*(hts*wts) + rh*wts + rw in scalars, then wts_i
+   + rw carries at most once into hts_i and hts_i + rh (+1) at most once
+   into the image (v4r1_column_step: v_img, v_q and VCC as
+   v4r1_column_pixel gives them; scratch v_t[2], s_t[0], s_m) */
+void v4r1_pixel_offset_base(v4r1_kw *w, const v4r1_pixels *p, opnd off, const v4r1_column *base, opnd v_q);
+void v4r1_pixel_offset_step(v4r1_kw *w, const v4r1_pixels *p, opnd off, const v4r1_column *base, int d, opnd v_q);
+void v4r1_column_step(v4r1_kw *w, const v4r1_pixels *p, const v4r1_column *base, int d, opnd v_img, opnd v_q);
 void v4r1_pixels_end(v4r1_kw *w, v4r1_pixels *p);
 void v4r1_dx_base(v4r1_kw *w, opnd dst);
 
