@@ -53,7 +53,10 @@ void v4r1_column_pixel(v4r1_kw *w, opnd v_n, opnd v_img, opnd v_q, sv hwts, opnd
     tilde_pixel(w, v_q, v_q, v_ch, v_cw, v_n, w->a_gemm_n);
 }
 
-void v4r1_column_step(v4r1_kw *w, const v4r1_pixels *p, const v4r1_column *base, int d, opnd v_img, opnd v_q)
+/* The column d (> 0) tile columns past base: image v_img, pixel v_q and
+ * VCC as v4r1_column_pixel gives them, without a division (kw.h,
+ * v4r1_pixel_offset_step). */
+static void column_step(v4r1_kw *w, const v4r1_pixels *p, const v4r1_column *base, int d, opnd v_img, opnd v_q)
 {
     emit *e = w->e;
     opnd v_d = at(w->v_t, 2), s_t0 = at(w->s_t, 0);
@@ -143,7 +146,7 @@ void v4r1_pixel_offset_base(v4r1_kw *w, const v4r1_pixels *p, opnd off, const v4
 void v4r1_pixel_offset_step(v4r1_kw *w, const v4r1_pixels *p, opnd off, const v4r1_column *base, int d, opnd v_q)
 {
     opnd v_img = at(w->v_t, 1);
-    v4r1_column_step(w, p, base, d, v_img, v_q);
+    column_step(w, p, base, d, v_img, v_q);
     offset_of(w, p, off, v_img, v_q, NOOP);
 }
 

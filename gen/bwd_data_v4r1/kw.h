@@ -449,11 +449,10 @@ typedef struct {
    its decode in base; and for the column d (> 0, a constant) past it,
    without a division: d = qh*(hts*wts) + rh*wts + rw in scalars, then wts_i
    + rw carries at most once into hts_i and hts_i + rh (+1) at most once
-   into the image (v4r1_column_step: v_img, v_q and VCC as
-   v4r1_column_pixel gives them; scratch v_t[2], s_t[0], s_m) */
+   into the image (off: as v4r1_pixel_offset gives it, without the row
+   part; scratch v_q, v_t[1..2], s_t[0..1], s_m) */
 void v4r1_pixel_offset_base(v4r1_kw *w, const v4r1_pixels *p, opnd off, const v4r1_column *base, opnd v_q);
 void v4r1_pixel_offset_step(v4r1_kw *w, const v4r1_pixels *p, opnd off, const v4r1_column *base, int d, opnd v_q);
-void v4r1_column_step(v4r1_kw *w, const v4r1_pixels *p, const v4r1_column *base, int d, opnd v_img, opnd v_q);
 void v4r1_pixels_end(v4r1_kw *w, v4r1_pixels *p);
 void v4r1_dx_base(v4r1_kw *w, opnd dst);
 
