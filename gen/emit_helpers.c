@@ -131,7 +131,9 @@ void h_narrow16x2_consts(emit *e, igemm_dtype dt, opnd s_k)
  * none) */
 static void bf16_round_hi(emit *e, opnd t, opnd v_tmp, opnd v_nan, opnd s_m, opnd s_bias)
 {
-    e_vopc(e, "v_cmp_u_f32", s_m, t, t);
+    const bool nan = v_nan.kind != OPK_NONE;
+    if (nan)
+        e_vopc(e, "v_cmp_u_f32", s_m, t, t);
     e_vop3(e, "v_bfe_u32", v_tmp, t, imm(16), imm(1));
     if (s_bias.kind == OPK_NONE) {
         h_vadd(e, t, t, v_tmp);
@@ -139,7 +141,8 @@ static void bf16_round_hi(emit *e, opnd t, opnd v_tmp, opnd v_nan, opnd s_m, opn
     } else {
         e_vop3(e, "v_add3_u32", t, t, v_tmp, s_bias);
     }
-    e_cndmask(e, t, t, v_nan, s_m);
+    if (nan)
+        e_cndmask(e, t, t, v_nan, s_m);
 }
 
 void h_narrow16x2(emit *e, igemm_dtype dt, opnd dst, opnd lo, opnd hi, opnd v_tmp, opnd v_nan, opnd s_m, opnd s_k)

@@ -51,7 +51,9 @@ void h_narrow16(emit *e, igemm_dtype dt, opnd v, opnd v_tmp, opnd v_nan, opnd s_
  * the high halves; fp16 converts and packs the low halves. v_tmp is a
  * scratch VGPR and s_m a scratch SGPR pair (bf16 only); the SGPR pair
  * s_k holds h_narrow16x2_consts' (the rounding bias and the
- * v_perm_b32 selector of the pack); v_nan is h_narrow16_nan's. */
+ * v_perm_b32 selector of the pack); v_nan is h_narrow16_nan's, or NOOP
+ * where the caller knows the values are not NaN (bf16: two VALU a value,
+ * no s_m). */
 void h_narrow16x2_consts(emit *e, igemm_dtype dt, opnd s_k);
 void h_narrow16x2(emit *e, igemm_dtype dt, opnd dst, opnd lo, opnd hi, opnd v_tmp, opnd v_nan, opnd s_m, opnd s_k);
 

@@ -209,7 +209,8 @@ typedef struct {
                                            column groups */
     opnd v_pcl, v_u16, v_trow;      /* reads: round 0's pixel, unit * 16, tile row less the pass's */
     opnd v_d, v_a, v_b, v_n, v_poff, v_q; /* v_d: a batch's units; v_poff: the rounds' dx offsets */
-    opnd v_tmp, v_nan;              /* bf16 rounding */
+    opnd v_tmp, v_nan, v_sum;       /* bf16 rounding; the sum of a pass's values (a pair where
+                                       the target has packed fp32) */
     v4r1_column base;               /* round 0's column of the first passes, decoded */
     opnd v_rd;                      /* invariant reads: round 0's LDS address (16-bit: and its
                                        other half's), or NOOP */
@@ -288,14 +289,56 @@ typedef struct {
     int k, wc, wg, rg;
 } pass_id;
 
-/* Pass q's accumulators into LDS. */
-static void write_pass(v4r1_kw *w, lds_ctx *x, pass_id q)
+/* Pass q's accumulators of row block bm, rows gi.. of its accumulator
+ * groups, into LDS: 16-bit rounded in pairs (h_narrow16x2; v_nan NOOP:
+ * known not NaN), v_sum (where not NOOP) summing them as they go. */
+static void write_rows(v4r1_kw *w, lds_ctx *x, pass_id q, opnd v_nan, opnd v_sum)
 {
     emit *e = w->e;
     const v4r1_math *m = w->math;
     const pass_geom *p = &x->p;
     const int I = p->g.inst, cd = m->rows(w) / p->g.bm;
     const bool half = p->bytes == 2;
+    bool first = true;
+    for (int bi = 0; bi < p->rb; bi++) {
+        int bm = q.rg * p->rb + bi;
+        for (int gi = 0; gi < cd; gi += V4R1_ROW_GROUP) {
+            int i = bm * cd + gi;
+            for (int r = 0; r < V4R1_ROW_GROUP; r++)
+                e_accvgpr_read(e, at(x->v_d, r), m->acc(w, i + r, q.k, 1));
+            if (v_sum.kind != OPK_NONE && v_sum.count == 2) { /* packed fp32: a pair at a time */
+                for (int r = first ? 1 : 0; r < V4R1_ROW_GROUP / 2; r++)
+                    e_vop3p(e, "v_pk_add_f32", v_sum, sub(x->v_d, 2 * r, 2), first ? sub(x->v_d, 0, 2) : v_sum,
+                            NOOP, NULL);
+                first = false;
+            }
+            for (int r = 0; v_sum.kind != OPK_NONE && v_sum.count == 1 && r < V4R1_ROW_GROUP; r++, first = false)
+                if (!first)
+                    e_vop2(e, "v_add_f32", v_sum, at(x->v_d, r), v_sum);
+                else
+                    h_vmov(e, v_sum, at(x->v_d, r));
+            if (half)
+                for (int r = 0; r < V4R1_ROW_GROUP / 2; r++)
+                    h_narrow16x2(e, w->dt->id, at(x->v_d, r), at(x->v_d, 2 * r), at(x->v_d, 2 * r + 1), x->v_tmp,
+                                 v_nan, w->s_m, x->s_k);
+            int c = (bi * I + m->row_off(w, i) - bm * I) * p->bytes;
+            if (c)
+                h_vadd(e, x->v_a, imm(c), x->v_wr);
+            e_vop3(e, "v_xad_u32", x->v_a, c ? x->v_a : x->v_wr, x->v_wx, x->v_wpc);
+            e_ds(e, half ? "ds_write_b64" : "ds_write_b128", NOOP, x->v_a, sub(x->v_d, 0, half ? 2 : 4), NOOP, 0, 0);
+        }
+    }
+}
+
+/* Pass q's accumulators into LDS. bf16 rounds them as if none were NaN
+ * (two VALU a value where the NaN test would add two more) while summing
+ * them; where a lane's sum is NaN (a NaN among them, or Infs of both
+ * signs) the wave writes the pass again with the NaN test (the
+ * accumulators keep their values), before the barrier. */
+static void write_pass(v4r1_kw *w, lds_ctx *x, pass_id q)
+{
+    emit *e = w->e;
+    const pass_geom *p = &x->p;
     label l_skip = e_label_new(e, "lds_pass_written");
     if (p->wmp < p->g.wgm || p->wnp < p->g.wgn) {
         e_vopc(e, "v_cmp_eq_u32", VCC, imm(q.wg), x->v_wg);
@@ -304,22 +347,15 @@ static void write_pass(v4r1_kw *w, lds_ctx *x, pass_id q)
         e_sop2(e, "s_and_b64", EXEC, x->s_exec, VCC);
         e_branch(e, "s_cbranch_execz", l_skip);
     }
-    for (int bi = 0; bi < p->rb; bi++) {
-        int bm = q.rg * p->rb + bi;
-        for (int gi = 0; gi < cd; gi += V4R1_ROW_GROUP) {
-            int i = bm * cd + gi;
-            for (int r = 0; r < V4R1_ROW_GROUP; r++)
-                e_accvgpr_read(e, at(x->v_d, r), m->acc(w, i + r, q.k, 1));
-            if (half)
-                for (int r = 0; r < V4R1_ROW_GROUP / 2; r++)
-                    h_narrow16x2(e, w->dt->id, at(x->v_d, r), at(x->v_d, 2 * r), at(x->v_d, 2 * r + 1), x->v_tmp,
-                                 x->v_nan, w->s_m, x->s_k);
-            int c = (bi * I + m->row_off(w, i) - bm * I) * p->bytes;
-            if (c)
-                h_vadd(e, x->v_a, imm(c), x->v_wr);
-            e_vop3(e, "v_xad_u32", x->v_a, c ? x->v_a : x->v_wr, x->v_wx, x->v_wpc);
-            e_ds(e, half ? "ds_write_b64" : "ds_write_b128", NOOP, x->v_a, sub(x->v_d, 0, half ? 2 : 4), NOOP, 0, 0);
-        }
+    if (w->dt->id == IGEMM_BF16) {
+        write_rows(w, x, q, NOOP, x->v_sum);
+        if (x->v_sum.count == 2)
+            e_vop2(e, "v_add_f32", at(x->v_sum, 0), at(x->v_sum, 1), at(x->v_sum, 0));
+        e_vopc(e, "v_cmp_u_f32", VCC, at(x->v_sum, 0), at(x->v_sum, 0));
+        e_branch(e, "s_cbranch_vccz", l_skip);
+        write_rows(w, x, q, x->v_nan, NOOP);
+    } else {
+        write_rows(w, x, q, x->v_nan, NOOP);
     }
     e_label(e, l_skip);
     h_smov(e, EXEC, x->s_exec);
@@ -504,8 +540,9 @@ static void lds_alloc(v4r1_kw *w, lds_ctx *x)
     x->base.v_n = vreg(e, "v_lbn", 1, 1), x->base.v_img = vreg(e, "v_lbimg", 1, 1);
     x->base.v_t = vreg(e, "v_lbt", 2, 1);
     x->v_rd = reads_invariant(&x->p) ? vreg(e, "v_lrd", x->p.bytes == 2 ? 2 : 1, 1) : NOOP;
-    x->v_tmp = x->v_nan = NOOP;
+    x->v_tmp = x->v_nan = x->v_sum = NOOP;
     if (w->dt->id == IGEMM_BF16) {
+        x->v_sum = e->t->has_pk_fma_f32 ? vreg(e, "v_lsum", 2, 2) : x->v_n;
         x->v_tmp = vreg(e, "v_round", 1, 1);
         x->v_nan = vreg(e, "v_qnan", 1, 1);
         h_narrow16_nan(e, w->dt->id, x->v_nan);
