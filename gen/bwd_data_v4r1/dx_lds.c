@@ -289,9 +289,25 @@ typedef struct {
     int k, wc, wg, rg;
 } pass_id;
 
-/* Pass q's accumulators of row block bm, rows gi.. of its accumulator
- * groups, into LDS: 16-bit rounded in pairs (h_narrow16x2; v_nan NOOP:
- * known not NaN), v_sum (where not NOOP) summing them as they go. */
+/* v_sum (the first group: =) += the row group's four values in v_d: a
+ * pair at a time where v_sum is a pair (packed fp32) */
+static void sum_group(emit *e, opnd v_sum, opnd v_d, bool first)
+{
+    if (v_sum.count == 2) {
+        for (int r = first ? 1 : 0; r < V4R1_ROW_GROUP / 2; r++)
+            e_vop3p(e, "v_pk_add_f32", v_sum, sub(v_d, 2 * r, 2), first ? sub(v_d, 0, 2) : v_sum, NOOP, NULL);
+        return;
+    }
+    for (int r = 0; r < V4R1_ROW_GROUP; r++)
+        if (first && !r)
+            h_vmov(e, v_sum, at(v_d, r));
+        else
+            e_vop2(e, "v_add_f32", v_sum, at(v_d, r), v_sum);
+}
+
+/* Pass q's accumulators into LDS, a row group at a time: 16-bit rounded
+ * in pairs (h_narrow16x2; v_nan NOOP: as if none were NaN), v_sum (where
+ * not NOOP) summing them as they go (sum_group). */
 static void write_rows(v4r1_kw *w, lds_ctx *x, pass_id q, opnd v_nan, opnd v_sum)
 {
     emit *e = w->e;
@@ -306,17 +322,9 @@ static void write_rows(v4r1_kw *w, lds_ctx *x, pass_id q, opnd v_nan, opnd v_sum
             int i = bm * cd + gi;
             for (int r = 0; r < V4R1_ROW_GROUP; r++)
                 e_accvgpr_read(e, at(x->v_d, r), m->acc(w, i + r, q.k, 1));
-            if (v_sum.kind != OPK_NONE && v_sum.count == 2) { /* packed fp32: a pair at a time */
-                for (int r = first ? 1 : 0; r < V4R1_ROW_GROUP / 2; r++)
-                    e_vop3p(e, "v_pk_add_f32", v_sum, sub(x->v_d, 2 * r, 2), first ? sub(x->v_d, 0, 2) : v_sum,
-                            NOOP, NULL);
-                first = false;
-            }
-            for (int r = 0; v_sum.kind != OPK_NONE && v_sum.count == 1 && r < V4R1_ROW_GROUP; r++, first = false)
-                if (!first)
-                    e_vop2(e, "v_add_f32", v_sum, at(x->v_d, r), v_sum);
-                else
-                    h_vmov(e, v_sum, at(x->v_d, r));
+            if (v_sum.kind != OPK_NONE)
+                sum_group(e, v_sum, x->v_d, first);
+            first = false;
             if (half)
                 for (int r = 0; r < V4R1_ROW_GROUP / 2; r++)
                     h_narrow16x2(e, w->dt->id, at(x->v_d, r), at(x->v_d, 2 * r), at(x->v_d, 2 * r + 1), x->v_tmp,
