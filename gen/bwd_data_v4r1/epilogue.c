@@ -21,7 +21,9 @@ void v4r1_column_consts(v4r1_kw *w, opnd v_ch, opnd v_cw)
     sv_free(e, tw);
 }
 
-void v4r1_column_tilde(v4r1_kw *w, opnd v_n, opnd v_img, opnd v_q, sv hwts)
+/* Tile column v_n -> its image (v_img) and tilde coordinates (v_q: hts_i,
+ * wts_i): the two divisions of v4r1_column_pixel. */
+static void column_tilde(v4r1_kw *w, opnd v_n, opnd v_img, opnd v_q, sv hwts)
 {
     emit *e = w->e;
     opnd v_r = at(w->v_t, 2), s_t0 = at(w->s_t, 0);
@@ -49,7 +51,7 @@ static void tilde_pixel(v4r1_kw *w, opnd v_q, opnd v_t, opnd v_ch, opnd v_cw, op
 
 void v4r1_column_pixel(v4r1_kw *w, opnd v_n, opnd v_img, opnd v_q, sv hwts, opnd v_ch, opnd v_cw)
 {
-    v4r1_column_tilde(w, v_n, v_img, v_q, hwts);
+    column_tilde(w, v_n, v_img, v_q, hwts);
     tilde_pixel(w, v_q, v_q, v_ch, v_cw, v_n, w->a_gemm_n);
 }
 
@@ -138,7 +140,7 @@ void v4r1_pixel_offset(v4r1_kw *w, const v4r1_pixels *p, opnd off, opnd v_n, opn
 
 void v4r1_pixel_offset_base(v4r1_kw *w, const v4r1_pixels *p, opnd off, const v4r1_column *base, opnd v_q)
 {
-    v4r1_column_tilde(w, base->v_n, base->v_img, base->v_t, p->hwts);
+    column_tilde(w, base->v_n, base->v_img, base->v_t, p->hwts);
     tilde_pixel(w, v_q, base->v_t, p->v_ch, p->v_cw, base->v_n, w->a_gemm_n);
     offset_of(w, p, off, base->v_img, v_q, NOOP);
 }

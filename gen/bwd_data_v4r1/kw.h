@@ -397,9 +397,6 @@ void v4r1_epilogue(v4r1_kw *w);
    below gemm_n (scratch: v_t[2], s_t[0..1], s_m) */
 void v4r1_column_consts(v4r1_kw *w, opnd v_ch, opnd v_cw);
 void v4r1_column_pixel(v4r1_kw *w, opnd v_n, opnd v_img, opnd v_q, sv hwts, opnd v_ch, opnd v_cw);
-/* tile column v_n -> its image (v_img) and tilde coordinates (v_q: hts_i,
-   wts_i), the two divisions of v4r1_column_pixel */
-void v4r1_column_tilde(v4r1_kw *w, opnd v_n, opnd v_img, opnd v_q, sv hwts);
 
 /* fixup.c: the non-finite guard before the epilogue's stores (unsplit
    kernels): where an accumulator is NaN, the border-band elements are
