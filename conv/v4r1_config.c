@@ -308,7 +308,7 @@ static void derive_channels(v4r1_config *c)
         wb /= 2;
     c->bpath = V4R1_B_CHANNELS;
     c->wb = wb, c->vb = per / wb;
-    int lanes = c->kpb / wb, group = c->kpack ? 16 : 32, rows = c->kpack ? wb / c->kpack : wb;
+    int lanes = v4r1_bswz_lanes(c), group = c->kpack ? 16 : 32, rows = v4r1_bswz_rows(c);
     int pix = group / lanes, wtn = c->npb / (c->block / 64 / c->wgm);
     c->bpad = 0, c->bswz = 0;
     for (int pad = 0; pix >= 1 && pad < group; pad++)
