@@ -1,4 +1,6 @@
-/* The configuration heuristic (pure: no handle, no device).
+/* The configuration heuristic (pure: no device; the caller says which
+ * solvers may run and, where it has the code object, what their kernels
+ * allocate: heuristic_view).
  *
  * Every applicable v4r1 configuration is scored with a small model of a
  * target's compute units and the one with the least estimated time wins:
@@ -13,15 +15,23 @@
  *   and workgroups go to the CUs round-robin, so CU 0 runs the most (and
  *   the first, longest ones) and its share is the launch's time:
  *     per SIMD    = ceil(CU 0's waves / 4)
- *     time        = max(per SIMD * CU 0's mean wave cycles * latency factor,
- *                       longest wave * rounds)
+ *     busy        = per SIMD * CU 0's mean wave cycles * latency factor
+ *     latency     = longest wave's chain * rounds
+ *     time        = (busy^6 + latency^6)^(1/6)   (BOUND_NORM: neither hides
+ *                   the other whole)
  *                   latency factor: 1.3 when a SIMD holds one wave at a
  *                   time, 1.0 from three, linear between (memory latency
- *                   stays exposed); rounds: CU 0's GEMM workgroups over the
- *                   ones it holds at once (each round waits for its loads);
- *                   the waves a SIMD holds come from the occupancy, limited
- *                   by LDS and VGPRs (the target's register file,
- *                   allocation granule and wave slots per SIMD)
+ *                   stays exposed; the waves of CU 0's GEMM workgroups where
+ *                   it has fewer than it could hold); chain: the loads of its K steps, the
+ *                   setup and the epilogue's (MFMA_TAIL_PER_ACC); rounds:
+ *                   CU 0's GEMM workgroups over the ones it holds at once,
+ *                   fractional (each round waits for its loads; a last,
+ *                   partial one shares the CU with fewer); the workgroups
+ *                   a CU holds come from the occupancy of the kernel's
+ *                   allocation (its code object's descriptor where the
+ *                   caller has it, else the configuration's estimate),
+ *                   limited by LDS and registers (the target's register
+ *                   file, allocation granule and wave slots per SIMD)
  *     work        = the waves' issue cycles
  *   and never less than the memory the tiles move: their bytes and lines
  *   through the device's L2 (the lines of a lane's consecutive elements
@@ -33,7 +43,8 @@
  *   L2; KCYX's strided w where w outgrows an L2) through the HBM; plus a
  *   dispatch per launch (v4r1_terms, `igemm plan --estimates`);
  *   the empty phases' workgroups (zeros stored inside the launch) after
- *   the rest, their stores' lines through the HBM (zero_store_waste), or
+ *   the rest or in the slots the GEMM ones leave free (zeros_exposed),
+ *   the stores of those after them through the HBM (zero_store_waste), or
  *   where the plan fills dx first (a _zf solver, or phases that leave
  *   pixels unwritten) the fill's dispatch and its dx bytes
  *
@@ -100,6 +111,7 @@ static bool w_channels_contiguous(const v4r1_config *c, const igemm_shape *sh)
  * the configuration's math strategy. */
 typedef struct {
     double step, fixed;
+    double tail; /* the epilogue's chain of latencies beyond its issue cycles */
 } wave_cost;
 
 /* The staging of one step: the thread's buffer loads and its LDS writes
@@ -126,8 +138,19 @@ static wave_cost fma_cost(const v4r1_config *c)
              + rows * (c->rm + c->rn) * per * 8 /* ds_read_b128 */
              + staging_cycles(c) + 40;          /* scalar walk, waits, barrier */
     w.fixed = 600 + (double)tm * tn * 6 + (double)tn * 90;
+    w.tail = 0;
     return w;
 }
+
+/* The epilogue of an MFMA wave is a chain, not a stream: each accumulator
+ * is read out of its AGPR, checked, converted and (NHWC) passed through LDS
+ * behind a barrier before its store, so a wave's tile costs about this
+ * many cycles of latency per accumulator of a thread on top of its issue
+ * cycles (the timing model's timelines, `igemm conv ... --timeline`, of the
+ * NHWC 16-bit and fp32 tiles on gfx90a and gfx942: from the last MFMA to
+ * s_endpgm 660-5040 cycles for 4-128 accumulators, 500 + 35 a thread's
+ * accumulator; docs/TIMING.md "The heuristic's latency, at ..."). */
+#define MFMA_TAIL_PER_ACC 34.0
 
 /* MFMA: per K step, the matrix instructions of the wave tile (issue cycles
  * = 4 * passes of the instruction, from the MFMA table) or, where they take
@@ -152,6 +175,7 @@ static wave_cost mfma_cost(const v4r1_config *c, const target *t, const igemm_sh
     if (check > w.step)
         w.step = check;
     w.fixed = 600 + (double)c->bm * c->bn * cd * 8 + (double)c->bn * 90;
+    w.tail = MFMA_TAIL_PER_ACC * c->bm * c->bn * cd;
     return w;
 }
 
@@ -327,7 +351,43 @@ static double zero_store_waste(const v4r1_config *c, const igemm_shape *sh, cons
     return line / (lanes * esz);
 }
 
-double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const target *t, v4r1_terms *terms)
+/* The share of CU 0's zero-only workgroups that its GEMM workgroups do not
+ * hide. CU 0 runs its workgroups of each phase (n0[i], a chain of lcyc[i]
+ * cycles each; the GEMM phases first, as the grid orders them) in occ slots,
+ * each taking the slot that frees first: a zero-only workgroup that starts
+ * before the last GEMM one ends stores beside the GEMMs (the timing model
+ * runs it in a slot the GEMMs leave free), the rest store after them. */
+static double zeros_exposed(const double *n0, const double *lcyc, const bool *gemm, int nph, int occ)
+{
+    enum { SLOTS = 64 };
+    double slot[SLOTS] = {0}, gemm_end = 0, zeros = 0, after = 0;
+    int ns = occ < 1 ? 1 : occ < SLOTS ? occ : SLOTS;
+    for (int i = 0; i < nph; i++)
+        for (double k = 0; k < n0[i]; k++) {
+            int b = 0;
+            for (int j = 1; j < ns; j++)
+                if (slot[j] < slot[b])
+                    b = j;
+            if (!gemm[i]) {
+                zeros++;
+                after += slot[b] >= gemm_end;
+            }
+            slot[b] += lcyc[i];
+            if (gemm[i] && slot[b] > gemm_end)
+                gemm_end = slot[b];
+        }
+    return zeros ? after / zeros : 1;
+}
+
+/* How the busy and the latency bounds combine: neither hides the other
+ * whole (a wave waiting on its loads issues nothing, and the SIMD's other
+ * waves do not always fill the gap), so the estimate is their 6-norm: the
+ * larger, plus a part of the smaller that grows as they near each other
+ * (12% more than either where they are equal). */
+#define BOUND_NORM 6.0
+
+double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const target *t, const kernel_alloc *alloc,
+                           v4r1_terms *terms)
 {
     v4r1_terms tm = {0};
     int waves = c->block / 64;
@@ -337,11 +397,12 @@ double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const ta
        steps before: the first tile pays the whole latency, every later step
        a D-th of it, and never less than its issue */
     double lfirst = lat_step(c, t), lstep = lfirst / c->in_flight > step ? lfirst / c->in_flight : step;
-    double lfixed = fixed + lat_fixed(t);
-    /* workgroups a CU holds (arch/occupancy.h), from the configuration's
-       register estimate; SGPRs are not estimated */
+    double lfixed = fixed + lat_fixed(t) + wc.tail;
+    /* workgroups a CU holds (arch/occupancy.h), from the kernel's allocation
+       or else the configuration's register estimate (SGPRs are not
+       estimated) */
     occupancy o;
-    kernel_alloc a = {c->vgprs, c->agprs, 0, c->lds_bytes};
+    kernel_alloc a = alloc ? *alloc : (kernel_alloc){c->vgprs, c->agprs, 0, c->lds_bytes};
     if (target_occupancy(t, &a, waves, &o)) { /* does not fit a CU */
         tm.total = 1e300;
         if (terms)
@@ -349,6 +410,7 @@ double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const ta
         return tm.total;
     }
     int occ = o.max_wg;
+    tm.occ = occ;
     int phases[V4R1_PLAN_PHASES];
     int nph = v4r1_launch_phases(c, sh, phases, V4R1_PLAN_PHASES); /* empty phases: steps 0, only stores */
     double per, splits; /* a split along GEMM K: splits times the workgroups, a range of the K blocks each */
@@ -380,6 +442,8 @@ double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const ta
     op_lines wg_l2 = step_lines(c, sh, t, true);     /* the lines the L2 serves */
     double lines = 0, first = 0, l2_a = 0, l2_b = 0, tap_a = 0, tap_b = 0, taps_max = 0, ntiles = 1;
     double zero_bytes = 0; /* the line bytes the empty phases' workgroups store */
+    double n0_of[V4R1_PLAN_PHASES], lcyc_of[V4R1_PLAN_PHASES]; /* CU 0's workgroups of each phase, their chains */
+    bool gemm_of[V4R1_PLAN_PHASES];
     for (int i = 0; i < nph; i++) {
         igemm_phase ph = igemm_phase_get(sh, phases[i]);
         double steps = (double)ph.ydot_slice * ph.xdot_slice * per, wgs = wgs_of[i];
@@ -387,6 +451,7 @@ double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const ta
         /* CU 0's workgroups of this phase: the multiples of act in [first, first + wgs) */
         double n0 = floor((first + wgs - 1) / act) - (first > 0 ? floor((first - 1) / act) : -1);
         first += wgs;
+        n0_of[i] = n0, lcyc_of[i] = lcyc, gemm_of[i] = steps > 0;
         w0 += n0 * waves;
         c0 += n0 * waves * cyc;
         g0 += steps ? n0 : 0;
@@ -410,7 +475,10 @@ double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const ta
     }
     tm.work = cycles_total;
     double per_simd = ceil_div(w0, t->simds_per_cu);          /* waves each SIMD of CU 0 runs */
-    double resident = (double)occ * waves / t->simds_per_cu; /* waves a SIMD holds at once */
+    /* waves a SIMD holds at once: of the GEMM workgroups where CU 0 has
+       fewer than it holds (its zero-only ones end early and leave the GEMM
+       waves alone on their SIMDs) */
+    double resident = (g0 >= 1 && g0 < occ ? g0 : occ) * waves / t->simds_per_cu;
     if (resident > per_simd)
         resident = per_simd;
     /* the memory latency the waves leave exposed: 1.3x their issue with one
@@ -469,14 +537,16 @@ double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const ta
     if (path > busy)
         busy = path;
     /* the latency floor: CU 0 holds occ workgroups at once, so its GEMM
-       workgroups wait for their loads in ceil(g0 / occ) rounds, one after
-       another */
+       workgroups wait for their loads in g0 / occ rounds, one after another
+       (a fraction of one where the last is not full: its workgroups share
+       the CU with fewer others, and the phases' chains differ) */
     if (g0 > occ)
-        longest *= ceil_div(g0, occ);
+        longest *= g0 / occ;
     tm.latency = longest;
-    /* the empty phases' workgroups run last, their stores through the HBM
+    /* the empty phases' workgroups run after the GEMM ones, or beside them
+       in the slots those leave free; the ones after store through the HBM
        (bytes per cycle) */
-    tm.zeros = zero_bytes / hbm_clk;
+    tm.zeros = zero_bytes / hbm_clk * zeros_exposed(n0_of, lcyc_of, gemm_of, nph, occ);
     busy += tm.zeros;
     /* a launch's dispatch (timing model: launch_us), and where the plan
        fills dx with zeros first, the fill's dispatch and its bytes */
@@ -487,16 +557,17 @@ double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const ta
     /* no fixup launch: an unsplit kernel guards itself (guard_cycles, in
        fixed), a split's reduction its sums (split_extra) */
     tm.extra = launch + split_extra(c, sh, t) + kyxc_extra(c, sh, t);
-    tm.total = (busy > longest ? busy : longest) + tm.extra;
+    tm.total = pow(pow(busy, BOUND_NORM) + pow(longest, BOUND_NORM), 1 / BOUND_NORM) + tm.extra;
     if (terms)
         *terms = tm;
     return tm.total;
 }
 
-double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t, double *work)
+double v4r1_estimate(const v4r1_config *c, const igemm_shape *sh, const target *t, const kernel_alloc *a,
+                     double *work)
 {
     v4r1_terms tm;
-    double total = v4r1_estimate_terms(c, sh, t, &tm);
+    double total = v4r1_estimate_terms(c, sh, t, a, &tm);
     if (work)
         *work = tm.work;
     return total;
@@ -527,10 +598,9 @@ double naive_estimate(const igemm_shape *sh, const target *t)
 /* Estimates this close (relative) to the least count as a tie. */
 #define HEUR_TIE 0.001
 
-/* The v4r1 configuration of least estimated time (*best_t) among the ok
- * ones, by the rule of select_heuristic; NULL when none is ok. */
-static const solver *best_v4r1(const igemm_shape *sh, const target *t, int (*ok)(void *ctx, const solver *s),
-                               void *ctx, double *best_t)
+/* The v4r1 configuration of least estimated time (*best_t) among the ones
+ * v admits, by the rule of select_heuristic; NULL when none is. */
+static const solver *best_v4r1(const igemm_shape *sh, const target *t, const heuristic_view *v, double *best_t)
 {
     /* the least estimated time; among configurations tied with it (within
        HEUR_TIE), the least work (when CUs idle anyway, a tile that issues
@@ -541,9 +611,11 @@ static const solver *best_v4r1(const igemm_shape *sh, const target *t, int (*ok)
     for (int i = 0; i < n; i++) {
         const solver *s = solver_get(i);
         est[i] = -1;
-        if (s->kind != SOLVER_V4R1 || !ok(ctx, s))
+        if (s->kind != SOLVER_V4R1 || !v->ok(v->ctx, s))
             continue;
-        est[i] = v4r1_estimate(s->cfg, sh, t, &work[i]);
+        kernel_alloc a;
+        bool known = v->alloc && v->alloc(v->ctx, s, &a) == 0;
+        est[i] = v4r1_estimate(s->cfg, sh, t, known ? &a : NULL, &work[i]);
         if (*best_t < 0 || est[i] < *best_t)
             *best_t = est[i];
     }
@@ -554,22 +626,20 @@ static const solver *best_v4r1(const igemm_shape *sh, const target *t, int (*ok)
     return pick >= 0 ? solver_get(pick) : NULL;
 }
 
-const solver *select_heuristic(const igemm_shape *sh, const target *t, int (*ok)(void *ctx, const solver *s),
-                               void *ctx)
+const solver *select_heuristic(const igemm_shape *sh, const target *t, const heuristic_view *v)
 {
     double best_t;
-    const solver *best = best_v4r1(sh, t, ok, ctx, &best_t);
+    const solver *best = best_v4r1(sh, t, v, &best_t);
     for (int i = 0; i < solver_count(); i++) {
         const solver *s = solver_get(i);
-        if (s->kind == SOLVER_NAIVE && ok(ctx, s) && (!best || naive_estimate(sh, t) < best_t))
+        if (s->kind == SOLVER_NAIVE && v->ok(v->ctx, s) && (!best || naive_estimate(sh, t) < best_t))
             return s;
     }
     return best;
 }
 
-bool heuristic_naive_worth_timing(const igemm_shape *sh, const target *t, int (*ok)(void *ctx, const solver *s),
-                                  void *ctx)
+bool heuristic_naive_worth_timing(const igemm_shape *sh, const target *t, const heuristic_view *v)
 {
     double best_t;
-    return !best_v4r1(sh, t, ok, ctx, &best_t) || naive_estimate(sh, t) < 2 * best_t;
+    return !best_v4r1(sh, t, v, &best_t) || naive_estimate(sh, t) < 2 * best_t;
 }

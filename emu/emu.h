@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../arch/occupancy.h"
 #include "../arch/target.h"
 
 typedef struct emu_device emu_device;
@@ -186,6 +187,12 @@ const char *emu_elf_target(const void *elf, size_t size);
  * must the processor of the metadata's amdhsa.target when it has one.
  * Returns 0, or -1 with a message in err. */
 int emu_load(emu_device *d, const void *elf, size_t size, emu_module **out, char *err, size_t errlen);
+/* The same checks of the metadata and the kernel descriptors, on the code
+ * object's own target and without decoding any code: a module whose kernels
+ * answer emu_kernel_get_info (their registers, LDS and arguments), for
+ * readers of a code object that run nothing on it (the selection
+ * heuristic's view of the kernels' occupancy); it cannot be launched. */
+int emu_load_info(const void *elf, size_t size, emu_module **out, char *err, size_t errlen);
 void emu_module_free(emu_module *m);
 int emu_module_kernel_count(const emu_module *m);
 /* The metadata's amdhsa.target ("amdgcn-amd-amdhsa--gfx90a"), "" when it has none. */
@@ -193,6 +200,9 @@ const char *emu_module_target(const emu_module *m);
 const emu_kernel *emu_module_kernel(const emu_module *m, int i);
 const emu_kernel *emu_find_kernel(const emu_module *m, const char *name);
 const emu_kernel_info *emu_kernel_get_info(const emu_kernel *k);
+/* What a kernel allocates, as the occupancy rules count it (arch/occupancy.h):
+ * the timing model's occupancy and the selection heuristic's. */
+kernel_alloc emu_kernel_alloc(const emu_kernel_info *ki);
 
 /* Disassemble a kernel (one instruction per line, llvm-objdump spelling,
  * "pc: text") into a malloc'd string. */

@@ -346,10 +346,11 @@ static int load_kernel_meta(const mp_node *kn, uint32_t i, emu_kernel *k, char *
 }
 
 /* Kernel k's descriptor (symbol sym): LDS, kernarg size, the rsrc words
- * and the register allocation they encode; then its code, decoded up to
- * its function symbol's end (text_end without one). */
-static int load_kernel_code(const emu_device *d, const elf *e, emu_kernel *k, const char *sym, uint64_t text_end,
-                            char *err, size_t errlen)
+ * and the register allocation they encode on target t; then, with a device
+ * d, its code, decoded up to its function symbol's end (text_end without
+ * one). */
+static int load_kernel_code(const emu_device *d, const target *t, const elf *e, emu_kernel *k, const char *sym,
+                            uint64_t text_end, char *err, size_t errlen)
 {
     emu_kernel_info *ki = &k->info;
     const Elf64_Sym *kd = find_sym(e, sym, NULL);
@@ -368,8 +369,8 @@ static int load_kernel_code(const emu_device *d, const elf *e, emu_kernel *k, co
     memcpy(&k->props, kdp + 56, 2);
     k->entry = kd->st_value + (uint64_t)entry_off;
     k->private_size = (int)priv;
-    if (group > (uint32_t)d->t->lds_bytes)
-        return say(err, errlen, "kernel %s: LDS %u bytes exceeds %d", ki->name, group, d->t->lds_bytes);
+    if (group > (uint32_t)t->lds_bytes)
+        return say(err, errlen, "kernel %s: LDS %u bytes exceeds %d", ki->name, group, t->lds_bytes);
     ki->lds_bytes = (int)group;
     if (priv > INT32_MAX || karg > META_MAX_KERNARG)
         return say(err, errlen, "kernel %s: descriptor %s %u is out of range", ki->name,
@@ -386,8 +387,8 @@ static int load_kernel_code(const emu_device *d, const elf *e, emu_kernel *k, co
     k->denorm32 = (int)((k->rsrc1 >> 16) & 3);
     /* VGPR/SGPR allocation from the descriptor's granulated counts */
     int vgran = (int)(k->rsrc1 & 63), sgran = (int)((k->rsrc1 >> 6) & 15);
-    if (d->t->unified_acc_vgprs) {
-        int total = (vgran + 1) * d->t->vgpr_granule;
+    if (t->unified_acc_vgprs) {
+        int total = (vgran + 1) * t->vgpr_granule;
         ki->accum_offset = (int)(((k->rsrc3 & 63) + 1) * 4);
         ki->unified_total = total;
         ki->vgprs = ki->accum_offset;
@@ -396,16 +397,18 @@ static int load_kernel_code(const emu_device *d, const elf *e, emu_kernel *k, co
             ki->agprs = 0;
     } else {
         /* gfx908 allocates VGPRs and AGPRs alike: the granule covers both */
-        ki->vgprs = (vgran + 1) * d->t->vgpr_granule;
-        ki->agprs = d->t->has_mfma ? ki->vgprs : 0;
+        ki->vgprs = (vgran + 1) * t->vgpr_granule;
+        ki->agprs = t->has_mfma ? ki->vgprs : 0;
     }
     /* gfx9 allocates SGPRs in blocks of 16 but encodes the count in
        units of 8: the field is 2 * (blocks - 1) */
     ki->sgprs = (sgran / 2 + 1) * 16;
-    if (ki->sgprs > d->t->max_sgprs)
-        ki->sgprs = d->t->max_sgprs;
+    if (ki->sgprs > t->max_sgprs)
+        ki->sgprs = t->max_sgprs;
     if ((k->props & 0x400) != 0)
         return say(err, errlen, "kernel %s: wave32 is not supported", ki->name);
+    if (!d)
+        return 0;
     uint64_t end = text_end;
     const Elf64_Sym *fs = find_sym(e, ki->name, NULL);
     if (fs && fs->st_size && fs->st_value == k->entry)
@@ -416,7 +419,10 @@ static int load_kernel_code(const emu_device *d, const elf *e, emu_kernel *k, co
     return 0;
 }
 
-int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, char *err, size_t errlen)
+/* emu_load, and with d NULL emu_load_info: the kernels' metadata and
+ * descriptors, their code decoded only for a device. */
+static int load_module(const emu_device *d, const void *image, size_t size, emu_module **out, char *err,
+                       size_t errlen)
 {
     *out = NULL;
     if (!image || size < sizeof(Elf64_Ehdr))
@@ -437,8 +443,9 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
     if (!mach)
         return say(err, errlen, "code object for an unsupported target (e_flags 0x%x); supported: %s", e.eh->e_flags,
                    target_names());
-    if (strcmp(mach, d->t->name))
+    if (d && strcmp(mach, d->t->name))
         return say(err, errlen, "code object is for %s, the emulator runs %s", mach, d->t->name);
+    const target *t = target_by_name(mach);
     if (!in_image(&e, e.eh->e_shoff, (uint64_t)e.eh->e_shnum * sizeof(Elf64_Shdr)) || e.eh->e_shoff % 8 ||
         e.eh->e_shentsize != sizeof(Elf64_Shdr))
         return say(err, errlen, "bad section header table");
@@ -496,7 +503,7 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
         char sym[160];
         emu_kernel *k = &m->kernels[m->nkernels++];
         rc = load_kernel_meta(&ks->kids[i], i, k, sym, sizeof sym, err, errlen) ||
-                     load_kernel_code(d, &e, k, sym, text_end, err, errlen)
+                     load_kernel_code(d, t, &e, k, sym, text_end, err, errlen)
                  ? -1
                  : 0;
     }
@@ -508,6 +515,16 @@ int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, ch
     }
     *out = m;
     return 0;
+}
+
+int emu_load(emu_device *d, const void *image, size_t size, emu_module **out, char *err, size_t errlen)
+{
+    return load_module(d, image, size, out, err, errlen);
+}
+
+int emu_load_info(const void *image, size_t size, emu_module **out, char *err, size_t errlen)
+{
+    return load_module(NULL, image, size, out, err, errlen);
 }
 
 void emu_module_free(emu_module *m)
@@ -533,6 +550,11 @@ const emu_kernel *emu_find_kernel(const emu_module *m, const char *name)
 }
 
 const emu_kernel_info *emu_kernel_get_info(const emu_kernel *k) { return k ? &k->info : NULL; }
+
+kernel_alloc emu_kernel_alloc(const emu_kernel_info *ki)
+{
+    return (kernel_alloc){ki->vgprs, ki->agprs, ki->sgprs, ki->lds_bytes};
+}
 
 char *emu_kernel_disasm(const emu_kernel *k)
 {

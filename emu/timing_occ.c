@@ -7,6 +7,6 @@
 
 int tm_occupancy_of(const target *t, const emu_kernel_info *ki, int nwaves, tm_occupancy *o)
 {
-    kernel_alloc a = {ki->vgprs, ki->agprs, ki->sgprs, ki->lds_bytes};
+    kernel_alloc a = emu_kernel_alloc(ki);
     return target_occupancy(t, &a, nwaves, o);
 }

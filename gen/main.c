@@ -92,7 +92,8 @@ static int static_twin(emit *e, const char *conv, const char *config)
         return 2;
     }
     fit_ctx fc = {&sh, e->t};
-    const solver *s = config ? solver_find(config) : select_heuristic(&sh, e->t, fits, &fc);
+    heuristic_view v = {fits, NULL, &fc}; /* no code object yet: the configurations' register estimates */
+    const solver *s = config ? solver_find(config) : select_heuristic(&sh, e->t, &v);
     if (!s || s->kind != SOLVER_V4R1) {
         fprintf(stderr, "igemmgen: --static: %s is not a v4r1 configuration\n", config ? config : "the heuristic's pick");
         return 2;

@@ -198,6 +198,15 @@ igemm_status igemm_create(igemm_handle **out, const igemm_options *opt, char *wh
             return st;
         }
     }
+    /* the kernels' allocations for the heuristic (a backend that loads what
+       the emulator's checks refuse still runs: the heuristic then counts
+       the configurations' own register estimates, and says so) */
+    char info_err[256];
+    if (emu_load_info(image, size, &h->co_info, info_err, sizeof info_err) && !h->warning[0])
+        snprintf(h->warning, sizeof h->warning,
+                 "the %s code object's kernel descriptors are unreadable (%s): the heuristic counts its own register "
+                 "estimates",
+                 h->t->name, info_err);
     *out = h;
     return IGEMM_OK;
 }
@@ -214,6 +223,7 @@ void igemm_destroy(igemm_handle *h)
         h->b->ops->destroy(h->b);
     }
     codeobj_file_free(&h->co_file);
+    emu_module_free(h->co_info);
     free(h->perfdb);
     perfdb_free(&h->db);
     allocs_free(&h->allocs);

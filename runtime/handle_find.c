@@ -80,7 +80,8 @@ igemm_status igemm_find(igemm_handle *h, const igemm_problem *p, void *dx, const
     bool partial = false; /* a measurement left dx unfinished (measure) */
     char first_msg[sizeof h->err] = "", save_msg[512] = "";
     handle_heuristic_ctx hc = {h, &sh};
-    bool naive_too = heuristic_naive_worth_timing(&sh, &h->dev_t, handle_heuristic_ok, &hc);
+    heuristic_view hv = handle_heuristic_view(&hc);
+    bool naive_too = heuristic_naive_worth_timing(&sh, &h->dev_t, &hv);
     handle_log_call(h, "igemm_find", p, NULL);
     int total = 0;
     for (int i = 0; h->progress && i < solver_count(); i++)

@@ -11,6 +11,8 @@
 #include "allocs.h"
 #include "backend.h"
 #include "codeobj.h"
+#include "kalloc.h"
+#include "../emu/emu.h"
 #include "perfdb.h"
 #include "../conv/select.h"
 #include "../conv/solver.h"
@@ -23,6 +25,8 @@ struct igemm_handle {
     bk_module *mod;
     const target *t;
     codeobj_file co_file;  /* code object read from codeobj_dir (a file, or a bundle's entry) */
+    emu_module *co_info;   /* its kernels' descriptors (emu_load_info, NULL when unreadable): the
+                              registers and LDS the heuristic's occupancy counts */
     char err[1024];
     char fallback[1024];   /* why AUTO did not use HIP */
     struct {
@@ -73,7 +77,11 @@ typedef struct {
     igemm_handle *h;
     const igemm_shape *sh;
 } handle_heuristic_ctx;
-int handle_heuristic_ok(void *ctx, const solver *s);
+/* The heuristic's view of h's solvers for the problem of ctx (a
+ * handle_heuristic_ctx): handle_solver_ok, and the kernels' allocations
+ * from h's code object. */
+heuristic_view handle_heuristic_view(handle_heuristic_ctx *ctx);
+
 /* Validate p and find the configuration to run: `solution` when given
  * (source "user"), else the perf DB's, else the heuristic's. On failure the
  * message is in h->err. */

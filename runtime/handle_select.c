@@ -115,10 +115,34 @@ int handle_solver_ok(igemm_handle *h, const solver *s, const igemm_shape *sh)
 }
 
 /* The heuristic's filter: the solvers h can run on sh. */
-int handle_heuristic_ok(void *ctx, const solver *s)
+static int heuristic_ok(void *ctx, const solver *s)
 {
     handle_heuristic_ctx *c = ctx;
     return handle_solver_ok(c->h, s, c->sh);
+}
+
+int handle_kernel_alloc(const igemm_handle *h, const solver *s, kernel_alloc *a)
+{
+    char name[128];
+    if (!h->co_info || s->kind != SOLVER_V4R1)
+        return -1;
+    v4r1_kernel_name(s->cfg, name, sizeof name);
+    const emu_kernel_info *ki = emu_kernel_get_info(emu_find_kernel(h->co_info, name));
+    if (!ki)
+        return -1;
+    *a = emu_kernel_alloc(ki);
+    return 0;
+}
+
+/* The heuristic's view of the kernels: their allocations in h's code object. */
+static int heuristic_alloc(void *ctx, const solver *s, kernel_alloc *a)
+{
+    return handle_kernel_alloc(((handle_heuristic_ctx *)ctx)->h, s, a);
+}
+
+heuristic_view handle_heuristic_view(handle_heuristic_ctx *ctx)
+{
+    return (heuristic_view){heuristic_ok, heuristic_alloc, ctx};
 }
 
 igemm_status handle_resolve(igemm_handle *h, const igemm_problem *p, const char *solution, handle_choice *choice)
@@ -149,7 +173,8 @@ igemm_status handle_resolve(igemm_handle *h, const igemm_problem *p, const char 
     *source = "perfdb";
     if (!s) {
         handle_heuristic_ctx c = {h, sh};
-        s = select_heuristic(sh, &h->dev_t, handle_heuristic_ok, &c);
+        heuristic_view v = handle_heuristic_view(&c);
+        s = select_heuristic(sh, &h->dev_t, &v);
         *source = "heuristic";
     }
     if (!s) {

@@ -442,7 +442,7 @@ static void test_timing_only(void **state)
 
 /* ---- occupancy: the same loop with few and with many VGPRs ---- */
 
-static void occupancy(const char *arch)
+static void occupancy_loops(const char *arch)
 {
     const target *t = target_by_name(arch);
     char body[1024];
@@ -487,7 +487,7 @@ static void occupancy(const char *arch)
 static void test_occupancy(void **state)
 {
     (void)state;
-    each_target(occupancy);
+    each_target(occupancy_loops);
 }
 
 /* ---- coalescing: the same loads, stride-1 or one line per lane ---- */

@@ -57,6 +57,7 @@
 #include "../conv/solver.h"
 #include "../conv/v4r1_config.h"
 #include "../gen/emit_helpers.h"
+#include "../runtime/kalloc.h"
 #include "common.h"
 
 #define MAX_CONFIGS 256
@@ -402,6 +403,56 @@ static void vgpr_estimates_cover_code_objects(void **state)
     }
 }
 
+/* The heuristic counts what the kernels of the handle's code object
+ * allocate (handle_kernel_alloc, read by emu_load_info without decoding any
+ * code), the allocations the emulator's full load reads and the timing
+ * model's occupancy counts, for every v4r1 kernel of every target, split
+ * kernels (_ksplit) included; and on the MFMA targets those give some
+ * kernel more workgroups a CU than the configurations' own upper-bound
+ * estimates, which the heuristic counted before. */
+static void heuristic_counts_code_object_allocations(void **state)
+{
+    (void)state;
+    for (size_t t = 0; t < sizeof archs / sizeof archs[0]; t++) {
+        const target *tg = target_by_name(archs[t]);
+        tc_loaded co = tc_load_codeobj(archs[t]);
+        igemm_handle *h = tc_emu_handle(archs[t], NULL, 1);
+        int checked = 0, more = 0;
+        for (int i = 0; i < solver_count(); i++) {
+            const solver *s = solver_get(i);
+            if (s->kind != SOLVER_V4R1 || !s->available(s, tg))
+                continue;
+            const v4r1_config *c = s->cfg;
+            char name[128];
+            v4r1_kernel_name(c, name, sizeof name);
+            const emu_kernel_info *ki = emu_kernel_get_info(emu_find_kernel(co.m, name));
+            if (!ki)
+                fail_msg("%s: no kernel %s for %s", archs[t], name, s->name);
+            kernel_alloc a, want = emu_kernel_alloc(ki);
+            if (handle_kernel_alloc(h, s, &a))
+                fail_msg("%s %s: the handle knows no allocation for kernel %s", archs[t], s->name, name);
+            if (memcmp(&a, &want, sizeof a))
+                fail_msg("%s %s: the handle reads %d VGPRs, %d AGPRs, %d SGPRs, %d LDS bytes; the emulator's load "
+                         "%d, %d, %d, %d",
+                         archs[t], s->name, a.vgprs, a.agprs, a.sgprs, a.lds_bytes, want.vgprs, want.agprs,
+                         want.sgprs, want.lds_bytes);
+            occupancy mine, est;
+            kernel_alloc e = {c->vgprs, c->agprs, 0, c->lds_bytes};
+            assert_int_equal(target_occupancy(tg, &a, c->block / 64, &mine), 0);
+            if (!target_occupancy(tg, &e, c->block / 64, &est) && mine.max_wg > est.max_wg)
+                more++;
+            checked++;
+        }
+        print_message("%s: %d kernels' allocations read; %d hold more workgroups a CU than their estimate gives\n",
+                      archs[t], checked, more);
+        assert_true(checked > 0);
+        if (tg->has_mfma)
+            assert_true(more > 0);
+        igemm_destroy(h);
+        tc_unload(&co);
+    }
+}
+
 /* The heuristic picks a v4r1 configuration, not the naive kernel, for every
  * ResNet-50 layer, at the listed batch (256) and at batch 1. */
 static void heuristic_picks_v4r1_for_resnet50(void **state)
@@ -423,15 +474,19 @@ static void heuristic_picks_v4r1_for_resnet50(void **state)
     igemm_destroy(h);
 }
 
-/* The heuristic's estimate of the configuration named `name`. */
-static double estimate_of(const char *name, const igemm_problem *p, const target *t)
+/* The heuristic's estimate of the configuration named `name`, its kernel's
+ * allocation read from h's code object as the selection reads it. */
+static double estimate_of(const igemm_handle *h, const char *name, const igemm_problem *p, const target *t)
 {
     igemm_shape sh;
     assert_int_equal(igemm_shape_init(&sh, p, NULL, 0), IGEMM_OK);
     const solver *s = solver_find(name); /* a family configuration, or a _kyxc / _ks one */
     if (!s || s->kind != SOLVER_V4R1)
         fail_msg("no configuration %s", name);
-    return v4r1_estimate(s->cfg, &sh, t, NULL);
+    kernel_alloc a;
+    if (handle_kernel_alloc(h, s, &a))
+        fail_msg("%s: the handle knows no allocation of %s", t->name, name);
+    return v4r1_estimate(s->cfg, &sh, t, &a, NULL);
 }
 
 /* gfx906 fp16: the dot2 tiles issue half the VALU instructions and LDS
@@ -471,7 +526,7 @@ static void heuristic_picks_dot2_for_fp16(void **state)
             continue;
         }
         const target *t = target_by_name("gfx906");
-        double ratio = estimate_of(name, &p, t) / estimate_of(name32, &p32, t);
+        double ratio = estimate_of(h, name, &p, t) / estimate_of(h, name32, &p32, t);
         print_message("  gfx906 fp16 %s: %s, estimated %.2f x the fp32 pick %s\n", resnet50.s[i].text, name, ratio,
                       name32);
         if (p.c >= 64 && p.k >= 64) {
@@ -1748,6 +1803,7 @@ int main(void)
         cmocka_unit_test(names_encode_the_configuration_table),
         cmocka_unit_test(names_match_code_objects_and_plans),
         cmocka_unit_test(vgpr_estimates_cover_code_objects),
+        cmocka_unit_test(heuristic_counts_code_object_allocations),
         cmocka_unit_test(heuristic_picks_v4r1_for_resnet50),
         cmocka_unit_test(heuristic_picks_dot2_for_fp16),
         cmocka_unit_test(edge_gfx906),

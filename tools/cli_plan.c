@@ -20,6 +20,7 @@
 #include "../conv/select.h"
 #include "../conv/solver.h"
 #include "../conv/types.h"
+#include "../runtime/kalloc.h"
 #include "cli.h"
 
 static void plan_help(void)
@@ -32,9 +33,10 @@ static void plan_help(void)
            "sums, its bytes in tensor_bytes.ws, 0 when none). Nothing runs.\n"
            "--estimates instead: the selection heuristic's estimate of every applicable v4r1\n"
            "configuration, least first, with its terms in model cycles (conv/select.h v4r1_terms:\n"
-           "total = max(busy, latency) + extra, busy = max(issue, l2, hbm, path) + zeros) and the\n"
-           "one it bounds by; the selected configuration is marked. Estimates, not the timing\n"
-           "model: -s 1 (find mode) times them.\n",
+           "total = (busy^6 + latency^6)^(1/6) + extra, busy = max(issue, l2, hbm, path) + zeros),\n"
+           "the workgroups a CU holds (wg/CU: the occupancy of the kernel's allocation in the code\n"
+           "object) and the term it bounds by; the selected configuration is marked. Estimates, not\n"
+           "the timing model: -s 1 (find mode) times them.\n",
            cli_library_targets());
 }
 
@@ -160,7 +162,8 @@ static int print_estimates(igemm_handle *h, const igemm_problem *p, const char *
         if (s->kind == SOLVER_V4R1 && s->dtype == p->dtype && s->layout == p->layout &&
             igemm_applicable(h, p, s->name, NULL, 0) == IGEMM_OK) {
             rows[n].s = s;
-            v4r1_estimate_terms(s->cfg, &sh, t, &rows[n].e);
+            kernel_alloc a;
+            v4r1_estimate_terms(s->cfg, &sh, t, handle_kernel_alloc(h, s, &a) ? NULL : &a, &rows[n].e);
             n++;
         }
     }
@@ -170,12 +173,12 @@ static int print_estimates(igemm_handle *h, const igemm_problem *p, const char *
     printf("estimates %s %s -F 2 on %s: %d v4r1 configurations, model cycles (the heuristic's, not the timing "
            "model's)\n",
            igemm_problem_command(p), args, igemm_handle_arch(h), n);
-    printf("  %-58s %10s %10s %10s %10s %10s %10s %10s %10s  %s\n", "configuration", "total", "issue", "l2", "hbm",
-           "path", "zeros", "latency", "extra", "bound");
+    printf("  %-58s %10s %10s %10s %10s %10s %10s %10s %10s %6s  %s\n", "configuration", "total", "issue", "l2", "hbm",
+           "path", "zeros", "latency", "extra", "wg/CU", "bound");
     for (int i = 0; i < n; i++) {
         const v4r1_terms *e = &rows[i].e;
-        printf("  %-58s %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f  %s%s\n", rows[i].s->name, e->total,
-               e->issue, e->l2, e->hbm, e->path, e->zeros, e->latency, e->extra, bound_by(e),
+        printf("  %-58s %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %6d  %s%s\n", rows[i].s->name,
+               e->total, e->issue, e->l2, e->hbm, e->path, e->zeros, e->latency, e->extra, e->occ, bound_by(e),
                strcmp(rows[i].s->name, chosen) ? "" : "  <- selected");
     }
     free(rows);

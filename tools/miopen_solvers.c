@@ -9,6 +9,7 @@
 #include "../conv/problem.h"
 #include "../conv/select.h"
 #include "../conv/solver.h"
+#include "../runtime/kalloc.h"
 
 static const miopen_solver table[] = {
     {1, "ConvAsm3x3U", MS_NONE, "direct 3x3 assembly"},
@@ -75,6 +76,11 @@ static int in_family(void *vctx, const solver *s)
     return fam && igemm_applicable(c->h, c->p, s->name, NULL, 0) == IGEMM_OK;
 }
 
+static int kernel_alloc_of(void *vctx, const solver *s, kernel_alloc *a)
+{
+    return handle_kernel_alloc(((const pick_ctx *)vctx)->h, s, a);
+}
+
 int miopen_solver_pick(igemm_handle *h, const igemm_problem *p, const miopen_solver *s, char *out, size_t len)
 {
     igemm_shape sh;
@@ -82,7 +88,8 @@ int miopen_solver_pick(igemm_handle *h, const igemm_problem *p, const miopen_sol
     if (!s || s->family == MS_NONE || !t || igemm_shape_init(&sh, p, NULL, 0) != IGEMM_OK)
         return -1;
     pick_ctx c = {h, p, s};
-    const solver *best = select_heuristic(&sh, t, in_family, &c);
+    heuristic_view v = {in_family, kernel_alloc_of, &c};
+    const solver *best = select_heuristic(&sh, t, &v);
     if (!best)
         return -1;
     snprintf(out, len, "%s", best->name);
