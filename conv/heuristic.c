@@ -21,9 +21,10 @@
  *                   the other whole)
  *                   latency factor: 1.3 when a SIMD holds one wave at a
  *                   time, 1.0 from three, linear between (memory latency
- *                   stays exposed; the waves of CU 0's GEMM workgroups where
- *                   it has fewer than it could hold); chain: the loads of its K steps, the
- *                   setup and the epilogue's (MFMA_TAIL_PER_ACC); rounds:
+ *                   stays exposed; the waves of CU 0's GEMM workgroups
+ *                   where it has fewer than it could hold); chain: the
+ *                   loads of its K steps, the setup and the epilogue's
+ *                   (MFMA_TAIL_PER_ACC); rounds:
  *                   CU 0's GEMM workgroups over the ones it holds at once,
  *                   fractional (each round waits for its loads; a last,
  *                   partial one shares the CU with fewer); the workgroups
@@ -149,7 +150,7 @@ static wave_cost fma_cost(const v4r1_config *c)
  * cycles (the timing model's timelines, `igemm conv ... --timeline`, of the
  * NHWC 16-bit and fp32 tiles on gfx90a and gfx942: from the last MFMA to
  * s_endpgm 660-5040 cycles for 4-128 accumulators, 500 + 35 a thread's
- * accumulator; docs/TIMING.md "The heuristic's latency, at ..."). */
+ * accumulator; docs/TIMING.md "At 261874b"). */
 #define MFMA_TAIL_PER_ACC 34.0
 
 /* MFMA: per K step, the matrix instructions of the wave tile (issue cycles
