@@ -362,6 +362,11 @@ static double zeros_exposed(const double *n0, const double *lcyc, const bool *ge
 {
     enum { SLOTS = 64 };
     double slot[SLOTS] = {0}, gemm_end = 0, zeros = 0, after = 0;
+    bool any = false;
+    for (int i = 0; i < nph; i++)
+        any |= !gemm[i] && n0[i] > 0;
+    if (!any) /* nothing to place: the common case, most plans have no zero-only phase */
+        return 1;
     int ns = occ < 1 ? 1 : occ < SLOTS ? occ : SLOTS;
     for (int i = 0; i < nph; i++)
         for (double k = 0; k < n0[i]; k++) {
@@ -403,7 +408,7 @@ double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const ta
        or else the configuration's register estimate (SGPRs are not
        estimated) */
     occupancy o;
-    kernel_alloc a = alloc ? *alloc : (kernel_alloc){c->vgprs, c->agprs, 0, c->lds_bytes};
+    kernel_alloc a = alloc ? *alloc : v4r1_config_alloc(c);
     if (target_occupancy(t, &a, waves, &o)) { /* does not fit a CU */
         tm.total = 1e300;
         if (terms)
@@ -476,10 +481,12 @@ double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const ta
     }
     tm.work = cycles_total;
     double per_simd = ceil_div(w0, t->simds_per_cu);          /* waves each SIMD of CU 0 runs */
+    /* the GEMM workgroups CU 0 holds at once (0: it has none) */
+    double gemm_held = g0 < occ ? g0 : occ;
     /* waves a SIMD holds at once: of the GEMM workgroups where CU 0 has
        fewer than it holds (its zero-only ones end early and leave the GEMM
        waves alone on their SIMDs) */
-    double resident = (g0 >= 1 && g0 < occ ? g0 : occ) * waves / t->simds_per_cu;
+    double resident = (gemm_held >= 1 ? gemm_held : occ) * waves / t->simds_per_cu;
     if (resident > per_simd)
         resident = per_simd;
     /* the memory latency the waves leave exposed: 1.3x their issue with one
@@ -511,7 +518,7 @@ double v4r1_estimate_terms(const v4r1_config *c, const igemm_shape *sh, const ta
        the NHWC rankings (docs/TIMING.md, "The heuristic against find
        mode"), which this estimate does not explain. */
     double hbm_clk = hbm_per_clk(t);
-    double held = occ < g0 ? occ : g0 > 1 ? g0 : 1;
+    double held = gemm_held >= 1 ? gemm_held : 1;
     double inst = t->tm.l2_instances > 1 ? t->tm.l2_instances : 1, cus = ceil_div(act, inst);
     double share_a = ntiles < cus ? ntiles : cus, share_b = cus > ntiles ? cus / ntiles : 1;
     double cu_l2 = t->tm.l2_bytes / inst / cus;

@@ -478,6 +478,8 @@ int v4r1_config_derive(v4r1_config *c, char *why, size_t len)
     return 0;
 }
 
+kernel_alloc v4r1_config_alloc(const v4r1_config *c) { return (kernel_alloc){c->vgprs, c->agprs, 0, c->lds_bytes}; }
+
 void v4r1_config_name(const v4r1_config *c, char *buf, size_t len)
 {
     const igemm_math_desc *m = igemm_math_get(c->math);

@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "../arch/mfma.h"
+#include "../arch/occupancy.h"
 #include "../arch/target.h"
 
 #include "../arch/kargs.h"
@@ -191,6 +192,9 @@ const mfma_info *v4r1_mfma_inst(const v4r1_config *c, const target *t, int *issu
 
 /* Fill the derived fields; returns 0, or -1 with the reason in why. */
 int v4r1_config_derive(v4r1_config *c, char *why, size_t len);
+/* What c estimates its kernel allocates (vgprs, agprs, lds_bytes; SGPRs not
+ * estimated): the heuristic's occupancy where no code object is at hand. */
+kernel_alloc v4r1_config_alloc(const v4r1_config *c);
 
 /* The kernel name, built from every field that tells configurations apart:
  * "igemm_bwd_v4r1_fma_fp32_nchw_128x128x8_t256" (math, type, layout, tile,

@@ -279,11 +279,7 @@ static bool amdgpu_elf64(const Elf64_Ehdr *eh)
 }
 
 /* The target of an AMDGPU ELF header (e_flags), NULL when not in the table. */
-static const char *mach_name(const Elf64_Ehdr *eh)
-{
-    const target *t = target_by_elf_mach(eh->e_flags & EF_AMDGPU_MACH);
-    return t ? t->name : NULL;
-}
+static const target *elf_target(const Elf64_Ehdr *eh) { return target_by_elf_mach(eh->e_flags & EF_AMDGPU_MACH); }
 
 const char *emu_elf_target(const void *image, size_t size)
 {
@@ -291,7 +287,8 @@ const char *emu_elf_target(const void *image, size_t size)
     if (!image || size < sizeof eh)
         return NULL;
     memcpy(&eh, image, sizeof eh);
-    return amdgpu_elf64(&eh) ? mach_name(&eh) : NULL;
+    const target *t = amdgpu_elf64(&eh) ? elf_target(&eh) : NULL;
+    return t ? t->name : NULL;
 }
 
 /* The optional amdhsa.target: "amdgcn-amd-amdhsa--" and a target ID whose
@@ -439,13 +436,15 @@ static int load_module(const emu_device *d, const void *image, size_t size, emu_
                                 "first (ld.lld -shared obj.o -o obj.hsaco)");
     if (e.eh->e_type != ET_DYN)
         return say(err, errlen, "ELF type %u is not a code object (ET_DYN, a shared object)", e.eh->e_type);
-    const char *mach = mach_name(e.eh);
-    if (!mach)
+    const target *t = elf_target(e.eh);
+    if (!t)
         return say(err, errlen, "code object for an unsupported target (e_flags 0x%x); supported: %s", e.eh->e_flags,
                    target_names());
+    const char *mach = t->name;
     if (d && strcmp(mach, d->t->name))
         return say(err, errlen, "code object is for %s, the emulator runs %s", mach, d->t->name);
-    const target *t = target_by_name(mach);
+    if (d)
+        t = d->t; /* the device's facts, as the emulator runs them */
     if (!in_image(&e, e.eh->e_shoff, (uint64_t)e.eh->e_shnum * sizeof(Elf64_Shdr)) || e.eh->e_shoff % 8 ||
         e.eh->e_shentsize != sizeof(Elf64_Shdr))
         return say(err, errlen, "bad section header table");

@@ -437,7 +437,7 @@ static void heuristic_counts_code_object_allocations(void **state)
                          archs[t], s->name, a.vgprs, a.agprs, a.sgprs, a.lds_bytes, want.vgprs, want.agprs,
                          want.sgprs, want.lds_bytes);
             occupancy mine, est;
-            kernel_alloc e = {c->vgprs, c->agprs, 0, c->lds_bytes};
+            kernel_alloc e = v4r1_config_alloc(c);
             assert_int_equal(target_occupancy(tg, &a, c->block / 64, &mine), 0);
             if (!target_occupancy(tg, &e, c->block / 64, &est) && mine.max_wg > est.max_wg)
                 more++;
